@@ -1,0 +1,1 @@
+"""webreach: web access for AI agents."""

@@ -1,0 +1,92 @@
+"""Settings: webreach.toml plus WEBREACH_* environment, read once by a front door and passed down.
+
+Precedence (highest first): explicit arguments, environment (WEBREACH_ENGINES__BRAVE_API__API_KEY=...),
+webreach.toml in the working directory (or the file named by WEBREACH_CONFIG), defaults.
+API keys are SecretStr so they never show in reprs, logs or JSON dumps.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class EngineSettings(BaseModel):
+    """Per-engine configuration; every field is optional and falls back to the engine's defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    api_key: SecretStr | None = None
+    base_url: str | None = Field(None, description="Override the engine's origin (mirrors, the fake web).")
+    rate_per_minute: float | None = Field(None, gt=0, description="Token-bucket refill rate.")
+    timeout: float | None = Field(None, gt=0, description="Seconds for one engine request.")
+    proxy: SecretStr | None = Field(None, description="Proxy URL for this engine's traffic only.")
+    options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
+
+    def key(self) -> str | None:
+        """The API key as plain text, for the one place that puts it on the wire."""
+        return self.api_key.get_secret_value() if self.api_key else None
+
+
+class CacheSettings(BaseModel):
+    """Search-result cache."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: Literal["memory", "sqlite", "none"] = "memory"
+    path: Path | None = Field(None, description="SQLite file; default under the user's cache directory.")
+    ttl_seconds: float = Field(3600, ge=0, description="TTL when no freshness is asked for.")
+    max_entries: int = Field(2000, ge=1)
+
+
+class Settings(BaseSettings):
+    """Everything configurable, loaded once."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="WEBREACH_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
+    )
+
+    engines: dict[str, EngineSettings] = Field(default_factory=dict)
+    auto_order: list[str] | None = Field(None, description="Engine order for auto mode (any language).")
+    auto_order_zh: list[str] | None = Field(None, description="Engine order for Chinese queries.")
+    multi_engines: list[str] | None = Field(None, description="Default engine set for multi mode.")
+    hedge_delay: float = Field(2.5, ge=0, description="Seconds before auto starts the next engine too.")
+    connect_timeout: float = Field(5.0, gt=0)
+    engine_timeout: float = Field(15.0, gt=0)
+    request_deadline: float = Field(30.0, gt=0, description="Whole-search deadline, every engine included.")
+    retries: int = Field(1, ge=0, le=5, description="Extra tries of a retryable engine error.")
+    max_body_bytes: int = Field(5_000_000, ge=1024, description="Cap on one engine response body.")
+    fake_web: str | None = Field(None, description="Point every engine at this fake-web URL (offline runs).")
+    cache: CacheSettings = Field(default_factory=CacheSettings)
+    user_agent: str = (
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("WEBREACH_CONFIG", "webreach.toml"))
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+
+    def engine(self, name: str) -> EngineSettings:
+        """Settings for one engine, defaults when it is not mentioned."""
+        return self.engines.get(name) or EngineSettings()

@@ -1,0 +1,68 @@
+"""The engine registry: every module in this folder (not starting with "_") defines exactly one Engine.
+
+The registry is the only list of engine names; CLI choices, tool-schema enums and docs derive from it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from functools import cache
+
+from webreach.config import EngineSettings
+from webreach.engines._base import Engine, EngineKind, Tokens, retry_after_seconds
+from webreach.errors import InvalidInputError
+
+__all__ = [
+    "Engine",
+    "EngineKind",
+    "Tokens",
+    "create",
+    "engine_class",
+    "engine_classes",
+    "names",
+    "retry_after_seconds",
+]
+
+
+@cache
+def engine_classes() -> dict[str, type[Engine]]:
+    """Every engine class by name, found by scanning this package (computed once; modules are immutable)."""
+    found: dict[str, type[Engine]] = {}
+    for module_info in pkgutil.iter_modules(__path__):
+        if module_info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        classes = [
+            obj
+            for obj in vars(module).values()
+            if inspect.isclass(obj)
+            and issubclass(obj, Engine)
+            and obj.__module__ == module.__name__
+            and not inspect.isabstract(obj)
+        ]
+        if len(classes) != 1 or classes[0].name != module_info.name:
+            raise RuntimeError(f"engines/{module_info.name}.py must define one Engine named {module_info.name!r}")
+        found[module_info.name] = classes[0]
+    return dict(sorted(found.items()))
+
+
+def names() -> list[str]:
+    """All engine names, sorted."""
+    return list(engine_classes())
+
+
+def engine_class(name: str) -> type[Engine]:
+    """The class for `name`, or InvalidInputError listing the valid names."""
+    try:
+        return engine_classes()[name]
+    except KeyError:
+        raise InvalidInputError(
+            f"unknown engine {name!r}", hint=f"Valid engines: auto, multi, {', '.join(names())}."
+        ) from None
+
+
+def create(name: str, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> Engine:
+    """An engine instance configured with `settings`."""
+    return engine_class(name)(settings, user_agent=user_agent)

@@ -1,0 +1,200 @@
+"""What an engine is: metadata, one request from a SearchRequest, and hits (or a typed error) from a response.
+
+Engines do no I/O and keep no state between calls. Anything fetched beforehand (DuckDuckGo's vqd, 360's
+cookie, Startpage's sc token) is a warm-up: the engine describes the request and reads the tokens out of
+its response; the gateway sends it and caches the tokens, then passes them to build_request.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import ClassVar, Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from webreach.config import EngineSettings
+from webreach.errors import (
+    AuthFailedError,
+    BlockedError,
+    NotConfiguredError,
+    ParseError,
+    QuotaExhaustedError,
+    RateLimitedError,
+    UnavailableError,
+)
+from webreach.models import Hit, SearchRequest
+
+EngineKind = Literal["scraped", "api"]
+Tokens = Mapping[str, str]
+
+# Cloudflare's interstitials, the generic wall in front of many sites (markers from SearXNG's
+# raise_for_httperror): a scraped engine answering with these is blocked whatever the status.
+CLOUDFLARE_MARKERS = (
+    "/cdn-cgi/challenge-platform/",
+    "window._cf_chl_opt",
+    "__cf_chl_jschl_tk__=",
+    "__cf_chl_captcha_tk__=",
+    "cf-turnstile",
+)
+
+
+class Engine(ABC):
+    """One search engine or search API. Subclasses set the ClassVars and the two abstract methods."""
+
+    name: ClassVar[str]
+    kind: ClassVar[EngineKind]
+    base_url: ClassVar[str]
+    index: ClassVar[str] = ""
+    needs_key: ClassVar[bool] = False
+    # optional request parameters honoured (subset of models.OPTIONAL_PARAMETERS)
+    supports: ClassVar[frozenset[str]] = frozenset()
+    rate_per_minute: ClassVar[float] = 15.0
+    language_hint: ClassVar[str | None] = None  # "zh" for engines that serve Chinese best
+    warm_up_ttl: ClassVar[float] = 3600.0
+
+    def __init__(self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> None:
+        self.settings = settings or EngineSettings()
+        self.origin = (self.settings.base_url or type(self).base_url).rstrip("/")
+        self.user_agent = user_agent
+
+    # --- the contract ---------------------------------------------------------------------------------
+
+    @abstractmethod
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        """The HTTP request that asks this engine for `request`."""
+
+    @abstractmethod
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        """Hits from a successful response; raise BlockedError or ParseError when it is not one."""
+
+    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
+        """A request whose response yields tokens build_request needs, or None when none is needed."""
+        return None
+
+    def warm_up_key(self, request: SearchRequest) -> str:
+        """Cache key for warm-up tokens (tokens that depend on the query include it here)."""
+        return self.name
+
+    def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
+        """Tokens from a warm-up response."""
+        return {}
+
+    # --- shared behaviour -----------------------------------------------------------------------------
+
+    def handle(self, response: httpx.Response) -> list[Hit]:
+        """Check the response for errors and blocks, then parse it: the one path every caller uses."""
+        self.check_response(response)
+        return self.parse(response)
+
+    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
+        """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
+        return tuple(p for p in request.set_parameters() if p not in self.supports)
+
+    def api_key(self) -> str:
+        """The configured key, or NotConfiguredError when the engine needs one and has none."""
+        key = self.settings.key()
+        if not key:
+            raise NotConfiguredError(
+                f"needs an API key (set WEBREACH_ENGINES__{self.name.upper()}__API_KEY)", engine=self.name
+            )
+        return key
+
+    def ensure_configured(self) -> None:
+        """Raise NotConfiguredError when the engine is disabled or lacks its key."""
+        if not self.settings.enabled:
+            raise NotConfiguredError("is disabled in the configuration", engine=self.name)
+        if self.needs_key:
+            self.api_key()
+
+    def url(self, path: str) -> str:
+        """Absolute URL on this engine's (possibly overridden) origin."""
+        return f"{self.origin}{path}"
+
+    def browser_headers(self, **extra: str) -> dict[str, str]:
+        """Headers a plain browser sends; scraped engines start from these."""
+        headers = {
+            "User-Agent": self.user_agent,
+            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "Accept-Language": "en-US,en;q=0.9",
+        }
+        headers.update(extra)
+        return headers
+
+    def check_response(self, response: httpx.Response) -> None:
+        """Turn a non-success response into the typed error it means. Engines extend this for their markers."""
+        status = response.status_code
+        if status == 429:
+            raise RateLimitedError(
+                f"rate limited (HTTP 429){self._detail(response)}",
+                engine=self.name,
+                retry_after=retry_after_seconds(response),
+            )
+        if 300 <= status < 400:
+            self.check_redirect(response)
+        if self.kind == "scraped":
+            self._check_scraped(response)
+        elif status in (401, 403):
+            raise AuthFailedError(f"rejected the API key (HTTP {status}){self._detail(response)}", engine=self.name)
+        elif status == 402:
+            raise QuotaExhaustedError(f"quota exhausted (HTTP 402){self._detail(response)}", engine=self.name)
+        if status >= 500:
+            raise UnavailableError(f"server error (HTTP {status})", engine=self.name)
+        if status >= 400:
+            raise UnavailableError(f"refused the request (HTTP {status}){self._detail(response)}", engine=self.name)
+
+    def check_redirect(self, response: httpx.Response) -> None:
+        """A redirect instead of results; engines with known CAPTCHA redirects override to say captcha."""
+        location = response.headers.get("location", "")
+        raise BlockedError(
+            f"redirected to {urlsplit(location).netloc or location or 'nowhere'} "
+            f"(HTTP {response.status_code}) instead of results",
+            engine=self.name,
+        )
+
+    def _check_scraped(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if status in (401, 402, 403, 418, 451):
+            raise BlockedError(f"refused us (HTTP {status})", engine=self.name)
+        if (status in (403, 429, 503) or response.headers.get("server", "").lower() == "cloudflare") and (
+            any(marker in response.text for marker in CLOUDFLARE_MARKERS)
+        ):
+            raise BlockedError("answered with a Cloudflare challenge page", kind="captcha", engine=self.name)
+        if status == 503 and "https://www.google.com/recaptcha/" in response.text:
+            raise BlockedError("answered with a reCAPTCHA page", kind="captcha", engine=self.name)
+
+    def _detail(self, response: httpx.Response) -> str:
+        """A short, key-free excerpt of an error body for the message."""
+        text = " ".join(response.text[:200].split())
+        key = self.settings.key()
+        if key:
+            text = text.replace(key, "***")
+        return f": {text}" if text else ""
+
+    def parse_error(self, what: str) -> ParseError:
+        """A ParseError for this engine."""
+        return ParseError(what, engine=self.name)
+
+    def hit(self, rank: int, title: str, url: str, **fields: str | None) -> Hit:
+        """A Hit from this engine with whitespace normalized."""
+        cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
+        snippet = cleaned.pop("snippet", None) or ""
+        return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def retry_after_seconds(response: httpx.Response) -> float | None:
+    """Retry-After as seconds, from either of its forms (delta seconds or an HTTP date)."""
+    value = response.headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+        # measured against the server's own Date header, so our clock never enters the arithmetic
+        served = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (moment - served).total_seconds())

@@ -1,0 +1,41 @@
+"""Helpers for engine tests: run an engine on a real capture or a recording without any network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from webreach import engines
+from webreach.config import EngineSettings
+from webreach.models import Hit, SearchRequest
+
+TEST_KEY = "test-key-0123456789abcdef"
+
+
+def make_engine(name: str) -> engines.Engine:
+    """An engine with a test API key and its default origin."""
+    return engines.create(name, EngineSettings(api_key=TEST_KEY))  # type: ignore[arg-type]
+
+
+def parse_capture(name: str, path: Path, status: int = 200, headers: dict[str, str] | None = None) -> list[Hit]:
+    """Run engine `name` over a captured body as if it had just answered its own request."""
+    engine = make_engine(name)
+    request = engine.build_request(SearchRequest(query="test"))
+    content_type = "application/json" if path.suffix == ".json" else "text/html; charset=utf-8"
+    response = httpx.Response(
+        status,
+        headers={"content-type": content_type, **(headers or {})},
+        content=path.read_bytes(),
+        request=request,
+    )
+    return engine.handle(response)
+
+
+def assert_good_hits(hits: list[Hit]) -> None:
+    """Every hit has a title and an absolute, decoded http(s) URL; ranks run 1..n."""
+    assert hits, "expected hits"
+    for position, hit in enumerate(hits, 1):
+        assert hit.title.strip(), hit
+        assert hit.url.startswith(("http://", "https://")), hit.url
+        assert hit.rank == position
