@@ -1,0 +1,134 @@
+"""360 Search (so.com): Qihoo's Chinese web index, scraped from its HTML results page (www.so.com/s).
+
+Decisions:
+- 360 wants a session cookie before it serves results: the warm-up fetches the same search URL without
+  following redirects and keeps the first Set-Cookie pair, which build_request sends back as Cookie (SearXNG's
+  360search does the same). The cookie belongs to the client, not the query, so one warm-up serves every query.
+- Results are `li.res-list`; title and link come from `h3.res-title a`, whose `data-mdurl` holds the real URL
+  (the href may be a so.com redirect). Sponsored lists (`#e_idea_pp`, `#so_kw-ad`) are skipped.
+- Blocks: 360 answers unwanted clients (typically non-Chinese IPs) with an empty 200 body, which is a block,
+  not an empty result list; a redirect to a captcha URL is a CAPTCHA.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+from urllib.parse import urljoin
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import BlockedError
+from webreach.models import Hit, SearchRequest
+
+FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
+SNIPPETS = "p.res-desc, span.res-list-summary, div.res-comm-con, div.res-rich p"
+NO_RESULTS_MARKERS = ('id="no-result"', "未找到和", "找不到和")
+AD_CONTAINERS = ("e_idea_pp", "so_kw-ad", "e_idea_wd", "rightbox-ad")
+DATE_PATTERN = re.compile(r"(\d{4})[年\-./](\d{1,2})[月\-./](\d{1,2})")
+COOKIE_TOKEN = "cookie"
+
+
+class So360(Engine):
+    """Scrapes www.so.com/s after a cookie warm-up."""
+
+    name = "so360"
+    kind = "scraped"
+    base_url = "https://www.so.com"
+    index = "so360"
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
+    rate_per_minute = 10.0
+    language_hint = "zh"
+
+    def _search_request(self, request: SearchRequest, cookie: str | None) -> httpx.Request:
+        query = f"{request.query} site:{request.site}" if request.site else request.query
+        params = {"q": query, "pn": str(request.page)}
+        if request.freshness:
+            params["adv_t"] = FRESHNESS[request.freshness]
+        headers = self.browser_headers(**{"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})
+        if cookie:
+            headers["Cookie"] = cookie
+        return httpx.Request("GET", self.url("/s"), params=params, headers=headers)
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        return self._search_request(request, (tokens or {}).get(COOKIE_TOKEN))
+
+    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
+        """The same search, sent without a cookie; the gateway must not follow its redirects."""
+        return self._search_request(request, None)
+
+    def warm_up_key(self, request: SearchRequest) -> str:
+        """One cookie per engine: it identifies the client session, not the query."""
+        return self.name
+
+    def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
+        """The first Set-Cookie pair (`name=value`, attributes dropped), or nothing when none was set."""
+        for header in response.headers.get_list("set-cookie"):
+            pair = header.split(";", 1)[0].strip()
+            if "=" in pair:
+                return {COOKIE_TOKEN: pair}
+        return {}
+
+    def check_redirect(self, response: httpx.Response) -> None:
+        if "captcha" in response.headers.get("location", "").lower():
+            raise BlockedError("redirected to a captcha instead of results", kind="captcha", engine=self.name)
+        super().check_redirect(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        text = response.text
+        if not text.strip():
+            raise BlockedError("answered with an empty page (360 does this to clients it refuses)", engine=self.name)
+        tree = LexborHTMLParser(text)
+        tree.strip_tags(["style", "script"])
+        page_url = _page_url(response, self.origin)
+        hits: list[Hit] = []
+        for item in tree.css("li.res-list"):
+            hit = self._hit(item, len(hits) + 1, page_url)
+            if hit is not None:
+                hits.append(hit)
+        if not hits and not any(marker in text for marker in NO_RESULTS_MARKERS):
+            raise self.parse_error("no li.res-list results and no no-results notice on the page")
+        return hits
+
+    def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
+        link = item.css_first("h3.res-title a, h3 a")
+        if link is None or _in_ad_block(item):
+            return None
+        target = (link.attributes.get("data-mdurl") or "").strip() or (link.attributes.get("href") or "").strip()
+        title = link.text()
+        if not target or not title.strip():
+            return None
+        snippet = item.css_first(SNIPPETS)
+        cite = item.css_first("p.g-linkinfo cite, p.res-linkinfo cite, cite")
+        return self.hit(
+            rank,
+            title,
+            urljoin(page_url, target),
+            snippet=snippet.text() if snippet is not None else "",
+            display_url=cite.text() if cite is not None else None,
+            date=_date(item),
+        )
+
+
+def _date(item: LexborNode) -> str | None:
+    info = item.css_first("p.g-linkinfo, p.res-linkinfo")
+    match = DATE_PATTERN.search(info.text()) if info is not None else None
+    return f"{int(match[1]):04d}-{int(match[2]):02d}-{int(match[3]):02d}" if match else None
+
+
+def _in_ad_block(item: LexborNode) -> bool:
+    node: LexborNode | None = item
+    while node is not None:
+        if any(ad in (node.attributes.get("id") or "") for ad in AD_CONTAINERS):
+            return True
+        node = node.parent
+    return False
+
+
+def _page_url(response: httpx.Response, fallback: str) -> str:
+    try:
+        return str(response.url)
+    except RuntimeError:  # a response built without its request
+        return fallback + "/"

@@ -1,0 +1,159 @@
+"""Sogou: Tencent-owned Chinese web index, scraped from its HTML results page (www.sogou.com/web).
+
+Decisions:
+- Web results are `div.rb` (plain: `h3.pt a`, `div.ft`, `cite`) and `div.vrwrap` (rich: `h3.vr-title a`,
+  `div.fz-mid.space-txt` / `div.attribute-centent`, `span.cite-date`); vrwraps holding a `special-wrap`
+  (Sogou's own verticals) and the sponsored blocks are skipped.
+- Sogou's WeChat vertical (weixin.sogou.com, same stack) lists results as `ul.news-list > li` (articles) and
+  `ul.news-list2 > li` (official accounts); the parser reads those too, so WeChat pages parse the same way.
+- Links are `/link?url=<token>` redirects; the item carries the target in a `data-url` attribute, which is
+  used. Without it the redirect is kept, made absolute on the page's own host.
+- Blocks: a redirect to /antispider, or the antispider interstitial itself (seccode form), is a CAPTCHA.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from typing import ClassVar
+from urllib.parse import urljoin
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import BlockedError
+from webreach.models import Hit, SearchRequest
+
+FRESHNESS = {"day": "inttime_day", "week": "inttime_week", "month": "inttime_month", "year": "inttime_year"}
+ITEMS = "div.rb, div.vrwrap, ul.news-list > li, ul.news-list2 > li"
+TITLE_LINKS = ("h3.pt a", "h3.vr-title a", "h3 a", "p.tit a")
+SNIPPETS = "div.ft, div.attribute-centent, div.fz-mid.space-txt, p.txt-info, p.str_info, dl > dd"
+ANTISPIDER_MARKERS = ('id="seccodeForm"', "antispider.min.js", "/antispider/")
+NO_RESULTS_MARKERS = ("noresult_part1_container", "没有找到与", "暂无与")
+# sponsored blocks on www.sogou.com; their items share the organic markup
+AD_CONTAINERS = ("promotion_adv_container", "kmap_business_adv", "sogou_biz_")
+DATE_PATTERN = re.compile(r"(\d{4})[年\-./](\d{1,2})[月\-./](\d{1,2})")
+CHINA_TIME = timezone(timedelta(hours=8))
+
+
+class Sogou(Engine):
+    """Scrapes www.sogou.com/web (and parses Sogou WeChat result pages)."""
+
+    name = "sogou"
+    kind = "scraped"
+    base_url = "https://www.sogou.com"
+    index = "sogou"
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
+    rate_per_minute = 10.0
+    language_hint = "zh"
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        query = f"{request.query} site:{request.site}" if request.site else request.query
+        params = {"query": query, "page": str(request.page), "ie": "utf8"}
+        if request.freshness:
+            params["s_from"] = FRESHNESS[request.freshness]
+            params["tsn"] = "1"
+        headers = self.browser_headers(**{"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})
+        return httpx.Request("GET", self.url("/web"), params=params, headers=headers)
+
+    def check_redirect(self, response: httpx.Response) -> None:
+        if "/antispider" in response.headers.get("location", ""):
+            raise BlockedError(
+                "redirected to its antispider check instead of results", kind="captcha", engine=self.name
+            )
+        super().check_redirect(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        text = response.text
+        tree = LexborHTMLParser(text)
+        # WeChat pages render dates with inline document.write(); their text must not reach snippets
+        tree.strip_tags(["style", "script"])
+        page_url = _page_url(response, self.origin)
+        hits: list[Hit] = []
+        seen: set[str] = set()
+        for item in tree.css(ITEMS):
+            hit = self._hit(item, len(hits) + 1, page_url)
+            if hit is not None and hit.url not in seen:
+                seen.add(hit.url)
+                hits.append(hit)
+        if hits:
+            return hits
+        if any(marker in text for marker in ANTISPIDER_MARKERS):
+            raise BlockedError("answered with its antispider verification page", kind="captcha", engine=self.name)
+        if any(marker in text for marker in NO_RESULTS_MARKERS):
+            return hits
+        raise self.parse_error("no result items and no no-results notice on the page")
+
+    def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
+        if item.css_first("div.special-wrap") is not None or _in_ad_block(item):
+            return None
+        link = next((node for sel in TITLE_LINKS if (node := item.css_first(sel)) is not None), None)
+        if link is None:
+            return None
+        href = (link.attributes.get("href") or "").strip()
+        title = link.text()
+        if not href or href.startswith("javascript:") or not title.strip():
+            return None
+        snippet_node = item.css_first(SNIPPETS)
+        display, date = _cite(item)
+        account = item.css_first("a.account")
+        return self.hit(
+            rank,
+            title,
+            _target(item, href, page_url),
+            snippet=snippet_node.text() if snippet_node is not None else "",
+            display_url=display,
+            date=date or _wechat_date(item),
+            source=account.text() if account is not None else None,
+        )
+
+
+def _target(item: LexborNode, href: str, page_url: str) -> str:
+    """The real URL: Sogou's data-url beside a /link redirect, else the href made absolute."""
+    if href.startswith("/link?"):
+        for node in item.css("[data-url]"):
+            carried = (node.attributes.get("data-url") or "").strip()
+            if carried.startswith(("http://", "https://")):
+                return carried
+    return urljoin(page_url, href)
+
+
+def _cite(item: LexborNode) -> tuple[str | None, str | None]:
+    """(display URL, ISO date) from the cite line of a web result."""
+    cite = item.css_first("cite, div.citeurl")
+    shown = " ".join(cite.text().split()) if cite is not None else ""
+    date_node = item.css_first("span.cite-date")
+    match = DATE_PATTERN.search(date_node.text() if date_node is not None else shown)
+    date = f"{int(match[1]):04d}-{int(match[2]):02d}-{int(match[3]):02d}" if match else None
+    in_shown = DATE_PATTERN.search(shown)
+    if in_shown:
+        shown = shown[: in_shown.start()]
+    return shown.strip(" -\u00a0") or None, date
+
+
+def _wechat_date(item: LexborNode) -> str | None:
+    """WeChat articles carry their publication time as a Unix timestamp in div.s-p[t]."""
+    stamp = item.css_first("div.s-p[t]")
+    value = (stamp.attributes.get("t") or "") if stamp is not None else ""
+    if not value.isdigit():
+        return None
+    moment = datetime.fromtimestamp(int(value), tz=UTC).astimezone(CHINA_TIME)
+    return moment.date().isoformat()
+
+
+def _in_ad_block(item: LexborNode) -> bool:
+    node: LexborNode | None = item
+    while node is not None:
+        marker = f"{node.attributes.get('id') or ''} {node.attributes.get('class') or ''}"
+        if any(ad in marker for ad in AD_CONTAINERS):
+            return True
+        node = node.parent
+    return False
+
+
+def _page_url(response: httpx.Response, fallback: str) -> str:
+    try:
+        return str(response.url)
+    except RuntimeError:  # a response built without its request
+        return fallback + "/"
