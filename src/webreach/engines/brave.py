@@ -1,0 +1,149 @@
+"""Brave: Brave's own web index, scraped keylessly from search.brave.com (the brave_api engine is the paid API).
+
+Decisions:
+- Results are the `div.snippet[data-type=web]` blocks; links are direct (no redirect wrapper). A block whose
+  link has no host is an ad (SearXNG's brave.py) and is skipped. Cluster links nested inside a result (sitelinks)
+  are not results of their own.
+- Brave puts the date in front of the snippet ("December 13, 2024 - ..."); it becomes the hit's date (ISO when it
+  is an absolute date, as shown for "2 days ago") and leaves the snippet.
+- Parameters are Brave's web form: `offset` is the 0-based page (Brave flags offsets above 9 as bots; our pages
+  stop at 10), `tf` the time filter, and cookies carry safesearch, country and ui_lang. Brave answers about 20
+  results a page and takes no count, so `limit` trims on our side.
+- Blocks: 403 and 429 (base mapping: blocked, rate_limited). Brave's verification page lives at /captcha or
+  /verify; a redirect there, or a page from there, is a CAPTCHA, and so is a page with no results that carries
+  that page's markers (community-observed, not from a capture). The no-results notice text is likewise
+  community-observed; a page with neither results nor a known notice is a ParseError.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import BlockedError
+from webreach.models import Hit, SearchRequest
+
+FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+CAPTCHA_PATHS = ("/captcha", "/verify")
+CAPTCHA_MARKERS = ('"page":"/captcha"', 'class="captcha-card', "<title>Verify you are human")
+NO_RESULTS_MARKERS = ("Not many great matches came back for your search", "No results found")
+# Brave's ui_lang is language-country; the usual country for a bare language code
+LANGUAGE_COUNTRY = {"en": "us", "ja": "jp", "ko": "kr", "zh": "cn", "sv": "se", "da": "dk", "cs": "cz", "el": "gr"}
+DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d")
+RELATIVE_DATE = re.compile(r"^\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago$", re.IGNORECASE)
+
+
+class Brave(Engine):
+    """Scrapes search.brave.com/search."""
+
+    name = "brave"
+    kind = "scraped"
+    base_url = "https://search.brave.com"
+    index = "brave"
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+    rate_per_minute = 10.0
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        query = f"{request.query} site:{request.site}" if request.site else request.query
+        params = {"q": query, "source": "web"}
+        if request.page > 1:
+            params["offset"] = str(request.page - 1)
+        if request.freshness:
+            params["tf"] = FRESHNESS[request.freshness]
+        cookies = {"safesearch": request.safesearch, "useLocation": "0", "summarizer": "0"}
+        if request.region:
+            cookies["country"] = request.region
+        if request.language:
+            cookies["ui_lang"] = _ui_lang(request.language, request.region)
+        headers = self.browser_headers(Cookie="; ".join(f"{k}={v}" for k, v in cookies.items()))
+        if request.language:
+            headers["Accept-Language"] = f"{request.language},{request.language.split('-')[0]};q=0.9"
+        return httpx.Request("GET", self.url("/search"), params=params, headers=headers)
+
+    def check_redirect(self, response: httpx.Response) -> None:
+        if urlsplit(response.headers.get("location", "")).path.startswith(CAPTCHA_PATHS):
+            raise BlockedError("redirected to its 'verify you are human' page", kind="captcha", engine=self.name)
+        super().check_redirect(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        text = response.text
+        hits: list[Hit] = []
+        for item in LexborHTMLParser(text).css('div.snippet[data-type="web"]'):
+            hit = self._hit(item, len(hits) + 1)
+            if hit is not None:
+                hits.append(hit)
+        if not hits:
+            if _final_path(response).startswith(CAPTCHA_PATHS) or any(m in text for m in CAPTCHA_MARKERS):
+                raise BlockedError("answered with its 'verify you are human' page", kind="captcha", engine=self.name)
+            if not any(marker in text for marker in NO_RESULTS_MARKERS):
+                raise self.parse_error("no div.snippet[data-type=web] results and no no-results notice on the page")
+        return hits
+
+    def _hit(self, item: LexborNode, rank: int) -> Hit | None:
+        main = item.css_first("div.result-content") or item
+        link = main.css_first("a[href]")
+        url = (link.attributes.get("href") or "").strip() if link is not None else ""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return None  # ads carry no host of their own
+        title_node = main.css_first(".title")
+        title = (title_node.attributes.get("title") or title_node.text()) if title_node is not None else ""
+        if not title.strip() and link is not None:
+            title = link.text()
+        if not title.strip():
+            return None
+        snippet, date = _snippet_and_date(main)
+        return self.hit(
+            rank,
+            title,
+            url,
+            snippet=snippet,
+            date=date,
+            display_url=_text(main.css_first("cite")) or None,
+            source=_text(main.css_first("div.site-name-content > div")) or None,
+        )
+
+
+def _ui_lang(language: str, region: str | None) -> str:
+    base, _, country = language.partition("-")
+    return f"{base}-{country or region or LANGUAGE_COUNTRY.get(base, base)}"
+
+
+def _final_path(response: httpx.Response) -> str:
+    try:
+        return response.url.path
+    except RuntimeError:  # a bare Response built without a request
+        return ""
+
+
+def _snippet_and_date(main: LexborNode) -> tuple[str, str | None]:
+    content = main.css_first("div.content")
+    if content is None:
+        return "", None
+    snippet = _text(content)
+    shown = _text(content.css_first("span.t-secondary"))
+    date = _iso_date(shown) if shown else None
+    if date and snippet.startswith(shown):
+        snippet = snippet[len(shown) :].strip()
+    return snippet, date
+
+
+def _text(node: LexborNode | None) -> str:
+    return " ".join(node.text().split()) if node is not None else ""
+
+
+def _iso_date(shown: str) -> str | None:
+    """ISO date for an absolute date, the text itself for "3 days ago", None for anything else."""
+    value = shown.strip().rstrip("-–—").strip()
+    for fmt in DATE_FORMATS:
+        try:
+            return datetime.strptime(value, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return value if RELATIVE_DATE.match(value) else None

@@ -1,0 +1,146 @@
+"""SearXNG: the JSON API of a self-hosted (or trusted) SearXNG instance, a keyless metasearch over many engines.
+
+Decisions:
+- There is no public default: the instance is the operator's. Without `base_url` in the configuration the
+  engine is not configured (NotConfiguredError from ensure_configured), so auto mode leaves it out.
+- Instances answer JSON only when `json` is listed in `search.formats` of their settings.yml; otherwise they
+  answer 403. That is a configuration problem of the instance that no retry or wait fixes, and it has nothing
+  to do with credentials, so it is reported as NotConfiguredError (code not_configured) with a hint saying
+  exactly what to change, rather than as auth_failed or a temporary block.
+- The instance's limiter only lets browser-like clients through, so requests carry browser headers with an
+  Accept that includes text/html, even though the answer is JSON (Open WebUI does the same).
+- `language` is sent as `en` or, with a region, `en-US`; a region alone has no SearXNG parameter and is
+  reported as unsupported. `site` goes into the query as `site:`, which SearXNG passes to its engines.
+- A result list that is empty while `unresponsive_engines` names failures is not an answer: every engine behind
+  the instance failed (CAPTCHA, timeouts), so it is UnavailableError, with the reasons in the message.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import NotConfiguredError, UnavailableError
+from webreach.models import Hit, SearchRequest
+
+SAFESEARCH = {"off": "0", "moderate": "1", "strict": "2"}
+ENABLE_JSON_HINT = (
+    "Enable JSON on the instance: add `json` to `search.formats` in its settings.yml and restart it, "
+    "or point WEBREACH_ENGINES__SEARXNG__BASE_URL at an instance that allows it; meanwhile use engine='auto'."
+)
+
+
+class SearXNG(Engine):
+    """Queries <base_url>/search?format=json of a configured SearXNG instance."""
+
+    name = "searxng"
+    kind = "api"
+    base_url = "https://searx.example"  # placeholder only: ensure_configured insists on a configured instance
+    index = "searxng"
+    needs_key = False
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+    rate_per_minute = 60.0
+
+    def ensure_configured(self) -> None:
+        super().ensure_configured()
+        if not self.settings.base_url:
+            raise NotConfiguredError(
+                "needs the URL of a SearXNG instance (set WEBREACH_ENGINES__SEARXNG__BASE_URL)", engine=self.name
+            )
+
+    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
+        # a region only travels inside the language (en-US), so alone it cannot be honoured
+        missing = super().unsupported(request)
+        if request.region and not request.language:
+            missing = (*missing, "region")
+        return missing
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        query = f"{request.query} site:{request.site}" if request.site else request.query
+        params = {
+            "q": query,
+            "format": "json",
+            "pageno": str(request.page),
+            "safesearch": SAFESEARCH[request.safesearch],
+        }
+        if request.freshness:
+            params["time_range"] = request.freshness
+        if request.language:
+            params["language"] = _locale(request.language, request.region)
+        headers = self.browser_headers(Accept="application/json, text/html;q=0.9, */*;q=0.8")
+        return httpx.Request("GET", self.url("/search"), params=params, headers=headers)
+
+    def check_response(self, response: httpx.Response) -> None:
+        if response.status_code == 403:
+            raise NotConfiguredError(
+                "refused format=json (HTTP 403): the instance does not list json in search.formats",
+                engine=self.name,
+                hint=ENABLE_JSON_HINT,
+            )
+        super().check_response(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        data = _json_object(response)
+        if data is None or not isinstance(data.get("results"), list):
+            raise self.parse_error("the answer is not SearXNG's JSON (no results list)")
+        hits: list[Hit] = []
+        for item in data["results"]:
+            hit = self._hit(item, len(hits) + 1)
+            if hit is not None:
+                hits.append(hit)
+        failures = data.get("unresponsive_engines") or []
+        if not hits and failures:
+            reasons = ", ".join(_failure(f) for f in failures)
+            raise UnavailableError(f"every engine behind the instance failed: {reasons}", engine=self.name)
+        return hits
+
+    def _hit(self, item: Any, rank: int) -> Hit | None:
+        if not isinstance(item, dict):
+            return None
+        url = str(item.get("url") or "")
+        parts = urlsplit(url)
+        title = _plain(item.get("title"))
+        if parts.scheme not in ("http", "https") or not parts.netloc or not title:
+            return None
+        published = item.get("publishedDate")
+        return self.hit(
+            rank,
+            title,
+            url,
+            snippet=_plain(item.get("content")),
+            date=str(published) if published else None,
+            source=str(item.get("engine") or "") or None,
+        )
+
+
+def _locale(language: str, region: str | None) -> str:
+    base, _, country = language.partition("-")
+    country = country or region or ""
+    return f"{base}-{country.upper()}" if country else base
+
+
+def _json_object(response: httpx.Response) -> dict[str, Any] | None:
+    try:
+        data = response.json()
+    except ValueError:  # an HTML error page or a proxy's login page instead of JSON
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _plain(value: Any) -> str:
+    """Plain text: SearXNG's titles and snippets are text, but some upstream engines leave tags or entities."""
+    text = str(value) if value else ""
+    # the HTML parser unescapes entities as well; plain text only needs the unescaping
+    text = LexborHTMLParser(text).text() if "<" in text and ">" in text else html.unescape(text)
+    return " ".join(text.split())
+
+
+def _failure(entry: Any) -> str:
+    if isinstance(entry, list | tuple) and len(entry) >= 2:
+        return f"{entry[0]} ({entry[1]})"
+    return str(entry)
