@@ -21,7 +21,10 @@ Nothing in webreach inspects a message string; behaviour hangs off `code`, `retr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from webreach.models import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
 
@@ -169,12 +172,21 @@ class AllEnginesFailedError(WebreachError):
     code = "all_engines_failed"
     default_hint = "See each engine's reason in errors; retry later or configure an API engine."
 
-    def __init__(self, message: str, *, errors: Sequence[WebreachError], hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        errors: Sequence[WebreachError],
+        attempts: Sequence[EngineAttempt] = (),
+        hint: str | None = None,
+    ) -> None:
         waits = [e.retry_after for e in errors if e.retry_after is not None]
         super().__init__(message, retry_after=min(waits) if waits else None, hint=hint)
         self.errors = tuple(errors)
+        self.attempts = tuple(attempts)
 
     def to_dict(self) -> dict[str, Any]:
         body = super().to_dict()
         body["errors"] = [e.to_dict() for e in self.errors]
+        body["attempts"] = [a.model_dump(mode="json") for a in self.attempts]
         return body

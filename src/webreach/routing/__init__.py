@@ -1,0 +1,11 @@
+"""Routing: which engines answer a search and how their answers combine.
+
+Router runs one search in one of three modes (a named engine, auto fallback with hedging, multi fan-out);
+merge holds the pure dedupe and fusion rules; order holds the default engine orders.
+"""
+
+from webreach.routing.attempts import Candidate, failed_attempt
+from webreach.routing.merge import canonical_url, merge
+from webreach.routing.router import Router
+
+__all__ = ["Candidate", "Router", "canonical_url", "failed_attempt", "merge"]

@@ -1,0 +1,117 @@
+"""One engine call as routing sees it: the candidate, the timed call, and the EngineAttempt it leaves in meta.
+
+Every call ends in exactly one attempt:
+  ok         hits came back                    empty      the engine answered "no results"
+  error      an EngineError (code, message, retry_after from the error)
+  skipped    NotConfiguredError or SuspendedError: no request went out (breaker open, local rate limit, no key)
+  cancelled  a hedged loser, or cut off by the routing deadline (then code "timeout" and an EngineTimeoutError)
+
+Only EngineError and NotConfiguredError are an engine's own failure and let routing move on; anything else
+(InvalidInputError, a bug) propagates, because another engine would not make it right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from webreach.clock import Clock
+from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
+from webreach.models import EngineAttempt, Hit, SearchRequest
+from webreach.policies import EngineResult, Search
+
+EngineFailure = EngineError | NotConfiguredError
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An engine routing may ask, with its policy stack already applied."""
+
+    name: str
+    index: str  # the underlying index: engines sharing one (duckduckgo, yahoo -> "bing") count once in merge
+    search: Search
+    unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one engine call ended: the attempt for meta, plus the result or the error behind it."""
+
+    attempt: EngineAttempt
+    result: EngineResult | None = None
+    error: WebreachError | None = None
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return self.result.hits if self.result is not None else ()
+
+    @property
+    def good(self) -> bool:
+        """True when the engine returned at least one hit."""
+        return bool(self.hits)
+
+
+async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock, *, hedged: bool) -> Outcome:
+    """Ask one engine, timing the call; typed engine failures become an Outcome, everything else propagates."""
+    started = clock.now()
+    try:
+        result = await candidate.search(request)
+    except (EngineError, NotConfiguredError) as err:
+        if err.engine is None:
+            # name the engine so the error stands on its own inside AllEnginesFailedError.errors
+            err.engine = candidate.name
+        return Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
+    attempt = EngineAttempt(
+        engine=candidate.name,
+        status="ok" if result.hits else "empty",
+        latency_ms=_ms(clock.now() - started),
+        count=len(result.hits),
+        cached=result.cached,
+        stale=result.stale,
+        hedged=hedged,
+        unsupported=candidate.unsupported,
+    )
+    return Outcome(attempt, result=result)
+
+
+def failed_attempt(candidate: Candidate, error: EngineFailure, latency_ms: float, *, hedged: bool) -> EngineAttempt:
+    """The attempt for a typed failure; callers holding only the raised error can rebuild it with this."""
+    skipped = isinstance(error, NotConfiguredError | SuspendedError)
+    return EngineAttempt(
+        engine=candidate.name,
+        status="skipped" if skipped else "error",
+        code=error.error_code,
+        message=str(error),
+        latency_ms=latency_ms,
+        retry_after=error.retry_after,
+        hedged=hedged,
+        unsupported=candidate.unsupported,
+    )
+
+
+def cancelled_outcome(candidate: Candidate, latency_ms: float, *, hedged: bool, deadline: float | None) -> Outcome:
+    """A call routing stopped: a hedged loser (deadline None) or one cut off by the routing deadline."""
+    if deadline is None:
+        attempt = EngineAttempt(
+            engine=candidate.name,
+            status="cancelled",
+            message="another engine answered first",
+            latency_ms=latency_ms,
+            hedged=hedged,
+            unsupported=candidate.unsupported,
+        )
+        return Outcome(attempt)
+    error = EngineTimeoutError(f"no answer within the {deadline:g} s search deadline", engine=candidate.name)
+    attempt = EngineAttempt(
+        engine=candidate.name,
+        status="cancelled",
+        code=error.error_code,
+        message=str(error),
+        latency_ms=latency_ms,
+        hedged=hedged,
+        unsupported=candidate.unsupported,
+    )
+    return Outcome(attempt, error=error)
+
+
+def _ms(seconds: float) -> float:
+    return round(max(0.0, seconds) * 1000.0, 3)

@@ -1,0 +1,114 @@
+"""Engine calls in the air: start them, wait for the next one to land or a timer to fire, cancel the rest.
+
+The router decides what to start and when; this class only keeps the books, so every call started ends up
+as exactly one Outcome, kept in start order for meta. Leaving the `async with` block cancels and awaits
+whatever is still running (also when the router itself is cancelled or a call raised a bug), so no engine
+task outlives the search that started it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from webreach.clock import Clock
+from webreach.models import SearchRequest
+from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome
+
+
+@dataclass(frozen=True)
+class _Flight:
+    candidate: Candidate
+    started: float
+    hedged: bool
+    slot: int
+
+
+class Flights:
+    """Running engine calls for one search, plus at most one armed timer (hedge delay or deadline)."""
+
+    def __init__(self, clock: Clock, request: SearchRequest) -> None:
+        self._clock = clock
+        self._request = request
+        self._running: dict[asyncio.Task[Outcome], _Flight] = {}
+        self._slots: list[Outcome | None] = []
+        self._timer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Flights:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        leftovers: list[asyncio.Task[Any]] = list(self._running)
+        if self._timer is not None:
+            leftovers.append(self._timer)
+        self._running.clear()
+        self._timer = None
+        for task in leftovers:
+            task.cancel()
+        await asyncio.gather(*leftovers, return_exceptions=True)
+
+    @property
+    def busy(self) -> bool:
+        """True while any engine call is running."""
+        return bool(self._running)
+
+    @property
+    def armed(self) -> bool:
+        return self._timer is not None
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """Every call that has ended, in the order the calls started."""
+        return [outcome for outcome in self._slots if outcome is not None]
+
+    def start(self, candidate: Candidate, *, hedged: bool) -> None:
+        """Start asking `candidate`; `hedged` marks a start while another engine is still running."""
+        flight = _Flight(candidate, self._clock.now(), hedged, len(self._slots))
+        self._slots.append(None)
+        call = call_engine(candidate, self._request, self._clock, hedged=hedged)
+        self._running[asyncio.create_task(call, name=f"webreach-search-{candidate.name}")] = flight
+
+    def arm(self, delay: float) -> None:
+        """(Re)start the timer: wait() reports it fired once `delay` seconds of the clock have passed."""
+        self.disarm()
+        self._timer = asyncio.create_task(self._clock.sleep(delay), name="webreach-search-timer")
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def wait(self) -> tuple[list[Outcome], bool]:
+        """Wait until a call ends or the timer fires: the calls that ended (start order), and whether it fired."""
+        pending: set[asyncio.Task[Any]] = set(self._running)
+        if self._timer is not None:
+            pending.add(self._timer)
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        landed = []
+        for task, flight in list(self._running.items()):
+            if task.done():
+                del self._running[task]
+                # result() re-raises anything call_engine let through (a bug): __aexit__ cleans up the rest
+                self._slots[flight.slot] = outcome = task.result()
+                landed.append(outcome)
+        fired = self._timer is not None and self._timer.done()
+        if fired:
+            self._timer = None
+        return landed, fired
+
+    async def stop(self, *, deadline: float | None = None) -> None:
+        """Cancel every running call: hedged losers when `deadline` is None, else cut off by that deadline."""
+        now = self._clock.now()
+        tasks = list(self._running)
+        for task, flight in self._running.items():
+            task.cancel()
+            latency_ms = round(max(0.0, now - flight.started) * 1000.0, 3)
+            self._slots[flight.slot] = cancelled_outcome(
+                flight.candidate, latency_ms, hedged=flight.hedged, deadline=deadline
+            )
+        self._running.clear()
+        await asyncio.gather(*tasks, return_exceptions=True)

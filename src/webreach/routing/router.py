@@ -1,0 +1,168 @@
+"""Router: one named engine, auto fallback with hedging, or multi fan-out and merge, each under one deadline.
+
+Decisions (the design leaves them open):
+- single: the named engine only. A failure re-raises that engine's own typed error unchanged (its `engine`
+  filled in when the engine left it empty), so the caller sees e.g. `captcha`, not a wrapper; the Gateway
+  builds error output from the error itself, and `attempts.failed_attempt()` rebuilds the attempt if wanted.
+  A call still running at the deadline raises EngineTimeoutError.
+- auto: candidates in order. Typed engine failures and "no results" move on (another index may know the
+  query). If the running engine has not answered within `hedge_delay`, the next one starts too (hedged);
+  the first answer with hits wins and the others are cancelled. A failure while others run starts nobody
+  new (the hedge timer keeps going); a failure with nothing else running starts the next one at once.
+  `hedge_delay=math.inf` turns hedging off.
+- multi: every candidate at once; hits merged by routing.merge; failures and cut-offs stay in meta.
+- No hits at all: an empty success when some engine answered "no results" and none failed (skipped engines
+  are neutral: they were never asked); otherwise AllEnginesFailedError with every engine's error, skipped
+  and cut-off ones included, and a message listing `engine: code` pairs.
+- engines_used names the engines the response comes from: the winner (auto), the engines whose hits were
+  merged (multi), or, for an empty success, those that answered "no results". meta.stale is True when any
+  of them was served from a stale cache entry.
+- Candidates listed twice are asked once (the first listing counts).
+- Timers run on the injected clock. With FakeClock a sleep returns at once, so tests drive hedging and the
+  deadline deterministically; with SystemClock they are real waits raced against the engine calls.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from webreach.clock import Clock
+from webreach.errors import AllEnginesFailedError, NotConfiguredError
+from webreach.models import Hit, SearchMeta, SearchRequest, SearchResponse
+from webreach.routing.attempts import Candidate, Outcome
+from webreach.routing.flights import Flights
+from webreach.routing.merge import merge
+
+
+class Router:
+    """Runs one search over candidate engines in one of three modes and reports every attempt in meta."""
+
+    def __init__(self, *, clock: Clock, hedge_delay: float, deadline: float) -> None:
+        if hedge_delay < 0:
+            raise ValueError(f"hedge_delay must be >= 0, got {hedge_delay}")
+        if deadline <= 0:
+            raise ValueError(f"deadline must be > 0, got {deadline}")
+        self._clock = clock
+        self._hedge_delay = hedge_delay
+        self._deadline = deadline
+
+    async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
+        """Ask exactly this engine; its own typed error propagates when it fails."""
+        began = self._clock.now()
+        (outcome,) = await self._run_all([candidate], request)
+        if outcome.error is not None:
+            raise outcome.error
+        return self._respond(request, "engine", outcome.hits[: request.limit], [outcome], [outcome], began)
+
+    async def auto(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
+        """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
+        began = self._clock.now()
+        waiting = deque(_unique(candidates))
+        async with Flights(self._clock, request) as flights:
+            winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
+            outcomes = flights.outcomes
+        if winner is None:
+            return self._nothing_found(request, "auto", outcomes, began, not_tried=len(waiting))
+        return self._respond(request, "auto", winner.hits[: request.limit], [winner], outcomes, began)
+
+    async def multi(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
+        """Ask every candidate at once and merge what came back before the deadline."""
+        began = self._clock.now()
+        unique = _unique(candidates)
+        outcomes = await self._run_all(unique, request)
+        contributors = [outcome for outcome in outcomes if outcome.good]
+        if not contributors:
+            return self._nothing_found(request, "multi", outcomes, began)
+        hits = merge(
+            {outcome.attempt.engine: outcome.hits for outcome in contributors},
+            {candidate.name: candidate.index for candidate in unique},
+            request.limit,
+        )
+        return self._respond(request, "multi", hits, contributors, outcomes, began)
+
+    async def _run_all(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
+        """Run every candidate concurrently until each has ended or the deadline cuts the rest off."""
+        async with Flights(self._clock, request) as flights:
+            for candidate in candidates:
+                flights.start(candidate, hedged=False)
+            flights.arm(self._deadline)
+            while flights.busy:
+                _, fired = await flights.wait()
+                if fired:
+                    await flights.stop(deadline=self._deadline)
+            return flights.outcomes
+
+    async def _race(self, flights: Flights, waiting: deque[Candidate], *, deadline_at: float) -> Outcome | None:
+        """Start candidates from `waiting` as auto's rules say; the winning outcome, or None when none won."""
+        hedge_timer = False  # whether the armed timer means "hedge" (else "deadline")
+        while True:
+            if not flights.busy:
+                if not waiting:
+                    return None
+                flights.start(waiting.popleft(), hedged=False)
+                flights.disarm()  # the hedge delay counts from the newest start
+            if not flights.armed:
+                hedge_timer = self._arm(flights, deadline_at, can_hedge=bool(waiting))
+            landed, fired = await flights.wait()
+            winner = next((outcome for outcome in landed if outcome.good), None)
+            if winner is not None:
+                await flights.stop()
+                return winner
+            if fired and not hedge_timer:
+                await flights.stop(deadline=self._deadline)
+                return None
+            if fired and flights.busy:
+                flights.start(waiting.popleft(), hedged=True)
+
+    def _arm(self, flights: Flights, deadline_at: float, *, can_hedge: bool) -> bool:
+        """Arm the hedge timer when a hedge can come before the deadline, else the deadline; True for hedge."""
+        remaining = max(0.0, deadline_at - self._clock.now())
+        hedge = can_hedge and self._hedge_delay < remaining
+        flights.arm(self._hedge_delay if hedge else remaining)
+        return hedge
+
+    def _nothing_found(
+        self, request: SearchRequest, mode: str, outcomes: list[Outcome], began: float, *, not_tried: int = 0
+    ) -> SearchResponse:
+        """No hits anywhere: an empty success if engines said "no results" and none failed, else raise."""
+        if not outcomes:
+            raise NotConfiguredError("no engine to search with", hint="Name an engine or configure some for auto.")
+        empty = [outcome for outcome in outcomes if outcome.attempt.status == "empty"]
+        failed = any(outcome.error is not None and outcome.attempt.status != "skipped" for outcome in outcomes)
+        if empty and not failed:
+            return self._respond(request, mode, (), empty, outcomes, began)
+        pairs = ", ".join(f"{o.attempt.engine}: {o.attempt.code or 'no results'}" for o in outcomes)
+        message = f"no engine returned results ({pairs})"
+        if not_tried:
+            message += f"; {not_tried} more not tried before the {self._deadline:g} s deadline"
+        raise AllEnginesFailedError(
+            message,
+            errors=[o.error for o in outcomes if o.error is not None],
+            attempts=[o.attempt for o in outcomes],
+        )
+
+    def _respond(
+        self,
+        request: SearchRequest,
+        mode: str,
+        hits: Sequence[Hit],
+        used: Sequence[Outcome],
+        outcomes: Sequence[Outcome],
+        began: float,
+    ) -> SearchResponse:
+        meta = SearchMeta(
+            mode=mode,
+            engines_used=tuple(outcome.attempt.engine for outcome in used),
+            attempts=tuple(outcome.attempt for outcome in outcomes),
+            elapsed_ms=round(max(0.0, self._clock.now() - began) * 1000.0, 3),
+            stale=any(outcome.result is not None and outcome.result.stale for outcome in used),
+        )
+        return SearchResponse(query=request.query, results=tuple(hits), meta=meta)
+
+
+def _unique(candidates: Sequence[Candidate]) -> list[Candidate]:
+    first: dict[str, Candidate] = {}
+    for candidate in candidates:
+        first.setdefault(candidate.name, candidate)
+    return list(first.values())
