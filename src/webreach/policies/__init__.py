@@ -1,26 +1,115 @@
 """Cross-cutting policies. Each wraps a Search and returns a Search with the same signature.
 
 The stack order lives in one place, apply_policies(): cache -> breaker -> rate limit -> retry -> deadline.
+Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+import random
+from collections.abc import Callable
+from functools import partial
 
-from webreach.models import Hit, SearchRequest
+from webreach.clock import Clock, SystemClock
+from webreach.models import SearchRequest
+from webreach.policies.breaker import BreakerState, BreakerView, CircuitBreaker
+from webreach.policies.cache import Cache, freshness_ttl, lookup_stale
+from webreach.policies.deadline import Deadline
+from webreach.policies.rate_limit import RateLimit, TokenBucket
+from webreach.policies.retry import Retry
+from webreach.policies.search import EngineResult, Search
+from webreach.state.cache_store import CacheStore, MemoryCacheStore
+
+__all__ = [
+    "BreakerView",
+    "EngineResult",
+    "PolicyState",
+    "Search",
+    "apply_policies",
+]
 
 
-@dataclass(frozen=True)
-class EngineResult:
-    """What one engine call produced."""
+class PolicyState:
+    """The clock, cache store, breakers, token buckets and random source of one Gateway.
 
-    hits: tuple[Hit, ...]
-    cached: bool = False
-    stale: bool = False
+    Two Gateways never share a breaker or a bucket by accident; tests pass a FakeClock and a seeded Random.
+    The Gateway passes open_cache_store(settings.cache); the default is an in-memory store.
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        cache: CacheStore | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.cache: CacheStore = cache if cache is not None else MemoryCacheStore()
+        self.random = rng if rng is not None else random.Random()
+        self._breakers: dict[str, BreakerState] = {}
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def breaker_for(self, engine: str) -> BreakerState:
+        """The engine's breaker, created closed on first use."""
+        breaker = self._breakers.get(engine)
+        if breaker is None:
+            breaker = self._breakers[engine] = BreakerState(engine)
+        return breaker
+
+    def bucket_for(self, engine: str, rate_per_minute: float) -> TokenBucket:
+        """The engine's token bucket; one per engine, created at the first rate asked for."""
+        bucket = self._buckets.get(engine)
+        if bucket is None:
+            bucket = self._buckets[engine] = TokenBucket(rate_per_minute)
+        return bucket
+
+    def breaker_view(self, engine: str) -> BreakerView:
+        """Read-only breaker state of one engine (closed when it has never been called)."""
+        breaker = self._breakers.get(engine)
+        return breaker.view(self.clock.now()) if breaker is not None else BreakerView(engine, "closed")
+
+    def breaker_views(self) -> tuple[BreakerView, ...]:
+        """Read-only breaker state of every engine called so far, by name."""
+        now = self.clock.now()
+        return tuple(self._breakers[name].view(now) for name in sorted(self._breakers))
+
+    def lookup_stale(self, engine: str, request: SearchRequest) -> EngineResult | None:
+        """A cached answer kept past expiry (stale=True), for when every engine failed; None when there is none."""
+        return lookup_stale(self.cache, engine, request, now=self.clock.now())
+
+    def close(self) -> None:
+        """Close the cache store."""
+        self.cache.close()
 
 
-class Search(Protocol):
-    """One engine's search, possibly wrapped in policies."""
+def apply_policies(
+    search: Search,
+    *,
+    engine: str,
+    state: PolicyState,
+    rate_per_minute: float,
+    timeout: float,
+    retries: int,
+    cache_ttl: float,
+) -> Search:
+    """Wrap one engine's search in the policy stack, outermost first:
 
-    async def __call__(self, request: SearchRequest) -> EngineResult: ...
+    1. cache: a fresh hit answers without the engine, even while its breaker is open or its bucket is empty;
+       only real answers are stored, never errors or our own refusals from the layers below.
+    2. breaker: a resting engine fails fast, spending no token and no wait. It sees the outcome of a whole
+       search after retries, so a blip a retry healed does not count against the engine.
+    3. rate limit: one token per search, taken just before the engine is asked; its refusals are
+       SuspendedError, which the breaker above ignores.
+    4. retry: transient errors only, jittered, bounded by `retries` and by `timeout` as a budget.
+    5. deadline: each attempt gets `timeout`; an expired attempt is a (retryable) EngineTimeoutError.
+    """
+    layers: list[Callable[[Search], Search]] = [
+        partial(Cache, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl)),
+        partial(CircuitBreaker, engine=engine, state=state.breaker_for(engine), clock=state.clock),
+        partial(RateLimit, engine=engine, bucket=state.bucket_for(engine, rate_per_minute), clock=state.clock),
+        partial(Retry, engine=engine, retries=retries, budget=timeout, clock=state.clock, rng=state.random),
+        partial(Deadline, engine=engine, timeout=timeout),
+    ]
+    for layer in reversed(layers):
+        search = layer(search)
+    return search

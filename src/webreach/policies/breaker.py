@@ -1,0 +1,182 @@
+"""Circuit breaker: after a block, a rate limit, bad credentials or repeated failures an engine rests.
+
+While open, calls raise SuspendedError (retry_after = time left) without reaching the engine, so auto mode
+moves on at once. When the rest is over the breaker is half-open: exactly one probe goes through at a time
+(concurrent callers get SuspendedError); its success closes the breaker, its failure re-opens it for longer.
+
+Suspensions, by the error's code (seconds; each consecutive opening doubles the base, up to the cap):
+    captcha 3600 (cap 6 h)   blocked 600 (cap 1 h)   rate_limited 300 (cap 30 min)
+    auth_failed, quota_exhausted 24 h: "until reconfigured" - reconfiguring builds a new Gateway and so a
+        fresh PolicyState, while a long-running server still probes once a day
+    timeout, unavailable, parse_error and other engine errors: after 3 consecutive failures, 60 (cap 10 min)
+An error that carries retry_after (Retry-After, a quota reset) is taken at its word instead, within 1 s..24 h.
+InvalidInputError, NotConfiguredError and SuspendedError (our own rate limit below) never count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from webreach.clock import Clock
+from webreach.errors import EngineError, SuspendedError
+from webreach.models import SearchRequest
+from webreach.policies.search import EngineResult, Search
+
+BreakerStatus = Literal["closed", "open", "half_open"]
+
+HOUR = 3600.0
+FAILURE_THRESHOLD = 3
+MIN_SUSPENSION = 1.0
+MAX_SUSPENSION = 24 * HOUR
+# what a caller turned away during a probe is told; a probe ends within the engine timeout
+PROBE_RETRY_AFTER = 5.0
+
+
+@dataclass(frozen=True)
+class Suspension:
+    """How long an error class suspends an engine: base on the first opening, doubled per repeat, capped."""
+
+    base: float
+    cap: float
+
+    def seconds(self, openings: int) -> float:
+        """Length of the `openings`-th consecutive suspension (1-based)."""
+        return min(self.base * 2.0 ** max(0, openings - 1), self.cap)
+
+
+SUSPENSIONS: Mapping[str, Suspension] = MappingProxyType(
+    {
+        "captcha": Suspension(HOUR, 6 * HOUR),
+        "blocked": Suspension(600.0, HOUR),
+        "rate_limited": Suspension(300.0, 1800.0),
+        "auth_failed": Suspension(24 * HOUR, 24 * HOUR),
+        "quota_exhausted": Suspension(24 * HOUR, 24 * HOUR),
+    }
+)
+REPEATED_FAILURES = Suspension(60.0, 600.0)
+
+
+@dataclass(frozen=True)
+class BreakerView:
+    """Read-only state of one engine's breaker, for `webreach engines` and meta."""
+
+    engine: str
+    state: BreakerStatus
+    reason: str | None = None
+    retry_after: float | None = None
+
+
+class BreakerState:
+    """One engine's breaker. Owned by PolicyState; all times are passed in by the caller's clock."""
+
+    def __init__(self, engine: str) -> None:
+        self.engine = engine
+        self._tripped = False
+        self._open_until = 0.0
+        self._reason: str | None = None
+        self._failures = 0  # consecutive transient failures while closed
+        self._openings = 0  # consecutive openings without a success between them
+        self._probing = False
+
+    def status(self, now: float) -> BreakerStatus:
+        """closed, open (resting) or half_open (rest over, next call probes)."""
+        if not self._tripped:
+            return "closed"
+        return "open" if now < self._open_until else "half_open"
+
+    def view(self, now: float) -> BreakerView:
+        """A snapshot for display."""
+        status = self.status(now)
+        if status == "closed":
+            return BreakerView(self.engine, status)
+        retry_after = self._open_until - now if status == "open" else 0.0
+        return BreakerView(self.engine, status, self._reason, retry_after)
+
+    def admit(self, now: float) -> bool:
+        """Let a call through, returning True when it is the half-open probe, or raise SuspendedError."""
+        status = self.status(now)
+        if status == "closed":
+            return False
+        if status == "open":
+            remaining = self._open_until - now
+            raise SuspendedError(
+                f"circuit breaker open after {self._reason}; next try in {remaining:.0f} s",
+                engine=self.engine,
+                retry_after=remaining,
+            )
+        if self._probing:
+            raise SuspendedError(
+                f"circuit breaker half-open after {self._reason}; one probe request is testing it",
+                engine=self.engine,
+                retry_after=PROBE_RETRY_AFTER,
+            )
+        self._probing = True
+        return True
+
+    def end_probe(self) -> None:
+        """The probe finished, whatever its outcome: the next half-open call may probe."""
+        self._probing = False
+
+    def record_success(self, *, probe: bool) -> None:
+        """A call answered. A probe closes the breaker; a call that began before a trip changes nothing."""
+        if probe or not self._tripped:
+            self._tripped = False
+            self._reason = None
+            self._failures = 0
+            self._openings = 0
+
+    def record_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:
+        """A call failed with an engine error (never SuspendedError): maybe open the breaker."""
+        code = exc.error_code
+        suspension = SUSPENSIONS.get(code)
+        if suspension is None:
+            if self._tripped and not probe:
+                return  # began before the trip; the breaker already knows
+            self._failures += 1
+            if not probe and self._failures < FAILURE_THRESHOLD:
+                return
+            suspension = REPEATED_FAILURES
+        self._trip(code, suspension, exc.retry_after, now)
+
+    def _trip(self, reason: str, suspension: Suspension, retry_after: float | None, now: float) -> None:
+        reopening = self.status(now) != "open"
+        if reopening:
+            self._openings += 1
+        if retry_after is not None:
+            seconds = min(max(retry_after, MIN_SUSPENSION), MAX_SUSPENSION)
+        else:
+            seconds = suspension.seconds(self._openings)
+        # a late failure while already open may lengthen the rest, never shorten it
+        if reopening or now + seconds > self._open_until:
+            self._open_until = now + seconds
+            self._reason = reason
+        self._tripped = True
+        self._failures = 0
+
+
+class CircuitBreaker:
+    """Fail fast while the engine rests; let one probe through when the rest is over."""
+
+    def __init__(self, inner: Search, *, engine: str, state: BreakerState, clock: Clock) -> None:
+        self.inner = inner
+        self.engine = engine
+        self.state = state
+        self.clock = clock
+
+    async def __call__(self, request: SearchRequest) -> EngineResult:
+        probe = self.state.admit(self.clock.now())
+        try:
+            result = await self.inner(request)
+        except SuspendedError:
+            raise
+        except EngineError as exc:
+            self.state.record_failure(exc, self.clock.now(), probe=probe)
+            raise
+        finally:
+            if probe:
+                self.state.end_probe()
+        self.state.record_success(probe=probe)
+        return result

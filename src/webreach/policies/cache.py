@@ -1,0 +1,90 @@
+"""Cache policy: a repeated search is answered from the store; answers are kept past expiry for stale-if-error.
+
+TTL (seconds) by the request's freshness. The configured TTL (CacheSettings.ttl_seconds) is the ceiling for
+every request; results asked to be recent get shorter lives, because their answer changes faster:
+    day   -> min(600, configured)      week -> min(3600, configured)
+    month, year, none -> configured    no hits -> min(60, configured), never served stale
+A configured TTL of 0 switches caching off. Errors are never cached.
+An entry stays in the store for MAX_STALE after it expires, so the Gateway can call lookup_stale() and serve
+it (stale=True) when every engine failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+
+from webreach.clock import Clock
+from webreach.models import SearchRequest
+from webreach.policies.search import EngineResult, Search
+from webreach.state.cache_store import CacheEntry, CacheStore
+
+TtlFor = Callable[[SearchRequest], float]
+
+MAX_STALE = 24 * 3600.0
+EMPTY_TTL = 60.0
+FRESHNESS_CAPS: Mapping[str | None, float] = MappingProxyType({"day": 600.0, "week": 3600.0})
+# bump when the key's recipe changes, so old entries are never misread
+KEY_VERSION = 1
+
+
+def freshness_ttl(configured: float) -> TtlFor:
+    """A ttl_for: the configured TTL, capped at 10 min for freshness=day and 1 h for freshness=week."""
+
+    def ttl_for(request: SearchRequest) -> float:
+        cap = FRESHNESS_CAPS.get(request.freshness)
+        return configured if cap is None else min(cap, configured)
+
+    return ttl_for
+
+
+def cache_key(engine: str, request: SearchRequest) -> str:
+    """Stable key: engine plus the casefolded, whitespace-collapsed query plus every other request field."""
+    fields = request.model_dump(mode="json")
+    fields["query"] = " ".join(request.query.casefold().split())
+    recipe = json.dumps([KEY_VERSION, engine, fields], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{engine}:{hashlib.sha256(recipe.encode()).hexdigest()}"
+
+
+def lookup_stale(store: CacheStore, engine: str, request: SearchRequest, *, now: float) -> EngineResult | None:
+    """The kept answer for this engine and request, expired or not (stale=True when expired), or None."""
+    entry = store.get(cache_key(engine, request), now=now)
+    if entry is None or not entry.hits:
+        return None
+    return EngineResult(hits=entry.hits, cached=True, stale=not entry.is_fresh(now))
+
+
+class Cache:
+    """Serve fresh entries without calling inner; store what inner returns."""
+
+    def __init__(self, inner: Search, *, engine: str, store: CacheStore, clock: Clock, ttl_for: TtlFor) -> None:
+        self.inner = inner
+        self.engine = engine
+        self.store = store
+        self.clock = clock
+        self.ttl_for = ttl_for
+
+    async def __call__(self, request: SearchRequest) -> EngineResult:
+        key = cache_key(self.engine, request)
+        now = self.clock.now()
+        entry = self.store.get(key, now=now)
+        if entry is not None and entry.is_fresh(now):
+            return EngineResult(hits=entry.hits, cached=True)
+        result = await self.inner(request)
+        self._remember(key, request, result)
+        return result
+
+    def _remember(self, key: str, request: SearchRequest, result: EngineResult) -> None:
+        if result.stale:
+            return
+        ttl = self.ttl_for(request)
+        if not result.hits:
+            ttl = min(ttl, EMPTY_TTL)
+        if ttl <= 0:
+            return
+        now = self.clock.now()
+        # an empty answer is not worth serving when every engine fails: keep it only while fresh
+        keep = ttl + MAX_STALE if result.hits else ttl
+        self.store.set(key, CacheEntry(result.hits, stored_at=now, fresh_until=now + ttl, keep_until=now + keep))

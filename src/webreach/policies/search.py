@@ -1,0 +1,23 @@
+"""The contract every policy keeps: a Search is an async callable from SearchRequest to EngineResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from webreach.models import Hit, SearchRequest
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """What one engine call produced."""
+
+    hits: tuple[Hit, ...]
+    cached: bool = False
+    stale: bool = False
+
+
+class Search(Protocol):
+    """One engine's search, possibly wrapped in policies."""
+
+    async def __call__(self, request: SearchRequest) -> EngineResult: ...

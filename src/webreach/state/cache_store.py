@@ -1,0 +1,241 @@
+"""Search-result cache stores: the CacheStore protocol and its memory, SQLite and no-op backends.
+
+A store keeps each entry until `keep_until` (past its freshness, so the Gateway can serve stale results when
+every engine fails) and stays within `max_entries`. It never reads a clock: callers pass `now`.
+
+Backends never fail a search. The SQLite backend logs one warning when its file cannot be created or used and
+then behaves like a cache that misses; later failures are logged at debug level only.
+The protocol is synchronous: the embedded backends do sub-millisecond local work (a primary-key read, a
+single-row write on a WAL file; the busy timeout bounds how long another process's lock can hold us up),
+which is cheaper inline than hopping to a thread. A networked backend (Redis) will need an async variant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from webreach.config import CacheSettings
+from webreach.models import Hit
+
+logger = logging.getLogger(__name__)
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS search_cache_v1 ("
+    " key TEXT PRIMARY KEY, hits TEXT NOT NULL,"
+    " stored_at REAL NOT NULL, fresh_until REAL NOT NULL, keep_until REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS search_cache_v1_keep ON search_cache_v1 (keep_until)",
+    "CREATE INDEX IF NOT EXISTS search_cache_v1_stored ON search_cache_v1 (stored_at)",
+)
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """Hits stored for one cache key, fresh until `fresh_until` and kept (as stale) until `keep_until`."""
+
+    hits: tuple[Hit, ...]
+    stored_at: float
+    fresh_until: float
+    keep_until: float
+
+    def is_fresh(self, now: float) -> bool:
+        """Whether the entry may be served as a normal cache hit."""
+        return now < self.fresh_until
+
+
+class CacheStore(Protocol):
+    """Where cached search results live. get/set never raise for backend trouble; they miss instead."""
+
+    def get(self, key: str, *, now: float) -> CacheEntry | None:
+        """The entry for `key` while now < keep_until (fresh or stale), else None."""
+        ...
+
+    def set(self, key: str, entry: CacheEntry) -> None:
+        """Store `entry`, replacing any previous one, evicting others to stay within the size bound."""
+        ...
+
+    def close(self) -> None:
+        """Release files or connections."""
+        ...
+
+
+class MemoryCacheStore:
+    """A bounded in-process LRU: the default, nothing survives the process."""
+
+    def __init__(self, max_entries: int = 2000) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        self.max_entries = max_entries
+        self._entries: OrderedDict[str, CacheEntry] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: str, *, now: float) -> CacheEntry | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if now >= entry.keep_until:
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return entry
+
+    def set(self, key: str, entry: CacheEntry) -> None:
+        self._entries[key] = entry
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def close(self) -> None:
+        return None
+
+
+class NullCacheStore:
+    """Caching switched off (backend = "none")."""
+
+    def get(self, key: str, *, now: float) -> CacheEntry | None:
+        return None
+
+    def set(self, key: str, entry: CacheEntry) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class SqliteCacheStore:
+    """A SQLite file shared by every process on the machine (WAL), opened on first use.
+
+    Bounded by evicting the oldest-stored entries (not least recently read: that would turn every read
+    into a write) after dropping entries past keep_until.
+    """
+
+    def __init__(self, path: Path, *, max_entries: int = 2000, busy_timeout: float = 0.5) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        self.path = Path(path).expanduser()
+        self.max_entries = max_entries
+        self.busy_timeout = busy_timeout
+        self._conn: sqlite3.Connection | None = None
+        self._unusable = False
+        self._warned = False
+
+    @property
+    def usable(self) -> bool:
+        """False once the file could not be opened; the store then misses on every call."""
+        return not self._unusable
+
+    def get(self, key: str, *, now: float) -> CacheEntry | None:
+        conn = self._connection()
+        if conn is None:
+            return None
+        try:
+            row = conn.execute(
+                "SELECT hits, stored_at, fresh_until, keep_until FROM search_cache_v1 WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._report("read from", exc)
+            return None
+        if row is None or now >= row[3]:
+            return None
+        hits = _decode_hits(row[0])
+        if hits is None:
+            return None
+        return CacheEntry(hits=hits, stored_at=row[1], fresh_until=row[2], keep_until=row[3])
+
+    def set(self, key: str, entry: CacheEntry) -> None:
+        conn = self._connection()
+        if conn is None:
+            return
+        payload = json.dumps([hit.model_dump(mode="json") for hit in entry.hits], ensure_ascii=False)
+        try:
+            with conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO search_cache_v1 VALUES (?, ?, ?, ?, ?)",
+                    (key, payload, entry.stored_at, entry.fresh_until, entry.keep_until),
+                )
+                conn.execute("DELETE FROM search_cache_v1 WHERE keep_until <= ?", (entry.stored_at,))
+                conn.execute(
+                    "DELETE FROM search_cache_v1 WHERE key IN"
+                    " (SELECT key FROM search_cache_v1 ORDER BY stored_at DESC LIMIT -1 OFFSET ?)",
+                    (self.max_entries,),
+                )
+        except sqlite3.Error as exc:
+            self._report("write to", exc)
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:  # e.g. closed from another thread than the one that opened it
+                self._report("close", exc)
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._conn is not None or self._unusable:
+            return self._conn
+        try:
+            self._conn = self._open()
+        except (sqlite3.Error, OSError) as exc:
+            self._unusable = True
+            self._report("open", exc)
+        return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        # search queries are private: keep the directory and file to the user
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path.touch(mode=0o600, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.commit()
+        except sqlite3.Error:
+            conn.close()
+            raise
+        return conn
+
+    def _report(self, action: str, exc: Exception) -> None:
+        if self._warned:
+            logger.debug("search cache: could not %s %s: %s", action, self.path, exc)
+            return
+        self._warned = True
+        logger.warning("search cache: could not %s %s (%s); searching without the cache", action, self.path, exc)
+
+
+def _decode_hits(payload: str) -> tuple[Hit, ...] | None:
+    """Hits from a stored row, or None when the row is unreadable (e.g. written by an incompatible version)."""
+    try:
+        items = json.loads(payload)
+        return tuple(Hit.model_validate(item) for item in items)
+    except (ValueError, TypeError):
+        return None
+
+
+def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
+    """$XDG_CACHE_HOME/webreach/cache.sqlite3, else ~/.cache/webreach/cache.sqlite3."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_CACHE_HOME", "")
+    # the XDG spec says relative values are invalid and must be ignored
+    root = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return root / "webreach" / "cache.sqlite3"
+
+
+def open_cache_store(settings: CacheSettings, *, environ: Mapping[str, str] | None = None) -> CacheStore:
+    """The store `settings.backend` names; the SQLite file is only created when first used."""
+    if settings.backend == "memory":
+        return MemoryCacheStore(settings.max_entries)
+    if settings.backend == "sqlite":
+        path = settings.path or default_cache_path(environ)
+        return SqliteCacheStore(path, max_entries=settings.max_entries)
+    return NullCacheStore()
