@@ -156,14 +156,15 @@ class Engine(ABC):
 
     def _check_scraped(self, response: httpx.Response) -> None:
         status = response.status_code
-        if status in (401, 402, 403, 418, 451):
-            raise BlockedError(f"refused us (HTTP {status})", engine=self.name)
+        # challenge pages first: a 403 carrying a challenge is a CAPTCHA, not a plain refusal
         if (status in (403, 429, 503) or response.headers.get("server", "").lower() == "cloudflare") and (
             any(marker in response.text for marker in CLOUDFLARE_MARKERS)
         ):
             raise BlockedError("answered with a Cloudflare challenge page", kind="captcha", engine=self.name)
         if status == 503 and "https://www.google.com/recaptcha/" in response.text:
             raise BlockedError("answered with a reCAPTCHA page", kind="captcha", engine=self.name)
+        if status in (401, 402, 403, 418, 451):
+            raise BlockedError(f"refused us (HTTP {status})", engine=self.name)
 
     def _detail(self, response: httpx.Response) -> str:
         """A short, key-free excerpt of an error body for the message."""

@@ -1,0 +1,59 @@
+"""The fake web's control API: switch scenarios and read the request log over HTTP, from another process.
+
+    GET    /_fakeweb                     engines with recordings
+    GET    /_fakeweb/scenario            every engine's scenario that is not the default
+    POST   /_fakeweb/scenario/<engine>   JSON object of Scenario fields; replaces that engine's scenario
+    DELETE /_fakeweb/scenario[/<engine>] back to the default, for all engines or one
+    GET    /_fakeweb/requests[?engine=e] per-engine request counts and the recent request log
+    DELETE /_fakeweb/requests            forget counts and log
+
+Bad fields answer 400, unknown engines or recordings 404, all with a JSON `error`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from webreach.testing.wire import Request
+
+if TYPE_CHECKING:
+    from webreach.testing.fakeweb import FakeWeb
+
+CONTROL_PREFIX = "/_fakeweb"
+
+
+def is_control(path: str) -> bool:
+    """Whether a request path belongs to the control API rather than to an engine."""
+    return path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/")
+
+
+def handle_control(web: FakeWeb, request: Request) -> tuple[int, Any]:
+    """Answer one control request: (status, JSON payload)."""
+    parts = request.path[len(CONTROL_PREFIX) :].strip("/").split("/")
+    try:
+        match request.method, parts:
+            case "GET", ["scenario"]:
+                return 200, {"scenarios": {e: s.to_json() for e, s in web.scenarios().items()}}
+            case "POST" | "PUT", ["scenario", engine]:
+                fields = json.loads(request.body or b"{}")
+                if not isinstance(fields, dict):
+                    raise ValueError("the body must be a JSON object of scenario fields")
+                return 200, {"engine": engine, "scenario": web.set_scenario(engine, **fields).to_json()}
+            case "DELETE", ["scenario", *rest] if len(rest) <= 1:
+                web.reset(rest[0] if rest else None)
+                return 200, {"reset": rest[0] if rest else "all"}
+            case "GET", ["requests"]:
+                only = parse_qs(request.query).get("engine", [None])[0]
+                return 200, {"counts": web.counts(), "requests": [r.to_json() for r in web.requests(only)]}
+            case "DELETE", ["requests"]:
+                web.clear_requests()
+                return 200, {"cleared": True}
+            case "GET", ["engines"] | [""]:
+                return 200, {"engines": web.engines()}
+    except LookupError as exc:
+        return 404, {"error": str(exc)}
+    except ValueError as exc:  # json.JSONDecodeError included
+        return 400, {"error": str(exc)}
+    return 404, {"error": f"no control endpoint {request.method} {request.path}"}
