@@ -1,1 +1,53 @@
-"""webreach: web access for AI agents."""
+"""webreach: web access for AI agents.
+
+    async with webreach.Gateway.from_settings() as gateway:
+        response = await gateway.search(webreach.SearchRequest(query="python asyncio"), engine="auto")
+
+or, from synchronous code, `webreach.search("python asyncio")`.
+"""
+
+from webreach.config import CacheSettings, EngineSettings, Settings
+from webreach.errors import (
+    AllEnginesFailedError,
+    AuthFailedError,
+    BlockedError,
+    EngineError,
+    EngineTimeoutError,
+    InvalidInputError,
+    NotConfiguredError,
+    ParseError,
+    QuotaExhaustedError,
+    RateLimitedError,
+    SuspendedError,
+    UnavailableError,
+    WebreachError,
+)
+from webreach.gateway import EngineStatus, Gateway, search
+from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
+
+__all__ = [
+    "AllEnginesFailedError",
+    "AuthFailedError",
+    "BlockedError",
+    "CacheSettings",
+    "EngineAttempt",
+    "EngineError",
+    "EngineSettings",
+    "EngineStatus",
+    "EngineTimeoutError",
+    "Gateway",
+    "Hit",
+    "InvalidInputError",
+    "NotConfiguredError",
+    "ParseError",
+    "QuotaExhaustedError",
+    "RateLimitedError",
+    "SearchMeta",
+    "SearchRequest",
+    "SearchResponse",
+    "Settings",
+    "SuspendedError",
+    "UnavailableError",
+    "WebreachError",
+    "search",
+]

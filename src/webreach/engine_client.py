@@ -1,0 +1,112 @@
+"""Runs one engine over HTTP: warm-up tokens, the request, a bounded body, and typed transport failures.
+
+This is the only place engine traffic touches the network. Engines stay pure (build_request / handle); this
+module sends what they describe through the Gateway's engine client, never following redirects (a redirect is
+the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
+transport failure into EngineTimeoutError or UnavailableError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from webreach.clock import Clock
+from webreach.engines import Engine, Tokens
+from webreach.errors import EngineTimeoutError, UnavailableError
+from webreach.models import SearchRequest
+from webreach.policies import EngineResult
+
+
+@dataclass
+class _CachedTokens:
+    tokens: dict[str, str]
+    expires: float
+
+
+class TokenCache:
+    """Warm-up tokens per (engine, warm-up key), expiring after the engine's warm_up_ttl."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._entries: dict[tuple[str, str], _CachedTokens] = {}
+
+    def get(self, engine: str, key: str) -> dict[str, str] | None:
+        entry = self._entries.get((engine, key))
+        if entry is None or entry.expires <= self._clock.now():
+            return None
+        return entry.tokens
+
+    def put(self, engine: str, key: str, tokens: dict[str, str], ttl: float) -> None:
+        self._entries[(engine, key)] = _CachedTokens(tokens, self._clock.now() + ttl)
+
+    def forget(self, engine: str, key: str) -> None:
+        self._entries.pop((engine, key), None)
+
+
+class EngineCaller:
+    """A Search callable for one engine: the innermost layer, below every policy."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        client: httpx.AsyncClient,
+        *,
+        tokens: TokenCache,
+        max_body_bytes: int,
+    ) -> None:
+        self.engine = engine
+        self._client = client
+        self._tokens = tokens
+        self._max_body_bytes = max_body_bytes
+
+    async def __call__(self, request: SearchRequest) -> EngineResult:
+        self.engine.ensure_configured()
+        tokens = await self._warm_up(request)
+        response = await self.send(self.engine.build_request(request, tokens))
+        hits = self.engine.handle(response)
+        return EngineResult(tuple(hits[: request.limit]))
+
+    async def _warm_up(self, request: SearchRequest) -> Tokens | None:
+        warm_up = self.engine.warm_up(request)
+        if warm_up is None:
+            return None
+        key = self.engine.warm_up_key(request)
+        cached = self._tokens.get(self.engine.name, key)
+        if cached is not None:
+            return cached
+        response = await self.send(warm_up)
+        self.engine.check_response(response)
+        tokens = self.engine.read_warm_up(response)
+        self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
+        return tokens
+
+    async def send(self, http_request: httpx.Request) -> httpx.Response:
+        """Send one request and read at most max_body_bytes of its (decoded) body."""
+        name = self.engine.name
+        try:
+            response = await self._client.send(http_request, stream=True)
+            try:
+                body = await self._read_capped(response)
+            finally:
+                await response.aclose()
+        except httpx.TimeoutException as exc:
+            raise EngineTimeoutError(f"no answer in time ({type(exc).__name__})", engine=name) from None
+        except httpx.HTTPError as exc:
+            raise UnavailableError(f"connection failed ({type(exc).__name__}: {exc})", engine=name) from None
+        headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=headers, content=body, request=http_request)
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self._max_body_bytes:
+                raise UnavailableError(
+                    f"response body exceeded {self._max_body_bytes} bytes; refusing to read more",
+                    engine=self.engine.name,
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)

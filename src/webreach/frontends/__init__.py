@@ -1,0 +1,1 @@
+"""Front doors: parse input, call the Gateway, render. No business logic lives here."""

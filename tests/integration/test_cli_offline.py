@@ -1,0 +1,137 @@
+"""The real CLI, in a subprocess, against the fake web on loopback: the whole stack over real sockets.
+
+Every test is bounded: a handful of requests, subprocess timeouts, and the fake web stops with the fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+
+
+@pytest.fixture
+def web() -> Iterator[FakeWeb]:
+    with FakeWeb.in_thread() as server:
+        yield server
+
+
+def run_cli(web: FakeWeb, tmp_path: Path, *args: str, **env: str) -> tuple[int, Any, str]:
+    """Run `python -m webreach ARGS` pointed at the fake web; returns (exit code, parsed stdout JSON, stderr)."""
+    environment = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "WEBREACH_FAKE_WEB": web.url,
+        "WEBREACH_CONFIG": str(tmp_path / "absent.toml"),
+        **env,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "webreach", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment,
+        cwd=tmp_path,
+    )
+    stdout = json.loads(done.stdout) if done.stdout.strip().startswith(("{", "[")) else done.stdout
+    return done.returncode, stdout, done.stderr
+
+
+def attempts(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {a["engine"]: a for a in body["meta"]["attempts"]}
+
+
+def test_search_through_the_fake_web_returns_parsed_results(web: FakeWeb, tmp_path: Path) -> None:
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "mojeek", "--json")
+    assert code == 0
+    assert body["results"][0]["url"].startswith("https://")
+    assert body["meta"]["attempts"][0]["engine"] == "mojeek"
+    assert web.count("mojeek") == 1
+
+
+def test_auto_falls_through_a_captcha_and_meta_shows_both(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("duckduckgo", fault="captcha")
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "--engines", "duckduckgo,mojeek", "--json")
+    assert code == 0
+    seen = attempts(body)
+    assert seen["duckduckgo"]["status"] == "error"
+    assert seen["duckduckgo"]["code"] == "captcha"
+    assert seen["mojeek"]["status"] == "ok"
+    assert {hit["engine"] for hit in body["results"]} == {"mojeek"}
+
+
+def test_rate_limited_engine_reports_retry_after(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("mojeek", fault="retry_after", retry_after=120)
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "mojeek", "--json")
+    assert code == 4
+    assert body["status"] == "error"
+    assert body["code"] == "rate_limited"
+    assert body["retry_after"] == 120
+
+
+def test_hung_engine_is_hedged_by_the_next(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("duckduckgo", fault="hang")
+    code, body, _ = run_cli(
+        web,
+        tmp_path,
+        "search",
+        "python asyncio",
+        "--engines",
+        "duckduckgo,mojeek",
+        "--json",
+        WEBREACH_HEDGE_DELAY="0.3",
+    )
+    assert code == 0
+    seen = attempts(body)
+    assert seen["mojeek"]["status"] == "ok"
+    assert seen["mojeek"]["hedged"] is True
+    assert seen["duckduckgo"]["status"] == "cancelled"
+    assert body["meta"]["engines_used"] == ["mojeek"]
+
+
+def test_named_engine_is_never_substituted(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("mojeek", fault="captcha")  # mojeek has no CAPTCHA of its own: its 403 wall is "blocked"
+    code, _, stderr = run_cli(web, tmp_path, "search", "python asyncio", "-e", "mojeek")
+    assert code == 4
+    assert "[blocked]" in stderr
+    assert web.count("duckduckgo") == 0
+
+
+def test_bad_input_is_a_typed_error_not_a_traceback(web: FakeWeb, tmp_path: Path) -> None:
+    for args, expected in [
+        (("search", "   ", "--json"), "invalid_input"),
+        (("search", "x" * 501, "--json"), "invalid_input"),
+        (("search", "q", "-n", "0", "--json"), "invalid_input"),
+        (("search", "q", "--page", "99", "--json"), "invalid_input"),
+        (("search", "q", "-e", "altavista", "--json"), "invalid_input"),
+    ]:
+        code, body, stderr = run_cli(web, tmp_path, *args)
+        assert code == 2, (args, body, stderr)
+        assert body["code"] == expected
+        assert "Traceback" not in stderr
+    code, body, _ = run_cli(web, tmp_path, "search", "q", "-e", "altavista", "--json")
+    assert "mojeek" in body["message"], "the message lists the valid engines"
+    assert web.count("mojeek") == 0
+
+
+def test_api_engine_without_key_is_not_configured_and_auto_skips_it(web: FakeWeb, tmp_path: Path) -> None:
+    code, body, _ = run_cli(web, tmp_path, "search", "q", "-e", "tavily", "--json")
+    assert code == 3
+    assert body["code"] == "not_configured"
+    code, body, _ = run_cli(web, tmp_path, "search", "q", "--engines", "tavily,mojeek", "--json")
+    assert code == 0
+    assert attempts(body)["tavily"]["status"] == "skipped"
+    assert attempts(body)["tavily"]["code"] == "not_configured"
+    assert web.count("tavily") == 0
