@@ -1,0 +1,222 @@
+"""DuckDuckGo: Bing-backed results from DuckDuckGo's no-JavaScript endpoint (POST html.duckduckgo.com/html/).
+
+Decisions:
+- Page 1 is a plain form POST (q, b, kl, df, kp). Later pages must carry the `vqd` token of page 1: asking
+  for them without it is how DuckDuckGo spots bots. So for page >= 2 the warm-up is the page-1 POST, the
+  token is read from its `input[name=vqd]` (or a `vqd="..."` script variable on duckduckgo.com pages), and
+  build_request raises UnavailableError when it has no token rather than send a request that invites CAPTCHAs.
+  Offsets follow SearXNG: s = 10 + (page-2)*15, dc = s + 1, with nextParams/api/o/v as the next-page form.
+- Results are `#links div.web-result` (current: `h2 a.result__a`, `a.result__snippet`, `a.result__url`; the
+  2015 markup: `a.large`, `div.snippet`, `div.url`); `result--ad` blocks and y.js ad links are skipped.
+- Links are `//duckduckgo.com/l/?uddg=<target>` redirects; the target is decoded.
+- Region: kl from the region (and language, where DuckDuckGo has that variant), using the codes its own
+  region menu offers; unknown regions search all regions (wt-wt). The endpoint has no language filter.
+- Blocks: HTTP 202 (a "success" status that carries a challenge), `form#challenge-form` and the anomaly
+  modal (also as served by lite.duckduckgo.com) are CAPTCHAs. `.no-results` / `result--no-result` is the
+  genuine no-results notice.
+- A duckduckgo.com JavaScript shell (results load later from d.js) holds no results and no notice; it is a
+  ParseError, not an empty success: nothing on it says the query has no results.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import BlockedError, UnavailableError
+from webreach.models import Hit, SearchRequest
+
+FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
+SAFESEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
+# every region code in the region menu of html.duckduckgo.com (real page, 2026)
+REGION_MENU = (
+    "ar-es au-en at-de be-fr be-nl br-pt bg-bg ca-en ca-fr ct-ca cl-es cn-zh co-es hr-hr cz-cs dk-da ee-et "
+    "fi-fi fr-fr de-de gr-el hk-tzh hu-hu is-is in-en id-en ie-en il-en it-it jp-jp kr-kr lv-lv lt-lt my-en "
+    "mx-es nl-nl nz-en no-no pk-en pe-es ph-en pl-pl pt-pt ro-ro ru-ru xa-ar sg-en sk-sk sl-sl za-en es-ca "
+    "es-es se-sv ch-de ch-fr tw-tzh th-en tr-tr us-en us-es ua-uk uk-en vn-en"
+)
+REGIONS = frozenset(REGION_MENU.split())
+# ISO 3166 codes DuckDuckGo spells differently
+COUNTRY_ALIASES = {"gb": "uk", "sa": "xa", "si": "sl"}
+CHALLENGE = "form#challenge-form, [data-testid='anomaly-modal'], div.anomaly-modal__modal, form[action*='anomaly.js']"
+NO_RESULTS = "#links .no-results, div.result--no-result"
+ITEMS = "#links div.web-result"
+VQD_IN_SCRIPT = re.compile(r"""vqd=["']?(\d+-[\d-]+)""")
+
+
+class DuckDuckGo(Engine):
+    """POSTs to html.duckduckgo.com/html/; pages >= 2 need the vqd token of page 1 (a warm-up)."""
+
+    name = "duckduckgo"
+    kind = "scraped"
+    base_url = "https://html.duckduckgo.com"
+    index = "bing"
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
+    rate_per_minute = 8.0
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        kl = region_code(request)
+        form = {"q": _query(request), "kl": kl, "kp": SAFESEARCH[request.safesearch]}
+        cookies = [f"kl={kl}"]
+        if request.freshness:
+            form["df"] = FRESHNESS[request.freshness]
+            cookies.append(f"df={form['df']}")
+        form.update(self._page_fields(request, tokens))
+        headers = self.browser_headers(
+            **{
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Referer": self.url("/html/"),
+                "Cookie": "; ".join(cookies),
+                "Sec-Fetch-Dest": "document",
+                "Sec-Fetch-Mode": "navigate",
+                "Sec-Fetch-Site": "same-origin",
+                "Sec-Fetch-User": "?1",
+            }
+        )
+        return httpx.Request("POST", self.url("/html/"), data=form, headers=headers)
+
+    def _page_fields(self, request: SearchRequest, tokens: Tokens | None) -> dict[str, str]:
+        """Page 1's blank button field, or the next-page form fields with page 1's vqd."""
+        if request.page == 1:
+            return {"b": ""}
+        vqd = (tokens or {}).get("vqd")
+        if not vqd:
+            raise UnavailableError(
+                f"cannot ask for page {request.page} without the vqd token of page 1 (page 1 carried none: "
+                "it has no further pages, or its markup changed); asking without it invites CAPTCHAs",
+                engine=self.name,
+                hint="Ask for page 1, or use another engine for later pages.",
+            )
+        offset = 10 + (request.page - 2) * 15
+        return {
+            "vqd": vqd,
+            "nextParams": "",
+            "api": "d.js",
+            "o": "json",
+            "v": "l",
+            "s": str(offset),
+            "dc": str(offset + 1),
+        }
+
+    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
+        if request.page == 1:
+            return None
+        return self.build_request(request.model_copy(update={"page": 1}))
+
+    def warm_up_key(self, request: SearchRequest) -> str:
+        # vqd is bound to the query (and our stable User-Agent); the region picks which page 1 it came from
+        return f"{self.name}|{region_code(request)}|{_query(request)}"
+
+    def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
+        self._check_challenge(LexborHTMLParser(response.text))
+        vqd = find_vqd(response.text)
+        return {"vqd": vqd} if vqd else {}
+
+    def check_response(self, response: httpx.Response) -> None:
+        if response.status_code == 202:
+            raise BlockedError(
+                "answered HTTP 202 with its bot challenge instead of results", kind="captcha", engine=self.name
+            )
+        super().check_response(response)
+
+    def check_redirect(self, response: httpx.Response) -> None:
+        location = response.headers.get("location", "")
+        if "anomaly" in location or "challenge" in location:
+            raise BlockedError("redirected to its bot challenge instead of results", kind="captcha", engine=self.name)
+        super().check_redirect(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        tree = LexborHTMLParser(response.text)
+        self._check_challenge(tree)
+        hits: list[Hit] = []
+        for item in tree.css(ITEMS):
+            hit = self._hit(item, len(hits) + 1)
+            if hit is not None:
+                hits.append(hit)
+        if hits or tree.css_first(NO_RESULTS) is not None:
+            return hits
+        if "/d.js?" in response.text:
+            raise self.parse_error("got the JavaScript duckduckgo.com page (results load from d.js), not html results")
+        raise self.parse_error("no web-result items and no no-results notice on the page")
+
+    def _check_challenge(self, tree: LexborHTMLParser) -> None:
+        if tree.css_first(CHALLENGE) is not None:
+            raise BlockedError(
+                "answered with its 'bots use DuckDuckGo too' challenge", kind="captcha", engine=self.name
+            )
+
+    def _hit(self, item: LexborNode, rank: int) -> Hit | None:
+        if "result--ad" in (item.attributes.get("class") or ""):
+            return None
+        link = item.css_first("h2 a") or item.css_first("a.result__a") or item.css_first("a.large")
+        href = (link.attributes.get("href") or "").strip() if link is not None else ""
+        if link is None or not href or not link.text().strip():
+            return None
+        url = decode_redirect(href, self.url("/html/"))
+        if urlsplit(url).path.startswith("/y.js"):
+            return None
+        snippet = item.css_first(".result__snippet") or item.css_first("div.snippet")
+        display = item.css_first(".result__url") or item.css_first("div.url")
+        return self.hit(
+            rank,
+            link.text(),
+            url,
+            snippet=snippet.text() if snippet is not None else "",
+            display_url=display.text() if display is not None else None,
+            date=_date(item),
+        )
+
+
+def region_code(request: SearchRequest) -> str:
+    """DuckDuckGo's kl for the request: region-language where DuckDuckGo has it, else its main variant."""
+    if not request.region:
+        return "wt-wt"
+    country = COUNTRY_ALIASES.get(request.region, request.region)
+    language = (request.language or "").split("-")[0]
+    if language == "zh" and country in ("tw", "hk"):
+        language = "tzh"
+    variants = sorted(code for code in REGIONS if code.startswith(f"{country}-"))
+    if f"{country}-{language}" in REGIONS:
+        return f"{country}-{language}"
+    if f"{country}-{country}" in REGIONS:
+        return f"{country}-{country}"
+    return variants[0] if variants else "wt-wt"
+
+
+def decode_redirect(href: str, page_url: str) -> str:
+    """The target of a //duckduckgo.com/l/?uddg= redirect, else the href made absolute."""
+    url = urljoin(page_url, href)
+    parts = urlsplit(url)
+    if parts.hostname and parts.hostname.endswith("duckduckgo.com") and parts.path.startswith("/l/"):
+        target = parse_qs(parts.query).get("uddg", [""])[0]
+        if target.startswith(("http://", "https://")):
+            return target
+    return url
+
+
+def find_vqd(html: str) -> str | None:
+    """The vqd token of a results page: the next-page form's input, or the script variable of duckduckgo.com."""
+    node = LexborHTMLParser(html).css_first("input[name=vqd]")
+    value = (node.attributes.get("value") or "").strip() if node is not None else ""
+    if value:
+        return value
+    match = VQD_IN_SCRIPT.search(html)
+    return match[1] if match else None
+
+
+def _query(request: SearchRequest) -> str:
+    return f"{request.query} site:{request.site}" if request.site else request.query
+
+
+def _date(item: LexborNode) -> str | None:
+    """The ISO timestamp DuckDuckGo prints beside the result URL, as a date."""
+    for span in item.css(".result__extras__url > span"):
+        text = span.text().strip()
+        if re.match(r"\d{4}-\d{2}-\d{2}", text):
+            return text[:10]
+    return None
