@@ -1,0 +1,95 @@
+"""Exa: neural web search API (POST api.exa.ai/search, camelCase JSON, key in the x-api-key header).
+
+Snippets come from Exa's highlights (asked for with a character cap, as SearXNG does) so no full page text is
+paid for. There is no offset, so `page` is not honoured. Freshness becomes startPublishedDate, an absolute date
+counted back from today's UTC date (Exa then drops results without a date, which is what "only recent" means).
+Errors use the base mapping: 401 key, 402 credits or key budget spent (quota), 429 rate limit, 5xx.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from webreach.engines._base import Engine, Tokens
+from webreach.models import Freshness, Hit, SearchRequest
+
+MAX_RESULTS = 100
+FRESHNESS_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
+HIGHLIGHT_CHARS = 500
+
+
+class Exa(Engine):
+    """Exa /search with highlights."""
+
+    name = "exa"
+    kind = "api"
+    base_url = "https://api.exa.ai"
+    index = "exa"
+    needs_key = True
+    supports: ClassVar[frozenset[str]] = frozenset({"site", "freshness", "region", "safesearch"})
+    rate_per_minute = 60.0
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        body: dict[str, Any] = {
+            "query": request.query,
+            "numResults": min(request.limit, MAX_RESULTS),
+            "type": "auto",
+            "contents": {"highlights": {"maxCharacters": HIGHLIGHT_CHARS}},
+        }
+        if request.site:
+            body["includeDomains"] = [request.site]
+        if request.freshness:
+            body["startPublishedDate"] = published_since(request.freshness, datetime.now(UTC))
+        if request.region:
+            body["userLocation"] = request.region.upper()
+        if request.safesearch == "strict":
+            body["moderation"] = True  # Exa's only filter; unmoderated is its default, which "off" asks for
+        headers = {"x-api-key": self.api_key(), "Accept": "application/json"}
+        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self.parse_error("answered with something other than JSON") from None
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list):
+            raise self.parse_error("no results list in the answer")
+        hits: list[Hit] = []
+        for item in results:
+            if isinstance(item, dict) and item.get("url"):
+                hits.append(self._hit(len(hits) + 1, item))
+        return hits
+
+    def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
+        url = item["url"]
+        return self.hit(
+            rank,
+            item.get("title") or url,  # Exa leaves title empty for some pages
+            url,
+            snippet=snippet_of(item),
+            date=item.get("publishedDate"),
+            source=item.get("author") or urlsplit(url).hostname,
+        )
+
+
+def published_since(freshness: Freshness, now: datetime) -> str:
+    """startPublishedDate for a freshness window ending at `now` (midnight UTC of the first day)."""
+    start = (now - timedelta(days=FRESHNESS_DAYS[freshness])).date()
+    return f"{start.isoformat()}T00:00:00.000Z"
+
+
+def snippet_of(item: dict[str, Any]) -> str:
+    """Highlights joined, else the start of the text, else the summary."""
+    highlights = [h for h in item.get("highlights") or [] if isinstance(h, str)]
+    if highlights:
+        return " … ".join(highlights)
+    text = item.get("text")
+    if isinstance(text, str) and text:
+        return text[:HIGHLIGHT_CHARS]
+    summary = item.get("summary")
+    return summary if isinstance(summary, str) else ""

@@ -1,0 +1,168 @@
+"""Google Programmable Search Engine (Custom Search JSON API): GET www.googleapis.com/customsearch/v1.
+
+It needs two settings: the API key and the engine id, `cx`, from options["cx"]; ensure_configured reports
+either one missing. (build_request leaves a missing cx out rather than failing, so a request can still be built
+for inspection; Google refuses it.) Google closed the API to new customers and ends it on 2027-01-01.
+
+Paging is 1-based `start` with at most 10 per request and start + num <= 100. There is no `items` key at all
+when nothing matched. Dates come from pagemap metatags when present, else from the "Mar 17, 2023 ... " prefix
+Google puts in front of dated snippets (which is then cut from the snippet). Errors are Google API errors
+({"error": {"code", "message", "errors": [{"reason"}], "status"}}): an invalid key is 400 keyInvalid, the daily
+quota is 429 (or the older 403 dailyLimitExceeded) with a per-day message, other 429s are per-minute limits.
+The key travels in the query string, as the API requires: never log request URLs of this engine.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, ClassVar
+
+import httpx
+
+from webreach.engines._base import Engine, Tokens, retry_after_seconds
+from webreach.errors import AuthFailedError, NotConfiguredError, QuotaExhaustedError, RateLimitedError
+from webreach.models import Hit, SearchRequest
+
+MAX_RESULTS = 10
+DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
+SAFE = {"off": "off", "strict": "active"}
+TRADITIONAL_CHINESE = frozenset({"zh-tw", "zh-hk", "zh-hant"})
+SNIPPET_DATE = re.compile(r"^([A-Z][a-z]{2} \d{1,2}, \d{4}) \.\.\. ")
+DATE_METATAGS = ("article:published_time", "og:updated_time", "article:modified_time", "date")
+QUOTA_REASONS = frozenset({"dailyLimitExceeded", "quotaExceeded", "billingNotEnabled"})
+KEY_REASONS = frozenset({"keyInvalid", "API_KEY_INVALID"})  # the legacy reason, and the newer ErrorInfo one
+
+
+class GoogleCse(Engine):
+    """Google Custom Search JSON API."""
+
+    name = "google_cse"
+    kind = "api"
+    base_url = "https://www.googleapis.com"
+    index = "google"
+    needs_key = True
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+    rate_per_minute = 60.0
+
+    def ensure_configured(self) -> None:
+        super().ensure_configured()
+        if not self.settings.options.get("cx"):
+            raise NotConfiguredError(
+                "needs a search engine id (set WEBREACH_ENGINES__GOOGLE_CSE__OPTIONS__CX or options.cx)",
+                engine=self.name,
+            )
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        count = min(request.limit, MAX_RESULTS)
+        params = {"key": self.api_key(), "q": request.query, "num": str(count)}
+        cx = self.settings.options.get("cx")
+        if cx:
+            params["cx"] = cx
+        if request.page > 1:
+            params["start"] = str((request.page - 1) * count + 1)
+        if request.site:
+            params.update(siteSearch=request.site, siteSearchFilter="i")
+        if request.freshness:
+            params["dateRestrict"] = DATE_RESTRICT[request.freshness]
+        if request.language:
+            params.update(lr=language_restrict(request.language), hl=request.language)
+        if request.region:
+            params["gl"] = request.region
+        if request.safesearch in SAFE:
+            params["safe"] = SAFE[request.safesearch]
+        return httpx.Request("GET", self.url("/customsearch/v1"), params=params, headers={"Accept": "application/json"})
+
+    def check_response(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if status in (400, 403, 429):
+            error = _error(response)
+            reasons = _reasons(error)
+            per_day = "per day" in str(error.get("message", "")).lower() or bool(reasons & QUOTA_REASONS)
+            if status == 400 and reasons & KEY_REASONS:
+                raise AuthFailedError(f"rejected the API key (HTTP 400){self._detail(response)}", engine=self.name)
+            if status in (403, 429) and per_day:
+                raise QuotaExhaustedError(
+                    f"daily quota used up (HTTP {status}){self._detail(response)}", engine=self.name
+                )
+            if status == 429:
+                raise RateLimitedError(
+                    f"rate limited (HTTP 429){self._detail(response)}",
+                    engine=self.name,
+                    retry_after=retry_after_seconds(response),
+                )
+        super().check_response(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self.parse_error("answered with something other than JSON") from None
+        if not isinstance(data, dict):
+            raise self.parse_error("answered with JSON that is not an object")
+        items = data.get("items")
+        if items is None and isinstance(data.get("searchInformation"), dict):
+            return []  # Google leaves out `items` when nothing matched
+        if not isinstance(items, list):
+            raise self.parse_error("no items list in the answer")
+        hits: list[Hit] = []
+        for item in items:
+            if isinstance(item, dict) and item.get("link"):
+                hits.append(self._hit(len(hits) + 1, item))
+        return hits
+
+    def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
+        snippet, shown = split_snippet_date(item.get("snippet") or "")
+        return self.hit(
+            rank,
+            item.get("title") or item["link"],
+            item["link"],
+            snippet=snippet,
+            date=metatag_date(item) or shown,
+            source=item.get("displayLink"),
+            display_url=item.get("formattedUrl"),
+        )
+
+
+def language_restrict(language: str) -> str:
+    """lr for a language code: lang_xx, with Google's two Chinese variants spelled out."""
+    if language.startswith("zh"):
+        return "lang_zh-TW" if language in TRADITIONAL_CHINESE else "lang_zh-CN"
+    return f"lang_{language.split('-')[0]}"
+
+
+def split_snippet_date(snippet: str) -> tuple[str, str | None]:
+    """("Mar 17, 2023 ... text") -> ("text", "2023-03-17"); snippets without the prefix come back unchanged."""
+    match = SNIPPET_DATE.match(snippet)
+    if not match:
+        return snippet, None
+    try:
+        shown = datetime.strptime(match.group(1), "%b %d, %Y").date().isoformat()
+    except ValueError:
+        return snippet, None
+    return snippet[match.end() :], shown
+
+
+def metatag_date(item: dict[str, Any]) -> str | None:
+    """A publication date from the page's own metatags, when Google passes them on."""
+    metatags = (item.get("pagemap") or {}).get("metatags") or [{}]
+    tags = metatags[0] if isinstance(metatags[0], dict) else {}
+    for name in DATE_METATAGS:
+        if isinstance(tags.get(name), str) and tags[name]:
+            return str(tags[name])
+    return None
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+def _reasons(error: dict[str, Any]) -> set[str]:
+    """Every reason code in a Google API error: legacy errors[].reason and ErrorInfo details[].reason."""
+    entries = [*(error.get("errors") or []), *(error.get("details") or [])]
+    return {str(e["reason"]) for e in entries if isinstance(e, dict) and e.get("reason")}

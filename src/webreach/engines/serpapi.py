@@ -1,0 +1,195 @@
+"""SerpApi: Google, Bing or Baidu results as JSON (GET serpapi.com/search.json?engine=..., key in api_key).
+
+One module, three dialects, picked by the `engine` option (google by default). Each dialect has its own
+parameters (google: num/start/hl/gl/tbs/safe; bing: count/first/mkt or cc/safeSearch; baidu: rn/pn/q6) and its
+own underlying index, so routing dedupes a SerpApi Google hit with Serper's. `index`, `supports` and
+`language_hint` are ClassVars on Engine; a SerpApi instance shadows them with instance attributes set from the
+option, so `engine.index` is "google", "bing" or "baidu" while `SerpApi.index` keeps the default, "google".
+
+Errors (serpapi.com/api-status-and-error-codes): 401 bad key; 429 is either the hourly throughput limit or
+"Your account has run out of searches." (quota). A 200 whose search_metadata.status is "Error" failed upstream,
+except the documented empty case ("... hasn't returned any results", organic_results_state "Fully empty").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from webreach.config import EngineSettings
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import NotConfiguredError, QuotaExhaustedError, UnavailableError
+from webreach.models import Hit, SearchRequest
+
+ALL_PARAMETERS = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+GOOGLE_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+GOOGLE_SAFE = {"off": "off", "strict": "active"}
+BING_SAFE = {"off": "Off", "moderate": "Moderate", "strict": "Strict"}
+EMPTY_MARKERS = ("hasn't returned any results", "Fully empty")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one SerpApi engine answers from and which request parameters it honours."""
+
+    index: str
+    supports: frozenset[str]
+    max_results: int
+    language_hint: str | None = None
+
+
+DIALECTS = {
+    "google": Dialect("google", ALL_PARAMETERS, 100),
+    # Bing's date filter needs absolute day numbers for "year"; Baidu's needs Unix timestamps
+    "bing": Dialect("bing", frozenset({"page", "site", "language", "region", "safesearch"}), 50),
+    "baidu": Dialect("baidu", frozenset({"page", "site"}), 50, language_hint="zh"),
+}
+
+
+class SerpApi(Engine):
+    """SerpApi search.json with engine=google|bing|baidu."""
+
+    name = "serpapi"
+    kind = "api"
+    base_url = "https://serpapi.com"
+    index = "google"
+    needs_key = True
+    supports = DIALECTS["google"].supports
+    rate_per_minute = 60.0
+
+    def __init__(self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> None:
+        super().__init__(settings, user_agent=user_agent)
+        self.engine = self.settings.options.get("engine", "google").strip().lower()
+        dialect = DIALECTS.get(self.engine)
+        if dialect is not None:
+            # per-instance values shadow the ClassVars (mypy forbids assigning ClassVars through self)
+            vars(self).update(index=dialect.index, supports=dialect.supports, language_hint=dialect.language_hint)
+
+    def ensure_configured(self) -> None:
+        super().ensure_configured()
+        self._dialect()
+
+    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
+        missing = super().unsupported(request)
+        if self.engine == "bing" and request.language and not request.region and "language" not in missing:
+            # Bing takes a language only as part of a market (mkt=en-US), which needs a region too
+            missing = (*missing, "language")
+        return missing
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        dialect = self._dialect()
+        count = min(request.limit, dialect.max_results)
+        params = {"engine": self.engine, "api_key": self.api_key()}
+        if self.engine == "google":
+            params.update(google_params(request, count))
+        elif self.engine == "bing":
+            params.update(bing_params(request, count))
+        else:
+            params.update(baidu_params(request, count))
+        return httpx.Request("GET", self.url("/search.json"), params=params, headers={"Accept": "application/json"})
+
+    def check_response(self, response: httpx.Response) -> None:
+        if response.status_code == 429 and "run out of searches" in response.text:
+            raise QuotaExhaustedError(f"account has run out of searches{self._detail(response)}", engine=self.name)
+        super().check_response(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self.parse_error("answered with something other than JSON") from None
+        if not isinstance(data, dict):
+            raise self.parse_error("answered with JSON that is not an object")
+        error = data.get("error")
+        status = (data.get("search_metadata") or {}).get("status")
+        state = (data.get("search_information") or {}).get("organic_results_state")
+        if any(marker in f"{error} {state}" for marker in EMPTY_MARKERS):
+            return []
+        if error or status == "Error":
+            raise UnavailableError(f"search failed upstream: {self._redact(str(error or status))}", engine=self.name)
+        organic = data.get("organic_results")
+        if not isinstance(organic, list):
+            raise self.parse_error("no organic_results in the answer")
+        items = sorted(
+            (item for item in organic if isinstance(item, dict) and item.get("link")),
+            key=lambda item: item.get("position") or 0,
+        )
+        return [self._hit(rank, item) for rank, item in enumerate(items, 1)]
+
+    def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
+        return self.hit(
+            rank,
+            item.get("title") or item["link"],
+            item["link"],  # Baidu's may be a baidu.com/link?url= redirect: kept, the reader resolves it
+            snippet=item.get("snippet") or "",
+            date=iso_date(item.get("date")),
+            source=item.get("source"),
+            display_url=item.get("displayed_link"),
+        )
+
+    def _dialect(self) -> Dialect:
+        dialect = DIALECTS.get(self.engine)
+        if dialect is None:
+            raise NotConfiguredError(
+                f"option engine={self.engine!r} is not one of {', '.join(DIALECTS)}", engine=self.name
+            )
+        return dialect
+
+    def _redact(self, text: str) -> str:
+        key = self.settings.key()
+        return text.replace(key, "***") if key else text
+
+
+def google_params(request: SearchRequest, count: int) -> dict[str, str]:
+    """engine=google: num/start, hl/gl, tbs=qdr:x, safe=active|off, site: in q."""
+    params = {"q": _with_site(request), "num": str(count)}
+    if request.page > 1:
+        params["start"] = str((request.page - 1) * count)
+    if request.language:
+        params["hl"] = request.language
+    if request.region:
+        params["gl"] = request.region
+    if request.freshness:
+        params["tbs"] = GOOGLE_TBS[request.freshness]
+    if request.safesearch in GOOGLE_SAFE:
+        params["safe"] = GOOGLE_SAFE[request.safesearch]
+    return params
+
+
+def bing_params(request: SearchRequest, count: int) -> dict[str, str]:
+    """engine=bing: count/first (1-based), mkt=<lang>-<COUNTRY> or cc alone (they exclude each other)."""
+    params = {"q": _with_site(request), "count": str(count), "safeSearch": BING_SAFE[request.safesearch]}
+    if request.page > 1:
+        params["first"] = str((request.page - 1) * count + 1)
+    if request.region and request.language:
+        params["mkt"] = f"{request.language.split('-')[0]}-{request.region.upper()}"
+    elif request.region:
+        params["cc"] = request.region
+    return params
+
+
+def baidu_params(request: SearchRequest, count: int) -> dict[str, str]:
+    """engine=baidu: rn/pn (an item offset), q6 for the site."""
+    params = {"q": request.query, "rn": str(count)}
+    if request.page > 1:
+        params["pn"] = str((request.page - 1) * count)
+    if request.site:
+        params["q6"] = request.site
+    return params
+
+
+def _with_site(request: SearchRequest) -> str:
+    return f"{request.query} site:{request.site}" if request.site else request.query
+
+
+def iso_date(text: str | None) -> str | None:
+    """The shown date ("Sep 11, 2023") as an ISO date; a bare year or a relative age stays as shown."""
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text, "%b %d, %Y").date().isoformat()
+    except ValueError:
+        return text

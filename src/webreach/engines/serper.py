@@ -1,0 +1,92 @@
+"""Serper (google.serper.dev): Google results as JSON, key in the X-API-KEY header.
+
+One POST to /search with {"q", "num", "page", "gl", "hl", "tbs"}. Serper also takes a JSON array of queries
+(a batch) and then answers with an array; the parser accepts that form and reads its first answer. Errors:
+403 {"message": "Unauthorized."} is a bad key, 400 "Not enough credits" means the credits are spent
+(reported by users, unverified), 429 on bursts. Google's shown dates ("Jan 29, 2023") become ISO dates.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+import httpx
+
+from webreach.engines._base import Engine, Tokens
+from webreach.errors import QuotaExhaustedError
+from webreach.models import Hit, SearchRequest
+
+MAX_RESULTS = 100
+FRESHNESS_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+
+
+class Serper(Engine):
+    """Serper /search (Google)."""
+
+    name = "serper"
+    kind = "api"
+    base_url = "https://google.serper.dev"
+    index = "google"
+    needs_key = True
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region"})
+    rate_per_minute = 60.0
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        query = f"{request.query} site:{request.site}" if request.site else request.query
+        body: dict[str, Any] = {"q": query, "num": min(request.limit, MAX_RESULTS)}
+        if request.page > 1:
+            body["page"] = request.page
+        if request.region:
+            body["gl"] = request.region
+        if request.language:
+            body["hl"] = request.language
+        if request.freshness:
+            body["tbs"] = FRESHNESS_TBS[request.freshness]
+        headers = {"X-API-KEY": self.api_key(), "Accept": "application/json"}
+        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+
+    def check_response(self, response: httpx.Response) -> None:
+        if response.status_code == 400 and "not enough credits" in response.text.lower():
+            raise QuotaExhaustedError(f"credits used up{self._detail(response)}", engine=self.name)
+        super().check_response(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self.parse_error("answered with something other than JSON") from None
+        if isinstance(data, list) and data:
+            data = data[0]  # the batch form: one answer per query sent
+        if not isinstance(data, dict):
+            raise self.parse_error("answered with JSON that is not a search answer")
+        organic = data.get("organic")
+        if organic is None and isinstance(data.get("searchParameters"), dict):
+            return []  # a well-formed answer without an organic block: Google found nothing
+        if not isinstance(organic, list):
+            raise self.parse_error("no organic results list in the answer")
+        items = sorted(
+            (item for item in organic if isinstance(item, dict) and item.get("link")),
+            key=lambda item: item.get("position") or 0,
+        )
+        return [
+            self.hit(
+                rank,
+                item.get("title") or item["link"],
+                item["link"],
+                snippet=item.get("snippet") or "",
+                date=iso_date(item.get("date")),
+                source=item.get("source"),
+            )
+            for rank, item in enumerate(items, 1)
+        ]
+
+
+def iso_date(text: str | None) -> str | None:
+    """Google's shown date ("Jan 29, 2023") as an ISO date; relative ones ("3 hours ago") stay as shown."""
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text, "%b %d, %Y").date().isoformat()
+    except ValueError:
+        return text

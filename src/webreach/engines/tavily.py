@@ -1,0 +1,110 @@
+"""Tavily: an LLM-oriented search API (POST api.tavily.com/search), results already ranked by relevance.
+
+Tavily has a throttled keyless mode, but webreach treats the key as required so usage is attributable and the
+rate limit is the documented one. There is no offset, so `page` is not honoured; `max_results` tops out at 20.
+Errors (help center + tavily-python): 401 bad key, 429 rate limit with Retry-After (the keyless envelope puts
+retry_after_seconds in the body instead), 432 plan limit and 433 pay-as-you-go limit, both quota.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from webreach.engines._base import Engine, Tokens, retry_after_seconds
+from webreach.errors import QuotaExhaustedError, RateLimitedError
+from webreach.models import Hit, SearchRequest
+
+MAX_RESULTS = 20
+QUOTA_STATUSES = {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
+
+
+class Tavily(Engine):
+    """Tavily /search."""
+
+    name = "tavily"
+    kind = "api"
+    base_url = "https://api.tavily.com"
+    index = "tavily"
+    needs_key = True
+    supports: ClassVar[frozenset[str]] = frozenset({"site", "freshness"})
+    rate_per_minute = 60.0
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        body: dict[str, Any] = {
+            "query": request.query,
+            "max_results": min(request.limit, MAX_RESULTS),
+            "search_depth": "basic",  # 1 credit; advanced costs 2
+            "topic": "general",
+            "include_answer": False,
+            "include_raw_content": False,
+            "include_images": False,
+        }
+        if request.site:
+            body["include_domains"] = [request.site]
+        if request.freshness:
+            body["time_range"] = request.freshness
+        headers = {"Authorization": f"Bearer {self.api_key()}", "Accept": "application/json"}
+        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+
+    def check_response(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if status in QUOTA_STATUSES:
+            raise QuotaExhaustedError(
+                f"{QUOTA_STATUSES[status]} (HTTP {status}){self._detail(response)}", engine=self.name
+            )
+        if status == 429:
+            raise RateLimitedError(
+                f"rate limited (HTTP 429){self._detail(response)}",
+                engine=self.name,
+                retry_after=retry_after_seconds(response) or _body_retry_after(response),
+            )
+        super().check_response(response)
+
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self.parse_error("answered with something other than JSON") from None
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list):
+            raise self.parse_error("no results list in the answer")
+        hits: list[Hit] = []
+        for item in results:
+            if not isinstance(item, dict) or not item.get("url"):
+                continue
+            url = item["url"]
+            hits.append(
+                self.hit(
+                    len(hits) + 1,
+                    item.get("title") or url,
+                    url,
+                    snippet=item.get("content") or "",
+                    date=iso_date(item.get("published_date")),
+                    source=urlsplit(url).hostname,
+                )
+            )
+        return hits
+
+
+def _body_retry_after(response: httpx.Response) -> float | None:
+    """retry_after_seconds from the keyless-mode error envelope, when present."""
+    try:
+        error = response.json().get("error")
+        value = error.get("retry_after_seconds") if isinstance(error, dict) else None
+    except (ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def iso_date(text: str | None) -> str | None:
+    """published_date as ISO 8601: news results carry RFC 2822 dates ("Thu, 07 Mar 2024 14:00:00 GMT")."""
+    if not text:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(text).isoformat()
+    except (TypeError, ValueError):
+        return text
