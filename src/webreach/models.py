@@ -154,3 +154,68 @@ class SearchResponse(BaseModel):
     query: str
     results: tuple[Hit, ...]
     meta: SearchMeta
+
+
+ReadFormat = Literal["markdown", "text", "html", "json"]
+ReaderName = Literal["auto", "direct", "browser", "jina"]
+MAX_URL_CHARS = 4096
+DEFAULT_MAX_CHARS = 8000
+MAX_WINDOW_CHARS = 200_000
+
+
+class ReadRequest(BaseModel):
+    """What to read: a URL, or a numbered ref from an earlier search in the same session."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str | None = Field(None, max_length=MAX_URL_CHARS, description="http(s) URL to read.")
+    ref: int | None = Field(None, ge=1, description="Result number from an earlier web_search in this session.")
+    start: int = Field(0, ge=0, description="Character offset to start the window at (from next_start).")
+    max_chars: int = Field(DEFAULT_MAX_CHARS, ge=100, le=MAX_WINDOW_CHARS, description="Window size in characters.")
+    max_tokens: int | None = Field(None, ge=10, description="Also cap the window at this many tokens.")
+    format: ReadFormat = Field("markdown", description="markdown, text, html (cleaned) or json (structured).")
+    reader: ReaderName = Field("auto", description="auto, direct, browser (JavaScript pages) or jina.")
+
+    @field_validator("url")
+    @classmethod
+    def _strip_url(cls, value: str | None) -> str | None:
+        return value.strip() if value is not None else None
+
+    def model_post_init(self, context: Any, /) -> None:
+        if (self.url is None) == (self.ref is None):
+            raise ValueError("give exactly one of url or ref")
+
+    @classmethod
+    def create(cls, **fields: Any) -> ReadRequest:
+        """Validate caller input; problems become one InvalidInputError."""
+        try:
+            return cls.model_validate({k: v for k, v in fields.items() if v is not None})
+        except (ValidationError, ValueError) as exc:
+            message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise InvalidInputError(message) from None
+
+
+class Page(BaseModel):
+    """A read page: metadata plus one window of its extracted content."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: str = Field(description="The URL asked for (a ref resolved to its URL).")
+    final_url: str = Field(description="Where redirects ended.")
+    status: int
+    content_type: str
+    title: str | None = None
+    author: str | None = None
+    date: str | None = None
+    language: str | None = None
+    canonical_url: str | None = None
+    format: ReadFormat = "markdown"
+    content: str = Field(description="The window [start, start + len(content)) of the extracted content.")
+    start: int = 0
+    total_chars: int = Field(description="Length of the whole extracted content.")
+    next_start: int | None = Field(None, description="Where the next window starts; None at the end.")
+    truncated: bool = False
+    tokens: int | None = Field(None, description="Tokens in the window (when max_tokens was asked for).")
+    tokens_estimated: bool = Field(False, description="True when no tokenizer was installed and tokens is an estimate.")
+    reader: str = Field("direct", description="Reader that produced the page.")
+    cached: bool = False
