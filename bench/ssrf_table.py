@@ -17,7 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the case table lives beside the test that runs it
 
-from fetch.ssrf_cases import CASES, render, summarize, verdict  # noqa: E402
+from fetch.ssrf_cases import CASES  # noqa: E402
+from fetch.ssrf_core import render, summarize, verdict  # noqa: E402
 
 
 async def main() -> int:
@@ -34,7 +35,7 @@ async def main() -> int:
         "outcomes": [{"id": case.id, "url": case.url, "expect": case.expect, "got": got} for case, got in outcomes],
     }
     out = ROOT / "bench" / "results" / "ssrf_table.json"
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"\n{len(CASES)} cases, {len(misses)} unexpected; wrote {out.relative_to(ROOT)}")
     return 1 if misses else 0
 

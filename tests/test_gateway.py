@@ -1,0 +1,139 @@
+"""The Gateway end to end in-process: real HTTP over loopback to the fake web, real policies and routing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from webreach import (
+    AllEnginesFailedError,
+    BlockedError,
+    EngineSettings,
+    Gateway,
+    InvalidInputError,
+    NotConfiguredError,
+    SearchRequest,
+    Settings,
+)
+from webreach.config import CacheSettings
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+SECRET = "sk-live-SECRET-0123456789"
+
+
+@pytest.fixture
+async def web() -> AsyncIterator[FakeWeb]:
+    async with FakeWeb() as server:
+        yield server
+
+
+def settings_for(web: FakeWeb, **overrides: Any) -> Settings:
+    fields: dict[str, Any] = {"fake_web": web.url, "hedge_delay": 0.5, "request_deadline": 10.0}
+    fields.update(overrides)
+    return Settings(**fields)
+
+
+async def test_named_engine_answers_from_the_fake_web(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        response = await gateway.search(SearchRequest(query="python asyncio", limit=3), engine="bing")
+    assert 0 < len(response.results) <= 3
+    assert {hit.engine for hit in response.results} == {"bing"}
+    assert response.meta.mode == "engine"
+    assert web.count("bing") == 1
+
+
+async def test_second_identical_search_is_served_from_cache(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        request = SearchRequest(query="python asyncio")
+        await gateway.search(request, engine="mojeek")
+        again = await gateway.search(SearchRequest(query="  Python   asyncio "), engine="mojeek")
+    assert again.meta.attempts[0].cached is True
+    assert web.count("mojeek") == 1
+
+
+async def test_multi_merges_and_dedupes_across_engines(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        response = await gateway.search(
+            SearchRequest(query="python asyncio", limit=20), engine="multi", engines=["bing", "mojeek", "brave"]
+        )
+    urls = [hit.url.rstrip("/") for hit in response.results]
+    assert len(urls) == len(set(urls)), "no URL twice"
+    shared = [hit for hit in response.results if len(hit.engines) > 1]
+    assert shared, "a page several engines found is listed once, naming every engine"
+    assert shared[0].rank < response.results[-1].rank, "agreement ranks higher"
+    assert set(response.meta.engines_used) == {"bing", "mojeek", "brave"}
+
+
+async def test_auto_moves_past_a_blocked_engine_and_suspends_it(web: FakeWeb) -> None:
+    web.set_scenario("duckduckgo", fault="captcha")
+    async with Gateway.from_settings(settings_for(web, auto_order=["duckduckgo", "mojeek"])) as gateway:
+        first = await gateway.search(SearchRequest(query="python asyncio"))
+        second = await gateway.search(SearchRequest(query="asyncio event loop"))
+    assert [a.code for a in first.meta.attempts] == ["captcha", None]
+    assert second.meta.attempts[0].status == "skipped"
+    assert second.meta.attempts[0].code == "suspended"
+    assert second.meta.attempts[0].retry_after and second.meta.attempts[0].retry_after > 60
+    assert web.count("duckduckgo") == 1, "a suspended engine gets no request"
+
+
+async def test_single_engine_error_is_the_engines_own_typed_error(web: FakeWeb) -> None:
+    web.set_scenario("bing", fault="captcha")
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        with pytest.raises(BlockedError) as caught:
+            await gateway.search(SearchRequest(query="python asyncio"), engine="bing")
+    assert caught.value.error_code == "captcha"
+    assert caught.value.engine == "bing"
+
+
+async def test_stale_cache_answers_when_every_engine_fails(web: FakeWeb) -> None:
+    cache = CacheSettings(ttl_seconds=0.0001)
+    async with Gateway.from_settings(settings_for(web, cache=cache, auto_order=["mojeek"])) as gateway:
+        await gateway.search(SearchRequest(query="python asyncio"))
+        web.set_scenario("mojeek", status=503)
+        stale = await gateway.search(SearchRequest(query="python asyncio"))
+    assert stale.meta.stale is True
+    assert stale.results
+    assert stale.meta.attempts[0].code == "unavailable"
+
+
+async def test_all_engines_failing_lists_every_reason(web: FakeWeb) -> None:
+    web.set_scenario("mojeek", status=503)
+    web.set_scenario("bing", fault="captcha")
+    async with Gateway.from_settings(settings_for(web, auto_order=["bing", "mojeek"])) as gateway:
+        with pytest.raises(AllEnginesFailedError) as caught:
+            await gateway.search(SearchRequest(query="python asyncio"))
+    body = caught.value.to_dict()
+    assert body["code"] == "all_engines_failed"
+    assert [e["code"] for e in body["errors"]] == ["captcha", "unavailable"]
+    assert [a["engine"] for a in body["attempts"]] == ["bing", "mojeek"]
+
+
+async def test_unknown_engine_lists_valid_ones(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        with pytest.raises(InvalidInputError) as caught:
+            await gateway.search(SearchRequest(query="q"), engine="altavista")
+    assert "duckduckgo" in str(caught.value)
+
+
+async def test_api_engine_without_key_is_not_configured_and_left_out_of_auto(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        with pytest.raises(NotConfiguredError):
+            await gateway.search(SearchRequest(query="q"), engine="tavily")
+        assert "tavily" not in gateway.auto_order("python asyncio")
+        assert gateway.auto_order("异步编程 教程")[0] in ("baidu", "sogou")
+    assert web.count("tavily") == 0
+
+
+async def test_api_key_reaches_the_provider_but_never_output_or_reprs(web: FakeWeb) -> None:
+    engines = {"tavily": EngineSettings(api_key=SECRET)}  # type: ignore[arg-type]
+    settings = settings_for(web, engines=engines)
+    async with Gateway.from_settings(settings) as gateway:
+        response = await gateway.search(SearchRequest(query="python asyncio"), engine="tavily")
+        statuses = gateway.engine_statuses()
+    sent = web.requests("tavily")[0]
+    assert SECRET in str(sent.headers) + str(sent.body)
+    for text in (response.model_dump_json(), repr(settings), str(settings.model_dump()), repr(statuses)):
+        assert SECRET not in text
