@@ -10,6 +10,7 @@ from webreach.config import CacheSettings, EngineSettings, Settings
 from webreach.errors import (
     AllEnginesFailedError,
     AuthFailedError,
+    BadRequestError,
     BlockedError,
     EngineError,
     EngineTimeoutError,
@@ -28,6 +29,7 @@ from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, Searc
 __all__ = [
     "AllEnginesFailedError",
     "AuthFailedError",
+    "BadRequestError",
     "BlockedError",
     "CacheSettings",
     "EngineAttempt",

@@ -79,14 +79,16 @@ class EngineCaller:
         response = await self.send(warm_up)
         self.engine.check_response(response)
         tokens = self.engine.read_warm_up(response)
-        self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
+        if tokens:
+            # an empty answer (no cookie set, no vqd on the page) is not cached, so the next search warms up again
+            self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
         return tokens
 
     async def send(self, http_request: httpx.Request) -> httpx.Response:
         """Send one request and read at most max_body_bytes of its (decoded) body."""
         name = self.engine.name
         try:
-            response = await self._client.send(http_request, stream=True)
+            response = await self._client.send(http_request, stream=True, follow_redirects=False)
             try:
                 body = await self._read_capped(response)
             finally:

@@ -10,9 +10,23 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   ├── BlockedError                 captcha | blocked    bot wall; .kind picks the code
 │   ├── EngineTimeoutError           timeout              no answer inside the engine timeout; retryable
 │   ├── UnavailableError             unavailable          connection failure or 5xx; retryable
+│   ├── BadRequestError              bad_request          the provider refused our request as malformed (400, 422)
 │   ├── ParseError                   parse_error          the page no longer matches the parser
 │   └── SuspendedError               suspended            circuit breaker open or local rate limit; .retry_after
-└── AllEnginesFailedError            all_engines_failed   routing got nothing; .errors holds each engine's error
+├── AllEnginesFailedError            all_engines_failed   routing got nothing; .errors holds each engine's error
+└── FetchError                       reading a page failed                                   .url
+    ├── UrlNotAllowedError           url_not_allowed      the SSRF guard refused it; .rule names the rule
+    ├── HostResolutionError          unavailable          DNS failed; retryable; .host .reason
+    ├── FetchUnavailableError        unavailable          connection failure, reset, truncated body; retryable
+    ├── FetchTimeoutError            timeout              the total read deadline passed; retryable
+    ├── HttpStatusError              http_error           the page answered 4xx/5xx; .status (5xx retryable)
+    ├── TooManyRedirectsError        too_many_redirects   redirect loop or chain over the cap
+    ├── ResponseTooLargeError        too_large            raw or decoded body over its budget
+    ├── UnsupportedContentError      unsupported_content  images and other binaries; .content_type .size
+    ├── PageBlockedError             captcha | blocked    a challenge or bot wall instead of content; .kind
+    ├── NeedsBrowserError            needs_browser        a JavaScript-only shell; read it with reader='browser'
+    ├── ExtractionError              extraction_failed    nothing readable came out of the page
+    └── UnknownRefError              unknown_ref          the ref is not in this session
 
 Messages are written for an agent: they say what happened and, through `hint`, what to try next.
 Nothing in webreach inspects a message string; behaviour hangs off `code`, `retryable` and `retry_after`.
@@ -152,6 +166,16 @@ class UnavailableError(EngineError):
     default_hint = "Retry shortly or use another engine."
 
 
+class BadRequestError(EngineError):
+    """The provider refused the request itself (HTTP 400 or 422 from an API): the same request fails again."""
+
+    code = "bad_request"
+    default_hint = (
+        "Retrying it unchanged will not help: change or drop a parameter (site, freshness, language, region) "
+        "or use another engine."
+    )
+
+
 class ParseError(EngineError):
     """The response no longer matches what the engine's parser expects."""
 
@@ -190,3 +214,155 @@ class AllEnginesFailedError(WebreachError):
         body["errors"] = [e.to_dict() for e in self.errors]
         body["attempts"] = [a.model_dump(mode="json") for a in self.attempts]
         return body
+
+
+class FetchError(WebreachError):
+    """Reading a page failed before or while talking to its server."""
+
+    code = "fetch_error"
+    default_hint = "Try another URL or a search result instead."
+
+    def __init__(
+        self, message: str, *, url: str | None = None, retry_after: float | None = None, hint: str | None = None
+    ):
+        super().__init__(message, retry_after=retry_after, hint=hint)
+        self.url = url
+
+
+class UrlNotAllowedError(FetchError):
+    """The guard refused the URL or an address it resolves to; `rule` names the rule that refused."""
+
+    code = "url_not_allowed"
+    default_hint = "Only public http(s) addresses can be read; use a public URL instead."
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        url: str | None = None,
+        address: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, url=url, hint=hint)
+        self.rule = rule
+        self.address = address
+
+    def to_dict(self) -> dict[str, Any]:
+        body = super().to_dict()
+        body["rule"] = self.rule
+        return body
+
+
+class HostResolutionError(FetchError):
+    """The host name did not resolve; `reason` is not_found, timeout, no_addresses or failed."""
+
+    code = "unavailable"
+    retryable = True
+    hints: ClassVar[dict[str, str]] = {
+        "not_found": "The name does not exist in DNS; check the host name for typos.",
+        "timeout": "DNS did not answer in time; retry shortly.",
+        "no_addresses": "The name has no address records; check the host name.",
+    }
+
+    def __init__(self, message: str, *, host: str, reason: str, hint: str | None = None) -> None:
+        fallback = "DNS lookup failed; retry shortly or try another URL."
+        super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
+        self.host = host
+        self.reason = reason
+
+
+class FetchUnavailableError(FetchError):
+    """The server could not be reached or broke off (reset, truncated body)."""
+
+    code = "unavailable"
+    retryable = True
+    default_hint = "Retry shortly, or read another result."
+
+
+class FetchTimeoutError(FetchError):
+    """The read did not finish inside its total deadline."""
+
+    code = "timeout"
+    retryable = True
+    default_hint = "The site is slow; retry later, raise the timeout, or read another result."
+
+
+class HttpStatusError(FetchError):
+    """The page answered with an HTTP error status."""
+
+    code = "http_error"
+    default_hint = "The page is not available at this URL; search again or read another result."
+
+    def __init__(self, message: str, *, status: int, url: str | None = None, retry_after: float | None = None):
+        super().__init__(message, url=url, retry_after=retry_after)
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status >= 500 or self.status == 429
+
+    def to_dict(self) -> dict[str, Any]:
+        body = super().to_dict()
+        body["http_status"] = self.status
+        return body
+
+
+class TooManyRedirectsError(FetchError):
+    """A redirect loop, or a chain longer than the cap."""
+
+    code = "too_many_redirects"
+
+
+class ResponseTooLargeError(FetchError):
+    """The raw or decoded body went over its budget."""
+
+    code = "too_large"
+    default_hint = "The page is too large to read whole; read another result or a more specific URL."
+
+
+class UnsupportedContentError(FetchError):
+    """Images, video, archives and other content that has no text to read."""
+
+    code = "unsupported_content"
+    default_hint = "Only HTML, PDF, text, JSON and XML can be read; pick a page URL instead."
+
+    def __init__(self, message: str, *, content_type: str, size: int | None = None, url: str | None = None):
+        super().__init__(message, url=url)
+        self.content_type = content_type
+        self.size = size
+
+
+class PageBlockedError(FetchError):
+    """A CAPTCHA, challenge or bot wall answered instead of the page."""
+
+    code = "blocked"
+    default_hint = "The site refuses automated reading; try reader='jina' or another result."
+
+    def __init__(self, message: str, *, kind: BlockKind = "blocked", url: str | None = None, hint: str | None = None):
+        super().__init__(message, url=url, hint=hint)
+        self.kind: BlockKind = kind
+
+    @property
+    def error_code(self) -> str:
+        return self.kind
+
+
+class NeedsBrowserError(FetchError):
+    """The page is a JavaScript shell: its content only exists after scripts run."""
+
+    code = "needs_browser"
+    default_hint = "Read it again with reader='browser' (or reader='auto', which does that when available)."
+
+
+class ExtractionError(FetchError):
+    """Nothing readable came out of the page."""
+
+    code = "extraction_failed"
+
+
+class UnknownRefError(FetchError):
+    """The ref is not (or no longer) in this session's results."""
+
+    code = "unknown_ref"
+    default_hint = "Refs come from web_search in the same session and expire after 24 h; search again or pass url."

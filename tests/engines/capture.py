@@ -7,15 +7,17 @@ from pathlib import Path
 import httpx
 
 from webreach import engines
+from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.models import Hit, SearchRequest
 
 TEST_KEY = "test-key-0123456789abcdef"
 
 
-def make_engine(name: str) -> engines.Engine:
-    """An engine with a test API key and its default origin."""
-    return engines.create(name, EngineSettings(api_key=TEST_KEY))  # type: ignore[arg-type]
+def make_engine(name: str, options: dict[str, str] | None = None, *, clock: Clock | None = None) -> engines.Engine:
+    """An engine with a test API key, its default origin, and `options` (google_cse's cx, serpapi's engine)."""
+    settings = EngineSettings(api_key=TEST_KEY, options=options or {})
+    return engines.create(name, settings, clock=clock)
 
 
 def parse_capture(name: str, path: Path, status: int = 200, headers: dict[str, str] | None = None) -> list[Hit]:

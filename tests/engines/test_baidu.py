@@ -10,6 +10,7 @@ import pytest
 
 from webreach.errors import BlockedError, ParseError
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 
 from .capture import assert_good_hits, make_engine, parse_capture
 
@@ -126,12 +127,19 @@ def test_request_maps_page_limit_and_site() -> None:
     assert third.url.params["pn"] == "40"
 
 
-def test_freshness_and_locale_are_reported_unsupported() -> None:
+def test_locale_is_reported_unsupported() -> None:
     engine = make_engine("baidu")
     request = SearchRequest(query="q", freshness="week", language="zh", region="cn", safesearch="off", page=2)
-    assert set(engine.unsupported(request)) == {"freshness", "language", "region", "safesearch"}
-    built = engine.build_request(request)
-    assert "gpc" not in built.url.params, "no clock, so no guessed time window"
+    assert set(engine.unsupported(request)) == {"language", "region", "safesearch"}
+
+
+def test_freshness_is_a_unix_time_window_ending_at_the_engine_clock() -> None:
+    engine = make_engine("baidu", clock=FakeClock(1_700_000_000))
+    week = engine.build_request(SearchRequest(query="q", freshness="week"))
+    day = engine.build_request(SearchRequest(query="q", freshness="day"))
+    assert week.url.params["gpc"] == "stf=1699395200,1700000000|stftype=1"
+    assert day.url.params["gpc"] == "stf=1699913600,1700000000|stftype=1"
+    assert "gpc" not in engine.build_request(SearchRequest(query="q")).url.params
 
 
 def test_page_without_results_or_notice_is_a_parse_error() -> None:

@@ -98,7 +98,7 @@ def test_no_results_and_unexpected_shapes() -> None:
     [
         (401, "Invalid API KEY", "auth_failed"),
         (400, "The API KEY is missing", "auth_failed"),
-        (400, "Missing parameter query", "unavailable"),
+        (400, "Missing parameter query", "bad_request"),
         (403, "You do not have enough money", "quota_exhausted"),
         (403, "Forbidden", "auth_failed"),
         (429, "You have reached the request limit", "rate_limited"),
@@ -120,3 +120,6 @@ def test_an_error_code_inside_a_200_body_maps_the_same_way() -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("bocha").handle(answer(200, {"code": "500", "msg": "busy", "data": None}))
     assert caught.value.error_code == "unavailable"
+    with pytest.raises(WebreachError) as caught:
+        make_engine("bocha").handle(answer(200, {"code": 400, "msg": "Missing parameter query", "data": None}))
+    assert caught.value.error_code == "bad_request"

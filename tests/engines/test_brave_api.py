@@ -158,7 +158,8 @@ def test_unknown_subscription_token_is_auth_failed_but_validation_is_not() -> No
     assert caught.value.error_code == "auth_failed"
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(422, brave_error(422, "VALIDATION")))
-    assert caught.value.error_code == "unavailable"
+    assert caught.value.error_code == "bad_request"
+    assert not caught.value.retryable
 
 
 def test_rate_limit_waits_for_the_exhausted_window_and_spent_quota_is_not_retried() -> None:

@@ -11,6 +11,9 @@ from webreach.testing.recordings import RECORDINGS_DIR, Recording, engine_record
 
 from .capture import TEST_KEY, assert_good_hits, make_engine
 
+# options an engine needs before its requests are complete (google_cse cannot search without an engine id)
+OPTIONS: dict[str, dict[str, str]] = {"google_cse": {"cx": "0123456789abcdef0"}}
+
 CASES = [
     pytest.param(name, recording, id=f"{name}/{case}")
     for name in engines.names()
@@ -20,7 +23,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "recording"), CASES)
 def test_engine_honours_its_recording(name: str, recording: Recording) -> None:
-    engine = make_engine(name)
+    engine = make_engine(name, OPTIONS.get(name))
     request = engine.build_request(SearchRequest(query="python asyncio", limit=5))
     assert str(request.url).startswith(engine.origin), "requests go to the configured origin"
     response = recording.to_response(request)
@@ -60,6 +63,12 @@ def test_engine_metadata_is_complete(name: str) -> None:
 
 @pytest.mark.parametrize("name", engines.names())
 def test_parameters_an_engine_cannot_honour_are_reported(name: str) -> None:
-    engine = make_engine(name)
+    engine = make_engine(name, OPTIONS.get(name))
     request = SearchRequest(query="q", page=2, site="python.org", freshness="week", language="en", region="us")
     assert set(engine.unsupported(request)) == set(request.set_parameters()) - engine.supports
+
+
+@pytest.mark.parametrize("name", [n for n in engines.names() if n != "searxng"])
+def test_a_key_and_the_listed_options_configure_every_engine(name: str) -> None:
+    # searxng is left out: it needs the operator's own instance URL, not a key
+    make_engine(name, OPTIONS.get(name)).ensure_configured()

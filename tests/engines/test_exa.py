@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 from webreach.engines.exa import published_since
 from webreach.errors import WebreachError
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 from webreach.testing.recordings import engine_recordings
 
 from .capture import TEST_KEY, assert_good_hits, make_engine
@@ -40,11 +40,12 @@ def test_request_uses_camel_case_fields_and_the_key_header() -> None:
     assert engine.unsupported(request) == ("page",)
 
 
-def test_freshness_becomes_an_absolute_start_date() -> None:
-    assert published_since("week", datetime(2025, 3, 10, 15, 0, tzinfo=UTC)) == "2025-03-03T00:00:00.000Z"
-    assert published_since("day", datetime(2025, 1, 1, 0, 5, tzinfo=UTC)) == "2024-12-31T00:00:00.000Z"
-    body = json.loads(make_engine("exa").build_request(SearchRequest(query="q", freshness="year")).content)
-    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T00:00:00\.000Z", body["startPublishedDate"])
+def test_freshness_becomes_an_absolute_start_date_by_the_engine_clock() -> None:
+    assert published_since("week", datetime(2025, 3, 10, 15, 0, tzinfo=UTC).timestamp()) == "2025-03-03T00:00:00.000Z"
+    assert published_since("day", datetime(2025, 1, 1, 0, 5, tzinfo=UTC).timestamp()) == "2024-12-31T00:00:00.000Z"
+    engine = make_engine("exa", clock=FakeClock(1_700_000_000))  # 2023-11-14 22:13 UTC
+    body = json.loads(engine.build_request(SearchRequest(query="q", freshness="year")).content)
+    assert body["startPublishedDate"] == "2022-11-14T00:00:00.000Z"
 
 
 def test_results_take_highlights_as_snippets_and_fall_back_for_empty_titles() -> None:

@@ -10,7 +10,6 @@ import pytest
 
 from webreach import engines
 from webreach.config import EngineSettings
-from webreach.engines.google_cse import split_snippet_date
 from webreach.errors import NotConfiguredError, WebreachError
 from webreach.models import SearchRequest
 
@@ -20,7 +19,7 @@ CX = "0123456789abcdef0"
 
 
 def configured() -> engines.Engine:
-    return engines.create("google_cse", EngineSettings(api_key=TEST_KEY, options={"cx": CX}))
+    return make_engine("google_cse", {"cx": CX})
 
 
 def answer(status: int, body: object, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -124,8 +123,15 @@ def test_missing_items_with_search_information_is_no_results() -> None:
 
 
 def test_snippet_date_prefix_is_split_off() -> None:
-    assert split_snippet_date("Mar 17, 2023 ... Semantic Kernel (SK) is") == ("Semantic Kernel (SK) is", "2023-03-17")
-    assert split_snippet_date("Overview ... no date") == ("Overview ... no date", None)
+    items = [
+        {"link": "https://a.example/", "title": "A", "snippet": "Mar 17, 2023 ... Semantic Kernel (SK) is"},
+        {"link": "https://b.example/", "title": "B", "snippet": "Overview ... no date"},
+    ]
+    hits = configured().handle(answer(200, {"items": items}))
+    assert [(h.date, h.snippet) for h in hits] == [
+        ("2023-03-17", "Semantic Kernel (SK) is"),
+        (None, "Overview ... no date"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -136,7 +142,7 @@ def test_snippet_date_prefix_is_split_off() -> None:
             google_error(400, "API key not valid. Please pass a valid API key.", "keyInvalid", "INVALID_ARGUMENT"),
             "auth_failed",
         ),
-        (400, google_error(400, "Invalid Value", "invalid", "INVALID_ARGUMENT"), "unavailable"),
+        (400, google_error(400, "Invalid Value", "invalid", "INVALID_ARGUMENT"), "bad_request"),
         (403, google_error(403, "Daily Limit Exceeded", "dailyLimitExceeded", "PERMISSION_DENIED"), "quota_exhausted"),
         (
             403,

@@ -76,7 +76,7 @@ def test_a_body_without_data_is_a_parse_error() -> None:
     [
         (401, civkit(401, 40101, "AuthenticationRequiredError", "Authentication is required"), "auth_failed"),
         (402, civkit(402, 40203, "InsufficientBalanceError", "Account balance not enough"), "quota_exhausted"),
-        (400, civkit(400, 40001, "ParamValidationError", "Invalid num"), "unavailable"),
+        (400, civkit(400, 40001, "ParamValidationError", "Invalid num"), "bad_request"),
         (503, civkit(503, 50301, "ServiceBadAttemptError", "Try later"), "unavailable"),
     ],
 )

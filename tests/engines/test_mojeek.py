@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 
 from .capture import assert_good_hits, make_engine, parse_capture
 
@@ -25,3 +26,12 @@ def test_first_page_never_sends_an_offset() -> None:
     assert "s" not in first.url.params
     assert second.url.params["s"] == "21"
     assert second.url.params["q"] == "rust async site:docs.rs"
+
+
+def test_freshness_is_the_first_day_of_the_window_by_the_engine_clock() -> None:
+    engine = make_engine("mojeek", clock=FakeClock(1_700_000_000))  # 2023-11-14 22:13 UTC
+    week = engine.build_request(SearchRequest(query="q", freshness="week"))
+    year = engine.build_request(SearchRequest(query="q", freshness="year"))
+    assert (week.url.params["since"], year.url.params["since"]) == ("20231107", "20221114")
+    assert "since" not in engine.build_request(SearchRequest(query="q")).url.params
+    assert engine.unsupported(SearchRequest(query="q", freshness="day")) == ()

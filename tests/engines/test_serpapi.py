@@ -9,16 +9,16 @@ import httpx
 import pytest
 
 from webreach import engines
-from webreach.config import EngineSettings
 from webreach.engines.serpapi import SerpApi
 from webreach.errors import NotConfiguredError, WebreachError
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 
 from .capture import TEST_KEY, assert_good_hits, make_engine, parse_capture
 
 
 def serpapi(engine: str) -> engines.Engine:
-    return engines.create("serpapi", EngineSettings(api_key=TEST_KEY, options={"engine": engine}))
+    return make_engine("serpapi", {"engine": engine}, clock=FakeClock(1_700_000_000))  # day 19675 since the epoch
 
 
 def answer(status: int, body: object) -> httpx.Response:
@@ -98,8 +98,15 @@ def test_bing_dialect_uses_count_first_and_a_market() -> None:
     assert (params["mkt"], params["safeSearch"]) == ("de-AT", "Moderate")
     assert "cc" not in params
     assert engine.build_request(SearchRequest(query="q", region="gb")).url.params["cc"] == "gb"
-    # a language alone cannot form a market, and Bing's date filter is not offered: both are reported
-    assert engine.unsupported(SearchRequest(query="q", language="de", freshness="day")) == ("freshness", "language")
+    # a language alone cannot form a market, so it is reported
+    assert engine.unsupported(SearchRequest(query="q", language="de", freshness="day")) == ("language",)
+
+
+def test_bing_dialect_freshness_is_bings_filters_with_a_year_counted_by_the_clock() -> None:
+    engine = serpapi("bing")
+    week = engine.build_request(SearchRequest(query="q", freshness="week")).url.params
+    year = engine.build_request(SearchRequest(query="q", freshness="year")).url.params
+    assert (week["filters"], year["filters"]) == ('ex1:"ez2"', 'ex1:"ez5_19310_19675"')
 
 
 def test_baidu_dialect_uses_rn_pn_and_q6() -> None:
@@ -113,6 +120,9 @@ def test_baidu_dialect_uses_rn_pn_and_q6() -> None:
         "weather.com.cn",
     )
     assert set(engine.unsupported(SearchRequest(query="q", language="zh", region="cn"))) == {"language", "region"}
+    day = engine.build_request(SearchRequest(query="q", freshness="day")).url.params
+    assert day["gpc"] == "stf=1699913600,1700000000|stftype=1"
+    assert engine.unsupported(SearchRequest(query="q", freshness="day")) == ()
 
 
 def test_the_index_follows_the_engine_option_per_instance() -> None:
@@ -159,7 +169,7 @@ def test_status_error_in_a_200_is_unavailable_and_a_missing_list_a_parse_error()
         (401, "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key", "auth_failed"),
         (429, "Your account has run out of searches.", "quota_exhausted"),
         (429, "Your account has exceeded the hourly throughput limit.", "rate_limited"),
-        (400, "Missing query `q` parameter.", "unavailable"),
+        (400, "Missing query `q` parameter.", "bad_request"),
         (503, "We couldn't get valid results for this search. Please try again later.", "unavailable"),
     ],
 )

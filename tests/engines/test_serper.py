@@ -110,7 +110,7 @@ def test_results_follow_position_and_a_missing_organic_block_is_no_results() -> 
     [
         (403, b'{"message": "Unauthorized.", "statusCode": 403}', "auth_failed"),
         (400, b'{"message": "Not enough credits", "statusCode": 400}', "quota_exhausted"),
-        (400, b'{"message": "Invalid tbs", "statusCode": 400}', "unavailable"),
+        (400, b'{"message": "Invalid tbs", "statusCode": 400}', "bad_request"),
         (429, b'{"message": "Too many requests"}', "rate_limited"),
         (500, b"oops", "unavailable"),
     ],

@@ -32,7 +32,7 @@ def test_real_current_results_page_parses_to_its_organic_results(shared_data: Pa
     assert hits[2].url == "https://www.geeksforgeeks.org/javascript/javascript-tutorial/"
     assert hits[2].date == "2026-03-13"
     assert hits[2].snippet.startswith("JavaScript provides a versatile set")  # the date prefix is split off
-    assert hits[4].date == "2 days ago"  # relative dates stay as shown: engines have no clock
+    assert hits[4].date == "2 days ago"  # relative dates stay as shown, measured from a "now" we do not know
 
 
 def test_real_2015_page_decodes_its_ru_redirects(shared_data: Path) -> None:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 
+from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines._base import Engine, EngineKind, Tokens, retry_after_seconds
 from webreach.errors import InvalidInputError
@@ -27,8 +30,8 @@ __all__ = [
 
 
 @cache
-def engine_classes() -> dict[str, type[Engine]]:
-    """Every engine class by name, found by scanning this package (computed once; modules are immutable)."""
+def engine_classes() -> Mapping[str, type[Engine]]:
+    """Every engine class by name, found by scanning this package (computed once, read-only: modules don't change)."""
     found: dict[str, type[Engine]] = {}
     for module_info in pkgutil.iter_modules(__path__):
         if module_info.name.startswith("_"):
@@ -45,7 +48,7 @@ def engine_classes() -> dict[str, type[Engine]]:
         if len(classes) != 1 or classes[0].name != module_info.name:
             raise RuntimeError(f"engines/{module_info.name}.py must define one Engine named {module_info.name!r}")
         found[module_info.name] = classes[0]
-    return dict(sorted(found.items()))
+    return MappingProxyType(dict(sorted(found.items())))
 
 
 def names() -> list[str]:
@@ -63,6 +66,8 @@ def engine_class(name: str) -> type[Engine]:
         ) from None
 
 
-def create(name: str, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> Engine:
-    """An engine instance configured with `settings`."""
-    return engine_class(name)(settings, user_agent=user_agent)
+def create(
+    name: str, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
+) -> Engine:
+    """An engine instance configured with `settings`, reading the time (for date-based filters) from `clock`."""
+    return engine_class(name)(settings, user_agent=user_agent, clock=clock)

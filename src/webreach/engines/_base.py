@@ -3,6 +3,8 @@
 Engines do no I/O and keep no state between calls. Anything fetched beforehand (DuckDuckGo's vqd, 360's
 cookie, Startpage's sc token) is a warm-up: the engine describes the request and reads the tokens out of
 its response; the gateway sends it and caches the tokens, then passes them to build_request.
+Engines that need the time (freshness filters given as absolute dates) read it from `self.clock`, never from
+the system clock, so tests pin it with a FakeClock.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
 from webreach.errors import (
     AuthFailedError,
+    BadRequestError,
     BlockedError,
     NotConfiguredError,
     ParseError,
@@ -55,10 +59,13 @@ class Engine(ABC):
     language_hint: ClassVar[str | None] = None  # "zh" for engines that serve Chinese best
     warm_up_ttl: ClassVar[float] = 3600.0
 
-    def __init__(self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> None:
+    def __init__(
+        self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
+    ) -> None:
         self.settings = settings or EngineSettings()
         self.origin = (self.settings.base_url or type(self).base_url).rstrip("/")
         self.user_agent = user_agent
+        self.clock: Clock = clock or SystemClock()
 
     # --- the contract ---------------------------------------------------------------------------------
 
@@ -127,11 +134,7 @@ class Engine(ABC):
         """Turn a non-success response into the typed error it means. Engines extend this for their markers."""
         status = response.status_code
         if status == 429:
-            raise RateLimitedError(
-                f"rate limited (HTTP 429){self._detail(response)}",
-                engine=self.name,
-                retry_after=retry_after_seconds(response),
-            )
+            raise self.rate_limited(response)
         if 300 <= status < 400:
             self.check_redirect(response)
         if self.kind == "scraped":
@@ -140,6 +143,9 @@ class Engine(ABC):
             raise AuthFailedError(f"rejected the API key (HTTP {status}){self._detail(response)}", engine=self.name)
         elif status == 402:
             raise QuotaExhaustedError(f"quota exhausted (HTTP 402){self._detail(response)}", engine=self.name)
+        elif status in (400, 422):
+            # an API names what it refused; the same request would fail again, so this is not retryable
+            raise BadRequestError(f"refused the request (HTTP {status}){self._detail(response)}", engine=self.name)
         if status >= 500:
             raise UnavailableError(f"server error (HTTP {status})", engine=self.name)
         if status >= 400:
@@ -152,6 +158,14 @@ class Engine(ABC):
             f"redirected to {urlsplit(location).netloc or location or 'nowhere'} "
             f"(HTTP {response.status_code}) instead of results",
             engine=self.name,
+        )
+
+    def rate_limited(self, response: httpx.Response, wait: float | None = None) -> RateLimitedError:
+        """A RateLimitedError for a 429, waiting as Retry-After says, else `wait` (an engine's own hint)."""
+        return RateLimitedError(
+            f"rate limited (HTTP {response.status_code}){self._detail(response)}",
+            engine=self.name,
+            retry_after=retry_after_seconds(response) or wait,
         )
 
     def _check_scraped(self, response: httpx.Response) -> None:
@@ -168,11 +182,20 @@ class Engine(ABC):
 
     def _detail(self, response: httpx.Response) -> str:
         """A short, key-free excerpt of an error body for the message."""
-        text = " ".join(response.text[:200].split())
-        key = self.settings.key()
-        if key:
-            text = text.replace(key, "***")
+        text = self.redact(" ".join(response.text[:200].split()))
         return f": {text}" if text else ""
+
+    def redact(self, text: str) -> str:
+        """`text` with the configured key masked, for anything that reaches a message."""
+        key = self.settings.key()
+        return text.replace(key, "***") if key else text
+
+    def page_url(self, response: httpx.Response) -> httpx.URL:
+        """The URL that produced `response` (relative links resolve against it); the origin for a bare response."""
+        try:
+            return response.url
+        except RuntimeError:  # a Response built without its request, as `webreach parse` and tests do
+            return httpx.URL(self.url("/"))
 
     def parse_error(self, what: str) -> ParseError:
         """A ParseError for this engine."""
@@ -183,6 +206,11 @@ class Engine(ABC):
         cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
         snippet = cleaned.pop("snippet", None) or ""
         return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def query_with_site(request: SearchRequest) -> str:
+    """The query with `site:` appended when the request names a site (how most engines take a site filter)."""
+    return f"{request.query} site:{request.site}" if request.site else request.query
 
 
 def retry_after_seconds(response: httpx.Response) -> float | None:

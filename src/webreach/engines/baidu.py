@@ -7,21 +7,23 @@ Decisions:
 - Result links are `www.baidu.com/link?url=<token>` redirects. The token is encrypted and cannot be decoded
   offline, so the link is kept as-is (absolute) and resolved lazily by the reader when an agent opens it.
   Newer pages carry the landing page in the container's `mu` attribute; it is used when present.
-- Freshness is not offered: Baidu's only time filter (`gpc=stf=<from>,<to>|stftype=1`) takes absolute Unix
-  times, and engines take no clock, so the parameter is reported as unsupported instead of guessed.
+- Freshness is Baidu's time filter `gpc=stf=<from>,<to>|stftype=1` in absolute Unix seconds (SearXNG's
+  baidu.py), the window counted back from the engine's clock.
 - Blocks: a redirect to wappass.baidu.com, or a 200 page titled 百度安全验证 (the wappass captcha), is a CAPTCHA.
 """
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 from urllib.parse import urljoin
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import NUMERIC_YMD, numeric_date
+from webreach.engines._freshness import baidu_gpc
+from webreach.engines._html import ancestors, attribute
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -30,7 +32,6 @@ CAPTCHA_TITLE = "百度安全验证"
 # the captcha page's own scripts; present even when the page title is missing or altered
 CAPTCHA_MARKERS = ("wappass.baidu.com/static/captcha", "wappass.baidu.com/static/machine")
 NO_RESULTS_MARKERS = ("没有找到与", "抱歉没有找到", "未找到相关结果")
-DATE_PATTERN = re.compile(r"(\d{4})[年\-./](\d{1,2})[月\-./](\d{1,2})日?")
 MAX_PER_PAGE = 50
 
 
@@ -41,19 +42,20 @@ class Baidu(Engine):
     kind = "scraped"
     base_url = "https://www.baidu.com"
     index = "baidu"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site"})
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     rate_per_minute = 10.0
     language_hint = "zh"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
         per_page = min(request.limit, MAX_PER_PAGE)
         params = {
-            "wd": query,
+            "wd": query_with_site(request),
             "ie": "utf-8",
             "rn": str(per_page),
             "pn": str((request.page - 1) * per_page),
         }
+        if request.freshness:
+            params["gpc"] = baidu_gpc(request.freshness, self.clock.now())
         headers = self.browser_headers(
             **{"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8", "Referer": self.url("/")},
         )
@@ -98,10 +100,10 @@ class Baidu(Engine):
         if _is_ad(item):
             return None
         link, title = _title_link(item)
-        href = (link.attributes.get("href") or "").strip() if link is not None else ""
+        href = attribute(link, "href")
         if not href or not title.strip():
             return None
-        landing = (item.attributes.get("mu") or "").strip()
+        landing = attribute(item, "mu")
         url = landing if landing.startswith(("http://", "https://")) else urljoin(self.origin + "/", href)
         date_node = item.css_first("span.newTimeFactor_before_abs, span.c-color-gray2")
         shown_date = _clean(date_node.text()) if date_node is not None else ""
@@ -110,7 +112,8 @@ class Baidu(Engine):
         if shown_date and snippet.startswith(shown_date):
             snippet = snippet[len(shown_date) :].lstrip(" -\u00a0")
         display, source, footer_date = _footer(item)
-        date = _iso_date(shown_date or footer_date)
+        shown = shown_date or footer_date
+        date = (numeric_date(shown) or shown) if shown else None  # relative dates (3天前) stay as shown
         return self.hit(rank, title, url, snippet=snippet, display_url=display, source=source, date=date)
 
 
@@ -120,11 +123,8 @@ def _title_link(item: LexborNode) -> tuple[LexborNode | None, str]:
     if link is not None:
         return link, link.text()
     heading = item.css_first("a h3")
-    if heading is not None and heading.parent is not None:
-        node: LexborNode | None = heading.parent
-        while node is not None and node.tag != "a":
-            node = node.parent
-        return node, heading.text()
+    if heading is not None:
+        return next((node for node in ancestors(heading) if node.tag == "a"), None), heading.text()
     return None, ""
 
 
@@ -140,7 +140,7 @@ def _footer(item: LexborNode) -> tuple[str | None, str | None, str]:
     legacy = item.css_first("div.f13 span.g, span.g")
     if legacy is not None:
         shown = _clean(legacy.text())
-        match = DATE_PATTERN.search(shown)
+        match = NUMERIC_YMD.search(shown)
         display = shown[: match.start()].strip() if match else shown
         return display or None, None, match.group(0) if match else ""
     return None, None, ""
@@ -159,14 +159,3 @@ def _is_no_results(tree: LexborHTMLParser, text: str) -> bool:
 
 def _clean(text: str) -> str:
     return " ".join(text.replace("\u00a0", " ").split()).strip(" -")
-
-
-def _iso_date(shown: str) -> str | None:
-    """YYYY-MM-DD when the shown date is absolute, else the shown text (e.g. 3天前), else None."""
-    if not shown:
-        return None
-    match = DATE_PATTERN.search(shown)
-    if match:
-        year, month, day = (int(part) for part in match.groups())
-        return f"{year:04d}-{month:02d}-{day:02d}"
-    return shown

@@ -6,24 +6,35 @@ so Bing-compatible responses parse here too; Microsoft retired the Bing API itse
 has no bing_api engine. In Bocha's shape dateLastCrawled is the publish time (named for Bing compatibility);
 in Bing's it is the crawl time, so it is only used as a date for Bocha.
 
-Errors (Bocha's 异常码 table): 400 "The API KEY is missing" and 401 "Invalid API KEY" are auth,
-403 "You do not have enough money" is a spent balance (quota), 429 the request limit, 500 upstream. The same
-codes may arrive in the body's `code` of an HTTP 200, and map the same way.
+Errors (Bocha's 异常码 table): 400 "The API KEY is missing" and 401 "Invalid API KEY" are auth, any other 400
+a bad request, 403 "You do not have enough money" is a spent balance (quota), 429 the request limit, 500
+upstream. The same codes may arrive in the body's `code` of an HTTP 200, and map the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import httpx
 
 from webreach.engines._base import Engine, Tokens
-from webreach.errors import AuthFailedError, QuotaExhaustedError, RateLimitedError, UnavailableError
+from webreach.engines._json import items_with, json_object
+from webreach.errors import (
+    AuthFailedError,
+    BadRequestError,
+    QuotaExhaustedError,
+    RateLimitedError,
+    UnavailableError,
+)
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 50
-FRESHNESS = {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
+FRESHNESS: Mapping[str, str] = MappingProxyType(
+    {"day": "oneDay", "week": "oneWeek", "month": "oneMonth", "year": "oneYear"}
+)
 
 
 class Bocha(Engine):
@@ -57,7 +68,7 @@ class Bocha(Engine):
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        data = self._json(response)
+        data = json_object(response, self.name)
         code = data.get("code")
         if code is not None and str(code) != "200":
             self._raise_for_code(int(code) if str(code).isdigit() else 500, response)
@@ -70,11 +81,7 @@ class Bocha(Engine):
         values = pages.get("value") if isinstance(pages, dict) else None
         if not isinstance(values, list):
             raise self.parse_error("no webPages.value list in the answer")
-        hits: list[Hit] = []
-        for item in values:
-            if isinstance(item, dict) and item.get("url"):
-                hits.append(self._hit(len(hits) + 1, item, wrapped))
-        return hits
+        return [self._hit(rank, item, wrapped) for rank, item in enumerate(items_with(values, "url"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any], bocha_shape: bool) -> Hit:
         url = item["url"]
@@ -99,18 +106,10 @@ class Bocha(Engine):
             raise QuotaExhaustedError(f"account balance used up (code 403){detail}", engine=self.name)
         if code == 429:
             raise RateLimitedError(f"rate limited (code 429){detail}", engine=self.name)
+        if response.status_code == 200 and code in (400, 422):
+            raise BadRequestError(f"refused the request (code {code}){detail}", engine=self.name)
         if response.status_code == 200 and code >= 400:
             raise UnavailableError(f"answered with error code {code}{detail}", engine=self.name)
-
-    def _json(self, response: httpx.Response) -> dict[str, Any]:
-        # response.json() decodes bytes and so tolerates a UTF-8 byte-order mark (some captures carry one)
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        if not isinstance(data, dict):
-            raise self.parse_error("answered with JSON that is not an object")
-        return data
 
 
 def iso_date(text: str | None) -> str | None:

@@ -17,26 +17,28 @@ Decisions:
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import shown_date
+from webreach.engines._html import attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "pd", "week": "pw", "month": "pm", "year": "py"})
 CAPTCHA_PATHS = ("/captcha", "/verify")
 CAPTCHA_MARKERS = ('"page":"/captcha"', 'class="captcha-card', "<title>Verify you are human")
 NO_RESULTS_MARKERS = ("Not many great matches came back for your search", "No results found")
 # Brave's ui_lang is language-country; the usual country for a bare language code
-LANGUAGE_COUNTRY = {"en": "us", "ja": "jp", "ko": "kr", "zh": "cn", "sv": "se", "da": "dk", "cs": "cz", "el": "gr"}
-DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d")
-RELATIVE_DATE = re.compile(r"^\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago$", re.IGNORECASE)
+LANGUAGE_COUNTRY: Mapping[str, str] = MappingProxyType(
+    {"en": "us", "ja": "jp", "ko": "kr", "zh": "cn", "sv": "se", "da": "dk", "cs": "cz", "el": "gr"}
+)
 
 
 class Brave(Engine):
@@ -50,8 +52,7 @@ class Brave(Engine):
     rate_per_minute = 10.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"q": query, "source": "web"}
+        params = {"q": query_with_site(request), "source": "web"}
         if request.page > 1:
             params["offset"] = str(request.page - 1)
         if request.freshness:
@@ -79,7 +80,7 @@ class Brave(Engine):
             if hit is not None:
                 hits.append(hit)
         if not hits:
-            if _final_path(response).startswith(CAPTCHA_PATHS) or any(m in text for m in CAPTCHA_MARKERS):
+            if self.page_url(response).path.startswith(CAPTCHA_PATHS) or any(m in text for m in CAPTCHA_MARKERS):
                 raise BlockedError("answered with its 'verify you are human' page", kind="captcha", engine=self.name)
             if not any(marker in text for marker in NO_RESULTS_MARKERS):
                 raise self.parse_error("no div.snippet[data-type=web] results and no no-results notice on the page")
@@ -88,15 +89,13 @@ class Brave(Engine):
     def _hit(self, item: LexborNode, rank: int) -> Hit | None:
         main = item.css_first("div.result-content") or item
         link = main.css_first("a[href]")
-        url = (link.attributes.get("href") or "").strip() if link is not None else ""
+        url = attribute(link, "href")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             return None  # ads carry no host of their own
         title_node = main.css_first(".title")
-        title = (title_node.attributes.get("title") or title_node.text()) if title_node is not None else ""
-        if not title.strip() and link is not None:
-            title = link.text()
-        if not title.strip():
+        title = attribute(title_node, "title") or text_of(title_node) or text_of(link)
+        if not title:
             return None
         snippet, date = _snippet_and_date(main)
         return self.hit(
@@ -105,8 +104,8 @@ class Brave(Engine):
             url,
             snippet=snippet,
             date=date,
-            display_url=_text(main.css_first("cite")) or None,
-            source=_text(main.css_first("div.site-name-content > div")) or None,
+            display_url=text_of(main.css_first("cite")) or None,
+            source=text_of(main.css_first("div.site-name-content > div")) or None,
         )
 
 
@@ -115,35 +114,13 @@ def _ui_lang(language: str, region: str | None) -> str:
     return f"{base}-{country or region or LANGUAGE_COUNTRY.get(base, base)}"
 
 
-def _final_path(response: httpx.Response) -> str:
-    try:
-        return response.url.path
-    except RuntimeError:  # a bare Response built without a request
-        return ""
-
-
 def _snippet_and_date(main: LexborNode) -> tuple[str, str | None]:
     content = main.css_first("div.content")
     if content is None:
         return "", None
-    snippet = _text(content)
-    shown = _text(content.css_first("span.t-secondary"))
-    date = _iso_date(shown) if shown else None
+    snippet = text_of(content)
+    shown = text_of(content.css_first("span.t-secondary"))
+    date = shown_date(shown.rstrip("-–—").strip()) if shown else None
     if date and snippet.startswith(shown):
         snippet = snippet[len(shown) :].strip()
     return snippet, date
-
-
-def _text(node: LexborNode | None) -> str:
-    return " ".join(node.text().split()) if node is not None else ""
-
-
-def _iso_date(shown: str) -> str | None:
-    """ISO date for an absolute date, the text itself for "3 days ago", None for anything else."""
-    value = shown.strip().rstrip("-–—").strip()
-    for fmt in DATE_FORMATS:
-        try:
-            return datetime.strptime(value, fmt).date().isoformat()
-        except ValueError:
-            continue
-    return value if RELATIVE_DATE.match(value) else None

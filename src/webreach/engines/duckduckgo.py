@@ -21,18 +21,21 @@ Decisions:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._html import attribute, text_of
 from webreach.errors import BlockedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
-SAFESEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month": "m", "year": "y"})
+SAFESEARCH: Mapping[str, str] = MappingProxyType({"strict": "1", "moderate": "-1", "off": "-2"})
 # every region code in the region menu of html.duckduckgo.com (real page, 2026)
 REGION_MENU = (
     "ar-es au-en at-de be-fr be-nl br-pt bg-bg ca-en ca-fr ct-ca cl-es cn-zh co-es hr-hr cz-cs dk-da ee-et "
@@ -42,11 +45,12 @@ REGION_MENU = (
 )
 REGIONS = frozenset(REGION_MENU.split())
 # ISO 3166 codes DuckDuckGo spells differently
-COUNTRY_ALIASES = {"gb": "uk", "sa": "xa", "si": "sl"}
+COUNTRY_ALIASES: Mapping[str, str] = MappingProxyType({"gb": "uk", "sa": "xa", "si": "sl"})
 CHALLENGE = "form#challenge-form, [data-testid='anomaly-modal'], div.anomaly-modal__modal, form[action*='anomaly.js']"
 NO_RESULTS = "#links .no-results, div.result--no-result"
 ITEMS = "#links div.web-result"
 VQD_IN_SCRIPT = re.compile(r"""vqd=["']?(\d+-[\d-]+)""")
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class DuckDuckGo(Engine):
@@ -61,7 +65,7 @@ class DuckDuckGo(Engine):
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         kl = region_code(request)
-        form = {"q": _query(request), "kl": kl, "kp": SAFESEARCH[request.safesearch]}
+        form = {"q": query_with_site(request), "kl": kl, "kp": SAFESEARCH[request.safesearch]}
         cookies = [f"kl={kl}"]
         if request.freshness:
             form["df"] = FRESHNESS[request.freshness]
@@ -110,7 +114,7 @@ class DuckDuckGo(Engine):
 
     def warm_up_key(self, request: SearchRequest) -> str:
         # vqd is bound to the query (and our stable User-Agent); the region picks which page 1 it came from
-        return f"{self.name}|{region_code(request)}|{_query(request)}"
+        return f"{self.name}|{region_code(request)}|{query_with_site(request)}"
 
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
         self._check_challenge(LexborHTMLParser(response.text))
@@ -154,20 +158,18 @@ class DuckDuckGo(Engine):
         if "result--ad" in (item.attributes.get("class") or ""):
             return None
         link = item.css_first("h2 a") or item.css_first("a.result__a") or item.css_first("a.large")
-        href = (link.attributes.get("href") or "").strip() if link is not None else ""
-        if link is None or not href or not link.text().strip():
+        href, title = attribute(link, "href"), text_of(link)
+        if not href or not title:
             return None
         url = decode_redirect(href, self.url("/html/"))
         if urlsplit(url).path.startswith("/y.js"):
             return None
-        snippet = item.css_first(".result__snippet") or item.css_first("div.snippet")
-        display = item.css_first(".result__url") or item.css_first("div.url")
         return self.hit(
             rank,
-            link.text(),
+            title,
             url,
-            snippet=snippet.text() if snippet is not None else "",
-            display_url=display.text() if display is not None else None,
+            snippet=text_of(item.css_first(".result__snippet") or item.css_first("div.snippet")),
+            display_url=text_of(item.css_first(".result__url") or item.css_first("div.url")) or None,
             date=_date(item),
         )
 
@@ -201,22 +203,17 @@ def decode_redirect(href: str, page_url: str) -> str:
 
 def find_vqd(html: str) -> str | None:
     """The vqd token of a results page: the next-page form's input, or the script variable of duckduckgo.com."""
-    node = LexborHTMLParser(html).css_first("input[name=vqd]")
-    value = (node.attributes.get("value") or "").strip() if node is not None else ""
+    value = attribute(LexborHTMLParser(html).css_first("input[name=vqd]"), "value")
     if value:
         return value
     match = VQD_IN_SCRIPT.search(html)
     return match[1] if match else None
 
 
-def _query(request: SearchRequest) -> str:
-    return f"{request.query} site:{request.site}" if request.site else request.query
-
-
 def _date(item: LexborNode) -> str | None:
     """The ISO timestamp DuckDuckGo prints beside the result URL, as a date."""
     for span in item.css(".result__extras__url > span"):
         text = span.text().strip()
-        if re.match(r"\d{4}-\d{2}-\d{2}", text):
+        if ISO_DATE.match(text):
             return text[:10]
     return None

@@ -2,23 +2,24 @@
 
 Snippets come from Exa's highlights (asked for with a character cap, as SearXNG does) so no full page text is
 paid for. There is no offset, so `page` is not honoured. Freshness becomes startPublishedDate, an absolute date
-counted back from today's UTC date (Exa then drops results without a date, which is what "only recent" means).
-Errors use the base mapping: 401 key, 402 credits or key budget spent (quota), 429 rate limit, 5xx.
+counted back from today's UTC date by the engine's clock (Exa then drops results without a date, which is what
+"only recent" means).
+Errors use the base mapping: 400 bad request, 401 key, 402 credits or key budget spent (quota), 429 rate limit, 5xx.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import httpx
 
 from webreach.engines._base import Engine, Tokens
+from webreach.engines._freshness import first_day
+from webreach.engines._json import items_with, json_object, result_list
 from webreach.models import Freshness, Hit, SearchRequest
 
 MAX_RESULTS = 100
-FRESHNESS_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
 HIGHLIGHT_CHARS = 500
 
 
@@ -43,7 +44,7 @@ class Exa(Engine):
         if request.site:
             body["includeDomains"] = [request.site]
         if request.freshness:
-            body["startPublishedDate"] = published_since(request.freshness, datetime.now(UTC))
+            body["startPublishedDate"] = published_since(request.freshness, self.clock.now())
         if request.region:
             body["userLocation"] = request.region.upper()
         if request.safesearch == "strict":
@@ -52,18 +53,8 @@ class Exa(Engine):
         return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        results = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(results, list):
-            raise self.parse_error("no results list in the answer")
-        hits: list[Hit] = []
-        for item in results:
-            if isinstance(item, dict) and item.get("url"):
-                hits.append(self._hit(len(hits) + 1, item))
-        return hits
+        results = result_list(json_object(response, self.name), "results", self.name)
+        return [self._hit(rank, item) for rank, item in enumerate(items_with(results, "url"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         url = item["url"]
@@ -77,10 +68,9 @@ class Exa(Engine):
         )
 
 
-def published_since(freshness: Freshness, now: datetime) -> str:
+def published_since(freshness: Freshness, now: float) -> str:
     """startPublishedDate for a freshness window ending at `now` (midnight UTC of the first day)."""
-    start = (now - timedelta(days=FRESHNESS_DAYS[freshness])).date()
-    return f"{start.isoformat()}T00:00:00.000Z"
+    return f"{first_day(freshness, now).isoformat()}T00:00:00.000Z"
 
 
 def snippet_of(item: dict[str, Any]) -> str:

@@ -18,22 +18,25 @@ Decisions:
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import shown_date
+from webreach.engines._html import ancestors, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
 # Google still serves the basic HTML page to text browsers; operators can override it (options.user_agent).
 NO_JS_USER_AGENT = "Lynx/2.9.0dev.12 libwww-FM/2.14 SSL-MM/1.4.1 GNUTLS/3.7.8"
-FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
-SAFE = {"off": "off", "moderate": "medium", "strict": "high"}  # SearXNG's google.py mapping
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month": "m", "year": "y"})
+# SearXNG's google.py mapping
+SAFE: Mapping[str, str] = MappingProxyType({"off": "off", "moderate": "medium", "strict": "high"})
 
 SORRY_MARKERS = ('id="captcha-form"', "detected unusual traffic from your computer network", "/sorry/index")
 ENABLE_JS_MARKER = "/httpservice/retry/enablejs"
@@ -42,8 +45,6 @@ NO_RESULTS_MARKERS = ("did not match any documents", "No results found for")
 # newest markup first: desktop snippet, featured/"People also ask" answer, video description, basic page
 SNIPPET_SELECTORS = ("div.VwiC3b", 'div[data-sncf="1"]', "span.hgKElc", "div.ITZIwc")
 DATE_SELECTORS = ("span.YrbPuc", "span.LEwnzc", "span.kX21rb")
-DATE_FORMATS = ("%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y-%m-%d")
-RELATIVE_DATE = re.compile(r"^\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago$", re.IGNORECASE)
 
 
 class Google(Engine):
@@ -57,8 +58,13 @@ class Google(Engine):
     rate_per_minute = 6.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"q": query, "num": str(request.limit), "gbv": "1", "ie": "UTF-8", "safe": SAFE[request.safesearch]}
+        params = {
+            "q": query_with_site(request),
+            "num": str(request.limit),
+            "gbv": "1",
+            "ie": "UTF-8",
+            "safe": SAFE[request.safesearch],
+        }
         if request.page > 1:
             params["start"] = str((request.page - 1) * request.limit)
         headers = self.browser_headers()
@@ -89,7 +95,7 @@ class Google(Engine):
 
     def check_response(self, response: httpx.Response) -> None:
         # the /sorry/ page arrives as 429 or 503 too: it is a CAPTCHA, not a plain rate limit
-        if _final_path(response).startswith("/sorry") or (
+        if self.page_url(response).path.startswith("/sorry") or (
             response.status_code >= 400 and _is_sorry_page(response.text)
         ):
             raise BlockedError("answered with its /sorry/ 'unusual traffic' CAPTCHA", kind="captcha", engine=self.name)
@@ -148,23 +154,12 @@ def _language_params(language: str) -> tuple[str, str]:
     return hl, f"lang_{script}"
 
 
-def _final_path(response: httpx.Response) -> str:
-    """Path of the URL that produced `response` (a client that follows redirects ends on /sorry/)."""
-    try:
-        return response.url.path
-    except RuntimeError:  # a bare Response built without a request
-        return ""
-
-
 def _is_sorry_page(text: str) -> bool:
     return any(marker in text for marker in SORRY_MARKERS)
 
 
 def _enclosing_link(node: LexborNode) -> LexborNode | None:
-    parent = node.parent
-    while parent is not None and parent.tag != "a":
-        parent = parent.parent
-    return parent
+    return next((parent for parent in ancestors(node) if parent.tag == "a"), None)
 
 
 def _target(href: str | None) -> str | None:
@@ -196,19 +191,14 @@ def _result_block(link: LexborNode) -> LexborNode:
 
 
 def _in_related_questions(node: LexborNode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if "related-question-pair" in (parent.attributes.get("class") or ""):
-            return True
-        parent = parent.parent
-    return False
+    return any("related-question-pair" in (parent.attributes.get("class") or "") for parent in ancestors(node))
 
 
 def _snippet_and_date(block: LexborNode) -> tuple[str, str | None]:
     """Snippet text and date: a leading date ("Jul 22, 2022 —") moves from the snippet to the date."""
     snippet = _first_text(block, SNIPPET_SELECTORS) or _basic_snippet(block)
     shown = _first_text(block, DATE_SELECTORS) or _basic_date(block)
-    date = _iso_date(shown)
+    date = shown_date(shown.rstrip("—-·").strip())
     if date and snippet.startswith(shown):
         snippet = snippet[len(shown) :].lstrip(" —-·")
     return snippet.removesuffix("Read more").strip(), date
@@ -219,14 +209,14 @@ def _basic_snippet(block: LexborNode) -> str:
     for node in block.css("div.BNeawe.s3v9rd"):
         # lexbor's css() matches the node itself too, so "innermost" means exactly one match
         if len(node.css("div.BNeawe.s3v9rd")) == 1 and _enclosing_link(node) is None:
-            return _clean(node.text())
+            return text_of(node)
     return ""
 
 
 def _basic_date(block: LexborNode) -> str:
     """The basic page puts a date as the snippet's first `span.r0bn4c` ("Mar 2, 2023", then " · ")."""
     node = block.css_first("div.BNeawe.s3v9rd span.r0bn4c")
-    return _clean(node.text()) if node is not None else ""
+    return text_of(node)
 
 
 def _display_url(block: LexborNode) -> str | None:
@@ -239,22 +229,6 @@ def _display_url(block: LexborNode) -> str | None:
 
 def _first_text(block: LexborNode, selectors: tuple[str, ...]) -> str:
     for selector in selectors:
-        node = block.css_first(selector)
-        if node is not None and node.text().strip():
-            return _clean(node.text())
+        if text := text_of(block.css_first(selector)):
+            return text
     return ""
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _iso_date(shown: str) -> str | None:
-    """ISO date for an absolute date, the text itself for "3 days ago", None for anything else."""
-    value = shown.strip().rstrip("—-·").strip()
-    for fmt in DATE_FORMATS:
-        try:
-            return datetime.strptime(value, fmt).date().isoformat()
-        except ValueError:
-            continue
-    return value if RELATIVE_DATE.match(value) else None

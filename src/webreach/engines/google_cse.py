@@ -7,28 +7,30 @@ for inspection; Google refuses it.) Google closed the API to new customers and e
 Paging is 1-based `start` with at most 10 per request and start + num <= 100. There is no `items` key at all
 when nothing matched. Dates come from pagemap metatags when present, else from the "Mar 17, 2023 ... " prefix
 Google puts in front of dated snippets (which is then cut from the snippet). Errors are Google API errors
-({"error": {"code", "message", "errors": [{"reason"}], "status"}}): an invalid key is 400 keyInvalid, the daily
-quota is 429 (or the older 403 dailyLimitExceeded) with a per-day message, other 429s are per-minute limits.
+({"error": {"code", "message", "errors": [{"reason"}], "status"}}): an invalid key is 400 keyInvalid (other 400s
+are bad requests), the daily quota is 429 (or the older 403 dailyLimitExceeded) with a per-day message, other
+429s are per-minute limits.
 The key travels in the query string, as the API requires: never log request URLs of this engine.
 """
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens, retry_after_seconds
-from webreach.errors import AuthFailedError, NotConfiguredError, QuotaExhaustedError, RateLimitedError
+from webreach.engines._base import Engine, Tokens
+from webreach.engines._dates import split_ellipsis_date
+from webreach.engines._json import error_object, items_with, json_object, result_list
+from webreach.errors import AuthFailedError, NotConfiguredError, QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 10
-DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
-SAFE = {"off": "off", "strict": "active"}
+DATE_RESTRICT: Mapping[str, str] = MappingProxyType({"day": "d1", "week": "w1", "month": "m1", "year": "y1"})
+SAFE: Mapping[str, str] = MappingProxyType({"off": "off", "strict": "active"})
 TRADITIONAL_CHINESE = frozenset({"zh-tw", "zh-hk", "zh-hant"})
-SNIPPET_DATE = re.compile(r"^([A-Z][a-z]{2} \d{1,2}, \d{4}) \.\.\. ")
 DATE_METATAGS = ("article:published_time", "og:updated_time", "article:modified_time", "date")
 QUOTA_REASONS = frozenset({"dailyLimitExceeded", "quotaExceeded", "billingNotEnabled"})
 KEY_REASONS = frozenset({"keyInvalid", "API_KEY_INVALID"})  # the legacy reason, and the newer ErrorInfo one
@@ -76,7 +78,7 @@ class GoogleCse(Engine):
     def check_response(self, response: httpx.Response) -> None:
         status = response.status_code
         if status in (400, 403, 429):
-            error = _error(response)
+            error = error_object(response)
             reasons = _reasons(error)
             per_day = "per day" in str(error.get("message", "")).lower() or bool(reasons & QUOTA_REASONS)
             if status == 400 and reasons & KEY_REASONS:
@@ -86,33 +88,18 @@ class GoogleCse(Engine):
                     f"daily quota used up (HTTP {status}){self._detail(response)}", engine=self.name
                 )
             if status == 429:
-                raise RateLimitedError(
-                    f"rate limited (HTTP 429){self._detail(response)}",
-                    engine=self.name,
-                    retry_after=retry_after_seconds(response),
-                )
+                raise self.rate_limited(response)
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        if not isinstance(data, dict):
-            raise self.parse_error("answered with JSON that is not an object")
-        items = data.get("items")
-        if items is None and isinstance(data.get("searchInformation"), dict):
+        data = json_object(response, self.name)
+        if data.get("items") is None and isinstance(data.get("searchInformation"), dict):
             return []  # Google leaves out `items` when nothing matched
-        if not isinstance(items, list):
-            raise self.parse_error("no items list in the answer")
-        hits: list[Hit] = []
-        for item in items:
-            if isinstance(item, dict) and item.get("link"):
-                hits.append(self._hit(len(hits) + 1, item))
-        return hits
+        items = result_list(data, "items", self.name)
+        return [self._hit(rank, item) for rank, item in enumerate(items_with(items, "link"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
-        snippet, shown = split_snippet_date(item.get("snippet") or "")
+        shown, snippet = split_ellipsis_date(item.get("snippet") or "")
         return self.hit(
             rank,
             item.get("title") or item["link"],
@@ -131,18 +118,6 @@ def language_restrict(language: str) -> str:
     return f"lang_{language.split('-')[0]}"
 
 
-def split_snippet_date(snippet: str) -> tuple[str, str | None]:
-    """("Mar 17, 2023 ... text") -> ("text", "2023-03-17"); snippets without the prefix come back unchanged."""
-    match = SNIPPET_DATE.match(snippet)
-    if not match:
-        return snippet, None
-    try:
-        shown = datetime.strptime(match.group(1), "%b %d, %Y").date().isoformat()
-    except ValueError:
-        return snippet, None
-    return snippet[match.end() :], shown
-
-
 def metatag_date(item: dict[str, Any]) -> str | None:
     """A publication date from the page's own metatags, when Google passes them on."""
     metatags = (item.get("pagemap") or {}).get("metatags") or [{}]
@@ -151,15 +126,6 @@ def metatag_date(item: dict[str, Any]) -> str | None:
         if isinstance(tags.get(name), str) and tags[name]:
             return str(tags[name])
     return None
-
-
-def _error(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
 
 
 def _reasons(error: dict[str, Any]) -> set[str]:

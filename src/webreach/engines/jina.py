@@ -10,12 +10,13 @@ failure ("No search results available for query ..."), a 4xx that means zero hit
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, ClassVar
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import api_date
+from webreach.engines._json import items_with, json_object, result_list
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
@@ -34,8 +35,11 @@ class Jina(Engine):
     rate_per_minute = 40.0  # searcher.ts: 40 per minute unless the account has a higher speed level
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        body: dict[str, Any] = {"q": query, "num": min(request.limit, MAX_RESULTS), "provider": "google"}
+        body: dict[str, Any] = {
+            "q": query_with_site(request),
+            "num": min(request.limit, MAX_RESULTS),
+            "provider": "google",
+        }
         if request.page > 1:
             body["page"] = request.page
         if request.region:
@@ -57,41 +61,22 @@ class Jina(Engine):
     def parse(self, response: httpx.Response) -> list[Hit]:
         if self._no_results(response):
             return []
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        items = data.get("data") if isinstance(data, dict) else None
-        if not isinstance(items, list):
-            raise self.parse_error("no data list in the answer")
-        hits: list[Hit] = []
-        for item in items:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            url = item["url"]
-            hits.append(
-                self.hit(
-                    len(hits) + 1,
-                    item.get("title") or url,
-                    url,
-                    snippet=item.get("description") or "",
-                    date=iso_date(item.get("date") or item.get("publishedTime")),
-                    source=item.get("source"),
-                )
-            )
-        return hits
+        items = result_list(json_object(response, self.name), "data", self.name)
+        return [self._hit(rank, item) for rank, item in enumerate(items_with(items, "url"), 1)]
+
+    def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
+        url = item["url"]
+        return self.hit(
+            rank,
+            item.get("title") or url,
+            url,
+            snippet=item.get("description") or "",
+            # Google's shown dates ("Jan 5, 2024") become ISO; ISO timestamps and relative ages pass through
+            date=api_date(item.get("date") or item.get("publishedTime")),
+            source=item.get("source"),
+        )
 
     @staticmethod
     def _no_results(response: httpx.Response) -> bool:
         status = response.status_code
         return 400 <= status < 500 and status not in (401, 402, 429) and NO_RESULTS_MARKER in response.text
-
-
-def iso_date(text: str | None) -> str | None:
-    """Google's shown dates ("Jan 5, 2024") as ISO dates; ISO timestamps and relative ages pass through."""
-    if not text:
-        return None
-    try:
-        return datetime.strptime(text, "%b %d, %Y").date().isoformat()
-    except ValueError:
-        return text

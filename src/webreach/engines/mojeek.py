@@ -1,4 +1,8 @@
-"""Mojeek: an independent web index, scraped from its HTML results page (www.mojeek.com/search)."""
+"""Mojeek: an independent web index, scraped from its HTML results page (www.mojeek.com/search).
+
+Freshness is `since=YYYYMMDD`, the first day of the window counted back from the engine's clock (SearXNG's
+mojeek.py sends the same parameter).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,11 @@ from typing import ClassVar
 import httpx
 from selectolax.lexbor import LexborHTMLParser
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._freshness import first_day
+from webreach.engines._html import attribute, text_of
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
 NO_RESULTS_MARKERS = ("No pages found matching", "did not match any documents")
 
 
@@ -21,15 +26,16 @@ class Mojeek(Engine):
     kind = "scraped"
     base_url = "https://www.mojeek.com"
     index = "mojeek"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "language", "region", "safesearch"})
+    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 15.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"q": query, "safe": "0" if request.safesearch == "off" else "1"}
+        params = {"q": query_with_site(request), "safe": "0" if request.safesearch == "off" else "1"}
         if request.page > 1:
             # never send s on page 1: Mojeek rate-limits s=0 (SearXNG's mojeek.py)
             params["s"] = str(10 * (request.page - 1) + 1)
+        if request.freshness:
+            params["since"] = first_day(request.freshness, self.clock.now()).strftime("%Y%m%d")
         cookies = []
         if request.language:
             cookies.append(f"lb={request.language.split('-')[0]}")
@@ -45,17 +51,16 @@ class Mojeek(Engine):
         hits: list[Hit] = []
         for item in tree.css("ul.results-standard > li"):
             link = item.css_first("h2 a")
-            if link is None or not link.attributes.get("href"):
+            href = attribute(link, "href")
+            if not href:
                 continue
-            snippet = item.css_first("p.s")
-            display = item.css_first("p.i span.url")
             hits.append(
                 self.hit(
                     len(hits) + 1,
-                    link.text(),
-                    link.attributes["href"] or "",
-                    snippet=snippet.text() if snippet else "",
-                    display_url=display.text() if display else None,
+                    text_of(link),
+                    href,
+                    snippet=text_of(item.css_first("p.s")),
+                    display_url=text_of(item.css_first("p.i span.url")) or None,
                 )
             )
         if not hits and not any(marker in response.text for marker in NO_RESULTS_MARKERS):

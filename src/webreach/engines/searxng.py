@@ -17,18 +17,20 @@ Decisions:
 
 from __future__ import annotations
 
-import html
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._html import plain_text
+from webreach.engines._json import json_object
 from webreach.errors import NotConfiguredError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
-SAFESEARCH = {"off": "0", "moderate": "1", "strict": "2"}
+SAFESEARCH: Mapping[str, str] = MappingProxyType({"off": "0", "moderate": "1", "strict": "2"})
 ENABLE_JSON_HINT = (
     "Enable JSON on the instance: add `json` to `search.formats` in its settings.yml and restart it, "
     "or point WEBREACH_ENGINES__SEARXNG__BASE_URL at an instance that allows it; meanwhile use engine='auto'."
@@ -61,9 +63,8 @@ class SearXNG(Engine):
         return missing
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
         params = {
-            "q": query,
+            "q": query_with_site(request),
             "format": "json",
             "pageno": str(request.page),
             "safesearch": SAFESEARCH[request.safesearch],
@@ -85,8 +86,9 @@ class SearXNG(Engine):
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        data = _json_object(response)
-        if data is None or not isinstance(data.get("results"), list):
+        # an HTML error page or a proxy's login page instead of JSON is a ParseError too
+        data = json_object(response, self.name)
+        if not isinstance(data.get("results"), list):
             raise self.parse_error("the answer is not SearXNG's JSON (no results list)")
         hits: list[Hit] = []
         for item in data["results"]:
@@ -124,20 +126,9 @@ def _locale(language: str, region: str | None) -> str:
     return f"{base}-{country.upper()}" if country else base
 
 
-def _json_object(response: httpx.Response) -> dict[str, Any] | None:
-    try:
-        data = response.json()
-    except ValueError:  # an HTML error page or a proxy's login page instead of JSON
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _plain(value: Any) -> str:
     """Plain text: SearXNG's titles and snippets are text, but some upstream engines leave tags or entities."""
-    text = str(value) if value else ""
-    # the HTML parser unescapes entities as well; plain text only needs the unescaping
-    text = LexborHTMLParser(text).text() if "<" in text and ">" in text else html.unescape(text)
-    return " ".join(text.split())
+    return plain_text(str(value)) if value else ""
 
 
 def _failure(entry: Any) -> str:

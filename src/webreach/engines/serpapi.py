@@ -1,10 +1,12 @@
 """SerpApi: Google, Bing or Baidu results as JSON (GET serpapi.com/search.json?engine=..., key in api_key).
 
 One module, three dialects, picked by the `engine` option (google by default). Each dialect has its own
-parameters (google: num/start/hl/gl/tbs/safe; bing: count/first/mkt or cc/safeSearch; baidu: rn/pn/q6) and its
-own underlying index, so routing dedupes a SerpApi Google hit with Serper's. `index`, `supports` and
-`language_hint` are ClassVars on Engine; a SerpApi instance shadows them with instance attributes set from the
-option, so `engine.index` is "google", "bing" or "baidu" while `SerpApi.index` keeps the default, "google".
+parameters (google: num/start/hl/gl/tbs/safe; bing: count/first/mkt or cc/safeSearch/filters; baidu:
+rn/pn/q6/gpc) and its own underlying index, so routing dedupes a SerpApi Google hit with Serper's. Bing's and
+Baidu's time filters take absolute dates, computed from the engine's clock as the bing and baidu engines do.
+`index`, `supports` and `language_hint` are ClassVars on Engine; a SerpApi instance shadows them with instance
+attributes set from the option, so `engine.index` is "google", "bing" or "baidu" while `SerpApi.index` keeps
+the default, "google".
 
 Errors (serpapi.com/api-status-and-error-codes): 401 bad key; 429 is either the hourly throughput limit or
 "Your account has run out of searches." (quota). A 200 whose search_metadata.status is "Error" failed upstream,
@@ -13,21 +15,26 @@ except the documented empty case ("... hasn't returned any results", organic_res
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 import httpx
 
+from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import api_date
+from webreach.engines._freshness import baidu_gpc, bing_filters
+from webreach.engines._json import by_position, items_with, json_object, result_list
 from webreach.errors import NotConfiguredError, QuotaExhaustedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
 ALL_PARAMETERS = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
-GOOGLE_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
-GOOGLE_SAFE = {"off": "off", "strict": "active"}
-BING_SAFE = {"off": "Off", "moderate": "Moderate", "strict": "Strict"}
+GOOGLE_TBS: Mapping[str, str] = MappingProxyType({"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"})
+GOOGLE_SAFE: Mapping[str, str] = MappingProxyType({"off": "off", "strict": "active"})
+BING_SAFE: Mapping[str, str] = MappingProxyType({"off": "Off", "moderate": "Moderate", "strict": "Strict"})
 EMPTY_MARKERS = ("hasn't returned any results", "Fully empty")
 
 
@@ -41,12 +48,13 @@ class Dialect:
     language_hint: str | None = None
 
 
-DIALECTS = {
-    "google": Dialect("google", ALL_PARAMETERS, 100),
-    # Bing's date filter needs absolute day numbers for "year"; Baidu's needs Unix timestamps
-    "bing": Dialect("bing", frozenset({"page", "site", "language", "region", "safesearch"}), 50),
-    "baidu": Dialect("baidu", frozenset({"page", "site"}), 50, language_hint="zh"),
-}
+DIALECTS: Mapping[str, Dialect] = MappingProxyType(
+    {
+        "google": Dialect("google", ALL_PARAMETERS, 100),
+        "bing": Dialect("bing", ALL_PARAMETERS, 50),
+        "baidu": Dialect("baidu", frozenset({"page", "site", "freshness"}), 50, language_hint="zh"),
+    }
+)
 
 
 class SerpApi(Engine):
@@ -60,8 +68,10 @@ class SerpApi(Engine):
     supports = DIALECTS["google"].supports
     rate_per_minute = 60.0
 
-    def __init__(self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0") -> None:
-        super().__init__(settings, user_agent=user_agent)
+    def __init__(
+        self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
+    ) -> None:
+        super().__init__(settings, user_agent=user_agent, clock=clock)
         self.engine = self.settings.options.get("engine", "google").strip().lower()
         dialect = DIALECTS.get(self.engine)
         if dialect is not None:
@@ -86,9 +96,9 @@ class SerpApi(Engine):
         if self.engine == "google":
             params.update(google_params(request, count))
         elif self.engine == "bing":
-            params.update(bing_params(request, count))
+            params.update(bing_params(request, count, self.clock.now()))
         else:
-            params.update(baidu_params(request, count))
+            params.update(baidu_params(request, count, self.clock.now()))
         return httpx.Request("GET", self.url("/search.json"), params=params, headers={"Accept": "application/json"})
 
     def check_response(self, response: httpx.Response) -> None:
@@ -97,27 +107,16 @@ class SerpApi(Engine):
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        if not isinstance(data, dict):
-            raise self.parse_error("answered with JSON that is not an object")
+        data = json_object(response, self.name)
         error = data.get("error")
         status = (data.get("search_metadata") or {}).get("status")
         state = (data.get("search_information") or {}).get("organic_results_state")
         if any(marker in f"{error} {state}" for marker in EMPTY_MARKERS):
             return []
         if error or status == "Error":
-            raise UnavailableError(f"search failed upstream: {self._redact(str(error or status))}", engine=self.name)
-        organic = data.get("organic_results")
-        if not isinstance(organic, list):
-            raise self.parse_error("no organic_results in the answer")
-        items = sorted(
-            (item for item in organic if isinstance(item, dict) and item.get("link")),
-            key=lambda item: item.get("position") or 0,
-        )
-        return [self._hit(rank, item) for rank, item in enumerate(items, 1)]
+            raise UnavailableError(f"search failed upstream: {self.redact(str(error or status))}", engine=self.name)
+        organic = result_list(data, "organic_results", self.name)
+        return [self._hit(rank, item) for rank, item in enumerate(by_position(items_with(organic, "link")), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         return self.hit(
@@ -125,7 +124,7 @@ class SerpApi(Engine):
             item.get("title") or item["link"],
             item["link"],  # Baidu's may be a baidu.com/link?url= redirect: kept, the reader resolves it
             snippet=item.get("snippet") or "",
-            date=iso_date(item.get("date")),
+            date=api_date(item.get("date")),
             source=item.get("source"),
             display_url=item.get("displayed_link"),
         )
@@ -138,14 +137,10 @@ class SerpApi(Engine):
             )
         return dialect
 
-    def _redact(self, text: str) -> str:
-        key = self.settings.key()
-        return text.replace(key, "***") if key else text
-
 
 def google_params(request: SearchRequest, count: int) -> dict[str, str]:
     """engine=google: num/start, hl/gl, tbs=qdr:x, safe=active|off, site: in q."""
-    params = {"q": _with_site(request), "num": str(count)}
+    params = {"q": query_with_site(request), "num": str(count)}
     if request.page > 1:
         params["start"] = str((request.page - 1) * count)
     if request.language:
@@ -159,11 +154,13 @@ def google_params(request: SearchRequest, count: int) -> dict[str, str]:
     return params
 
 
-def bing_params(request: SearchRequest, count: int) -> dict[str, str]:
-    """engine=bing: count/first (1-based), mkt=<lang>-<COUNTRY> or cc alone (they exclude each other)."""
-    params = {"q": _with_site(request), "count": str(count), "safeSearch": BING_SAFE[request.safesearch]}
+def bing_params(request: SearchRequest, count: int, now: float) -> dict[str, str]:
+    """engine=bing: count/first (1-based), mkt=<lang>-<COUNTRY> or cc alone (they exclude each other), filters."""
+    params = {"q": query_with_site(request), "count": str(count), "safeSearch": BING_SAFE[request.safesearch]}
     if request.page > 1:
         params["first"] = str((request.page - 1) * count + 1)
+    if request.freshness:
+        params["filters"] = bing_filters(request.freshness, now)
     if request.region and request.language:
         params["mkt"] = f"{request.language.split('-')[0]}-{request.region.upper()}"
     elif request.region:
@@ -171,25 +168,13 @@ def bing_params(request: SearchRequest, count: int) -> dict[str, str]:
     return params
 
 
-def baidu_params(request: SearchRequest, count: int) -> dict[str, str]:
-    """engine=baidu: rn/pn (an item offset), q6 for the site."""
+def baidu_params(request: SearchRequest, count: int, now: float) -> dict[str, str]:
+    """engine=baidu: rn/pn (an item offset), q6 for the site, gpc for the time window."""
     params = {"q": request.query, "rn": str(count)}
     if request.page > 1:
         params["pn"] = str((request.page - 1) * count)
     if request.site:
         params["q6"] = request.site
+    if request.freshness:
+        params["gpc"] = baidu_gpc(request.freshness, now)
     return params
-
-
-def _with_site(request: SearchRequest) -> str:
-    return f"{request.query} site:{request.site}" if request.site else request.query
-
-
-def iso_date(text: str | None) -> str | None:
-    """The shown date ("Sep 11, 2023") as an ISO date; a bare year or a relative age stays as shown."""
-    if not text:
-        return None
-    try:
-        return datetime.strptime(text, "%b %d, %Y").date().isoformat()
-    except ValueError:
-        return text

@@ -3,22 +3,28 @@
 One POST to /search with {"q", "num", "page", "gl", "hl", "tbs"}. Serper also takes a JSON array of queries
 (a batch) and then answers with an array; the parser accepts that form and reads its first answer. Errors:
 403 {"message": "Unauthorized."} is a bad key, 400 "Not enough credits" means the credits are spent
-(reported by users, unverified), 429 on bursts. Google's shown dates ("Jan 29, 2023") become ISO dates.
+(reported by users, unverified), any other 400 is a bad request, 429 comes on bursts. Google's shown dates
+("Jan 29, 2023") become ISO dates.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import api_date
+from webreach.engines._json import by_position, items_with, json_body, result_list
 from webreach.errors import QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 100
-FRESHNESS_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+FRESHNESS_TBS: Mapping[str, str] = MappingProxyType(
+    {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+)
 
 
 class Serper(Engine):
@@ -33,8 +39,7 @@ class Serper(Engine):
     rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        body: dict[str, Any] = {"q": query, "num": min(request.limit, MAX_RESULTS)}
+        body: dict[str, Any] = {"q": query_with_site(request), "num": min(request.limit, MAX_RESULTS)}
         if request.page > 1:
             body["page"] = request.page
         if request.region:
@@ -52,41 +57,22 @@ class Serper(Engine):
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
+        data = json_body(response, self.name)
         if isinstance(data, list) and data:
             data = data[0]  # the batch form: one answer per query sent
         if not isinstance(data, dict):
             raise self.parse_error("answered with JSON that is not a search answer")
-        organic = data.get("organic")
-        if organic is None and isinstance(data.get("searchParameters"), dict):
+        if data.get("organic") is None and isinstance(data.get("searchParameters"), dict):
             return []  # a well-formed answer without an organic block: Google found nothing
-        if not isinstance(organic, list):
-            raise self.parse_error("no organic results list in the answer")
-        items = sorted(
-            (item for item in organic if isinstance(item, dict) and item.get("link")),
-            key=lambda item: item.get("position") or 0,
-        )
+        organic = result_list(data, "organic", self.name)
         return [
             self.hit(
                 rank,
                 item.get("title") or item["link"],
                 item["link"],
                 snippet=item.get("snippet") or "",
-                date=iso_date(item.get("date")),
+                date=api_date(item.get("date")),
                 source=item.get("source"),
             )
-            for rank, item in enumerate(items, 1)
+            for rank, item in enumerate(by_position(items_with(organic, "link")), 1)
         ]
-
-
-def iso_date(text: str | None) -> str | None:
-    """Google's shown date ("Jan 29, 2023") as an ISO date; relative ones ("3 hours ago") stay as shown."""
-    if not text:
-        return None
-    try:
-        return datetime.strptime(text, "%b %d, %Y").date().isoformat()
-    except ValueError:
-        return text

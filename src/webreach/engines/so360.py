@@ -12,22 +12,24 @@ Decisions:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import urljoin
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import numeric_date
+from webreach.engines._html import ancestors, attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month": "m", "year": "y"})
 SNIPPETS = "p.res-desc, span.res-list-summary, div.res-comm-con, div.res-rich p"
 NO_RESULTS_MARKERS = ('id="no-result"', "未找到和", "找不到和")
 AD_CONTAINERS = ("e_idea_pp", "so_kw-ad", "e_idea_wd", "rightbox-ad")
-DATE_PATTERN = re.compile(r"(\d{4})[年\-./](\d{1,2})[月\-./](\d{1,2})")
 COOKIE_TOKEN = "cookie"
 
 
@@ -43,8 +45,7 @@ class So360(Engine):
     language_hint = "zh"
 
     def _search_request(self, request: SearchRequest, cookie: str | None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"q": query, "pn": str(request.page)}
+        params = {"q": query_with_site(request), "pn": str(request.page)}
         if request.freshness:
             params["adv_t"] = FRESHNESS[request.freshness]
         headers = self.browser_headers(**{"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})
@@ -82,7 +83,7 @@ class So360(Engine):
             raise BlockedError("answered with an empty page (360 does this to clients it refuses)", engine=self.name)
         tree = LexborHTMLParser(text)
         tree.strip_tags(["style", "script"])
-        page_url = _page_url(response, self.origin)
+        page_url = str(self.page_url(response))
         hits: list[Hit] = []
         for item in tree.css("li.res-list"):
             hit = self._hit(item, len(hits) + 1, page_url)
@@ -96,39 +97,19 @@ class So360(Engine):
         link = item.css_first("h3.res-title a, h3 a")
         if link is None or _in_ad_block(item):
             return None
-        target = (link.attributes.get("data-mdurl") or "").strip() or (link.attributes.get("href") or "").strip()
-        title = link.text()
-        if not target or not title.strip():
+        target = attribute(link, "data-mdurl") or attribute(link, "href")
+        title = text_of(link)
+        if not target or not title:
             return None
-        snippet = item.css_first(SNIPPETS)
-        cite = item.css_first("p.g-linkinfo cite, p.res-linkinfo cite, cite")
         return self.hit(
             rank,
             title,
             urljoin(page_url, target),
-            snippet=snippet.text() if snippet is not None else "",
-            display_url=cite.text() if cite is not None else None,
-            date=_date(item),
+            snippet=text_of(item.css_first(SNIPPETS)),
+            display_url=text_of(item.css_first("p.g-linkinfo cite, p.res-linkinfo cite, cite")) or None,
+            date=numeric_date(text_of(item.css_first("p.g-linkinfo, p.res-linkinfo"))),
         )
 
 
-def _date(item: LexborNode) -> str | None:
-    info = item.css_first("p.g-linkinfo, p.res-linkinfo")
-    match = DATE_PATTERN.search(info.text()) if info is not None else None
-    return f"{int(match[1]):04d}-{int(match[2]):02d}-{int(match[3]):02d}" if match else None
-
-
 def _in_ad_block(item: LexborNode) -> bool:
-    node: LexborNode | None = item
-    while node is not None:
-        if any(ad in (node.attributes.get("id") or "") for ad in AD_CONTAINERS):
-            return True
-        node = node.parent
-    return False
-
-
-def _page_url(response: httpx.Response, fallback: str) -> str:
-    try:
-        return str(response.url)
-    except RuntimeError:  # a response built without its request
-        return fallback + "/"
+    return any(ad in (node.attributes.get("id") or "") for node in (item, *ancestors(item)) for ad in AD_CONTAINERS)

@@ -13,19 +13,24 @@ Decisions:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, timezone
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import urljoin
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import NUMERIC_YMD, numeric_date
+from webreach.engines._html import ancestors, attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "inttime_day", "week": "inttime_week", "month": "inttime_month", "year": "inttime_year"}
+FRESHNESS: Mapping[str, str] = MappingProxyType(
+    {"day": "inttime_day", "week": "inttime_week", "month": "inttime_month", "year": "inttime_year"}
+)
 ITEMS = "div.rb, div.vrwrap, ul.news-list > li, ul.news-list2 > li"
 TITLE_LINKS = ("h3.pt a", "h3.vr-title a", "h3 a", "p.tit a")
 SNIPPETS = "div.ft, div.attribute-centent, div.fz-mid.space-txt, p.txt-info, p.str_info, dl > dd"
@@ -33,7 +38,6 @@ ANTISPIDER_MARKERS = ('id="seccodeForm"', "antispider.min.js", "/antispider/")
 NO_RESULTS_MARKERS = ("noresult_part1_container", "没有找到与", "暂无与")
 # sponsored blocks on www.sogou.com; their items share the organic markup
 AD_CONTAINERS = ("promotion_adv_container", "kmap_business_adv", "sogou_biz_")
-DATE_PATTERN = re.compile(r"(\d{4})[年\-./](\d{1,2})[月\-./](\d{1,2})")
 CHINA_TIME = timezone(timedelta(hours=8))
 
 
@@ -49,8 +53,7 @@ class Sogou(Engine):
     language_hint = "zh"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"query": query, "page": str(request.page), "ie": "utf8"}
+        params = {"query": query_with_site(request), "page": str(request.page), "ie": "utf8"}
         if request.freshness:
             params["s_from"] = FRESHNESS[request.freshness]
             params["tsn"] = "1"
@@ -69,7 +72,7 @@ class Sogou(Engine):
         tree = LexborHTMLParser(text)
         # WeChat pages render dates with inline document.write(); their text must not reach snippets
         tree.strip_tags(["style", "script"])
-        page_url = _page_url(response, self.origin)
+        page_url = str(self.page_url(response))
         hits: list[Hit] = []
         seen: set[str] = set()
         for item in tree.css(ITEMS):
@@ -91,21 +94,18 @@ class Sogou(Engine):
         link = next((node for sel in TITLE_LINKS if (node := item.css_first(sel)) is not None), None)
         if link is None:
             return None
-        href = (link.attributes.get("href") or "").strip()
-        title = link.text()
-        if not href or href.startswith("javascript:") or not title.strip():
+        href, title = attribute(link, "href"), text_of(link)
+        if not href or href.startswith("javascript:") or not title:
             return None
-        snippet_node = item.css_first(SNIPPETS)
         display, date = _cite(item)
-        account = item.css_first("a.account")
         return self.hit(
             rank,
             title,
             _target(item, href, page_url),
-            snippet=snippet_node.text() if snippet_node is not None else "",
+            snippet=text_of(item.css_first(SNIPPETS)),
             display_url=display,
             date=date or _wechat_date(item),
-            source=account.text() if account is not None else None,
+            source=text_of(item.css_first("a.account")) or None,
         )
 
 
@@ -113,7 +113,7 @@ def _target(item: LexborNode, href: str, page_url: str) -> str:
     """The real URL: Sogou's data-url beside a /link redirect, else the href made absolute."""
     if href.startswith("/link?"):
         for node in item.css("[data-url]"):
-            carried = (node.attributes.get("data-url") or "").strip()
+            carried = attribute(node, "data-url")
             if carried.startswith(("http://", "https://")):
                 return carried
     return urljoin(page_url, href)
@@ -121,12 +121,10 @@ def _target(item: LexborNode, href: str, page_url: str) -> str:
 
 def _cite(item: LexborNode) -> tuple[str | None, str | None]:
     """(display URL, ISO date) from the cite line of a web result."""
-    cite = item.css_first("cite, div.citeurl")
-    shown = " ".join(cite.text().split()) if cite is not None else ""
+    shown = text_of(item.css_first("cite, div.citeurl"))
     date_node = item.css_first("span.cite-date")
-    match = DATE_PATTERN.search(date_node.text() if date_node is not None else shown)
-    date = f"{int(match[1]):04d}-{int(match[2]):02d}-{int(match[3]):02d}" if match else None
-    in_shown = DATE_PATTERN.search(shown)
+    date = numeric_date(date_node.text() if date_node is not None else shown)
+    in_shown = NUMERIC_YMD.search(shown)
     if in_shown:
         shown = shown[: in_shown.start()]
     return shown.strip(" -\u00a0") or None, date
@@ -134,8 +132,7 @@ def _cite(item: LexborNode) -> tuple[str | None, str | None]:
 
 def _wechat_date(item: LexborNode) -> str | None:
     """WeChat articles carry their publication time as a Unix timestamp in div.s-p[t]."""
-    stamp = item.css_first("div.s-p[t]")
-    value = (stamp.attributes.get("t") or "") if stamp is not None else ""
+    value = attribute(item.css_first("div.s-p[t]"), "t")
     if not value.isdigit():
         return None
     moment = datetime.fromtimestamp(int(value), tz=UTC).astimezone(CHINA_TIME)
@@ -143,17 +140,8 @@ def _wechat_date(item: LexborNode) -> str | None:
 
 
 def _in_ad_block(item: LexborNode) -> bool:
-    node: LexborNode | None = item
-    while node is not None:
+    for node in (item, *ancestors(item)):
         marker = f"{node.attributes.get('id') or ''} {node.attributes.get('class') or ''}"
         if any(ad in marker for ad in AD_CONTAINERS):
             return True
-        node = node.parent
     return False
-
-
-def _page_url(response: httpx.Response, fallback: str) -> str:
-    try:
-        return str(response.url)
-    except RuntimeError:  # a response built without its request
-        return fallback + "/"

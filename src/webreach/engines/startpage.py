@@ -22,37 +22,41 @@ Decisions:
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import split_ellipsis_date
+from webreach.engines._html import attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "d", "week": "w", "month": "m", "year": "y"}
-SAFESEARCH = {"off": "none", "moderate": "moderate", "strict": "heavy"}
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month": "m", "year": "y"})
+SAFESEARCH: Mapping[str, str] = MappingProxyType({"off": "none", "moderate": "moderate", "strict": "heavy"})
 # Startpage names its interface/result languages; unknown languages keep "english" (Google still reads the query)
-LANGUAGES = {
+LANGUAGES: Mapping[str, str] = MappingProxyType({
     "en": "english", "de": "deutsch", "fr": "francais", "es": "espanol", "it": "italiano", "nl": "nederlands",
     "pt": "portugues", "pl": "polski", "da": "dansk", "sv": "svenska", "no": "norsk", "nb": "norsk",
     "fi": "suomi", "ja": "nihongo", "ko": "hangul", "zh": "jiantizhongwen", "zh-tw": "fantizhengwen",
     "zh-hk": "fantizhengwen",
-}  # fmt: skip
+})  # fmt: skip
 # a region's main language, for qsr when only the region is given
-REGION_LANGUAGE = {"us": "en", "gb": "en", "uk": "en", "au": "en", "ca": "en", "ie": "en", "nz": "en", "in": "en",
-                   "at": "de", "ch": "de", "be": "fr", "br": "pt", "mx": "es", "ar": "es", "cn": "zh", "tw": "zh",
-                   "hk": "zh", "jp": "ja", "kr": "ko", "se": "sv", "dk": "da"}  # fmt: skip
+REGION_LANGUAGE: Mapping[str, str] = MappingProxyType({
+    "us": "en", "gb": "en", "uk": "en", "au": "en", "ca": "en", "ie": "en", "nz": "en", "in": "en", "at": "de",
+    "ch": "de", "be": "fr", "br": "pt", "mx": "es", "ar": "es", "cn": "zh", "tw": "zh", "hk": "zh", "jp": "ja",
+    "kr": "ko", "se": "sv", "dk": "da",
+})  # fmt: skip
 CAPTCHA_PATHS = ("/sp/captcha", "/errors/captcha")
 CAPTCHA_MARKERS = ("component---src-pages-captcha",)
 NO_RESULTS_MARKERS = ("did not match any", "No results found", "no results for")
 ITEMS = "div.result, div.w-gl__result"
 TITLE_LINKS = "a.result-title, a.w-gl__result-title"
 AD_LINK = re.compile(r"^https?://(www\.)?google\.[a-z.]+/aclk")
-DATE_PREFIX = re.compile(r"(?P<date>\d{1,2} [A-Z][a-z]{2} \d{4}|\d+ \w+ ago) \.\.\. (?P<rest>.*)", re.S)
 
 
 class Startpage(Engine):
@@ -72,19 +76,27 @@ class Startpage(Engine):
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
         tree = LexborHTMLParser(response.text)
         self._check_captcha(response, tree)
-        node = tree.css_first("form#search input[name=sc]") or tree.css_first("input[name=sc]")
-        value = (node.attributes.get("value") or "").strip() if node is not None else ""
+        value = attribute(tree.css_first("form#search input[name=sc]") or tree.css_first("input[name=sc]"), "value")
         if not value:
-            # an empty token would be cached for the whole TTL and mark every search as a bot
+            # a search without the token is marked as a bot, and a home page without one means its markup changed
             raise self.parse_error("home page carried no sc token in its search form")
         return {"sc": value}
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
         language = (request.language or REGION_LANGUAGE.get(request.region or "", "en")).lower()
         name = LANGUAGES.get(language) or LANGUAGES.get(language.split("-")[0], "english")
-        form = {"query": query, "cat": "web", "t": "device", "lui": name, "language": name, "abp": "1", "abd": "0"}
-        form.update(abe="0", qadf=SAFESEARCH[request.safesearch], segment="organic")
+        form = {
+            "query": query_with_site(request),
+            "cat": "web",
+            "t": "device",
+            "lui": name,
+            "language": name,
+            "abp": "1",
+            "abd": "0",
+            "abe": "0",
+            "qadf": SAFESEARCH[request.safesearch],
+            "segment": "organic",
+        }
         if tokens and tokens.get("sc"):
             form["sc"] = tokens["sc"]
         if request.region:
@@ -120,50 +132,31 @@ class Startpage(Engine):
         raise self.parse_error("no result items and no no-results notice on the page")
 
     def _check_captcha(self, response: httpx.Response, tree: LexborHTMLParser) -> None:
-        served = _request_path(response)
-        if served.startswith(CAPTCHA_PATHS) or any(m in response.text for m in CAPTCHA_MARKERS):
+        if self.page_url(response).path.startswith(CAPTCHA_PATHS) or any(m in response.text for m in CAPTCHA_MARKERS):
             raise BlockedError("answered with its CAPTCHA page instead of results", kind="captcha", engine=self.name)
         if tree.css_first("form[action*='/sp/captcha']") is not None:
             raise BlockedError("answered with its CAPTCHA form instead of results", kind="captcha", engine=self.name)
 
     def _hit(self, item: LexborNode, rank: int) -> Hit | None:
         link = item.css_first(TITLE_LINKS)
-        href = (link.attributes.get("href") or "").strip() if link is not None else ""
-        if link is None or not href or not link.text().strip():
+        href, title = attribute(link, "href"), text_of(link)
+        if not href or not title:
             return None
         url = urljoin(self.url("/"), href)
         host = urlsplit(url).hostname or ""
         if AD_LINK.match(url) or host.endswith("startpage.com") or host == urlsplit(self.origin).hostname:
             return None
-        snippet_node = item.css_first("p.description") or item.css_first("p.w-gl__description")
-        when, snippet = _split_date(snippet_node.text() if snippet_node is not None else "")
+        # Google's "2 Sep 2014 ... " / "5 days ago ... " snippet prefix is the date
+        when, snippet = split_ellipsis_date(
+            text_of(item.css_first("p.description") or item.css_first("p.w-gl__description"))
+        )
         display = item.css_first("a.wgl-display-url span.default-link-text") or item.css_first(".w-gl__result-url")
-        site = item.css_first("a.wgl-site-title")
         return self.hit(
             rank,
-            link.text(),
+            title,
             url,
             snippet=snippet,
-            display_url=display.text() if display is not None else None,
+            display_url=text_of(display) or None,
             date=when,
-            source=site.text() if site is not None else None,
+            source=text_of(item.css_first("a.wgl-site-title")) or None,
         )
-
-
-def _split_date(snippet: str) -> tuple[str | None, str]:
-    """Google's "2 Sep 2014 ... " / "5 days ago ... " snippet prefix as (date, rest)."""
-    match = DATE_PREFIX.fullmatch(" ".join(snippet.split()))
-    if match is None:
-        return None, snippet
-    shown = match["date"]
-    try:
-        return datetime.strptime(shown, "%d %b %Y").date().isoformat(), match["rest"]
-    except ValueError:
-        return shown, match["rest"]
-
-
-def _request_path(response: httpx.Response) -> str:
-    try:
-        return response.request.url.path
-    except RuntimeError:
-        return ""

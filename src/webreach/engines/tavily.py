@@ -9,17 +9,22 @@ retry_after_seconds in the body instead), 432 plan limit and 433 pay-as-you-go l
 from __future__ import annotations
 
 import email.utils
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens, retry_after_seconds
-from webreach.errors import QuotaExhaustedError, RateLimitedError
+from webreach.engines._base import Engine, Tokens
+from webreach.engines._json import error_object, items_with, json_object, result_list
+from webreach.errors import QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
-QUOTA_STATUSES = {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
+QUOTA_STATUSES: Mapping[int, str] = MappingProxyType(
+    {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
+)
 
 
 class Tavily(Engine):
@@ -57,46 +62,28 @@ class Tavily(Engine):
                 f"{QUOTA_STATUSES[status]} (HTTP {status}){self._detail(response)}", engine=self.name
             )
         if status == 429:
-            raise RateLimitedError(
-                f"rate limited (HTTP 429){self._detail(response)}",
-                engine=self.name,
-                retry_after=retry_after_seconds(response) or _body_retry_after(response),
-            )
+            raise self.rate_limited(response, _body_retry_after(response))
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        try:
-            data = response.json()
-        except ValueError:
-            raise self.parse_error("answered with something other than JSON") from None
-        results = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(results, list):
-            raise self.parse_error("no results list in the answer")
-        hits: list[Hit] = []
-        for item in results:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            url = item["url"]
-            hits.append(
-                self.hit(
-                    len(hits) + 1,
-                    item.get("title") or url,
-                    url,
-                    snippet=item.get("content") or "",
-                    date=iso_date(item.get("published_date")),
-                    source=urlsplit(url).hostname,
-                )
-            )
-        return hits
+        results = result_list(json_object(response, self.name), "results", self.name)
+        return [self._hit(rank, item) for rank, item in enumerate(items_with(results, "url"), 1)]
+
+    def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
+        url = item["url"]
+        return self.hit(
+            rank,
+            item.get("title") or url,
+            url,
+            snippet=item.get("content") or "",
+            date=iso_date(item.get("published_date")),
+            source=urlsplit(url).hostname,
+        )
 
 
 def _body_retry_after(response: httpx.Response) -> float | None:
     """retry_after_seconds from the keyless-mode error envelope, when present."""
-    try:
-        error = response.json().get("error")
-        value = error.get("retry_after_seconds") if isinstance(error, dict) else None
-    except (ValueError, AttributeError):
-        return None
+    value = error_object(response).get("retry_after_seconds")
     return float(value) if isinstance(value, int | float) else None
 
 

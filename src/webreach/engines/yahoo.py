@@ -10,7 +10,7 @@ Decisions:
   (freshness; Yahoo has no year filter, so "year" is reported unsupported), and the `sB` preferences cookie
   for language (`vl=lang_xx`) and safesearch (`vm=p|i|r`). Region would need a regional host
   (uk.search.yahoo.com ...) that would bypass a configured base_url, so it is not offered.
-- The "<date> · " prefix Yahoo copies from Bing is split off the snippet (Bing's date helpers).
+- The "<date> · " prefix Yahoo copies from Bing is split off the snippet (engines/_dates.py).
 - Blocks: HTTP 999 ("Unable to process request at this time", Yahoo's long-lived ban; retrying soon does not
   help) and the EU consent wall (redirect to or form for consent.yahoo.com / guce.yahoo.com) are `blocked`.
   The genuine no-results page is `div.zrp` / "We did not find results for".
@@ -18,20 +18,23 @@ Decisions:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 from urllib.parse import unquote, urlencode, urljoin
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._base import Engine, Tokens
-from webreach.engines.bing import split_date_prefix
+from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._dates import split_dot_date
+from webreach.engines._html import ancestors, attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-FRESHNESS = {"day": "d", "week": "w", "month": "m"}
-SAFESEARCH = {"off": "p", "moderate": "i", "strict": "r"}
-LANGUAGES = {"zh": "zh_chs", "zh-tw": "zh_cht", "zh-hk": "zh_cht"}
+FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month": "m"})
+SAFESEARCH: Mapping[str, str] = MappingProxyType({"off": "p", "moderate": "i", "strict": "r"})
+LANGUAGES: Mapping[str, str] = MappingProxyType({"zh": "zh_chs", "zh-tw": "zh_cht", "zh-hk": "zh_cht"})
 ITEMS = "div.algo, #web li > div.res"
 AD_LINKS = ("bing.com/aclick", "/cbclk", "/rdclks")
 CONSENT_HOSTS = ("consent.yahoo.com", "guce.yahoo.com")
@@ -55,11 +58,10 @@ class Yahoo(Engine):
         return missing
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        query = f"{request.query} site:{request.site}" if request.site else request.query
-        params = {"p": query, "pz": str(request.limit), "ei": "UTF-8"}
+        params = {"p": query_with_site(request), "pz": str(request.limit), "ei": "UTF-8"}
         if request.page > 1:
             params["b"] = str((request.page - 1) * request.limit + 1)
-        if request.freshness in FRESHNESS:
+        if request.freshness and request.freshness in FRESHNESS:
             params["btf"] = FRESHNESS[request.freshness]
         language = "any"
         if request.language:
@@ -96,7 +98,7 @@ class Yahoo(Engine):
 
     def _hit(self, item: LexborNode, rank: int) -> Hit | None:
         link = item.css_first("h3 a") or item.css_first("div.compTitle a[href]")
-        href = (link.attributes.get("href") or "").strip() if link is not None else ""
+        href = attribute(link, "href")
         if link is None or not href or _in_ads(item) or any(ad in href for ad in AD_LINKS):
             return None
         heading = item.css_first("h3")
@@ -104,8 +106,7 @@ class Yahoo(Engine):
         title = link.attributes.get("aria-label") or (heading.text() if heading is not None else link.text())
         if not title or not title.strip():
             return None
-        snippet_node = item.css_first("div.compText") or item.css_first("div.abstr")
-        when, snippet = split_date_prefix(snippet_node.text() if snippet_node is not None else "")
+        when, snippet = split_dot_date(text_of(item.css_first("div.compText") or item.css_first("div.abstr")))
         source, display = _site(item)
         return self.hit(
             rank,
@@ -142,9 +143,4 @@ def _site(item: LexborNode) -> tuple[str | None, str | None]:
 
 
 def _in_ads(item: LexborNode) -> bool:
-    node = item.parent
-    while node is not None:
-        if "Ads" in (node.attributes.get("class") or ""):
-            return True
-        node = node.parent
-    return False
+    return any("Ads" in (node.attributes.get("class") or "") for node in ancestors(item))

@@ -1,0 +1,56 @@
+"""Reading JSON answers of API engines: the body (or a ParseError), error envelopes, and result lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from webreach.errors import ParseError
+
+
+def json_body(response: httpx.Response, engine: str) -> Any:
+    """The decoded JSON body, or ParseError when the engine answered with something else (an HTML error page)."""
+    # response.json() decodes bytes, so a UTF-8 byte-order mark (some providers send one) is tolerated
+    try:
+        return response.json()
+    except ValueError:
+        raise ParseError("answered with something other than JSON", engine=engine) from None
+
+
+def json_object(response: httpx.Response, engine: str) -> dict[str, Any]:
+    """The JSON body when it is an object, else ParseError."""
+    data = json_body(response, engine)
+    if not isinstance(data, dict):
+        raise ParseError("answered with JSON that is not an object", engine=engine)
+    return data
+
+
+def result_list(data: dict[str, Any], key: str, engine: str) -> list[Any]:
+    """data[key] when it is a list, else ParseError: an answer without its result list is not an empty one."""
+    values = data.get(key)
+    if not isinstance(values, list):
+        raise ParseError(f"no {key} list in the answer", engine=engine)
+    return values
+
+
+def error_object(response: httpx.Response) -> dict[str, Any]:
+    """The `error` object of an error answer ({"error": {...}}), or {} when the body has none."""
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+def items_with(values: Any, key: str) -> list[dict[str, Any]]:
+    """The objects of a JSON result list that carry a non-empty `key` (entries without a URL are not results)."""
+    if not isinstance(values, list):
+        return []
+    return [item for item in values if isinstance(item, dict) and item.get(key)]
+
+
+def by_position(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Result objects in the provider's own `position` order (stable for entries without one)."""
+    return sorted(items, key=lambda item: item.get("position") or 0)

@@ -1,0 +1,53 @@
+"""The shared date reading of engines/_dates.py: shown dates, API date fields, CJK dates and snippet prefixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from webreach.engines._dates import api_date, numeric_date, shown_date, split_dot_date, split_ellipsis_date
+
+
+@pytest.mark.parametrize(
+    ("shown", "expected"),
+    [
+        ("Jul 16, 2025", "2025-07-16"),
+        ("July 16, 2025", "2025-07-16"),
+        ("16 Jul 2025", "2025-07-16"),
+        ("2 September 2014", "2014-09-02"),
+        ("2025-07-16", "2025-07-16"),
+        ("18.03.2013", "2013-03-18"),
+        ("24/1/2013", "2013-01-24"),
+        ("6/10/2016", "6/10/2016"),  # day or month first depends on the market
+        ("2 days ago", "2 days ago"),
+        ("5 Hours ago", "5 Hours ago"),
+        ("Feb 30, 2024", None),
+        ("8/10 (87 votos)", None),
+        ("Step 8", None),
+    ],
+)
+def test_shown_dates_become_iso_when_their_order_is_certain(shown: str, expected: str | None) -> None:
+    assert shown_date(shown) == expected
+
+
+def test_api_date_fields_become_iso_only_when_written_with_a_month_name() -> None:
+    assert api_date("Jan 29, 2023") == "2023-01-29"
+    assert api_date("December 27, 2024") == "2024-12-27"
+    assert api_date("2024-01-05T10:00:00.000Z") == "2024-01-05T10:00:00.000Z"  # a timestamp keeps its time
+    assert api_date("3 hours ago") == "3 hours ago"
+    assert api_date("") is None
+    assert api_date(None) is None
+
+
+def test_numeric_dates_with_cjk_or_numeric_separators() -> None:
+    assert numeric_date("2024年3月5日") == "2024-03-05"
+    assert numeric_date("www.example.com 2023-7-1") == "2023-07-01"
+    assert numeric_date("3天前") is None
+
+
+def test_snippet_date_prefixes_split_off() -> None:
+    assert split_dot_date("Mar 13, 2026 · Learn it.") == ("2026-03-13", "Learn it.")
+    assert split_dot_date("Step 8 · Intermediate") == (None, "Step 8 · Intermediate")
+    assert split_ellipsis_date("Mar 17, 2023 ... Semantic Kernel (SK) is") == ("2023-03-17", "Semantic Kernel (SK) is")
+    assert split_ellipsis_date("2 Sep 2014 ...  the\n rest") == ("2014-09-02", "the rest")
+    assert split_ellipsis_date("5 days ago ... news") == ("5 days ago", "news")
+    assert split_ellipsis_date("Overview ... no date") == (None, "Overview ... no date")
