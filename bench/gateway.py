@@ -80,8 +80,13 @@ async def overhead(url: str, n: int) -> dict[str, float]:
     async with gateway(url) as gw:
         ours = await timed(n, lambda i: gw.search(SearchRequest(query=f"python asyncio {i}"), engine="mojeek"))
     raw_p50, ours_p50 = statistics.median(raw), statistics.median(ours)
-    return {"raw_p50_ms": raw_p50, "gateway_p50_ms": ours_p50, "overhead_p50_ms": ours_p50 - raw_p50,
-            "raw_p99_ms": percentile(raw, 0.99), "gateway_p99_ms": percentile(ours, 0.99)}
+    return {
+        "raw_p50_ms": raw_p50,
+        "gateway_p50_ms": ours_p50,
+        "overhead_p50_ms": ours_p50 - raw_p50,
+        "raw_p99_ms": percentile(raw, 0.99),
+        "gateway_p99_ms": percentile(ours, 0.99),
+    }
 
 
 async def cache_hit(url: str, n: int) -> dict[str, float]:
@@ -107,8 +112,11 @@ async def multi_vs_slowest(url: str, n: int) -> dict[str, float]:
             n, lambda i: gw.search(SearchRequest(query=f"q {i}"), engine="multi", engines=["bing", "mojeek", "brave"])
         )
     ratio = statistics.median(multi) / statistics.median(alone)
-    return {"slowest_alone_p50_ms": statistics.median(alone), "multi_p50_ms": statistics.median(multi),
-            "multi_over_slowest": ratio}
+    return {
+        "slowest_alone_p50_ms": statistics.median(alone),
+        "multi_p50_ms": statistics.median(multi),
+        "multi_over_slowest": ratio,
+    }
 
 
 async def hedged_auto(url: str, n: int) -> dict[str, float]:
@@ -123,9 +131,14 @@ async def hedged_auto(url: str, n: int) -> dict[str, float]:
             start = time.perf_counter()
             await gw.search(SearchRequest(query=f"q {i}"), engines=["duckduckgo", "mojeek"])
             samples.append((time.perf_counter() - start) * 1000)
-    return {"hedge_delay_ms": hedge * 1000, "second_engine_ms": second * 1000, "timeout_ms": 15000,
-            "auto_p50_ms": statistics.median(samples), "auto_max_ms": max(samples),
-            "budget_ms": (hedge + second) * 1000}
+    return {
+        "hedge_delay_ms": hedge * 1000,
+        "second_engine_ms": second * 1000,
+        "timeout_ms": 15000,
+        "auto_p50_ms": statistics.median(samples),
+        "auto_max_ms": max(samples),
+        "budget_ms": (hedge + second) * 1000,
+    }
 
 
 async def run(n: int) -> dict[str, dict[str, float]]:
@@ -141,15 +154,34 @@ async def run(n: int) -> dict[str, dict[str, float]]:
 def report(results: dict[str, dict[str, float]]) -> None:
     o, c, m, h = results["overhead"], results["cache_hit"], results["multi"], results["hedged_auto"]
     rows = [
-        ("gateway overhead p50", f"{o['gateway_p50_ms']:.3f} ms vs raw {o['raw_p50_ms']:.3f} ms",
-         f"+{o['overhead_p50_ms']:.3f} ms", "<= 1 ms", o["overhead_p50_ms"] <= 1.0),
-        ("cache hit p50", f"{c['cache_hit_p50_ms']:.4f} ms", f"p99 {c['cache_hit_p99_ms']:.4f} ms", "<= 0.2 ms",
-         c["cache_hit_p50_ms"] <= 0.2),
-        ("multi (3 engines) vs slowest alone", f"{m['multi_p50_ms']:.1f} vs {m['slowest_alone_p50_ms']:.1f} ms",
-         f"{m['multi_over_slowest']:.3f}x", "<= 1.1x", m["multi_over_slowest"] <= 1.1),
-        ("auto, first engine hung", f"p50 {h['auto_p50_ms']:.0f} ms, max {h['auto_max_ms']:.0f} ms",
-         f"timeout {h['timeout_ms']:.0f} ms", f"<= {h['budget_ms']:.0f} ms + slack",
-         h["auto_p50_ms"] <= h["budget_ms"] * 1.2 + 20),
+        (
+            "gateway overhead p50",
+            f"{o['gateway_p50_ms']:.3f} ms vs raw {o['raw_p50_ms']:.3f} ms",
+            f"+{o['overhead_p50_ms']:.3f} ms",
+            "<= 1 ms",
+            o["overhead_p50_ms"] <= 1.0,
+        ),
+        (
+            "cache hit p50",
+            f"{c['cache_hit_p50_ms']:.4f} ms",
+            f"p99 {c['cache_hit_p99_ms']:.4f} ms",
+            "<= 0.2 ms",
+            c["cache_hit_p50_ms"] <= 0.2,
+        ),
+        (
+            "multi (3 engines) vs slowest alone",
+            f"{m['multi_p50_ms']:.1f} vs {m['slowest_alone_p50_ms']:.1f} ms",
+            f"{m['multi_over_slowest']:.3f}x",
+            "<= 1.1x",
+            m["multi_over_slowest"] <= 1.1,
+        ),
+        (
+            "auto, first engine hung",
+            f"p50 {h['auto_p50_ms']:.0f} ms, max {h['auto_max_ms']:.0f} ms",
+            f"timeout {h['timeout_ms']:.0f} ms",
+            f"<= {h['budget_ms']:.0f} ms + slack",
+            h["auto_p50_ms"] <= h["budget_ms"] * 1.2 + 20,
+        ),
     ]
     print("| measure | webreach vs reference | ratio / detail | target | met |")
     print("|---|---|---|---|---|")

@@ -26,3 +26,11 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if name.startswith("WEBREACH_") or name.lower().endswith("_proxy"):
             monkeypatch.delenv(name)
     yield
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the developer's real state or cache files."""
+    base = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))

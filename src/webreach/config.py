@@ -3,6 +3,11 @@
 Precedence (highest first): explicit arguments, environment (WEBREACH_ENGINES__BRAVE_API__API_KEY=...),
 webreach.toml in the working directory (or the file named by WEBREACH_CONFIG), defaults.
 API keys are SecretStr so they never show in reprs, logs or JSON dumps.
+
+Persistent state defaults to SQLite ([state] backend = "sqlite"): a circuit breaker that forgets a CAPTCHA when
+the process ends lets every new `webreach search` hit the engine that just blocked us, and the CLI is exactly
+that, one short process per search. The search cache stays in memory by default: it is an optimisation, while
+breaker suspensions are what keeps engines from blocking us longer. See StateSettings.
 """
 
 from __future__ import annotations
@@ -49,6 +54,24 @@ class CacheSettings(BaseModel):
     max_entries: int = Field(2000, ge=1)
 
 
+class StateSettings(BaseModel):
+    """What must outlive a process: circuit-breaker suspensions now, session refs later (one file, versioned tables).
+
+    backend "sqlite" is the default so one CLI run remembers that an engine showed a CAPTCHA and the next run
+    leaves it alone ("never hammer an engine that is blocking us" must hold across processes); an unusable file
+    is logged once and the run carries on in memory. "memory" keeps state per Gateway only (tests, sandboxes
+    without a writable home). The file is created when there is first something to remember.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: Literal["memory", "sqlite"] = "sqlite"
+    path: Path | None = Field(
+        None,
+        description="SQLite file; default $XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/.",
+    )
+
+
 class Settings(BaseSettings):
     """Everything configurable, loaded once."""
 
@@ -71,6 +94,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(5_000_000, ge=1024, description="Cap on one engine response body.")
     fake_web: str | None = Field(None, description="Point every engine at this fake-web URL (offline runs).")
     cache: CacheSettings = Field(default_factory=CacheSettings)
+    state: StateSettings = Field(default_factory=StateSettings)
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )

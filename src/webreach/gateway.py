@@ -25,6 +25,7 @@ from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResp
 from webreach.policies import PolicyState, Search, apply_policies
 from webreach.routing import Candidate, Router
 from webreach.routing.order import default_multi, default_order, is_chinese
+from webreach.state.breaker_store import open_breaker_store
 from webreach.state.cache_store import open_cache_store
 
 RoutingMode = Literal["auto", "multi"]
@@ -38,6 +39,9 @@ class EngineStatus(BaseModel):
     name: str
     kind: str
     index: str
+    supports: tuple[str, ...]
+    rate_per_minute: float
+    language_hint: str | None
     needs_key: bool
     key_configured: bool
     usable: bool
@@ -62,9 +66,14 @@ class Gateway:
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = TokenCache(self._clock)
-        self._state = PolicyState(clock=self._clock, cache=open_cache_store(settings.cache), rng=rng or random.Random())
+        self._state = PolicyState(
+            clock=self._clock,
+            cache=open_cache_store(settings.cache),
+            breaker_store=open_breaker_store(settings.state),
+            rng=rng or random.Random(),
+        )
         self._engines: dict[str, Engine] = {
-            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent)
+            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=self._clock)
             for name in registry.names()
         }
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
@@ -164,6 +173,9 @@ class Gateway:
                     name=name,
                     kind=engine.kind,
                     index=engine.index,
+                    supports=tuple(sorted(engine.supports)),
+                    rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
+                    language_hint=engine.language_hint,
                     needs_key=engine.needs_key,
                     key_configured=engine.settings.api_key is not None,
                     usable=reason is None,

@@ -135,3 +135,41 @@ def test_api_engine_without_key_is_not_configured_and_auto_skips_it(web: FakeWeb
     assert attempts(body)["tavily"]["status"] == "skipped"
     assert attempts(body)["tavily"]["code"] == "not_configured"
     assert web.count("tavily") == 0
+
+
+def test_a_captcha_suspends_the_engine_for_later_cli_runs(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("duckduckgo", fault="captcha")
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "--engines", "duckduckgo,mojeek", "--json")
+    assert code == 0
+    assert attempts(body)["duckduckgo"]["code"] == "captcha"
+    assert (tmp_path / "data" / "webreach" / "state.sqlite3").is_file()
+    asked = web.count("duckduckgo")
+
+    web.reset()  # duckduckgo would answer now, but the next process must not ask it
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "--engines", "duckduckgo,mojeek", "--json")
+    assert code == 0
+    seen = attempts(body)
+    assert (seen["duckduckgo"]["status"], seen["duckduckgo"]["code"]) == ("skipped", "suspended")
+    assert seen["mojeek"]["status"] == "ok"
+    assert web.count("duckduckgo") == asked
+
+    code, statuses, _ = run_cli(web, tmp_path, "engines", "--json")
+    assert code == 0
+    duckduckgo = next(s for s in statuses if s["name"] == "duckduckgo")
+    assert duckduckgo["breaker"] == "open"
+    assert 0 < duckduckgo["retry_after"] <= 3600
+    assert next(s for s in statuses if s["name"] == "mojeek")["breaker"] == "closed"
+
+
+def test_memory_state_forgets_the_suspension_between_runs(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("duckduckgo", fault="captcha")
+    run_cli(web, tmp_path, "search", "q", "--engines", "duckduckgo,mojeek", "--json", WEBREACH_STATE__BACKEND="memory")
+    web.reset()
+    asked = web.count("duckduckgo")
+    code, body, _ = run_cli(
+        web, tmp_path, "search", "q", "--engines", "duckduckgo,mojeek", "--json", WEBREACH_STATE__BACKEND="memory"
+    )
+    assert code == 0
+    assert attempts(body)["duckduckgo"]["status"] == "ok"
+    assert web.count("duckduckgo") > asked
+    assert not (tmp_path / "data").exists()

@@ -1,13 +1,7 @@
 """Reading pages safely: the URL and address guard (transport, fetcher and extraction build on it)."""
 
-from webreach.fetch.address_policy import (
-    AddressPolicy,
-    Denial,
-    FetchError,
-    HostResolutionError,
-    IPAddress,
-    UrlNotAllowedError,
-)
+from webreach.errors import FetchError, HostResolutionError, UrlNotAllowedError
+from webreach.fetch.address_policy import AddressPolicy, Denial, IPAddress
 from webreach.fetch.guard import (
     ApprovedTarget,
     Guard,

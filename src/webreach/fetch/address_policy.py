@@ -19,7 +19,6 @@ An address is judged in this order (the first verdict wins):
 6. Anything else is allowed. NAT64 64:ff9b::/96 with a public IPv4 is allowed on purpose: on an IPv6-only host
    behind DNS64 that is how every IPv4-only site resolves.
 
-The fetch errors live here until errors.py takes them into its tree.
 """
 
 from __future__ import annotations
@@ -28,64 +27,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeAlias
+from typing import TypeAlias
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, UrlNotAllowedError
 
 IPAddress: TypeAlias = IPv4Address | IPv6Address
 IPNetwork: TypeAlias = IPv4Network | IPv6Network
 
 
-class FetchError(WebreachError):
-    """Reading a page failed before or while talking to its server."""
-
-    code = "fetch_error"
-
-
-class UrlNotAllowedError(FetchError):
-    """The guard refused the URL or an address it resolves to; `rule` names the rule that refused."""
-
-    code = "url_not_allowed"
-    default_hint = "Only public http(s) addresses can be read; use a public URL instead."
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        rule: str,
-        url: str | None = None,
-        address: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        super().__init__(message, hint=RULE_HINTS.get(rule) if hint is None else hint)
-        self.rule = rule
-        self.url = url
-        self.address = address
-
-    def to_dict(self) -> dict[str, Any]:
-        body = super().to_dict()
-        body["rule"] = self.rule
-        return body
-
-
-class HostResolutionError(FetchError):
-    """The host name did not resolve; `reason` is not_found, timeout, no_addresses or failed."""
-
-    code = "unavailable"
-    retryable = True
-    hints: ClassVar[MappingProxyType[str, str]] = MappingProxyType(
-        {
-            "not_found": "The name does not exist in DNS; check the host name for typos.",
-            "timeout": "DNS did not answer in time; retry shortly.",
-            "no_addresses": "The name has no address records; check the host name.",
-        }
-    )
-
-    def __init__(self, message: str, *, host: str, reason: str, hint: str | None = None) -> None:
-        fallback = "DNS lookup failed; retry shortly or try another URL."
-        super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
-        self.host = host
-        self.reason = reason
+def refusal(message: str, *, rule: str, url: str | None = None, address: str | None = None) -> UrlNotAllowedError:
+    """A UrlNotAllowedError whose hint fits the rule that refused."""
+    return UrlNotAllowedError(message, rule=rule, url=url, address=address, hint=RULE_HINTS.get(rule))
 
 
 ADDRESS_RULES = MappingProxyType(
@@ -317,6 +269,6 @@ class AddressPolicy:
         """Raise UrlNotAllowedError naming the rule when this address may not be reached."""
         refused = self.denial(ip)
         if refused is not None:
-            raise UrlNotAllowedError(
+            raise refusal(
                 f"Refused (rule {refused.rule}): {refused.phrase()}.", rule=refused.rule, address=str(refused.address)
             )

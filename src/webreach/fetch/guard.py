@@ -45,14 +45,8 @@ from typing import Protocol
 
 import httpx
 
-from webreach.fetch.address_policy import (
-    AddressPolicy,
-    Denial,
-    HostResolutionError,
-    IPAddress,
-    UrlNotAllowedError,
-    canonical,
-)
+from webreach.errors import HostResolutionError, UrlNotAllowedError
+from webreach.fetch.address_policy import AddressPolicy, Denial, IPAddress, canonical, refusal
 
 MAX_URL_LENGTH = 8192
 DEFAULT_PORTS = MappingProxyType({"http": 80, "https": 443})
@@ -166,7 +160,7 @@ class ApprovedTarget:
 
 
 def _refuse(url: str, rule: str, why: str) -> UrlNotAllowedError:
-    return UrlNotAllowedError(f"Refused {url!r} (rule {rule}): {why}.", rule=rule, url=url)
+    return refusal(f"Refused {url!r} (rule {rule}): {why}.", rule=rule, url=url)
 
 
 def _check_text(text: str) -> None:
@@ -284,7 +278,7 @@ class Guard:
     @staticmethod
     def _refusal(url: str, parsed: ParsedUrl, refused: Denial) -> UrlNotAllowedError:
         subject = "the address is" if parsed.literal is not None else f"{parsed.host} resolves to"
-        return UrlNotAllowedError(
+        return refusal(
             f"Refused {url!r} (rule {refused.rule}): {subject} {refused.phrase()}.",
             rule=refused.rule,
             url=url,

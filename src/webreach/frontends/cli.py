@@ -114,10 +114,14 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 
 @cli.command(name="engines")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def list_engines(as_json: bool) -> None:
+@click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
+def list_engines(as_json: bool, markdown: bool) -> None:
     """List engines with kind, key status and breaker state."""
 
     async def work(gateway: Gateway) -> None:
+        if markdown:
+            click.echo(_render.engine_catalog(gateway.engine_statuses()), nl=False)
+            return
         _render.engine_statuses(gateway.engine_statuses(), as_json)
 
     _run(as_json, work)

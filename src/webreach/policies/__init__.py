@@ -1,7 +1,8 @@
 """Cross-cutting policies. Each wraps a Search and returns a Search with the same signature.
 
 The stack order lives in one place, apply_policies(): cache -> breaker -> rate limit -> retry -> deadline.
-Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals.
+Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals;
+what must outlive the process (breaker suspensions) goes through the stores it is given.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from webreach.policies.deadline import Deadline
 from webreach.policies.rate_limit import RateLimit, TokenBucket
 from webreach.policies.retry import Retry
 from webreach.policies.search import EngineResult, Search
+from webreach.state.breaker_store import BreakerStore, MemoryBreakerStore
 from webreach.state.cache_store import CacheStore, MemoryCacheStore
 
 __all__ = [
@@ -30,10 +32,12 @@ __all__ = [
 
 
 class PolicyState:
-    """The clock, cache store, breakers, token buckets and random source of one Gateway.
+    """The clock, stores, breakers, token buckets and random source of one Gateway.
 
     Two Gateways never share a breaker or a bucket by accident; tests pass a FakeClock and a seeded Random.
-    The Gateway passes open_cache_store(settings.cache); the default is an in-memory store.
+    The Gateway passes open_cache_store(settings.cache) and open_breaker_store(settings.state); the defaults
+    are in-memory stores. Breakers start from the records in the breaker store (so a suspension an earlier
+    process recorded holds here) and write their changes back to it.
     """
 
     def __init__(
@@ -41,19 +45,24 @@ class PolicyState:
         *,
         clock: Clock | None = None,
         cache: CacheStore | None = None,
+        breaker_store: BreakerStore | None = None,
         rng: random.Random | None = None,
     ) -> None:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.cache: CacheStore = cache if cache is not None else MemoryCacheStore()
+        self.breaker_store: BreakerStore = breaker_store if breaker_store is not None else MemoryBreakerStore()
         self.random = rng if rng is not None else random.Random()
-        self._breakers: dict[str, BreakerState] = {}
+        self._breakers: dict[str, BreakerState] = {
+            engine: BreakerState.from_record(record, store=self.breaker_store)
+            for engine, record in self.breaker_store.load_all().items()
+        }
         self._buckets: dict[str, TokenBucket] = {}
 
     def breaker_for(self, engine: str) -> BreakerState:
-        """The engine's breaker, created closed on first use."""
+        """The engine's breaker: as stored, else created closed on first use."""
         breaker = self._breakers.get(engine)
         if breaker is None:
-            breaker = self._breakers[engine] = BreakerState(engine)
+            breaker = self._breakers[engine] = BreakerState(engine, store=self.breaker_store)
         return breaker
 
     def bucket_for(self, engine: str, rate_per_minute: float) -> TokenBucket:
@@ -69,7 +78,7 @@ class PolicyState:
         return breaker.view(self.clock.now()) if breaker is not None else BreakerView(engine, "closed")
 
     def breaker_views(self) -> tuple[BreakerView, ...]:
-        """Read-only breaker state of every engine called so far, by name."""
+        """Read-only breaker state of every engine called so far or found in the store, by name."""
         now = self.clock.now()
         return tuple(self._breakers[name].view(now) for name in sorted(self._breakers))
 
@@ -78,8 +87,9 @@ class PolicyState:
         return lookup_stale(self.cache, engine, request, now=self.clock.now())
 
     def close(self) -> None:
-        """Close the cache store."""
+        """Close the stores."""
         self.cache.close()
+        self.breaker_store.close()
 
 
 def apply_policies(

@@ -11,6 +11,14 @@ Suspensions, by the error's code (seconds; each consecutive opening doubles the 
     timeout, unavailable, parse_error and other engine errors: after 3 consecutive failures, 60 (cap 10 min)
 An error that carries retry_after (Retry-After, a quota reset) is taken at its word instead, within 1 s..24 h.
 InvalidInputError, NotConfiguredError and SuspendedError (our own rate limit below) never count.
+
+Across processes: given a BreakerStore, a breaker writes its record (state/breaker_store.py) whenever a trip,
+a close or a failure count changes it, and PolicyState restores every stored record when it is created, so a
+CLI run skips an engine an earlier run saw a CAPTCHA from. Before each call that would reach the engine (the
+breaker is closed or half-open here and no probe of ours is in flight) it re-reads its record, one primary-key
+read: a suspension another process recorded (an MCP server and a CLI, two CLI runs in parallel) takes effect
+at once, and a probe another process already won or lost is not repeated. While open here it reads nothing: it
+is refusing anyway. Status and views show what this process last saw.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from webreach.clock import Clock
 from webreach.errors import EngineError, SuspendedError
 from webreach.models import SearchRequest
 from webreach.policies.search import EngineResult, Search
+from webreach.state.breaker_store import BreakerRecord, BreakerStore
 
 BreakerStatus = Literal["closed", "open", "half_open"]
 
@@ -70,16 +79,45 @@ class BreakerView:
 
 
 class BreakerState:
-    """One engine's breaker. Owned by PolicyState; all times are passed in by the caller's clock."""
+    """One engine's breaker. Owned by PolicyState; all times are passed in by the caller's clock.
 
-    def __init__(self, engine: str) -> None:
+    With a `store` it re-reads its record before admitting a call and saves it after every change.
+    """
+
+    def __init__(self, engine: str, *, store: BreakerStore | None = None) -> None:
         self.engine = engine
+        self._store = store
         self._tripped = False
         self._open_until = 0.0
         self._reason: str | None = None
         self._failures = 0  # consecutive transient failures while closed
         self._openings = 0  # consecutive openings without a success between them
-        self._probing = False
+        self._probing = False  # never stored: a probe belongs to the process that sent it
+
+    @classmethod
+    def from_record(cls, record: BreakerRecord, *, store: BreakerStore | None = None) -> BreakerState:
+        """A breaker in the state `record` describes."""
+        state = cls(record.engine, store=store)
+        state.restore(record)
+        return state
+
+    def snapshot(self) -> BreakerRecord:
+        """This breaker as a record."""
+        return BreakerRecord(
+            engine=self.engine,
+            open_until=self._open_until if self._tripped else 0.0,
+            reason=self._reason if self._tripped else None,
+            openings=self._openings,
+            failures=self._failures,
+        )
+
+    def restore(self, record: BreakerRecord) -> None:
+        """Take the state `record` describes (a probe in flight here stays in flight)."""
+        self._tripped = record.reason is not None
+        self._open_until = record.open_until if self._tripped else 0.0
+        self._reason = record.reason
+        self._openings = record.openings
+        self._failures = record.failures
 
     def status(self, now: float) -> BreakerStatus:
         """closed, open (resting) or half_open (rest over, next call probes)."""
@@ -97,6 +135,8 @@ class BreakerState:
 
     def admit(self, now: float) -> bool:
         """Let a call through, returning True when it is the half-open probe, or raise SuspendedError."""
+        if not self._probing and self.status(now) != "open":
+            self._refresh()
         status = self.status(now)
         if status == "closed":
             return False
@@ -122,14 +162,22 @@ class BreakerState:
 
     def record_success(self, *, probe: bool) -> None:
         """A call answered. A probe closes the breaker; a call that began before a trip changes nothing."""
+        before = self.snapshot()
         if probe or not self._tripped:
             self._tripped = False
+            self._open_until = 0.0
             self._reason = None
             self._failures = 0
             self._openings = 0
+        self._save_if_changed(before)
 
     def record_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:
         """A call failed with an engine error (never SuspendedError): maybe open the breaker."""
+        before = self.snapshot()
+        self._count_failure(exc, now, probe=probe)
+        self._save_if_changed(before)
+
+    def _count_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:
         code = exc.error_code
         suspension = SUSPENSIONS.get(code)
         if suspension is None:
@@ -155,6 +203,18 @@ class BreakerState:
             self._reason = reason
         self._tripped = True
         self._failures = 0
+
+    def _refresh(self) -> None:
+        # no record means nothing was ever stored (or the store is unusable): what this process knows stands
+        record = self._store.load(self.engine) if self._store is not None else None
+        if record is not None and record != self.snapshot():
+            self.restore(record)
+
+    def _save_if_changed(self, before: BreakerRecord) -> None:
+        # a healthy engine's success changes nothing, so the common path never writes
+        after = self.snapshot()
+        if self._store is not None and after != before:
+            self._store.save(after)
 
 
 class CircuitBreaker:

@@ -1,0 +1,196 @@
+"""Circuit-breaker stores: the BreakerStore protocol and its memory and SQLite backends.
+
+A BreakerRecord is one engine's breaker as data: wall-clock `open_until` (epoch seconds), the error code that
+tripped it (None while closed), how many consecutive openings it has had and how many consecutive failures it
+has counted while closed. Stores never read a clock and never interpret records; policies/breaker.py does.
+
+Writes are last-writer-wins per engine. Two processes can race (both count a failure, one count is lost; both
+probe a half-open engine once each), which costs at most a request or two, never a suspension: every trip is
+written, and a process that sees its breaker closed re-reads the record before each call (see BreakerState).
+
+The SQLite backend never fails a search. Reads of a file that does not exist yet return nothing without
+creating it; the first save creates it. When the file cannot be opened or used it logs one warning and keeps
+records in memory, so this process still honours its own suspensions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from webreach.config import StateSettings
+from webreach.state.sqlite_file import SqliteFile, default_state_path
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS breaker_state_v1 ("
+    " engine TEXT PRIMARY KEY, open_until REAL NOT NULL, reason TEXT,"
+    " openings INTEGER NOT NULL, failures INTEGER NOT NULL)",
+)
+_COLUMNS = "engine, open_until, reason, openings, failures"
+
+
+@dataclass(frozen=True)
+class BreakerRecord:
+    """One engine's breaker: open (resting, or half-open once `open_until` has passed) when `reason` is set."""
+
+    engine: str
+    open_until: float = 0.0
+    reason: str | None = None
+    openings: int = 0
+    failures: int = 0
+
+
+class BreakerStore(Protocol):
+    """Where breaker records live. No method raises for backend trouble."""
+
+    def load_all(self) -> dict[str, BreakerRecord]:
+        """Every stored record, by engine."""
+        ...
+
+    def load(self, engine: str) -> BreakerRecord | None:
+        """One engine's record, None when it has none."""
+        ...
+
+    def save(self, record: BreakerRecord) -> None:
+        """Store `record`, replacing the engine's previous one."""
+        ...
+
+    def clear(self) -> None:
+        """Forget every record (every engine closed)."""
+        ...
+
+    def close(self) -> None:
+        """Release files or connections."""
+        ...
+
+
+class MemoryBreakerStore:
+    """Records for this process only: a new process starts with every breaker closed."""
+
+    def __init__(self, records: Mapping[str, BreakerRecord] | None = None) -> None:
+        self._records: dict[str, BreakerRecord] = dict(records or {})
+
+    def load_all(self) -> dict[str, BreakerRecord]:
+        return dict(self._records)
+
+    def load(self, engine: str) -> BreakerRecord | None:
+        return self._records.get(engine)
+
+    def save(self, record: BreakerRecord) -> None:
+        self._records[record.engine] = record
+
+    def clear(self) -> None:
+        self._records.clear()
+
+    def close(self) -> None:
+        return None
+
+
+class SqliteBreakerStore:
+    """Records in the state file, shared by every process of the user (WAL; one short transaction per write).
+
+    It mirrors the last records it read or wrote in memory and answers from the mirror whenever the file
+    cannot be used, so a broken file degrades to per-process breakers instead of forgetting a trip.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout: float = 0.5) -> None:
+        self._file = SqliteFile(
+            path,
+            _SCHEMA,
+            what="breaker state",
+            fallback="suspensions are remembered by this process only",
+            busy_timeout=busy_timeout,
+        )
+        self._mirror = MemoryBreakerStore()
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file."""
+        return self._file.path
+
+    @property
+    def usable(self) -> bool:
+        """False once the file could not be opened; records then live in memory only."""
+        return self._file.usable
+
+    def load_all(self) -> dict[str, BreakerRecord]:
+        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v1", ())
+        if rows is None:
+            return self._mirror.load_all()
+        records = {record.engine: record for record in map(_decode, rows) if record is not None}
+        self._mirror = MemoryBreakerStore(records)
+        return dict(records)
+
+    def load(self, engine: str) -> BreakerRecord | None:
+        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v1 WHERE engine = ?", (engine,))
+        if rows is None:
+            return self._mirror.load(engine)
+        record = _decode(rows[0]) if rows else None
+        if record is not None:
+            self._mirror.save(record)
+        return record
+
+    def save(self, record: BreakerRecord) -> None:
+        self._mirror.save(record)
+        conn = self._file.connection(create=True)
+        if conn is None:
+            return
+        try:
+            with conn:
+                conn.execute(
+                    f"INSERT OR REPLACE INTO breaker_state_v1 ({_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                    (record.engine, record.open_until, record.reason, record.openings, record.failures),
+                )
+        except sqlite3.Error as exc:
+            self._file.report("write to", exc)
+
+    def clear(self) -> None:
+        self._mirror.clear()
+        conn = self._file.connection(create=False)
+        if conn is None:
+            return
+        try:
+            with conn:
+                conn.execute("DELETE FROM breaker_state_v1")
+        except sqlite3.Error as exc:
+            self._file.report("write to", exc)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _read(self, sql: str, params: tuple[str, ...]) -> list[Any] | None:
+        """Rows of a query; None when the file is missing or unusable (the caller answers from the mirror)."""
+        conn = self._file.connection(create=False)
+        if conn is None:
+            return None
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            self._file.report("read from", exc)
+            return None
+
+
+def _decode(row: Any) -> BreakerRecord | None:
+    """A record from a row, or None when the row is not one (written by hand or by an incompatible version)."""
+    engine, open_until, reason, openings, failures = row
+    if not (
+        isinstance(engine, str)
+        and isinstance(open_until, int | float)
+        and (reason is None or isinstance(reason, str))
+        and isinstance(openings, int)
+        and isinstance(failures, int)
+        and openings >= 0
+        and failures >= 0
+    ):
+        return None
+    return BreakerRecord(engine, float(open_until), reason, openings, failures)
+
+
+def open_breaker_store(settings: StateSettings, *, environ: Mapping[str, str] | None = None) -> BreakerStore:
+    """The store `settings.backend` names; the SQLite file is only created when a record is first saved."""
+    if settings.backend == "memory":
+        return MemoryBreakerStore()
+    return SqliteBreakerStore(settings.path or default_state_path(environ))

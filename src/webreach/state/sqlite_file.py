@@ -1,0 +1,107 @@
+"""The state file: where webreach keeps what outlives a process, and one lazily opened SQLite connection to it.
+
+One file ($XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/state.sqlite3) holds every kind of
+persistent state, each in its own versioned table (breaker_state_v1, later session refs), so each store opens its
+own connection to it and WAL lets them and other processes read while one writes.
+
+SqliteFile carries the robustness rules every embedded store shares: the file and its directory are private to
+the user, opening happens on first use, and trouble is logged as one warning per store (later failures at debug
+level) so the caller can carry on in memory instead of failing a search.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+def default_state_path(environ: Mapping[str, str] | None = None) -> Path:
+    """$XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/state.sqlite3."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_DATA_HOME", "")
+    # the XDG spec says relative values are invalid and must be ignored
+    root = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return root / "webreach" / "state.sqlite3"
+
+
+class SqliteFile:
+    """One connection to a SQLite file in WAL mode, opened on first use with `schema` applied.
+
+    `what` names the store in log lines ("breaker state"); `fallback` says what happens instead when the file
+    is unusable ("suspensions are kept in memory").
+    """
+
+    def __init__(
+        self, path: Path, schema: Sequence[str], *, what: str, fallback: str, busy_timeout: float = 0.5
+    ) -> None:
+        self.path = Path(path).expanduser()
+        self.schema = tuple(schema)
+        self.what = what
+        self.fallback = fallback
+        self.busy_timeout = busy_timeout
+        self._conn: sqlite3.Connection | None = None
+        self._unusable = False
+        self._warned = False
+
+    @property
+    def usable(self) -> bool:
+        """False once the file could not be opened; it is not tried again."""
+        return not self._unusable
+
+    def connection(self, *, create: bool) -> sqlite3.Connection | None:
+        """The open connection, opening it now if needed; None when the file is unusable.
+
+        With create=False a file that does not exist yet is left alone (None, no warning): reading state
+        must not leave files behind in the user's home.
+        """
+        if self._conn is not None or self._unusable:
+            return self._conn
+        if not create and not self.path.exists():
+            return None
+        try:
+            self._conn = self._open()
+        except (sqlite3.Error, OSError) as exc:
+            self._unusable = True
+            self.report("open", exc)
+        return self._conn
+
+    def report(self, action: str, exc: Exception) -> None:
+        """Log a failed `action` ("read from", "write to"): a warning the first time, debug after that."""
+        if self._warned:
+            logger.debug("%s: could not %s %s: %s", self.what, action, self.path, exc)
+            return
+        self._warned = True
+        logger.warning("%s: could not %s %s (%s); %s", self.what, action, self.path, exc, self.fallback)
+
+    def close(self) -> None:
+        """Close the connection; the file is reopened if used again."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:  # e.g. closed from another thread than the one that opened it
+                self.report("close", exc)
+
+    def _open(self) -> sqlite3.Connection:
+        # later tables hold session refs (URLs the user searched for): keep the directory and file to the user
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path.touch(mode=0o600, exist_ok=True)
+        # a Gateway may be built on one thread and serve from another (a server's event loop); a SQLite library
+        # built serialized (threadsafety 3, the usual build) lets one connection be used from any thread
+        serialized = sqlite3.threadsafety == 3
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, check_same_thread=not serialized)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            for statement in self.schema:
+                conn.execute(statement)
+            conn.commit()
+        except sqlite3.Error:
+            conn.close()
+            raise
+        return conn
