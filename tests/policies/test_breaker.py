@@ -235,3 +235,13 @@ def test_policy_state_reports_every_breaker(clock: FakeClock) -> None:
         ("mojeek", "open", "rate_limited", 30),
     ]
     assert PolicyState(clock=clock).breaker_view("mojeek").state == "closed"  # never shared between states
+
+
+async def test_bad_request_never_trips_the_breaker() -> None:
+    from webreach.errors import BadRequestError
+    from webreach.policies.breaker import BreakerState
+
+    state = BreakerState("brave_api")
+    for _ in range(10):
+        state.record_failure(BadRequestError("422 VALIDATION", engine="brave_api"), 0.0, probe=False)
+    assert state.status(0.0) == "closed"

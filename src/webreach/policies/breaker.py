@@ -10,7 +10,8 @@ Suspensions, by the error's code (seconds; each consecutive opening doubles the 
         fresh PolicyState, while a long-running server still probes once a day
     timeout, unavailable, parse_error and other engine errors: after 3 consecutive failures, 60 (cap 10 min)
 An error that carries retry_after (Retry-After, a quota reset) is taken at its word instead, within 1 s..24 h.
-InvalidInputError, NotConfiguredError and SuspendedError (our own rate limit below) never count.
+InvalidInputError, NotConfiguredError, BadRequestError (our request was malformed) and SuspendedError
+(our own rate limit below) never count.
 
 Across processes: given a BreakerStore, a breaker writes its record (state/breaker_store.py) whenever a trip,
 a close or a failure count changes it, and PolicyState restores every stored record when it is created, so a
@@ -66,6 +67,8 @@ SUSPENSIONS: Mapping[str, Suspension] = MappingProxyType(
     }
 )
 REPEATED_FAILURES = Suspension(60.0, 600.0)
+# the engine answered; the request was ours to fix, so resting the engine would punish the wrong party
+NOT_THE_ENGINES_FAULT = frozenset({"bad_request"})
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,8 @@ class BreakerState:
 
     def _count_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:
         code = exc.error_code
+        if code in NOT_THE_ENGINES_FAULT:
+            return
         suspension = SUSPENSIONS.get(code)
         if suspension is None:
             if self._tripped and not probe:
