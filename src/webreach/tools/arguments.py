@@ -1,0 +1,170 @@
+"""The tools' argument models: what an agent may pass, from which every dialect's JSON schema is generated.
+
+Fields are inherited from SearchRequest and ReadRequest (type constraints, limits, description) with `inherit`, so
+a limit lives in models.py only. The schema enum of engine names is filled in at generation time from the
+registry (ENGINE_NAMES marks the fields that get it).
+
+Forgiving where it is safe: numbers as strings ("5", " 5 "), null for "use the default" (OpenAI strict mode sends
+every key), case and spaces in enum-like values ("EN", " Week "), a comma string or a JSON-encoded list where a
+list is expected, "[3]" or "#3" for a ref. Strict where it is not: unknown argument names and unknown engines are
+errors that list the valid choices, and limits are never clamped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+
+from webreach.errors import InvalidInputError
+from webreach.models import Freshness, ReadFormat, ReadRequest, SearchRequest, describe_validation_error
+
+MAX_QUERIES = 5
+DEFAULT_TOOL_LIMIT = 8
+# json_schema_extra key: the schema generator puts the engine names (plus these extra choices) in the enum
+ENGINE_NAMES = "x-webreach-engine-names"
+
+_FRESHNESS_ALIASES = {"d": "day", "24h": "day", "w": "week", "m": "month", "y": "year"}
+_FORMAT_ALIASES = {"md": "markdown", "txt": "text", "plain": "text"}
+
+
+def inherit(model: type[BaseModel], name: str, **changes: Any) -> Any:
+    """A copy of `model`'s field `name` (constraints, description, default) with `changes` applied."""
+    return FieldInfo.merge_field_infos(model.model_fields[name], **changes)
+
+
+# one query's constraints without its description (the query argument describes itself)
+QueryText = Annotated[str, inherit(SearchRequest, "query", description=None)]
+QueryList = Annotated[list[QueryText], Field(min_length=1, max_length=MAX_QUERIES)]
+
+
+class ToolArguments(BaseModel):
+    """Base of every tool's arguments: unknown names are refused, null means the default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> Self:
+        """Validate an agent's arguments; every problem becomes one InvalidInputError naming the arguments."""
+        unknown = sorted(set(raw) - set(cls.model_fields))
+        if unknown:
+            raise InvalidInputError(
+                f"unknown argument{'s' if len(unknown) > 1 else ''}: {', '.join(map(repr, unknown))}",
+                hint=f"Valid arguments: {', '.join(cls.model_fields)}.",
+            )
+        try:
+            return cls.model_validate({name: value for name, value in raw.items() if value is not None})
+        except ValidationError as exc:
+            raise InvalidInputError(describe_validation_error(exc)) from None
+
+
+def _lowered(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _as_list(value: Any) -> Any:
+    """A JSON-encoded list or a comma/space separated string as a list; anything else unchanged."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            return value
+        return decoded if isinstance(decoded, list) else value
+    return [part for part in text.replace(",", " ").split() if part]
+
+
+class WebSearchArguments(ToolArguments):
+    """web_search."""
+
+    query: QueryText | QueryList = Field(
+        description=f"What to search for, or a list of up to {MAX_QUERIES} related queries answered together."
+    )
+    engine: str = Field(
+        "auto",
+        description="'auto' picks engines for the query and falls back when one fails; name one only when asked.",
+        json_schema_extra={ENGINE_NAMES: ["auto"]},
+    )
+    limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
+    page: int = inherit(SearchRequest, "page")
+    site: str | None = inherit(SearchRequest, "site")
+    freshness: Freshness | None = inherit(SearchRequest, "freshness")
+    lang: str | None = inherit(SearchRequest, "language")
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _query_list(cls, value: Any) -> Any:
+        # a list sent as a JSON string is common; a query that itself looks like a JSON list of strings is not
+        if isinstance(value, str) and value.strip().startswith("["):
+            decoded = _as_list(value)
+            if isinstance(decoded, list) and all(isinstance(item, str) for item in decoded):
+                return decoded
+        return value
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _engine(cls, value: Any) -> Any:
+        return _lowered(value)
+
+    @field_validator("freshness", mode="before")
+    @classmethod
+    def _freshness(cls, value: Any) -> Any:
+        value = _lowered(value)
+        return _FRESHNESS_ALIASES.get(value, value) if isinstance(value, str) else value
+
+    def queries(self) -> list[str]:
+        """The queries to run, duplicates removed."""
+        return list(dict.fromkeys([self.query] if isinstance(self.query, str) else self.query))
+
+
+class WebSearchMultiArguments(ToolArguments):
+    """web_search_multi."""
+
+    query: str = inherit(SearchRequest, "query")
+    engines: Annotated[list[str], Field(min_length=1)] | None = Field(
+        None,
+        description="Engines to ask together; default: a set with different indexes chosen for the query.",
+        json_schema_extra={ENGINE_NAMES: []},
+    )
+    limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
+
+    @field_validator("engines", mode="before")
+    @classmethod
+    def _engines(cls, value: Any) -> Any:
+        value = _as_list(value)
+        if not isinstance(value, list):
+            return value
+        return [_lowered(item) for item in value] or None  # an empty list means "the default set"
+
+
+class WebFetchArguments(ToolArguments):
+    """web_fetch."""
+
+    url: str | None = inherit(ReadRequest, "url")
+    ref: int | None = inherit(ReadRequest, "ref")
+    start: int = inherit(ReadRequest, "start")
+    max_chars: int = inherit(ReadRequest, "max_chars")
+    format: ReadFormat = inherit(ReadRequest, "format")
+
+    @field_validator("ref", mode="before")
+    @classmethod
+    def _ref(cls, value: Any) -> Any:
+        # models often copy the ref as it is shown: "[3]", or write "#3"
+        return value.strip().strip("[]#").strip() if isinstance(value, str) else value
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: Any) -> Any:
+        value = _lowered(value)
+        return _FORMAT_ALIASES.get(value, value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Self:
+        if (self.url is None) == (self.ref is None):
+            raise ValueError("give exactly one of url or ref")
+        return self

@@ -1,0 +1,48 @@
+"""What the tools need from below (ToolBackend, implemented by the Gateway) and what a tool call gives back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from webreach.errors import WebreachError
+from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
+
+OutputFormat = Literal["compact", "json"]
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("compact", "json")
+
+
+class ToolBackend(Protocol):
+    """Search and read, as the Gateway offers them. Tools never import the Gateway (it sits above them)."""
+
+    async def search(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> SearchResponse:
+        """engine is 'auto', 'multi' or an engine name; engines narrows auto/multi to these."""
+        ...
+
+    async def read(self, request: ReadRequest) -> Page:
+        """Read request.url (refs are resolved to URLs by the tools before this is called)."""
+        ...
+
+    def engine_names(self) -> list[str]:
+        """Every engine name, for schema enums and for checking an agent's engine argument."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One rendered tool call.
+
+    `text` is what goes back to the model: compact text, or the JSON body as text. `data` is that JSON body as a
+    dict (json output and every error), for doors that send structured content. `error` is the failure itself,
+    for doors that map it to an HTTP status or exit code; `is_error` says the text is an error body.
+    """
+
+    tool: str
+    text: str
+    data: dict[str, Any] | None = None
+    error: WebreachError | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None

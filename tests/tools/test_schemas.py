@@ -1,0 +1,164 @@
+"""Every dialect's required shape, generated from the one definition per tool, and valid JSON Schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from webreach.errors import InvalidInputError
+from webreach.models import MAX_LIMIT, MAX_QUERY_CHARS, MAX_WINDOW_CHARS, ReadRequest, SearchRequest
+from webreach.tools import DIALECTS, MAX_QUERIES, TOOL_NAMES, tool_schemas
+
+from .fakes import ENGINES
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def parameters(schema: dict[str, Any]) -> dict[str, Any]:
+    """The arguments schema wherever the dialect keeps it."""
+    if "inputSchema" in schema:
+        return dict(schema["inputSchema"])
+    if "input_schema" in schema:
+        return dict(schema["input_schema"])
+    return dict(schema["function"]["parameters"] if "function" in schema else schema["parameters"])
+
+
+def walk(node: Any) -> list[dict[str, Any]]:
+    """Every dict in a schema."""
+    if isinstance(node, list):
+        return [found for item in node for found in walk(item)]
+    if isinstance(node, dict):
+        return [node, *(found for value in node.values() for found in walk(value))]
+    return []
+
+
+def by_name(dialect: Any, **options: Any) -> dict[str, dict[str, Any]]:
+    schemas = tool_schemas(dialect, engines=ENGINES, **options)
+    return {parameters_name(s): s for s in schemas}
+
+
+def parameters_name(schema: dict[str, Any]) -> str:
+    return str(schema["function"]["name"] if "function" in schema else schema["name"])
+
+
+def test_mcp_shape() -> None:
+    for name, schema in by_name("mcp").items():
+        assert set(schema) == {"name", "title", "description", "inputSchema", "annotations"}
+        assert schema["inputSchema"]["type"] == "object"
+        hints = schema["annotations"]
+        assert hints["readOnlyHint"] is True and hints["openWorldHint"] is True
+        assert hints["destructiveHint"] is False
+        assert isinstance(hints["title"], str) and name in TOOL_NAMES
+
+
+def test_openai_chat_completions_shape() -> None:
+    for schema in by_name("openai").values():
+        assert set(schema) == {"type", "function"}
+        assert schema["type"] == "function"
+        assert set(schema["function"]) == {"name", "description", "parameters"}
+        assert schema["function"]["parameters"]["type"] == "object"
+
+
+def test_openai_responses_shape_is_flat() -> None:
+    for schema in by_name("openai-responses").values():
+        assert set(schema) == {"type", "name", "description", "parameters", "strict"}
+        assert schema["type"] == "function" and schema["strict"] is False
+
+
+def test_anthropic_shape() -> None:
+    for schema in by_name("anthropic").values():
+        assert set(schema) == {"name", "description", "input_schema"}
+        assert schema["input_schema"]["type"] == "object"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_dialect_lists_every_tool_with_valid_self_contained_schemas(dialect: Any) -> None:
+    schemas = tool_schemas(dialect, engines=ENGINES)
+    assert [parameters_name(s) for s in schemas] == list(TOOL_NAMES)
+    for schema in schemas:
+        assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", parameters_name(schema))
+        description = schema.get("description") or schema["function"]["description"]
+        assert 100 < len(description) < 1024
+        args = parameters(schema)
+        jsonschema.Draft202012Validator.check_schema(args)
+        assert args["additionalProperties"] is False
+        assert all("$ref" not in node and "$defs" not in node and "title" not in node for node in walk(args))
+        assert all("description" in prop for prop in args["properties"].values())
+        json.dumps(schema)  # plain JSON, nothing pydantic-specific left
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None:
+    validators = {name: jsonschema.Draft202012Validator(parameters(s)) for name, s in by_name(dialect).items()}
+    good = {
+        "web_search": [{"query": "rust"}, {"query": ["a", "b"], "engine": "bing", "limit": 3, "freshness": "week"}],
+        "web_search_multi": [{"query": "rust", "engines": ["bing", "mojeek"]}],
+        "web_fetch": [{"ref": 3}, {"url": "https://example.org", "start": 8000, "format": "text"}],
+    }
+    bad = {
+        "web_search": [{}, {"query": "x", "engine": "altavista"}, {"query": "x", "limit": MAX_LIMIT + 1}],
+        "web_search_multi": [{"query": "x", "engines": ["multi"]}, {"query": "x", "extra": 1}],
+        "web_fetch": [{"ref": 0}, {"ref": 1, "max_chars": MAX_WINDOW_CHARS + 1}],
+    }
+    for name, validator in validators.items():
+        assert all(validator.is_valid(args) for args in good[name]), name
+        assert not any(validator.is_valid(args) for args in bad[name]), name
+
+
+def test_limits_and_descriptions_come_from_the_request_models() -> None:
+    search = parameters(by_name("mcp")["web_search"])["properties"]
+    assert search["limit"]["maximum"] == MAX_LIMIT
+    assert search["limit"]["default"] == 8
+    assert search["lang"]["description"] == SearchRequest.model_fields["language"].description
+    assert search["query"]["anyOf"][0]["maxLength"] == MAX_QUERY_CHARS
+    assert search["query"]["anyOf"][1]["maxItems"] == MAX_QUERIES
+    fetch = parameters(by_name("mcp")["web_fetch"])["properties"]
+    assert fetch["max_chars"]["maximum"] == MAX_WINDOW_CHARS
+    assert fetch["ref"]["description"] == ReadRequest.model_fields["ref"].description
+    assert fetch["format"]["enum"] == ["markdown", "text", "html", "json"]
+
+
+def test_engine_enums_come_from_the_backend() -> None:
+    search = parameters(by_name("anthropic")["web_search"])["properties"]
+    assert search["engine"]["enum"] == ["auto", *ENGINES]
+    assert search["engine"]["default"] == "auto"
+    multi = parameters(by_name("anthropic")["web_search_multi"])["properties"]
+    assert multi["engines"]["items"]["enum"] == list(ENGINES)
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses"])
+def test_openai_strict_mode(dialect: Any) -> None:
+    unsupported = {"default", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"}
+    for name, schema in by_name(dialect, strict=True).items():
+        function = schema.get("function", schema)
+        assert function["strict"] is True
+        args = parameters(schema)
+        jsonschema.Draft202012Validator.check_schema(args)
+        assert args["required"] == list(args["properties"])
+        assert args["additionalProperties"] is False
+        assert not any(unsupported & set(node) for node in walk(args)), name
+        everything_null = {key: None for key in args["properties"]}
+        first = next(iter(args["properties"]))
+        if name != "web_fetch":  # its only required argument is a choice between url and ref
+            assert jsonschema.Draft202012Validator(args).is_valid({**everything_null, first: "rust"})
+    limit = parameters(by_name(dialect, strict=True)["web_search"])["properties"]["limit"]
+    assert f"1 to {MAX_LIMIT}" in limit["description"] and "default 8" in limit["description"]
+
+
+def test_strict_is_ignored_outside_openai() -> None:
+    assert by_name("anthropic", strict=True) == by_name("anthropic")
+
+
+def test_enabled_selects_tools_in_registry_order() -> None:
+    schemas = tool_schemas("mcp", engines=ENGINES, enabled={"web_fetch", "web_search"})
+    assert [s["name"] for s in schemas] == ["web_search", "web_fetch"]
+    with pytest.raises(InvalidInputError, match="web_browse"):
+        tool_schemas("mcp", engines=ENGINES, enabled=["web_browse"])
+
+
+def test_unknown_dialect_is_refused() -> None:
+    with pytest.raises(ValueError, match="gemini"):
+        tool_schemas("gemini", engines=ENGINES)  # type: ignore[arg-type]
