@@ -72,6 +72,53 @@ class StateSettings(BaseModel):
     )
 
 
+ReaderChoice = Literal["direct", "browser", "jina"]
+MIB = 1024 * 1024
+JINA_READER_URL = "https://r.jina.ai"
+
+
+def _default_order() -> list[ReaderChoice]:
+    return ["direct", "browser", "jina"]
+
+
+class ReadSettings(BaseModel):
+    """How pages are read (environment WEBREACH_READ__<FIELD>): guard allowances, budgets, readers, cache."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    allow_cidrs: list[str] = Field(
+        default_factory=list, description="Private networks the reader may reach (metadata addresses never)."
+    )
+    timeout: float = Field(20.0, gt=0, description="Total deadline of one fetch, every redirect and byte included.")
+    connect_timeout: float = Field(5.0, gt=0, description="Deadline of one connect.")
+    read_timeout: float = Field(10.0, gt=0, description="Longest wait for one read from the socket.")
+    max_raw_bytes: int = Field(10 * MIB, ge=1024, description="Cap on the body as sent (compressed).")
+    max_decoded_bytes: int = Field(20 * MIB, ge=1024, description="Cap on the body after gzip/deflate decoding.")
+    max_redirects: int = Field(10, ge=0, le=20)
+    max_interstitials: int = Field(3, ge=0, le=10, description="Meta-refresh / script / Baidu-link pages followed.")
+    robots: bool = Field(False, description="Honour robots.txt (RFC 9309) before reading.")
+    robots_timeout: float = Field(5.0, gt=0)
+    robots_token: str = Field("webreach", description="The product token robots.txt groups are matched against.")
+    reader_order: list[ReaderChoice] = Field(default_factory=_default_order, description="reader='auto' tries these.")
+    jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
+    jina_api_key: SecretStr | None = None
+    jina_timeout: float = Field(30.0, gt=0)
+    browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
+    browser_timeout: float = Field(30.0, gt=0)
+    cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
+    cache_max_entries: int = Field(128, ge=1)
+
+
+class ToolSettings(BaseModel):
+    """The agent tools: which are exposed, and how long numbered refs live."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
+    max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
+
+
 class Settings(BaseSettings):
     """Everything configurable, loaded once."""
 
@@ -95,6 +142,8 @@ class Settings(BaseSettings):
     fake_web: str | None = Field(None, description="Point every engine at this fake-web URL (offline runs).")
     cache: CacheSettings = Field(default_factory=CacheSettings)
     state: StateSettings = Field(default_factory=StateSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    read: ReadSettings = Field(default_factory=ReadSettings)
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
@@ -17,16 +18,20 @@ from pydantic import BaseModel, ConfigDict
 
 from webreach import engines as registry
 from webreach.clock import Clock, SystemClock
-from webreach.config import EngineSettings, Settings
+from webreach.config import JINA_READER_URL, EngineSettings, ReadSettings, Settings
 from webreach.engine_client import EngineCaller, TokenCache
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
-from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
+from webreach.fetch.extracted import Extracted
+from webreach.fetch.reading import Reading, extract_file, parse_resolve
+from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import PolicyState, Search, apply_policies
 from webreach.routing import Candidate, Router
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.cache_store import open_cache_store
+from webreach.state.sessions import open_session_store
+from webreach.tools import Dialect, OutputFormat, ToolResult, dispatch, search_result, tool_schemas
 
 RoutingMode = Literal["auto", "multi"]
 
@@ -77,6 +82,14 @@ class Gateway:
             for name in registry.names()
         }
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
+        self._sessions = open_session_store(
+            settings.state.backend,
+            settings.state.path,
+            clock=self._clock,
+            ttl=settings.tools.session_ttl_seconds,
+            max_refs=settings.tools.max_refs_per_session,
+        )
+        self._reading = Reading(self._read_settings(), clock=self._clock, user_agent=settings.user_agent)
         self._router = Router(clock=self._clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
 
     @classmethod
@@ -104,6 +117,8 @@ class Gateway:
             await client.aclose()
         self._clients.clear()
         self._state.close()
+        self._sessions.close()
+        await self._reading.aclose()
 
     # --- composition ----------------------------------------------------------------------------------
 
@@ -112,6 +127,13 @@ class Gateway:
         if self.settings.fake_web and not configured.base_url:
             return configured.model_copy(update={"base_url": f"{self.settings.fake_web.rstrip('/')}/{name}"})
         return configured
+
+    def _read_settings(self) -> ReadSettings:
+        read = self.settings.read
+        if self.settings.fake_web and read.jina_base_url == JINA_READER_URL:
+            # offline runs: the Jina reader is played by the fake web too
+            return read.model_copy(update={"jina_base_url": f"{self.settings.fake_web.rstrip('/')}/_pages/jina"})
+        return read
 
     def _client(self, proxy: str | None) -> httpx.AsyncClient:
         if proxy not in self._clients:
@@ -221,6 +243,76 @@ class Gateway:
         attempt = EngineAttempt(engine=name, status="ok" if hits else "empty", count=len(hits))
         meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
         return SearchResponse(query="", results=tuple(hits), meta=meta)
+
+    # --- reading -------------------------------------------------------------------------------------------
+
+    async def read(self, request: ReadRequest, *, session: str = "default") -> Page:
+        """Read a URL (or a ref from an earlier search in `session`) safely, as one window of clean text."""
+        url = request.url if request.url is not None else self._sessions.resolve(session, request.ref or 0)
+        return await self._reading.read(request, url=url)
+
+    async def extract_file(self, path: Path, *, url: str | None = None, format: ReadFormat = "markdown") -> Extracted:
+        """Extract a local HTML or PDF file offline, as the reader would extract it from the web."""
+        return await extract_file(path, url=url, format=format)
+
+    async def override_reading(
+        self,
+        *,
+        resolve: Sequence[str] = (),
+        allow_cidrs: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        """Operator-only overrides for this gateway's reads (CLI --resolve/--allow-cidr/--timeout; never agents).
+
+        `resolve` entries are curl-style "HOST:ADDR[,ADDR...]": those addresses replace DNS for HOST, and the
+        guard still checks them.
+        """
+        answers: dict[str, list[str]] = {}
+        for option in resolve:
+            host, addresses = parse_resolve(option)
+            answers.setdefault(host, []).extend(addresses)
+        previous = self._reading
+        self._reading = previous.with_overrides(resolve=answers or None, allow_cidrs=allow_cidrs, timeout=timeout)
+        await previous.aclose()
+
+    # --- agent tools -----------------------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        session: str = "default",
+        output: OutputFormat = "compact",
+    ) -> ToolResult:
+        """Run agent tool `name` (web_search, web_search_multi, web_fetch); errors come back rendered, not raised."""
+        return await dispatch(
+            self,
+            name,
+            arguments,
+            sessions=self._sessions,
+            session=session,
+            output=output,
+            enabled=self.settings.tools.enabled,
+        )
+
+    async def search_rendered(
+        self,
+        request: SearchRequest,
+        *,
+        engine: str = "auto",
+        engines: Sequence[str] | None = None,
+        session: str = "default",
+        output: OutputFormat = "json",
+    ) -> ToolResult:
+        """A search rendered as web_search renders it, its results remembered as refs of `session` (CLI)."""
+        return await search_result(
+            self, request, engine=engine, engines=engines, sessions=self._sessions, session=session, output=output
+        )
+
+    def tool_schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
+        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
+        return tool_schemas(dialect, engines=self.engine_names(), enabled=self.settings.tools.enabled, strict=strict)
 
     # --- search -----------------------------------------------------------------------------------------
 

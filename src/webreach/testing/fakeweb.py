@@ -3,6 +3,8 @@
 Routes: `/<engine>/<anything>` (any method; the query string does not route) answers with the engine's current
 scenario (scenarios.py), by default its `results` recording; an engine is any folder of `.http` recordings.
 `/_fakeweb/...` is the control API (control.py), so another process can switch scenarios and read the log.
+`/_pages/...` and pages registered with `web.pages.add()` serve the reader's pages and faults (pages.py).
+`/_js/...` serves JavaScript-rendered pages for the browser reader (js_pages.py).
 
 Point webreach at it with WEBREACH_FAKE_WEB=<web.url>: the gateway sets each engine's base_url to
 `<web.url>/<engine>`, which is `web.engine_url(engine)`. It binds loopback addresses only.
@@ -30,6 +32,8 @@ from typing import Any
 from webreach.clock import Clock, SystemClock
 from webreach.testing.control import handle_control, is_control
 from webreach.testing.faults import send
+from webreach.testing.js_pages import JS_ROUTE, is_js_page, serve_js_page
+from webreach.testing.pages import PageSite
 from webreach.testing.recordings import RECORDINGS_DIR
 from webreach.testing.scenarios import DEFAULT_LIMITS, ENGINE_NAME, Limits, Scenario, plan_reply
 from webreach.testing.threaded import LoopThread
@@ -97,6 +101,7 @@ class FakeWeb:
         self._server: asyncio.Server | None = None
         self._port: int | None = None
         self._connections: set[asyncio.Task[Any]] = set()
+        self.pages = PageSite()  # `/_pages/...` and pages tests register (pages.py)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
@@ -279,6 +284,11 @@ class FakeWeb:
             status, payload = handle_control(self, request)
             await write_json(writer, status, payload, keep_alive=request.keep_alive)
             return request.keep_alive
+        if is_js_page(request.path):  # JavaScript pages for the browser reader (js_pages.py), logged as "_js"
+            self._take(JS_ROUTE, request)
+            return await serve_js_page(writer, request)
+        if self.pages.handles(request):  # the reader's pages and faults (pages.py)
+            return await self.pages.answer(request, writer, self.limits)
         engine = request.path.strip("/").split("/", 1)[0]
         if not ENGINE_NAME.fullmatch(engine) or not (self.recordings_dir / engine).is_dir():
             payload = {"error": f"unknown engine {engine!r}", "engines": self.engines()}

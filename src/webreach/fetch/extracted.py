@@ -1,0 +1,62 @@
+"""The result of extraction, and the renderings every content kind shares (json wrapper, minimal HTML).
+
+Each reader (HTML cascade, PDF, text/JSON/XML) produces its content already in the asked format for markdown,
+text and html. For format="json" it produces markdown (and, for JSON bodies and feeds, a structured value),
+and `as_json` wraps it with the metadata: {"url", "title", ..., "content_type", "content"}.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from webreach.models import ReadFormat
+
+PARAGRAPH_BREAK = "\n\n"
+METADATA_FIELDS = ("title", "author", "date", "language", "canonical_url", "sitename")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """Extracted content in one format, with what was learned about the document."""
+
+    text: str
+    content_type: str
+    format: ReadFormat = "markdown"
+    title: str | None = None
+    author: str | None = None
+    date: str | None = None
+    language: str | None = None
+    canonical_url: str | None = None
+    sitename: str | None = None
+    extractor: str = ""  # which reader or cascade stage produced the text
+    data: Any = None  # a structured value for the json format (parsed JSON, feed items); else the text is used
+
+    def metadata(self) -> dict[str, str | None]:
+        """The document's metadata fields."""
+        return {name: getattr(self, name) for name in METADATA_FIELDS}
+
+
+def as_json(extracted: Extracted, url: str) -> Extracted:
+    """`extracted` with its text replaced by the json document format="json" promises."""
+    document = {"url": url, **extracted.metadata(), "content_type": extracted.content_type}
+    document["content"] = extracted.data if extracted.data is not None else extracted.text
+    text = json.dumps(document, ensure_ascii=False)
+    return replace(extracted, text=text, format="json", data=None)
+
+
+def paragraphs_html(text: str, title: str | None = None) -> str:
+    """Plain text as a minimal, escaped HTML document: one <p> per paragraph, lines kept with <br>."""
+    parts = [f"<h1>{html.escape(title)}</h1>"] if title else []
+    for paragraph in text.split(PARAGRAPH_BREAK):
+        if paragraph.strip():
+            lines = "<br>\n".join(html.escape(line) for line in paragraph.strip().split("\n"))
+            parts.append(f"<p>{lines}</p>")
+    return "<html><body>\n" + "\n".join(parts) + "\n</body></html>"
+
+
+def preformatted_html(text: str) -> str:
+    """Text whose layout matters (JSON, source code) as an escaped <pre> block."""
+    return f"<html><body><pre>{html.escape(text)}</pre></body></html>"
