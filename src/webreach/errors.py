@@ -13,6 +13,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   ├── BadRequestError              bad_request          the provider refused our request as malformed (400, 422)
 │   ├── ParseError                   parse_error          the page no longer matches the parser
 │   └── SuspendedError               suspended            circuit breaker open or local rate limit; .retry_after
+├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
 ├── AllEnginesFailedError            all_engines_failed   routing got nothing; .errors holds each engine's error
 └── FetchError                       reading a page failed                                   .url
     ├── UrlNotAllowedError           url_not_allowed      the SSRF guard refused it; .rule names the rule
@@ -71,7 +72,11 @@ class WebreachError(Exception):
 
     def __str__(self) -> str:
         prefix = f"{self.engine}: " if self.engine else ""
-        return f"{prefix}{self.message}" + (f" {self.hint}" if self.hint else "")
+        text = f"{prefix}{self.message}"
+        if not self.hint:
+            return text
+        # the hint is a sentence of its own: end the message first so the two never run together
+        return f"{text} {self.hint}" if text.endswith((".", "!", "?", ":")) else f"{text}. {self.hint}"
 
     def to_dict(self) -> dict[str, Any]:
         """The agent-facing error body (front doors add the tool name)."""
@@ -188,6 +193,14 @@ class SuspendedError(EngineError):
 
     code = "suspended"
     default_hint = "It is resting after earlier failures; use another engine or wait retry_after seconds."
+
+
+class SessionStoreError(WebreachError):
+    """The session store cannot be used right now (file unwritable, database locked or corrupt)."""
+
+    code = "session_store_unavailable"
+    retryable = True
+    default_hint = "Numbered refs are unavailable for now; pass the result's url to web_fetch instead."
 
 
 class AllEnginesFailedError(WebreachError):

@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
-from webreach.errors import InvalidInputError, UnknownRefError
+from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
 from webreach.state.sessions import (
     DEFAULT_FORGET_AFTER,
     DEFAULT_MAX_REFS,
     DEFAULT_TTL,
     MemorySessionStore,
     SessionStore,
-    SessionStoreError,
     SqliteSessionStore,
     open_session_store,
 )

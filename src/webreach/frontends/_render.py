@@ -3,43 +3,52 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from webreach.gateway import EngineStatus
-from webreach.models import EngineAttempt, SearchResponse
+from webreach.models import EngineAttempt, SearchMeta, SearchResponse
 
 
 def search_response(response: SearchResponse, as_json: bool) -> None:
-    """Results as a table plus one line per engine attempt, or the SearchResponse JSON."""
+    """A SearchResponse as the table, or its JSON."""
     if as_json:
         click.echo(response.model_dump_json())
-        return
+    else:
+        search_table(response.model_dump(mode="json"))
+
+
+def search_table(body: Mapping[str, Any]) -> None:
+    """Results (a SearchResponse's JSON, refs included when present) as a table; attempts on stderr."""
     console = Console(soft_wrap=False)
     table = Table(show_lines=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("result", ratio=1, overflow="fold")
     table.add_column("engines", no_wrap=True)
-    for hit in response.results:
-        body = f"[bold]{_escape(hit.title)}[/bold]\n[cyan]{_escape(hit.url)}[/cyan]"
-        if hit.snippet:
-            body += f"\n{_escape(hit.snippet)}"
-        if hit.date or hit.source:
-            body += f"\n[dim]{_escape(' · '.join(p for p in (hit.source, hit.date) if p))}[/dim]"
-        table.add_row(str(hit.rank), body, ", ".join(hit.engines or (hit.engine,)))
-    if response.results:
+    for hit in body["results"]:
+        text = f"[bold]{_escape(hit['title'])}[/bold]\n[cyan]{_escape(hit['url'])}[/cyan]"
+        if hit["snippet"]:
+            text += f"\n{_escape(hit['snippet'])}"
+        dated = " · ".join(p for p in (hit["source"], hit["date"]) if p)
+        if dated:
+            text += f"\n[dim]{_escape(dated)}[/dim]"
+        table.add_row(str(hit.get("ref", hit["rank"])), text, ", ".join(hit["engines"] or [hit["engine"]]))
+    if body["results"]:
         console.print(table)
     else:
         console.print("no results")
+    meta = SearchMeta.model_validate(body["meta"])
     err = Console(stderr=True)
-    err.print(
-        f"[dim]{response.meta.mode}; {response.meta.elapsed_ms:.0f} ms{'; STALE cache' if response.meta.stale else ''}"
-    )
-    for attempt in response.meta.attempts:
+    stale = "; STALE cache (every engine failed)" if meta.stale else ""
+    err.print(f"[dim]{meta.mode}; {meta.elapsed_ms:.0f} ms{stale}")
+    for attempt in meta.attempts:
         err.print(f"[dim]  {attempt_line(attempt)}[/dim]")
+    if body["results"] and "ref" in body["results"][0]:
+        err.print("[dim]read one with: webreach fetch --ref N[/dim]")
 
 
 def attempt_line(attempt: EngineAttempt) -> str:

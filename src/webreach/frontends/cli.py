@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import click
 from pydantic import ValidationError
@@ -21,7 +21,15 @@ from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._errors import exit_code
 from webreach.gateway import Gateway
-from webreach.models import MAX_LIMIT, MAX_PAGE, SearchRequest, describe_validation_error
+from webreach.models import (
+    DEFAULT_MAX_CHARS,
+    MAX_LIMIT,
+    MAX_PAGE,
+    ReadRequest,
+    SearchRequest,
+    describe_validation_error,
+)
+from webreach.tools import page_text
 
 T = TypeVar("T")
 
@@ -34,6 +42,13 @@ def _settings() -> Settings:
             f"configuration is invalid: {describe_validation_error(exc)}",
             hint="Fix webreach.toml or the WEBREACH_* environment.",
         ) from None
+
+
+def _settings_or_exit() -> Settings:
+    try:
+        return _settings()
+    except WebreachError as error:
+        _fail(error, False)
 
 
 def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]]) -> T:
@@ -80,16 +95,34 @@ def cli() -> None:
 @click.option("--lang", "language", help="Result language, e.g. en, zh.")
 @click.option("--region", help="Region, e.g. us, cn.")
 @click.option("--safesearch", help="off, moderate or strict.")
-@click.option("--json", "as_json", is_flag=True, help="Print the SearchResponse as JSON.")
-def search(query: str, engine: str, engines: str | None, as_json: bool, **fields: Any) -> None:
-    """Search the web."""
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["table", "compact", "json"]),
+    default="table",
+    show_default=True,
+    help="table for people, compact for a model's context (numbered refs), json for programs.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--session", default="default", show_default=True, help="Session whose refs `fetch --ref N` reads.")
+def search(
+    query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
+) -> None:
+    """Search the web. Results are remembered as numbered refs of the session."""
+    output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
         request = SearchRequest.create(query=query, **fields)
-        response = await gateway.search(request, engine=engine, engines=_split(engines))
-        _render.search_response(response, as_json)
+        rendered: Literal["compact", "json"] = "compact" if output == "compact" else "json"
+        result = await gateway.search_rendered(
+            request, engine=engine, engines=_split(engines), session=session, output=rendered
+        )
+        if output == "table" and result.data is not None:
+            _render.search_table(result.data)
+        else:
+            click.echo(result.text)
 
-    _run(as_json, work)
+    _run(output == "json", work)
 
 
 @cli.command()
@@ -125,6 +158,123 @@ def list_engines(as_json: bool, markdown: bool) -> None:
         _render.engine_statuses(gateway.engine_statuses(), as_json)
 
     _run(as_json, work)
+
+
+@cli.command()
+@click.argument("url", required=False)
+@click.option("--ref", type=int, help="Read result N of an earlier `webreach search` in --session.")
+@click.option("--session", default="default", show_default=True, help="Session the ref belongs to.")
+@click.option("--start", default=0, show_default=True, help="Character offset of the window (a next_start).")
+@click.option("--max-chars", default=DEFAULT_MAX_CHARS, show_default=True, help="Window size in characters.")
+@click.option("--max-tokens", type=int, help="Also cap the window at this many tokens.")
+@click.option("--format", "content_format", type=click.Choice(["markdown", "text", "html", "json"]), default="markdown")
+@click.option("--reader", type=click.Choice(["auto", "direct", "browser", "jina"]), default="auto", show_default=True)
+@click.option("--resolve", multiple=True, help="HOST:ADDR[,ADDR...]: use these addresses for HOST (still guarded).")
+@click.option("--allow-cidr", multiple=True, help="Also allow this private network (metadata stays denied).")
+@click.option("--timeout", type=float, help="Total seconds for the read.")
+@click.option(
+    "--output",
+    type=click.Choice(["compact", "json", "raw"]),
+    default="compact",
+    show_default=True,
+    help="compact: header + fenced content (what agents get); json: the Page; raw: the content only.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --output json.")
+def fetch(
+    url: str | None,
+    ref: int | None,
+    session: str,
+    resolve: tuple[str, ...],
+    allow_cidr: tuple[str, ...],
+    timeout: float | None,
+    output: str,
+    as_json: bool,
+    content_format: str,
+    **fields: Any,
+) -> None:
+    """Read a page safely (SSRF-guarded) as clean text, one window at a time."""
+    output = "json" if as_json else output
+
+    async def work(gateway: Gateway) -> None:
+        request = ReadRequest.create(url=url, ref=ref, format=content_format, **fields)
+        if resolve or allow_cidr or timeout is not None:
+            await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
+        page = await gateway.read(request, session=session)
+        if output == "raw":
+            click.echo(page.content)
+        elif output == "json":
+            click.echo(page.model_dump_json())
+        else:
+            click.echo(page_text(page, ref=ref))
+
+    _run(output == "json", work)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--url", help="The URL the files came from (resolves relative links, helps metadata).")
+@click.option("--format", "content_format", type=click.Choice(["markdown", "text"]), default="markdown")
+@click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
+def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:
+    """Extract local HTML or PDF files offline, as the reader would."""
+
+    async def work(gateway: Gateway) -> int:
+        worst = 0
+        for path in files:
+            try:
+                extracted = await gateway.extract_file(path, url=url, format=content_format)
+            except WebreachError as error:
+                worst = max(worst, exit_code(error))
+                row = {"path": str(path), "title": None, "text": None, "error": error.to_dict()}
+                if not jsonl:
+                    click.echo(f"error [{error.error_code}] {path}: {error}", err=True)
+            else:
+                row = {"path": str(path), "title": extracted.title, "text": extracted.text, "error": None}
+                if not jsonl:
+                    click.echo(
+                        f"# {extracted.title or path}\n\n{extracted.text}\n" if len(files) > 1 else extracted.text
+                    )
+            if jsonl:
+                click.echo(json.dumps(row, ensure_ascii=False))
+        return worst
+
+    sys.exit(_run(False, work))
+
+
+@cli.command()
+@click.option(
+    "--format",
+    "dialect",
+    type=click.Choice(["openai", "openai-responses", "anthropic", "mcp"]),
+    default="openai",
+    show_default=True,
+)
+@click.option("--strict", is_flag=True, help="OpenAI strict mode: every property required, optional ones nullable.")
+def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
+    """Print the agent tools' schemas, generated from their single definitions."""
+
+    async def work(gateway: Gateway) -> None:
+        click.echo(json.dumps(gateway.tool_schemas(dialect, strict=strict), indent=2, ensure_ascii=False))
+
+    _run(True, work)
+
+
+@cli.command()
+def mcp() -> None:
+    """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
+    from webreach.frontends.mcp import run_stdio
+
+    run_stdio(_settings_or_exit())
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=9090, show_default=True, help="Port (0 picks a free one).")
+def serve(host: str, port: int) -> None:
+    """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
+    from webreach.frontends.http import run_http
+
+    run_http(_settings_or_exit(), host=host, port=port)
 
 
 @cli.command()

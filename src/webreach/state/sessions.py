@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from webreach.clock import Clock, SystemClock
-from webreach.errors import InvalidInputError, UnknownRefError, WebreachError
+from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
 from webreach.state.sqlite_file import SqliteFile, default_state_path
 
 DEFAULT_TTL = 24 * 3600.0
@@ -44,14 +44,6 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS session_refs_v1_url ON session_refs_v1 (session, url)",
     "CREATE INDEX IF NOT EXISTS session_refs_v1_seen ON session_refs_v1 (seen_at)",
 )
-
-
-class SessionStoreError(WebreachError):
-    """The session store cannot be used right now (file unwritable, database locked or corrupt)."""
-
-    code = "session_store_unavailable"
-    retryable = True
-    default_hint = "Numbered refs are unavailable for now; pass the result's url to web_fetch instead."
 
 
 class SessionStore(Protocol):

@@ -17,7 +17,14 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
-from webreach.tools.definitions import TOOL_NAMES, TOOLS, ToolAnnotations, ToolDefinition, select_tools
+from webreach.tools.definitions import (
+    TOOL_NAMES,
+    TOOLS,
+    ToolAnnotations,
+    ToolDefinition,
+    search_result,
+    select_tools,
+)
 from webreach.tools.dispatch import decode_arguments, dispatch, error_result, find_tool
 from webreach.tools.fence import fence
 from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_json, search_text
@@ -50,6 +57,7 @@ __all__ = [
     "page_json",
     "page_text",
     "search_json",
+    "search_result",
     "search_text",
     "select_tools",
     "tool_schema",

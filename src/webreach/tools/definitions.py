@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
-from webreach.state.sessions import SessionStore, SessionStoreError
+from webreach.state.sessions import SessionStore
 from webreach.tools import render
 from webreach.tools.arguments import (
     MAX_QUERIES,
@@ -87,6 +87,27 @@ async def web_search_multi(call: ToolCall, args: WebSearchMultiArguments) -> Too
     engines = [check_engine(name, names, allow_auto=False) for name in args.engines] if args.engines else None
     request = SearchRequest.create(query=args.query, limit=args.limit)
     outcome = await _search(call.backend, request, "multi", engines)
+    if outcome.error is not None:
+        raise outcome.error
+    return _search_result(call, [outcome])
+
+
+async def search_result(
+    backend: ToolBackend,
+    request: SearchRequest,
+    *,
+    engine: str,
+    engines: Sequence[str] | None,
+    sessions: SessionStore | None,
+    session: str,
+    output: OutputFormat,
+) -> ToolResult:
+    """One search rendered exactly as web_search renders it, refs remembered in the session.
+
+    For doors that offer more than the agent tool exposes (the CLI's --engines order); errors are raised.
+    """
+    call = ToolCall(tool="web_search", backend=backend, sessions=sessions, session=session, output=output)
+    outcome = await _search(backend, request, engine, engines)
     if outcome.error is not None:
         raise outcome.error
     return _search_result(call, [outcome])
