@@ -25,7 +25,9 @@ WebreachError                        .code .retryable .retry_after .engine .hint
     ├── ResponseTooLargeError        too_large            raw or decoded body over its budget
     ├── UnsupportedContentError      unsupported_content  images and other binaries; .content_type .size
     ├── PageBlockedError             captcha | blocked    a challenge or bot wall instead of content; .kind
+    │   └── RobotsDisallowedError    robots_disallowed    robots.txt says no (retryable when it could not be read)
     ├── NeedsBrowserError            needs_browser        a JavaScript-only shell; read it with reader='browser'
+    ├── BrowserUnavailableError      not_configured       Chromium or Playwright missing; reader='auto' skips it
     ├── ExtractionError              extraction_failed    nothing readable came out of the page
     └── UnknownRefError              unknown_ref          the ref is not in this session
 
@@ -361,11 +363,45 @@ class PageBlockedError(FetchError):
         return self.kind
 
 
+class RobotsDisallowedError(PageBlockedError):
+    """The site's robots.txt disallows this URL for webreach (or could not be read, which means no for now)."""
+
+    code = "robots_disallowed"
+
+    def __init__(self, message: str, *, url: str, robots_url: str, temporary: bool) -> None:
+        hint = (
+            "The site's robots.txt could not be read just now; retry later or read another result."
+            if temporary
+            else "The site asks automated readers not to fetch this page; read another result."
+        )
+        super().__init__(message, kind="blocked", url=url, hint=hint)
+        self.robots_url = robots_url
+        self.temporary = temporary
+
+    @property
+    def error_code(self) -> str:
+        return self.code
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.temporary
+
+
 class NeedsBrowserError(FetchError):
     """The page is a JavaScript shell: its content only exists after scripts run."""
 
     code = "needs_browser"
     default_hint = "Read it again with reader='browser' (or reader='auto', which does that when available)."
+
+
+class BrowserUnavailableError(FetchError):
+    """The browser reader cannot run here: Chromium or Playwright is missing, or Chromium would not start."""
+
+    code = "not_configured"
+    default_hint = (
+        "Install Chromium (Debian: apt-get install chromium) and the browser extra (pip install 'webreach[browser]'), "
+        "or read with reader='direct' or 'jina'."
+    )
 
 
 class ExtractionError(FetchError):

@@ -18,11 +18,11 @@ from urllib.parse import urlencode
 
 import pytest
 
-from webreach.errors import NeedsBrowserError, UrlNotAllowedError
+from webreach.errors import BrowserUnavailableError, NeedsBrowserError, UrlNotAllowedError
 from webreach.fetch import AddressPolicy, Guard, StaticResolver
 from webreach.fetch.fetcher import Fetcher
 from webreach.fetch.readers import ReaderChain
-from webreach.fetch.readers.browser import BrowserReader, BrowserUnavailableError, chromium_flags, find_chromium
+from webreach.fetch.readers.browser import BrowserReader, chromium_flags, find_chromium
 from webreach.fetch.readers.browser_routing import InterceptLimits
 from webreach.fetch.readers.direct import DirectReader, RenderedReader
 from webreach.models import ReadRequest

@@ -17,11 +17,11 @@ from webreach.errors import (
     InvalidInputError,
     NeedsBrowserError,
     PageBlockedError,
+    RobotsDisallowedError,
     UnsupportedContentError,
     UrlNotAllowedError,
 )
 from webreach.fetch.reading import Reading, extract_file, parse_resolve
-from webreach.fetch.robots import RobotsDisallowedError
 from webreach.fetch.window import EstimatedTokenizer
 from webreach.models import ReadRequest
 from webreach.testing import FakeClock, FakeWeb
@@ -50,7 +50,7 @@ class FakeRenderer:
     urls: list[str] = field(default_factory=list)
 
     async def read(self, url: str) -> Rendered:
-        from webreach.fetch.readers.browser import BrowserUnavailableError
+        from webreach.errors import BrowserUnavailableError
 
         self.urls.append(url)
         if not self.available:

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from webreach.fetch.robots import ALLOW_ALL, RobotsDisallowedError, RobotsPolicy, RobotsTxt, normalize_path
+from webreach.errors import RobotsDisallowedError
+from webreach.fetch.robots import ALLOW_ALL, RobotsPolicy, RobotsTxt, normalize_path
 from webreach.testing import FakeClock
 
 from .harness import BUDGETS, harness
@@ -110,7 +111,7 @@ async def test_a_disallowed_url_is_refused_and_robots_is_fetched_once_per_origin
             await policy.check(h.url("echo"))
         await policy.check(h.url("echo", host="other.test"))  # another origin, no robots.txt there: 404
         await policy.check(h.url("article"))
-    assert refused.value.error_code == "blocked"
+    assert refused.value.error_code == "robots_disallowed"
     assert not refused.value.temporary
     assert refused.value.robots_url == h.url("/robots.txt")
     # once for site.test (other.test's /robots.txt is the fake web's JSON 404, outside the page log)

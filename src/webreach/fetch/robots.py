@@ -14,7 +14,7 @@ applies. Rules are matched against the URL's path and query with percent-encodin
 `*` matches any run of characters and a trailing `$` anchors the end; the longest matching pattern wins and
 `allow` wins a tie; an empty `disallow` is no rule. `/robots.txt` itself is always allowed.
 
-A disallowed URL raises RobotsDisallowedError, a PageBlockedError (code `blocked`) with `robots_url` and
+A disallowed URL raises RobotsDisallowedError, a PageBlockedError (code `robots_disallowed`) with `robots_url` and
 `temporary` (True when the site's robots.txt could not be read right now, so a retry later may succeed).
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import httpx
 
 from webreach.clock import Clock, SystemClock
-from webreach.errors import FetchError, HttpStatusError, PageBlockedError, TooManyRedirectsError
+from webreach.errors import FetchError, HttpStatusError, RobotsDisallowedError, TooManyRedirectsError
 from webreach.fetch.fetcher import Fetcher
 from webreach.fetch.guard import parse_url
 
@@ -36,20 +36,6 @@ DEFAULT_TOKEN = "webreach"
 MAX_ROBOTS_BYTES = 512 * 1024
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
-
-
-class RobotsDisallowedError(PageBlockedError):
-    """The site's robots.txt disallows this URL for webreach (or could not be read, which means no for now)."""
-
-    def __init__(self, message: str, *, url: str, robots_url: str, temporary: bool) -> None:
-        hint = (
-            "The site's robots.txt could not be read just now; retry later or read another result."
-            if temporary
-            else "The site asks automated readers not to fetch this page; read another result."
-        )
-        super().__init__(message, kind="blocked", url=url, hint=hint)
-        self.robots_url = robots_url
-        self.temporary = temporary
 
 
 def normalize_path(path: str) -> str:

@@ -38,7 +38,12 @@ from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING
 
-from webreach.errors import FetchError, FetchTimeoutError, FetchUnavailableError, TooManyRedirectsError
+from webreach.errors import (
+    BrowserUnavailableError,
+    FetchTimeoutError,
+    FetchUnavailableError,
+    TooManyRedirectsError,
+)
 from webreach.fetch.guard import parse_url
 from webreach.fetch.readers.browser_routing import (
     BlockedRequest,
@@ -85,16 +90,6 @@ BASE_FLAGS = (
 )
 CLOSE_TIMEOUT = 5.0
 _META_CHARSET = re.compile(r"""(<meta\b[^>]*?charset\s*=\s*["']?)[\w.:-]+""", re.IGNORECASE)
-
-
-class BrowserUnavailableError(FetchError):
-    """The browser reader cannot run here: Chromium or Playwright is missing, or Chromium would not start."""
-
-    code = "not_configured"
-    default_hint = (
-        "Install Chromium (Debian: apt-get install chromium) and the browser extra (pip install 'webreach[browser]'), "
-        "or read with reader='direct' or 'jina'."
-    )
 
 
 @dataclass(frozen=True)
