@@ -119,6 +119,46 @@ class ToolSettings(BaseModel):
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+class ServerSettings(BaseModel):
+    """Where `webreach serve` listens and which Host/Origin values it answers."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = Field("127.0.0.1", description="Address to listen on.")
+    port: int = Field(9090, ge=0, le=65535, description="Port to listen on (0: any free port).")
+    allowed_hosts: list[str] | None = Field(
+        None,
+        description="Host header values to answer ('name:*' for any port, ['*'] for any); default: the loopback "
+        "names with the port, plus the listen address when it is a name or a specific address.",
+    )
+    allowed_origins: list[str] | None = Field(
+        None, description="Origin header values to accept ('*' for any); default: http:// + each allowed host."
+    )
+    max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
+
+    def hosts(self) -> list[str]:
+        """The Host allow-list in effect."""
+        if self.allowed_hosts is not None:
+            return list(self.allowed_hosts)
+        port = "*" if self.port == 0 else str(self.port)
+        names = list(LOOPBACK_NAMES)
+        listen = f"[{self.host}]" if ":" in self.host else self.host
+        if listen not in names and self.host not in ("0.0.0.0", "::", ""):
+            names.append(listen)
+        hosts = [f"{name}:{port}" for name in names]
+        return hosts + names if self.port == 80 else hosts
+
+    def origins(self) -> list[str]:
+        """The Origin allow-list in effect."""
+        if self.allowed_origins is not None:
+            return list(self.allowed_origins)
+        hosts = self.hosts()
+        return ["*"] if "*" in hosts else [f"http://{host}" for host in hosts]
+
+
 class Settings(BaseSettings):
     """Everything configurable, loaded once."""
 
@@ -144,6 +184,7 @@ class Settings(BaseSettings):
     state: StateSettings = Field(default_factory=StateSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     read: ReadSettings = Field(default_factory=ReadSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )

@@ -1,6 +1,23 @@
-"""One table from error code to CLI exit code (and, later, HTTP status)."""
+"""One table from error code to CLI exit code, and one from error code to HTTP status (REST and the server).
+
+HTTP statuses follow whose fault it is and what a client should do next:
+- 4xx: the caller can fix it (400 invalid_input, 404 unknown_ref, 403 url_not_allowed or robots_disallowed,
+  413/415 a page the reader will not take, 422 needs_browser: a JavaScript-only page), or must slow down (429
+  rate_limited with Retry-After).
+- 502: an upstream engine or page failed (captcha, blocked, unavailable, parse_error, all_engines_failed, ...);
+  504 when it timed out.
+- 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker, the
+  session store unavailable).
+- 501 not_configured: the engine or reader needs configuration (an API key, a browser) that no retry will bring,
+  so not 503, which clients and proxies retry on their own.
+Every error status carries the agent error body; Retry-After is sent whenever the error has retry_after.
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from webreach.errors import WebreachError
 
@@ -12,6 +29,47 @@ EXIT_UPSTREAM = 4
 # codes meaning "we declined on purpose"; everything else that is not the caller's fault is upstream
 REFUSED_CODES = frozenset({"not_configured", "suspended", "url_not_allowed", "quota_exceeded"})
 
+HTTP_STATUS: Mapping[str, int] = MappingProxyType(
+    {
+        # the caller's request
+        "invalid_input": 400,
+        "url_not_allowed": 403,
+        "robots_disallowed": 403,
+        "unknown_ref": 404,
+        "too_large": 413,
+        "unsupported_content": 415,
+        "needs_browser": 422,
+        "rate_limited": 429,
+        "quota_exceeded": 429,
+        # ours
+        "error": 500,
+        "not_configured": 501,
+        "suspended": 503,
+        "session_store_unavailable": 503,
+        # upstream engines and pages
+        "engine_error": 502,
+        "auth_failed": 502,
+        "quota_exhausted": 502,
+        "captcha": 502,
+        "blocked": 502,
+        "unavailable": 502,
+        "bad_request": 502,
+        "parse_error": 502,
+        "all_engines_failed": 502,
+        "fetch_error": 502,
+        "http_error": 502,
+        "too_many_redirects": 502,
+        "extraction_failed": 502,
+        "timeout": 504,
+        # the server's own request checks (frontends/http.py)
+        "not_found": 404,
+        "request_too_large": 413,
+        "method_not_allowed": 405,
+        "host_not_allowed": 421,
+        "origin_not_allowed": 403,
+    }
+)
+
 
 def exit_code(error: WebreachError) -> int:
     """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure."""
@@ -21,3 +79,15 @@ def exit_code(error: WebreachError) -> int:
     if code in REFUSED_CODES:
         return EXIT_REFUSED
     return EXIT_UPSTREAM
+
+
+def http_status(code: str) -> int:
+    """The HTTP status for an error code (500 for a code this table does not know: a bug to add it)."""
+    return HTTP_STATUS.get(code, 500)
+
+
+def retry_after_header(seconds: float | None) -> str | None:
+    """A Retry-After value (whole seconds, rounded up so a client never comes back early), or None."""
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return str(max(0, math.ceil(seconds)))

@@ -260,21 +260,23 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 
 
 @cli.command()
-def mcp() -> None:
+@click.option("--session", help="Store session for this client's refs (default: a fresh one per process).")
+def mcp(session: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     from webreach.frontends.mcp import run_stdio
 
-    run_stdio(_settings_or_exit())
+    run_stdio(_settings_or_exit(), session=session)
 
 
 @cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=9090, show_default=True, help="Port (0 picks a free one).")
-def serve(host: str, port: int) -> None:
+@click.option("--host", help="Address to bind (default [server] host, 127.0.0.1).")
+@click.option("--port", type=int, help="Port (default [server] port, 9090; 0 picks a free one).")
+def serve(host: str | None, port: int | None) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
     from webreach.frontends.http import run_http
 
-    run_http(_settings_or_exit(), host=host, port=port)
+    settings = _settings_or_exit()
+    run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
 
 
 @cli.command()

@@ -1,0 +1,158 @@
+"""The REST API's OpenAPI 3.1 document and /docs page, generated from the tools' MCP-dialect schemas.
+
+Nothing here is written per endpoint: each exposed tool becomes POST /v1/<tool name without "web_"> with its
+generated input schema as the request body (OpenAPI 3.1 takes JSON Schema as is), and the error responses come
+from the one status table in _errors.py. The docs page is plain HTML rendered from the same document, with no
+script or stylesheet fetched from elsewhere.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from webreach.frontends._errors import HTTP_STATUS
+
+Schema = dict[str, Any]
+
+ERROR_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["status", "tool", "code", "message", "retry_after"],
+    "properties": {
+        "status": {"const": "error"},
+        "tool": {"type": ["string", "null"], "description": "The tool that failed; null when no tool ran."},
+        "code": {"type": "string", "enum": sorted(HTTP_STATUS), "description": "Stable; act on this."},
+        "message": {"type": "string", "description": "What happened and what to try next."},
+        "retry_after": {"type": ["number", "null"], "description": "Seconds to wait before trying again."},
+        "engine": {"type": "string", "description": "The engine that failed, when one did."},
+    },
+    "additionalProperties": True,
+}
+
+
+def rest_path(tool: str) -> str:
+    """The REST path of a tool: web_search -> /v1/search."""
+    return f"/v1/{tool.removeprefix('web_')}"
+
+
+def openapi_document(tools: Sequence[Mapping[str, Any]], *, version: str, session_header: str) -> Schema:
+    """OpenAPI 3.1 for the REST API, from MCP-dialect tool schemas (name, title, description, inputSchema)."""
+    paths: Schema = {rest_path(tool["name"]): {"post": _operation(tool, session_header)} for tool in tools}
+    paths["/healthz"] = {
+        "get": {
+            "operationId": "healthz",
+            "summary": "Liveness",
+            "responses": {"200": {"description": '{"status": "ok"} once the server is serving.'}},
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "webreach",
+            "version": version,
+            "description": (
+                "Web search and page reading for agents. Each endpoint runs the agent tool of the same name; the "
+                "JSON body is the tool's arguments. Errors carry the agent error body with an HTTP status by code."
+            ),
+        },
+        "paths": paths,
+        "components": {"schemas": {"Error": ERROR_SCHEMA}},
+    }
+
+
+def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
+    return {
+        "operationId": tool["name"],
+        "summary": tool.get("title") or tool["name"],
+        "description": tool["description"],
+        "parameters": [
+            {
+                "name": session_header,
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string", "default": "default"},
+                "description": "Session whose numbered refs this call records or resolves.",
+            }
+        ],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": tool["inputSchema"]}}},
+        "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses()},
+    }
+
+
+def _error_responses() -> Schema:
+    by_status: dict[int, list[str]] = {}
+    for code, status in HTTP_STATUS.items():
+        by_status.setdefault(status, []).append(code)
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    return {
+        str(status): {"description": ", ".join(sorted(codes)), "content": error}
+        for status, codes in sorted(by_status.items())
+    }
+
+
+# --- the docs page -------------------------------------------------------------------------------------------
+
+
+def docs_html(document: Mapping[str, Any], *, base_url: str) -> str:
+    """A self-contained HTML page describing every operation of `document`, with a curl line for each POST."""
+    info = document["info"]
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>webreach API</title>",
+        "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+        "code,pre{background:#f4f4f4;padding:.1em .3em}pre{padding:.6em;overflow-x:auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}</style>",
+        "</head><body>",
+        f"<h1>{_e(info['title'])} {_e(info['version'])}</h1><p>{_e(info['description'])}</p>",
+        "<p>Machine-readable: <a href='/openapi.json'>/openapi.json</a>. MCP clients: <code>/mcp</code>.</p>",
+    ]
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            parts.append(f"<h2><code>{method.upper()} {_e(path)}</code> {_e(operation['summary'])}</h2>")
+            parts.append(f"<p>{_e(operation.get('description', ''))}</p>")
+            body = operation.get("requestBody")
+            if body:
+                schema = body["content"]["application/json"]["schema"]
+                parts.append(_properties_table(schema))
+                parts.append(f"<pre>{_e(_curl(base_url, path, schema))}</pre>")
+    parts.append("<h2>Errors</h2><p>Every error is JSON:</p>")
+    parts.append(f"<pre>{_e(json.dumps(ERROR_SCHEMA['properties'], indent=1))}</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _properties_table(schema: Mapping[str, Any]) -> str:
+    required = set(schema.get("required", ()))
+    rows = ["<table><tr><th>argument</th><th>type</th><th>default</th><th>description</th></tr>"]
+    for name, prop in schema.get("properties", {}).items():
+        default = json.dumps(prop["default"]) if "default" in prop else ("required" if name in required else "")
+        rows.append(
+            f"<tr><td><code>{_e(name)}</code></td><td>{_e(_type_text(prop))}</td>"
+            f"<td>{_e(default)}</td><td>{_e(prop.get('description', ''))}</td></tr>"
+        )
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _type_text(prop: Mapping[str, Any]) -> str:
+    if "enum" in prop:
+        return " | ".join(str(choice) for choice in prop["enum"])
+    if "anyOf" in prop:
+        return " or ".join(_type_text(branch) for branch in prop["anyOf"])
+    if prop.get("type") == "array":
+        return f"list of {_type_text(prop.get('items', {}))}"
+    return str(prop.get("type", "any"))
+
+
+def _curl(base_url: str, path: str, schema: Mapping[str, Any]) -> str:
+    """A curl line with the required arguments (else the first one) as placeholders."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    names = list(schema.get("required", ())) or list(properties)[:1]
+    example = {name: 1 if properties.get(name, {}).get("type") == "integer" else f"<{name}>" for name in names}
+    body = json.dumps(example, ensure_ascii=False)
+    return f"curl -s {base_url}{path} -H 'content-type: application/json' -d '{body}'"
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)

@@ -1,0 +1,295 @@
+"""The HTTP server: MCP over streamable HTTP at /mcp and a REST API beside it, on one Starlette app.
+
+This is the only module that imports starlette and uvicorn. Routes:
+
+    POST /mcp                        MCP streamable HTTP (frontends/mcp.py)
+    POST /v1/search, /v1/search_multi, /v1/fetch
+                                     one per exposed tool: the JSON body is the tool's arguments, the answer its
+                                     JSON output (Gateway.call_tool(..., output="json")); session from the
+                                     X-Webreach-Session header, default "default"
+    GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
+    GET  /healthz                    {"status": "ok"}
+    GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
+
+Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
+the error says when to come back; the server's own refusals (unknown path, bad Host) use the same shape.
+
+DNS rebinding: a web page can make a browser send requests to a loopback server under the attacker's host name.
+Every request, REST and MCP alike, must carry an allowed Host (421 otherwise) and, when it has an Origin, an
+allowed Origin (403). The default allow-list is the loopback names with the server's port; "*" switches a list
+off for deployments behind a proxy that checks names itself. MCP additionally gets the SDK's own check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from webreach.config import ServerSettings, Settings
+from webreach.frontends import mcp
+from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_after_header
+from webreach.frontends._openapi import docs_html, openapi_document, rest_path
+from webreach.gateway import Gateway
+from webreach.tools import DIALECTS
+
+SESSION_HEADER = "X-Webreach-Session"
+GatewayOpener = mcp.GatewayOpener
+
+
+# --- Host / Origin guard ---------------------------------------------------------------------------------------
+
+
+def matches(value: str, allowed: list[str]) -> bool:
+    """Whether a Host or Origin value is allowed: exact, 'name:*' for any port of name, or '*'."""
+    if value in allowed or "*" in allowed:
+        return True
+    return any(
+        entry.endswith(":*") and value.startswith(entry[:-1]) and value[len(entry) - 1 :].isdigit() for entry in allowed
+    )
+
+
+class HostGuard:
+    """ASGI middleware refusing requests whose Host (421) or Origin (403) is not allowed."""
+
+    def __init__(self, app: ASGIApp, *, hosts: list[str], origins: list[str]) -> None:
+        self.app = app
+        self.hosts = [host.lower() for host in hosts]
+        self.origins = [origin.lower() for origin in origins]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            host = headers.get("host", "").lower()
+            origin = headers.get("origin")
+            if not matches(host, self.hosts):
+                response = error_response("host_not_allowed", f"Host {host!r} is not served here", hint=_HOST_HINT)
+                return await response(scope, receive, send)
+            if origin is not None and not matches(origin.lower(), self.origins):
+                response = error_response("origin_not_allowed", f"Origin {origin!r} is not allowed", hint=_HOST_HINT)
+                return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+_HOST_HINT = "Use http://127.0.0.1:<port>, or add the name to the server's allowed_hosts / allowed_origins."
+
+
+def error_response(
+    code: str, message: str, *, hint: str = "", tool: str | None = None, retry_after: float | None = None
+) -> JSONResponse:
+    """The agent error body for a refusal of the server's own, with the status of its code."""
+    text = f"{message}. {hint}" if hint else message
+    body = {"status": "error", "tool": tool, "code": code, "message": text, "retry_after": retry_after}
+    return JSONResponse(body, status_code=http_status(code))
+
+
+# --- the app -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Served:
+    """What the lifespan opened, for the routes: the gateway, REST path -> tool, the OpenAPI document."""
+
+    gateway: Gateway | None = None
+    tools: dict[str, str] = field(default_factory=dict)
+    openapi: dict[str, Any] = field(default_factory=dict)
+
+    def ready(self) -> Gateway:
+        if self.gateway is None:
+            raise RuntimeError("the server is not started")
+        return self.gateway
+
+    @contextlib.asynccontextmanager
+    async def serving(
+        self, open_gateway: GatewayOpener, endpoint: mcp.McpHttpEndpoint, on_ready: Callable[[], None] | None
+    ) -> AsyncIterator[None]:
+        """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
+        async with open_gateway() as gateway:
+            self.gateway = gateway
+            try:
+                schemas = gateway.tool_schemas("mcp")
+                self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
+                self.openapi = openapi_document(schemas, version=mcp.version(), session_header=SESSION_HEADER)
+                async with endpoint.running():
+                    if on_ready is not None:
+                        on_ready()
+                    yield
+            finally:
+                self.gateway = None
+
+
+def build_app(
+    source: Settings | GatewayOpener,
+    *,
+    server: ServerSettings | None = None,
+    bare_route: bool = False,
+    on_ready: Callable[[], None] | None = None,
+) -> Starlette:
+    """The Starlette app: MCP, REST, docs. `source` is Settings or a function opening the one Gateway.
+
+    bare_route adds GET /bench/bare, a JSON endpoint that does nothing (bench/serve.py's baseline); on_ready is
+    called once the gateway is open and the app about to serve.
+    """
+    server = server or ServerSettings()
+    open_gateway: GatewayOpener = (lambda: Gateway.from_settings(source)) if isinstance(source, Settings) else source
+    served = _Served()
+    hosts, origins = server.hosts(), server.origins()
+    # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
+    endpoint = mcp.http_endpoint(
+        lambda: contextlib.nullcontext(served.ready()), allowed_hosts=hosts, allowed_origins=origins
+    )
+    rest = _Rest(served, max_body_bytes=server.max_body_bytes)
+    routes = [
+        Route("/mcp", endpoint.app),
+        Route("/v1/tools", rest.tools, methods=["GET"]),
+        Route("/v1/{name}", rest.call, methods=["POST"]),
+        Route("/healthz", rest.healthz, methods=["GET"]),
+        Route("/openapi.json", rest.openapi, methods=["GET"]),
+        Route("/docs", rest.docs, methods=["GET"]),
+    ]
+    if bare_route:
+        routes.append(Route("/bench/bare", _bare, methods=["GET"]))
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(HostGuard, hosts=hosts, origins=origins)],
+        exception_handlers={HTTPException: _http_exception, Exception: _internal_error},
+        lifespan=lambda _: served.serving(open_gateway, endpoint, on_ready),
+    )
+
+
+class _Rest:
+    """The REST endpoints over the served gateway."""
+
+    def __init__(self, served: _Served, *, max_body_bytes: int) -> None:
+        self.served = served
+        self.max_body_bytes = max_body_bytes
+
+    async def call(self, request: Request) -> Response:
+        """POST /v1/<tool>: the body is the tool's arguments; the answer its JSON output or error."""
+        tool = self.served.tools.get(request.url.path)
+        if tool is None:
+            return error_response("not_found", f"no endpoint {request.url.path}", hint=self._endpoints_hint())
+        declared = request.headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > self.max_body_bytes:
+            return error_response("request_too_large", "the request body is too large", tool=tool)
+        body = await request.body()
+        if len(body) > self.max_body_bytes:
+            return error_response("request_too_large", "the request body is too large", tool=tool)
+        session = request.headers.get(SESSION_HEADER, "default")
+        result = await self.served.ready().call_tool(
+            tool, body.decode("utf-8", errors="replace"), session=session, output="json"
+        )
+        if result.error is None:
+            return Response(result.text, media_type="application/json")
+        headers = {}
+        retry_after = retry_after_header(result.error.retry_after)
+        if retry_after is not None:
+            headers["Retry-After"] = retry_after
+        status = http_status(result.error.error_code)
+        return Response(result.text, status_code=status, headers=headers, media_type="application/json")
+
+    async def tools(self, request: Request) -> Response:
+        """GET /v1/tools?dialect=...: the tool schemas in an agent framework's dialect."""
+        asked = request.query_params.get("dialect", "openai")
+        dialect = next((known for known in DIALECTS if known == asked), None)
+        if dialect is None:
+            hint = f"Use one of {', '.join(DIALECTS)}."
+            return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
+        return JSONResponse(self.served.ready().tool_schemas(dialect))
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(self.served.openapi)
+
+    async def docs(self, request: Request) -> Response:
+        base_url = str(request.base_url).rstrip("/")
+        return HTMLResponse(docs_html(self.served.openapi, base_url=base_url))
+
+    def _endpoints_hint(self) -> str:
+        return f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
+
+
+async def _bare(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 answers, in the agent error shape."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    code = {404: "not_found", 405: "method_not_allowed"}.get(status, "invalid_input")
+    hint = "See /docs for the endpoints." if status in (404, 405) else ""
+    message = f"{request.method} {request.url.path}: {exc.detail if isinstance(exc, HTTPException) else exc}"
+    return error_response(code, message, hint=hint)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return error_response("error", "internal server error", hint="This is a bug; the server log has the details.")
+
+
+# --- running -------------------------------------------------------------------------------------------------
+
+
+def run_http(
+    settings: Settings,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 9090,
+    server: ServerSettings | None = None,
+    bare_route: bool = False,
+) -> None:
+    """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
+
+    Prints one line to stderr once serving, naming the actual address, e.g.
+    "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
+    A port in use or an unknown address ends the process with exit code 2 and one line saying so.
+    """
+    try:
+        sock = _listen(host, port)
+    except OSError as exc:
+        print(f"webreach: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID_INPUT) from None
+    actual = sock.getsockname()[1]
+    server = (server or settings.server).model_copy(update={"host": host, "port": actual})
+    address = f"http://{f'[{host}]' if ':' in host else host}:{actual}"
+
+    def announce() -> None:
+        print(
+            f"webreach: serving {address} (MCP {address}/mcp, REST {address}/v1/..., docs {address}/docs)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5, server_header=False
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A bound, listening socket, so port 0 resolves to a real port before the app (and its allow-list) is built."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock

@@ -1,0 +1,213 @@
+"""The HTTP app in-process (Starlette's TestClient runs its lifespan): routes, the Host/Origin guard, OpenAPI.
+
+The real server process over loopback is tested in test_http_server.py; these cover the app's own behaviour
+quickly, against the fake web in a thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from webreach.config import ServerSettings, Settings
+from webreach.errors import BlockedError, WebreachError
+from webreach.frontends._errors import HTTP_STATUS, http_status, retry_after_header
+from webreach.frontends._openapi import rest_path
+from webreach.frontends.http import build_app, matches
+from webreach.gateway import Gateway
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+BASE = "http://127.0.0.1:9090"
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[FakeWeb]:
+    with FakeWeb.in_thread() as server:
+        yield server
+
+
+def settings(web: FakeWeb, **fields: Any) -> Settings:
+    return Settings(fake_web=web.url, state={"backend": "memory"}, **fields)
+
+
+@pytest.fixture
+def client(web: FakeWeb) -> Iterator[TestClient]:
+    app = build_app(settings(web), server=ServerSettings(port=9090), bare_route=True)
+    with TestClient(app, base_url=BASE) as test_client:
+        yield test_client
+
+
+def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
+    return Gateway(Settings(state={"backend": "memory"}, **fields)).tool_schemas("mcp")
+
+
+# --- the status table ------------------------------------------------------------------------------------------
+
+
+def _error_classes(base: type[WebreachError]) -> list[type[WebreachError]]:
+    found = [base]
+    for sub in base.__subclasses__():
+        found += _error_classes(sub)
+    return found
+
+
+def test_every_error_code_has_an_http_status() -> None:
+    codes = {cls.code for cls in _error_classes(WebreachError)} | {"captcha", "blocked"}
+    assert codes <= set(HTTP_STATUS), f"add these codes to HTTP_STATUS: {sorted(codes - set(HTTP_STATUS))}"
+    assert http_status(BlockedError("x", kind="captcha").error_code) == 502
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("invalid_input", 400),
+        ("unknown_ref", 404),
+        ("url_not_allowed", 403),
+        ("rate_limited", 429),
+        ("suspended", 503),
+        ("captcha", 502),
+        ("all_engines_failed", 502),
+        ("timeout", 504),
+        ("unsupported_content", 415),
+        ("too_large", 413),
+        ("not_configured", 501),
+        ("session_store_unavailable", 503),
+        ("no_such_code", 500),
+    ],
+)
+def test_codes_map_to_statuses(code: str, status: int) -> None:
+    assert http_status(code) == status
+
+
+def test_retry_after_is_whole_seconds_rounded_up() -> None:
+    assert retry_after_header(119.2) == "120"
+    assert retry_after_header(0) == "0"
+    assert retry_after_header(None) is None
+    assert retry_after_header(float("inf")) is None
+
+
+# --- allowed hosts -----------------------------------------------------------------------------------------------
+
+
+def test_default_hosts_are_the_loopback_names_with_the_port() -> None:
+    server = ServerSettings(port=9090)
+    assert server.hosts() == ["127.0.0.1:9090", "localhost:9090", "[::1]:9090"]
+    assert server.origins() == ["http://127.0.0.1:9090", "http://localhost:9090", "http://[::1]:9090"]
+    assert "myhost:8000" in ServerSettings(host="myhost", port=8000).hosts()
+    assert ServerSettings(host="0.0.0.0", port=8000).hosts() == ["127.0.0.1:8000", "localhost:8000", "[::1]:8000"]
+
+
+def test_host_patterns() -> None:
+    assert matches("localhost:1234", ["localhost:*"])
+    assert not matches("localhost.evil.example:1234", ["localhost:*"])
+    assert not matches("localhost:12x", ["localhost:*"])
+    assert matches("anything", ["*"])
+    assert not matches("evil.example", ["127.0.0.1:9090"])
+
+
+# --- the app ---------------------------------------------------------------------------------------------------
+
+
+def test_healthz_and_the_bare_route(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/bench/bare").json() == {"status": "ok"}
+
+
+def test_no_bare_route_unless_asked(web: FakeWeb) -> None:
+    with TestClient(build_app(settings(web), server=ServerSettings(port=9090)), base_url=BASE) as plain:
+        assert plain.get("/bench/bare").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/v1/search", "/mcp", "/openapi.json"])
+def test_foreign_host_is_refused_everywhere(client: TestClient, path: str) -> None:
+    response = client.post(path, json={"query": "x"}, headers={"host": "evil.example:9090"})
+    assert response.status_code == 421
+    assert response.json()["code"] == "host_not_allowed"
+
+
+def test_foreign_origin_is_refused_and_loopback_origin_accepted(client: TestClient) -> None:
+    refused = client.get("/healthz", headers={"origin": "http://evil.example"})
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "origin_not_allowed"
+    assert client.get("/healthz", headers={"origin": "http://localhost:9090"}).status_code == 200
+
+
+def test_allowed_hosts_are_configurable(web: FakeWeb) -> None:
+    server = ServerSettings(port=9090, allowed_hosts=["search.internal"], allowed_origins=["*"])
+    app = build_app(settings(web), server=server)
+    with TestClient(app, base_url="http://search.internal") as named:
+        assert named.get("/healthz", headers={"origin": "https://anything.example"}).status_code == 200
+        assert named.get("/healthz", headers={"host": "127.0.0.1:9090"}).status_code == 421
+
+
+def test_unknown_paths_and_methods_use_the_error_shape(client: TestClient) -> None:
+    missing = client.post("/v1/nothing", json={})
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "not_found"
+    assert "/v1/search" in missing.json()["message"]
+    wrong = client.get("/v1/search")
+    assert wrong.status_code == 405
+    assert wrong.json() | {"message": ""} == {
+        "status": "error",
+        "tool": None,
+        "code": "method_not_allowed",
+        "message": "",
+        "retry_after": None,
+    }
+
+
+def test_bad_json_is_invalid_input(client: TestClient) -> None:
+    response = client.post("/v1/search", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_input"
+    assert response.json()["tool"] == "web_search"
+
+
+def test_oversized_body_is_refused_before_reading(web: FakeWeb) -> None:
+    server = ServerSettings(port=9090, max_body_bytes=1024)
+    with TestClient(build_app(settings(web), server=server), base_url=BASE) as small:
+        response = small.post("/v1/search", json={"query": "x" * 2000})
+    assert response.status_code == 413
+    assert response.json()["code"] == "request_too_large"
+
+
+def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
+    app = build_app(settings(web, tools={"enabled": ["web_search"]}), server=ServerSettings(port=9090))
+    with TestClient(app, base_url=BASE) as narrow:
+        assert narrow.post("/v1/fetch", json={"ref": 1}).status_code == 404
+        assert list(narrow.get("/openapi.json").json()["paths"]) == ["/v1/search", "/healthz"]
+
+
+def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
+    assert client.get("/v1/tools", params={"dialect": "mcp"}).json() == mcp_schemas()
+    openai = client.get("/v1/tools").json()
+    assert [tool["function"]["name"] for tool in openai] == ["web_search", "web_search_multi", "web_fetch"]
+    assert client.get("/v1/tools", params={"dialect": "nope"}).status_code == 400
+
+
+def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    assert document["openapi"].startswith("3.1")
+    tools = mcp_schemas()
+    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/healthz"}
+    for tool in tools:
+        operation = document["paths"][rest_path(tool["name"])]["post"]
+        assert operation["operationId"] == tool["name"]
+        assert operation["description"] == tool["description"]
+        assert operation["requestBody"]["content"]["application/json"]["schema"] == tool["inputSchema"]
+        assert operation["parameters"][0]["name"] == "X-Webreach-Session"
+        assert {"200", "400", "404", "429", "502", "503", "504"} <= set(operation["responses"])
+    assert "rate_limited" in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]
+
+
+def test_docs_page_describes_each_endpoint(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.headers["content-type"].startswith("text/html")
+    for path in ("/v1/search", "/v1/search_multi", "/v1/fetch", "/healthz"):
+        assert path in page.text
+    assert f"curl -s {BASE}/v1/search" in page.text
+    assert "<script" not in page.text

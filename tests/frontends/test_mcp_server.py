@@ -1,0 +1,135 @@
+"""The MCP server in-process with the SDK's own Client: tools, results, error results, sessions, lifespan.
+
+Both protocol eras are covered: "legacy" runs the initialize handshake over in-memory streams, "auto" the
+2026-07-28 per-request path. Real processes over stdio and HTTP are in test_mcp_stdio.py and test_mcp_http.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from webreach.config import Settings
+from webreach.frontends.mcp import build_server, store_session
+from webreach.gateway import Gateway
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+MODES = ["legacy", "auto"]
+
+
+@pytest.fixture
+async def web() -> AsyncIterator[FakeWeb]:
+    async with FakeWeb() as server:
+        yield server
+
+
+def settings(web: FakeWeb, **fields: Any) -> Settings:
+    return Settings(fake_web=web.url, state={"backend": "memory"}, **fields)
+
+
+def client(web: FakeWeb, mode: str, **fields: Any) -> Client:
+    server = build_server(lambda: Gateway.from_settings(settings(web, **fields)), default_session="test")
+    return Client(server, mode=mode, raise_exceptions=True)
+
+
+def body(result: Any) -> dict[str, Any]:
+    assert len(result.content) == 1
+    parsed: dict[str, Any] = json.loads(result.content[0].text)
+    return parsed
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tools_are_the_generated_schemas(web: FakeWeb, mode: str) -> None:
+    expected = Gateway(settings(web)).tool_schemas("mcp")
+    async with client(web, mode) as mcp:
+        listed = await mcp.list_tools()
+    assert [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listed.tools] == expected
+    assert all(tool.annotations and tool.annotations.read_only_hint for tool in listed.tools)
+    assert all(tool.annotations and tool.annotations.open_world_hint for tool in listed.tools)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_search_answers_compact_text_with_refs(web: FakeWeb, mode: str) -> None:
+    async with client(web, mode) as mcp:
+        result = await mcp.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek", "limit": "2"})
+    assert not result.is_error
+    text = result.content[0].text
+    assert text.startswith("Results via mojeek")
+    assert "[1] " in text
+    assert "[2] " in text
+    assert "[3] " not in text
+    assert "https://" not in text  # refs replace URLs
+    assert text.endswith("Read a result with web_fetch(ref=N).")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_failed_call_is_an_error_result_with_the_json_body(web: FakeWeb, mode: str) -> None:
+    async with client(web, mode) as mcp:
+        result = await mcp.call_tool("web_search", {"query": "python", "engine": "altavista"})
+    assert result.is_error
+    error = body(result)
+    assert (error["status"], error["tool"], error["code"], error["retry_after"]) == (
+        "error",
+        "web_search",
+        "invalid_input",
+        None,
+    )
+    assert "mojeek" in error["message"]
+
+
+async def test_engine_failures_carry_code_and_retry_after(web: FakeWeb) -> None:
+    web.set_scenario("mojeek", fault="retry_after", retry_after=90)
+    async with client(web, "legacy") as mcp:
+        result = await mcp.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek"})
+    assert result.is_error
+    assert body(result)["code"] == "rate_limited"
+    assert body(result)["retry_after"] == 90
+
+
+async def test_unknown_and_disabled_tools_are_error_results(web: FakeWeb) -> None:
+    async with client(web, "legacy", tools={"enabled": ["web_search"]}) as mcp:
+        assert [tool.name for tool in (await mcp.list_tools()).tools] == ["web_search"]
+        unknown = await mcp.call_tool("web_browse", {})
+        disabled = await mcp.call_tool("web_fetch", {"ref": 1})
+    assert body(unknown)["code"] == "invalid_input"
+    assert "web_search" in body(unknown)["message"]
+    assert body(disabled)["code"] == "invalid_input"
+    assert "not enabled" in body(disabled)["message"]
+
+
+async def test_refs_resolve_within_the_connection_session(web: FakeWeb) -> None:
+    async with client(web, "legacy") as mcp:
+        before = await mcp.call_tool("web_fetch", {"ref": 7})
+        await mcp.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek", "limit": 3})
+        after = await mcp.call_tool("web_fetch", {"ref": 7})
+    assert "no search results yet" in body(before)["message"]
+    assert "refs so far: 1-3" in body(after)["message"]
+
+
+async def test_the_lifespan_opens_one_gateway_and_closes_it(web: FakeWeb) -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def opener() -> AsyncIterator[Gateway]:
+        events.append("open")
+        async with Gateway.from_settings(settings(web)) as gateway:
+            yield gateway
+        events.append("closed")
+
+    async with Client(build_server(opener, default_session="x"), mode="legacy") as mcp:
+        await mcp.list_tools()
+        await mcp.call_tool("web_search", {"query": "python", "engine": "mojeek"})
+        assert events == ["open"]
+    assert events == ["open", "closed"]
+
+
+def test_store_session_precedence() -> None:
+    assert store_session({}, "stdio-1") == "stdio-1"
+    assert store_session({"mcp-session-id": "abc"}, "default") == "mcp-abc"
+    assert store_session({"mcp-session-id": "abc", "x-webreach-session": "research"}, "default") == "research"

@@ -1,0 +1,22 @@
+"""The examples run as a new user would run them: offline, against the fake web, to the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_openai_style_tool_loop_runs_offline(tmp_path: Path) -> None:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "WEBREACH_STATE__BACKEND": "memory"}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "openai_loop.py")],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "assistant calls web_search" in done.stdout
+    assert "[1] " in done.stdout, "the model sees numbered results"
+    assert "Traceback" not in done.stderr
