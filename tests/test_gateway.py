@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from secret_keys import GATEWAY_KEY
 from webreach import (
     AllEnginesFailedError,
     BlockedError,
@@ -21,7 +22,7 @@ from webreach.config import CacheSettings
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
-SECRET = "sk-live-SECRET-0123456789"
+SECRET = GATEWAY_KEY
 
 
 @pytest.fixture

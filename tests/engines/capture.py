@@ -6,12 +6,11 @@ from pathlib import Path
 
 import httpx
 
+from secret_keys import TEST_KEY
 from webreach import engines
 from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.models import Hit, SearchRequest
-
-TEST_KEY = "test-key-0123456789abcdef"
 
 
 def make_engine(name: str, options: dict[str, str] | None = None, *, clock: Clock | None = None) -> engines.Engine:

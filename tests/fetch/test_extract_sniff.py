@@ -41,6 +41,8 @@ HTML = b"<!DOCTYPE html><html><head><title>t</title></head><body><p>hi</p></body
         (b"console.log(1)", "application/javascript", "", "text", "application/javascript"),
         (b"a,b\n1,2", None, "https://x.example/data.csv", "text", "text/plain"),
         (b"key: value", None, "https://x.example/feed.rss", "xml", "application/xml"),
+        (b"key: value", None, "file:///data/feed.rss.gz", "xml", "application/xml"),  # decompressed by extract_file
+        (b"key: value", None, "file:///data/notes.gz", "text", "text/plain"),
         (b"%PDF-1.7\n...", "application/pdf", "", "pdf", "application/pdf"),
         (b"%PDF-1.4\n...", "application/octet-stream", "", "pdf", "application/pdf"),
         (b"%PDF-1.4\n...", "text/html", "", "pdf", "application/pdf"),  # magic beats a wrong header

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -13,10 +14,12 @@ import pytest
 
 from webreach.config import ReadSettings
 from webreach.errors import (
+    ExtractionError,
     HostResolutionError,
     InvalidInputError,
     NeedsBrowserError,
     PageBlockedError,
+    ResponseTooLargeError,
     RobotsDisallowedError,
     UnsupportedContentError,
     UrlNotAllowedError,
@@ -279,3 +282,36 @@ async def test_auto_renders_a_javascript_page_in_real_chromium_through_the_guard
     assert page.reader == "browser"
     assert page.title == "How tide pools survive the summer"
     assert {address for address, _ in recorder.dials} == {"127.0.0.1"}
+
+
+async def test_gzipped_files_are_decompressed_first(tmp_path: Path) -> None:
+    plain = await extract_file(write(tmp_path / "article.html", article_html("Packed")))
+    named = await extract_file(write(tmp_path / "article.html.gz", gzip.compress(article_html("Packed"))))
+    # found by gzip's magic bytes, whatever the name; two gzip members read as one file
+    members = gzip.compress(article_html("Packed")[:40]) + gzip.compress(article_html("Packed")[40:])
+    unnamed = await extract_file(write(tmp_path / "download.bin", members))
+    assert named.title == unnamed.title == "Packed"
+    assert named.text == unnamed.text == plain.text
+    notes = await extract_file(write(tmp_path / "notes.csv.gz", gzip.compress(b"day,high\nMon,06:12\n")))
+    assert (notes.text, notes.content_type) == ("day,high\nMon,06:12\n", "text/plain")
+
+
+async def test_a_gzip_bomb_is_refused_within_the_byte_cap(tmp_path: Path) -> None:
+    bomb = write(tmp_path / "bomb.html.gz", gzip.compress(b"<p>" + b" " * (4 * 1024 * 1024)))
+    assert bomb.stat().st_size < 64 * 1024  # small on disk: only the decompression bound can stop it
+    with pytest.raises(ResponseTooLargeError) as refused:
+        await extract_file(bomb, max_bytes=64 * 1024)
+    assert refused.value.url == bomb.resolve().as_uri()
+    assert "decompresses to over 65,536 bytes" in str(refused.value)
+
+
+@pytest.mark.parametrize("body", [b"\x1f\x8b\x08\x00not really gzip", b"", gzip.compress(b"<p>cut short</p>")[:-12]])
+async def test_a_broken_gzip_file_is_an_extraction_error(tmp_path: Path, body: bytes) -> None:
+    with pytest.raises(ExtractionError) as failed:
+        await extract_file(write(tmp_path / "broken.html.gz", body))
+    assert failed.value.url == (tmp_path / "broken.html.gz").resolve().as_uri()
+
+
+def write(path: Path, body: bytes) -> Path:
+    path.write_bytes(body)
+    return path

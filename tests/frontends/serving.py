@@ -75,6 +75,8 @@ def http_server(web: FakeWeb, home: Path, **extra_env: str) -> Iterator[ServerPr
     finally:
         _stop(process)
         reader.join(STOP_TIMEOUT)
+        # echoed so pytest captures the server's log and the secret-leak scan (conftest.py) reads it
+        print(server.output(), file=sys.stderr)
 
 
 def _drain(server: ServerProcess, announced: threading.Event) -> None:

@@ -45,6 +45,9 @@ def run_cli(web: FakeWeb, tmp_path: Path, *args: str, **env: str) -> tuple[int, 
         env=environment,
         cwd=tmp_path,
     )
+    # echoed so pytest captures them and the secret-leak scan (conftest.py) reads them
+    print(done.stdout)
+    print(done.stderr, file=sys.stderr)
     stdout = json.loads(done.stdout) if done.stdout.strip().startswith(("{", "[")) else done.stdout
     return done.returncode, stdout, done.stderr
 

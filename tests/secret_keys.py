@@ -1,0 +1,20 @@
+"""Every API key the test suite configures, in one place, so the leak scan (conftest.py) knows what to look for.
+
+Tests that configure a key import it from here; a key defined anywhere else escapes the scan.
+"""
+
+from __future__ import annotations
+
+import re
+
+TEST_KEY = "test-key-0123456789abcdef"
+GATEWAY_KEY = "sk-live-SECRET-0123456789"
+JINA_KEY = "jina-secret-4c1d2e"
+
+CONFIGURED_SECRETS = (TEST_KEY, GATEWAY_KEY, JINA_KEY)
+_PATTERN = re.compile("|".join(re.escape(secret) for secret in CONFIGURED_SECRETS))
+
+
+def find_secrets(text: str) -> list[str]:
+    """The configured secrets that appear in `text`."""
+    return sorted(set(_PATTERN.findall(text)))
