@@ -18,6 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 LAYERS = {
     "frontends": 5,
     "gateway": 4,
+    "searching": 4,
     "tools": 4,
     "routing": 3,
     "policies": 3,
@@ -31,7 +32,7 @@ LAYERS = {
     "errors": 0,
     "config": 0,
 }
-FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "engine_client", "state"}
+FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "engine_client", "state", "searching"}
 # third-party SDKs and the only modules (or folders, ending in "/") that may import them
 CONFINED = {
     "click": ("frontends/cli.py", "frontends/_render.py"),

@@ -138,3 +138,12 @@ async def test_api_key_reaches_the_provider_but_never_output_or_reprs(web: FakeW
     assert SECRET in str(sent.headers) + str(sent.body)
     for text in (response.model_dump_json(), repr(settings), str(settings.model_dump()), repr(statuses)):
         assert SECRET not in text
+
+
+async def test_chinese_query_is_searched_as_zh_cn_without_reporting_unasked_parameters(web: FakeWeb) -> None:
+    async with Gateway.from_settings(settings_for(web)) as gateway:
+        response = await gateway.search(SearchRequest(query="异步编程 教程"), engine="bing")
+        assert gateway.auto_order("异步编程 教程")[:2] == ["baidu", "sogou"]
+    sent = web.requests("bing")[0]
+    assert "zh" in sent.query.lower() and "cn" in sent.query.lower(), sent.query
+    assert response.meta.attempts[0].unsupported == ()
