@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from webreach.errors import ExtractionError
 from webreach.fetch.extract import ExtractOptions, extract
-from webreach.fetch.extract_errors import ExtractionFailedError
 from webreach.fetch.html_tree import parse, visible_text
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
@@ -117,9 +117,9 @@ def test_an_article_about_captchas_is_content_not_a_wall() -> None:
 
 @pytest.mark.parametrize("body", [b"", b"   \n ", b"<html><body><div></div></body></html>", b"<html></html>"])
 def test_pages_without_text_fail_with_extraction_failed(body: bytes) -> None:
-    with pytest.raises(ExtractionFailedError) as caught:
+    with pytest.raises(ExtractionError) as caught:
         extract(body, content_type="text/html", url=URL)
-    assert caught.value.code == "extraction_failed"
+    assert (caught.value.code, caught.value.url) == ("extraction_failed", URL)
 
 
 def test_an_xhtml_page_with_an_encoding_declaration_parses() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from webreach.errors import UnsupportedContentError
 from webreach.fetch.extract import extract
-from webreach.fetch.extract_errors import UnsupportedContentError
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 URL = "https://notes.example/data"
@@ -103,6 +103,6 @@ def test_binaries_are_refused_with_type_and_size(body: bytes, content_type: str 
     with pytest.raises(UnsupportedContentError) as caught:
         extract(body, content_type=content_type, url=URL)
     error = caught.value
-    assert (error.code, error.content_type, error.size) == ("unsupported_content", media, len(body))
+    assert (error.code, error.content_type, error.size, error.url) == ("unsupported_content", media, len(body), URL)
     assert media in str(error) and f"{len(body):,} bytes" in str(error)
     assert error.to_dict()["code"] == "unsupported_content"

@@ -7,8 +7,8 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
+from webreach.errors import ExtractionError
 from webreach.fetch.extract import extract
-from webreach.fetch.extract_errors import ExtractionFailedError
 from webreach.fetch.pdf import read_pdf
 
 URL = "https://notes.example/tide-tables.pdf"
@@ -83,10 +83,10 @@ def test_empty_user_password_is_opened() -> None:
 
 
 def test_password_protected_pdf_is_a_typed_error() -> None:
-    with pytest.raises(ExtractionFailedError) as caught:
+    with pytest.raises(ExtractionError) as caught:
         extract(encrypt(build_pdf(["Secret"]), user_password="secret"), content_type="application/pdf", url=URL)
-    assert caught.value.code == "extraction_failed"
-    assert "password" in caught.value.reason
+    assert (caught.value.code, caught.value.url) == ("extraction_failed", URL)
+    assert "password" in caught.value.message
 
 
 @pytest.mark.parametrize(
@@ -94,18 +94,18 @@ def test_password_protected_pdf_is_a_typed_error() -> None:
     [b"%PDF-1.4\nthis is not really a pdf", b"%PDF-1.7\n" + bytes(range(256)) * 8, b"%PDF-"],
 )
 def test_broken_pdf_is_a_typed_error(body: bytes) -> None:
-    with pytest.raises(ExtractionFailedError) as caught:
+    with pytest.raises(ExtractionError) as caught:
         extract(body, content_type="application/pdf", url=URL)
-    assert "damaged" in caught.value.reason or "no text" in caught.value.reason
+    assert "damaged" in caught.value.message or "no text" in caught.value.message
 
 
 def test_pdf_without_a_text_layer_is_a_typed_error() -> None:
-    with pytest.raises(ExtractionFailedError) as caught:
+    with pytest.raises(ExtractionError) as caught:
         read_pdf(build_pdf(["", ""]))
-    assert "no text layer" in caught.value.reason
+    assert "no text layer" in caught.value.message
 
 
 def test_truncated_pdf_is_a_typed_error() -> None:
     pdf = build_pdf(["High water at ten"])
-    with pytest.raises(ExtractionFailedError):
+    with pytest.raises(ExtractionError):
         read_pdf(pdf[: len(pdf) // 3])

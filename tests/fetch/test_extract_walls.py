@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from webreach.errors import BlockedError
+from webreach.errors import NeedsBrowserError, PageBlockedError
 from webreach.fetch.charset import decode
 from webreach.fetch.extract import extract
-from webreach.fetch.extract_errors import NeedsBrowserError
 from webreach.fetch.html_tree import parse, title_tag, visible_text
 from webreach.fetch.walls import find_js_shell, find_wall
 
@@ -33,11 +32,11 @@ def read(name: str) -> object:
     ],
 )
 def test_walls_raise_blocked_errors(name: str, code: str) -> None:
-    with pytest.raises(BlockedError) as caught:
+    with pytest.raises(PageBlockedError) as caught:
         read(name)
     error = caught.value
     assert error.error_code == code
-    assert error.engine is None
+    assert (error.engine, error.url) == (None, "https://notes.example/a")
     assert "reader='browser'" in str(error)
 
 
@@ -53,7 +52,8 @@ def test_javascript_shells_need_a_browser(name: str, reason: str) -> None:
     with pytest.raises(NeedsBrowserError) as caught:
         read(name)
     assert caught.value.code == "needs_browser"
-    assert reason in caught.value.reason
+    assert caught.value.url == "https://notes.example/a"
+    assert reason in caught.value.message
 
 
 def test_a_page_of_scripts_only_is_a_shell() -> None:

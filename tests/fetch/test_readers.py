@@ -4,10 +4,12 @@ URL; its errors typed) and the reader chain's fallback rules."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pytest
 
+from secret_keys import JINA_KEY
 from webreach.errors import (
     ExtractionError,
     FetchTimeoutError,
@@ -22,8 +24,8 @@ from webreach.errors import (
 )
 from webreach.fetch import AddressPolicy, Guard, StaticResolver
 from webreach.fetch.extracted import Extracted
-from webreach.fetch.readers import ReaderChain, ReadResult
-from webreach.fetch.readers.direct import DirectReader
+from webreach.fetch.readers import ReaderChain, ReadResult, as_fetch_error
+from webreach.fetch.readers.direct import DirectReader, RenderedReader
 from webreach.fetch.readers.jina import JinaReader
 from webreach.models import ReadRequest
 
@@ -95,6 +97,54 @@ async def test_extraction_failures_arrive_as_fetch_errors(page: str, error: type
     assert getattr(failed.value, "url", None)
 
 
+def test_as_fetch_error_only_fills_in_a_missing_url() -> None:
+    unnamed, named = ExtractionError("empty"), PageBlockedError("wall", url="http://final.test/")
+    assert as_fetch_error(unnamed, "http://site.test/") is unnamed and unnamed.url == "http://site.test/"
+    assert as_fetch_error(named, "http://site.test/") is named and named.url == "http://final.test/"
+    other = NotConfiguredError("off")
+    assert as_fetch_error(other, "http://site.test/") is other
+
+
+@dataclass
+class StubPage:
+    """A page as a renderer might leave it."""
+
+    final_url: str
+    status: int
+    body: bytes
+    content_type: str = "text/html"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    redirects: tuple[str, ...] = ()
+
+
+@dataclass
+class StubRenderer:
+    page: StubPage
+
+    async def read(self, url: str) -> StubPage:
+        return self.page
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_rendered_page_is_extracted_and_judged_like_a_fetched_one() -> None:
+    article = ("<html><head><title>Rendered</title></head><body><article><p>" + "Rendered text. " * 40).encode()
+    async with harness() as h:
+        challenge = (await h.fetcher.fetch(h.url("challenge"), raise_for_status=False)).body
+        url = "http://site.test/story"
+        page = StubPage(url + "?final", 200, article, redirects=(url + "?final",))
+        result = await RenderedReader(StubRenderer(page), h.fetcher).read(url, request(url))
+        with pytest.raises(HttpStatusError) as missing:
+            await RenderedReader(StubRenderer(StubPage(url, 404, article)), h.fetcher).read(url, request(url))
+        with pytest.raises(PageBlockedError):
+            await RenderedReader(StubRenderer(StubPage(url, 403, challenge)), h.fetcher).read(url, request(url))
+    assert (result.reader, result.url, result.final_url, result.status) == ("browser", url, url + "?final", 200)
+    assert result.redirects == (url + "?final",)
+    assert "Rendered text." in result.extracted.text
+    assert missing.value.status == 404 and missing.value.url == url
+
+
 async def test_binary_labelled_html_is_refused_not_parsed() -> None:
     # F22: PNG bytes sent as text/html, and with no Content-Type at all
     async with harness() as h:
@@ -139,7 +189,7 @@ def jina(base_url: str, *, api_key: str | None = None) -> JinaReader:
 
 async def test_jina_reads_through_the_configured_base_url_with_the_key() -> None:
     async with harness() as h:
-        reader = jina(f"{h.web.url}/_pages/jina", api_key="jina-secret")
+        reader = jina(f"{h.web.url}/_pages/jina", api_key=JINA_KEY)
         try:
             result = await reader.read("https://public.test/story?id=7", request(format="markdown"))
             text = await reader.read("https://public.test/story", request(format="text"))
@@ -150,7 +200,7 @@ async def test_jina_reads_through_the_configured_base_url_with_the_key() -> None
     assert "https://public.test/story?id=7" in result.extracted.text
     assert result.extracted.title == "Read by the fake Jina"
     assert json.loads(sent[0].body) == {"url": "https://public.test/story?id=7"}
-    assert sent[0].headers["authorization"] == "Bearer jina-secret"
+    assert sent[0].headers["authorization"] == f"Bearer {JINA_KEY}"
     assert sent[1].headers["x-return-format"] == "text"
     assert text.extracted.format == "text"
 

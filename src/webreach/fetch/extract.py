@@ -6,15 +6,17 @@
 response header (None if absent), `url` the final URL (resolves relative links, hints the type by extension).
 `format` is one of markdown | text | html (the cleaned main-content HTML) | json (metadata plus content).
 Extracted carries text, content_type, format, title, author, date, language, canonical_url, sitename and the
-extractor that produced it. The call is pure: no network, no files, no global state. It raises
+extractor that produced it. The call is pure: no network, no files, no global state. It raises the FetchErrors
+of webreach.errors, with `url` attached:
 - UnsupportedContentError (unsupported_content) for images, media, archives and other binaries,
-- BlockedError (kind captcha | blocked, engine None) for CAPTCHA, challenge and access-denied pages,
+- PageBlockedError (kind captcha | blocked) for CAPTCHA, challenge and access-denied pages,
 - NeedsBrowserError (needs_browser) for JavaScript-only shells,
-- ExtractionFailedError (extraction_failed) when a page, PDF or document holds no readable text.
+- ExtractionError (extraction_failed) when a page, PDF or document holds no readable text.
 
 Which reader: sniff.py decides (PDF, HTML, JSON, XML, text or binary); charset.py decodes; pdf.py and
-passthrough.py handle the non-HTML kinds. HTML goes through this cascade, each stage engaging only when the one
-before it under-delivered:
+passthrough.py handle the non-HTML kinds. HTML is parsed once (html_tree.py, which also lays out whitespace as a
+browser would, so pretty-printed sources do not leak line breaks and indentation into paragraphs) and goes
+through this cascade, each stage engaging only when the one before it under-delivered:
 1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
    extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
    Before anything is returned, a short result (under walls.STRONG_TEXT chars) has the page checked for bot
@@ -38,9 +40,8 @@ from typing import Any
 
 import trafilatura
 
-from webreach.errors import BlockedError
+from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
 from webreach.fetch import charset, html_tree, walls
-from webreach.fetch.extract_errors import ExtractionFailedError, NeedsBrowserError, UnsupportedContentError
 from webreach.fetch.extracted import Extracted, as_json, paragraphs_html
 from webreach.fetch.metadata import read_metadata
 from webreach.fetch.passthrough import read_json, read_text, read_xml
@@ -53,6 +54,8 @@ __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
 LOGGER = logging.getLogger(__name__)
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
 WALL_HINT = "The site put a bot check in front of the page; try reader='browser' or reader='jina', or another source."
+SHELL_HINT = "Read it again with reader='browser' (or reader='jina'), which render JavaScript."
+EMPTY_HINT = html_tree.EMPTY_HINT
 
 
 @dataclass(frozen=True)
@@ -79,11 +82,17 @@ def extract(
     options = options or ExtractOptions()
     sniffed = sniff(body, content_type, url)
     if sniffed.kind == "binary":
-        raise UnsupportedContentError(sniffed.media_type, len(body))
+        raise UnsupportedContentError(
+            f"Cannot extract text from {html_tree.page_name(url)}: "
+            f"it is {sniffed.media_type} content ({len(body):,} bytes).",
+            content_type=sniffed.media_type,
+            size=len(body),
+            url=url or None,
+        )
     # json wraps the markdown rendering (plus structured data where the body has it)
     inner: ReadFormat = "markdown" if format == "json" else format
     if sniffed.kind == "pdf":
-        pdf = read_pdf(body, max_pages=options.pdf_max_pages)
+        pdf = read_pdf(body, max_pages=options.pdf_max_pages, url=url or None)
         text = paragraphs_html(pdf.text, pdf.title) if inner == "html" else pdf.text
         result = Extracted(text, sniffed.media_type, inner, pdf.title, pdf.author, pdf.date, extractor="pypdf")
     else:
@@ -109,17 +118,27 @@ def extract_html(
 ) -> Extracted:
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
-    tree = html_tree.parse(page)
+    tree = html_tree.parse(page, url=url or None)
     # 1. trafilatura, precision mode
     text, extractor = run_trafilatura(tree, url, format, options, precise=True), "trafilatura"
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
         if wall is not None:
-            raise BlockedError(f"the page is a {wall.name} page, not content.", kind=wall.kind, hint=WALL_HINT)
+            raise PageBlockedError(
+                f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
+                kind=wall.kind,
+                url=url or None,
+                hint=WALL_HINT,
+            )
     short = len(text) < options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
-        raise NeedsBrowserError(reason)
+        raise NeedsBrowserError(
+            f"Nothing to read without JavaScript: {html_tree.page_name(url)} renders its content with scripts "
+            f"({reason}).",
+            url=url or None,
+            hint=SHELL_HINT,
+        )
     if short and options.fallback:
         # 2. trafilatura balanced, with its own fallbacks
         fallback = run_trafilatura(tree, url, format, options, precise=False)
@@ -129,7 +148,7 @@ def extract_html(
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)
         if not visible:
-            raise ExtractionFailedError("the page has no visible text")
+            raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
         text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
     meta = read_metadata(tree, url)
     return Extracted(text, content_type, format, extractor=extractor, **vars(meta))

@@ -33,8 +33,15 @@ import httpcore
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import MIB, ReadSettings
-from webreach.errors import InvalidInputError, ResponseTooLargeError, WebreachError
+from webreach.errors import (
+    ExtractionError,
+    FetchUnavailableError,
+    InvalidInputError,
+    ResponseTooLargeError,
+    WebreachError,
+)
 from webreach.fetch.address_policy import AddressPolicy
+from webreach.fetch.decoding import BoundedDecoder
 from webreach.fetch.extract import ExtractOptions, extract
 from webreach.fetch.extracted import Extracted
 from webreach.fetch.fetcher import DEFAULT_USER_AGENT, Budgets, Fetcher
@@ -260,12 +267,34 @@ def parse_resolve(option: str) -> tuple[str, tuple[str, ...]]:
 async def extract_file(
     path: Path, *, url: str | None = None, format: ReadFormat = "markdown", max_bytes: int = 50 * MIB
 ) -> Extracted:
-    """Extract a local HTML, PDF, text or JSON file offline (`webreach extract`); errors as FetchErrors."""
+    """Extract a local HTML, PDF, text or JSON file offline (`webreach extract`); errors as FetchErrors.
+
+    A gzip-compressed file (named *.gz, or starting with gzip's magic bytes) is decompressed first, in bounded
+    steps (fetch/decoding.py): the decompressed content may not pass `max_bytes` either, so a gzip bomb costs at
+    most that much memory before it is refused with ResponseTooLargeError.
+    """
     where = url or path.resolve().as_uri()
     size = path.stat().st_size
     if size > max_bytes:
         raise ResponseTooLargeError(f"{path} has {size:,} bytes, over the {max_bytes:,} byte limit.", url=where)
-    body = await asyncio.to_thread(path.read_bytes)
+
+    def load() -> bytes:
+        body = path.read_bytes()
+        named = path.suffix.lower() == ".gz"
+        if not (named or body.startswith(b"\x1f\x8b")):
+            return body
+        decoder = BoundedDecoder(["gzip"], limit=max_bytes, url=where)
+        try:
+            decoder.feed(body)
+            body = decoder.finish()
+        except ResponseTooLargeError:
+            raise ResponseTooLargeError(f"{path} decompresses to over {max_bytes:,} bytes.", url=where) from None
+        except FetchUnavailableError:  # corrupt or cut off: unlike a network read, trying again cannot help
+            message, hint = f"{path} is not a readable gzip file (corrupt or truncated).", "Check it with `gzip -t`."
+            raise ExtractionError(message, url=where, hint=hint) from None
+        return body  # sniffing reads the type hint of page.html.gz from its inner extension
+
+    body = await asyncio.to_thread(load)
     try:
         return await asyncio.to_thread(extract, body, content_type=None, url=where, format=format)
     except WebreachError as exc:

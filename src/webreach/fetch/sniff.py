@@ -79,6 +79,7 @@ EXTENSION_KINDS: dict[str, ContentKind] = {
     "json": "json", "geojson": "json", "xml": "xml", "rss": "xml", "atom": "xml", "rdf": "xml",
     "htm": "html", "html": "html", "xhtml": "html",
 }  # fmt: skip
+COMPRESSION_SUFFIXES = frozenset({"gz", "gzip"})
 
 HTML_START = re.compile(rb"<(?:!doctype\s+html|html|head|body|meta|title|script|div|p|a|table|iframe|h[1-6]|!--)\b")
 MARKUP_ROOT = re.compile(rb"<(?!\?|!)([a-z][\w:.-]*)")
@@ -195,10 +196,13 @@ def markup_root(head: bytes) -> str | None:
 
 
 def url_extension(url: str) -> str:
-    """`https://x/feed.rss?a=1` -> "rss"; "" when the path has no extension."""
+    """`https://x/feed.rss?a=1` -> "rss", `file:///x/page.html.gz` -> "html"; "" when the path has no extension."""
     try:
         path = urlsplit(url).path
     except ValueError:
         return ""
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    parts = path.rsplit("/", 1)[-1].lower().split(".")
+    # once the body is decompressed, the extension that tells what it is sits before the compression suffix
+    if len(parts) > 2 and parts[-1] in COMPRESSION_SUFFIXES:
+        parts.pop()
+    return parts[-1] if len(parts) > 1 else ""

@@ -14,25 +14,17 @@ by the guard (url_not_allowed) is never retried elsewhere, and neither are timeo
 failures: another reader would not change them. When every candidate failed, the first error is raised, since
 it describes the page itself.
 
-Extraction errors arrive from the extractor as its own classes (extract_errors.py, and BlockedError for walls);
-`as_fetch_error` turns them into the FetchError classes of errors.py with the URL attached, by code.
+The extractor raises the FetchError classes of errors.py itself (PageBlockedError, NeedsBrowserError,
+ExtractionError, UnsupportedContentError); `as_fetch_error` only makes sure one names the URL that was read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from webreach.errors import (
-    ExtractionError,
-    FetchError,
-    NeedsBrowserError,
-    NotConfiguredError,
-    PageBlockedError,
-    UnsupportedContentError,
-    WebreachError,
-)
+from webreach.errors import FetchError, NotConfiguredError, WebreachError
 from webreach.fetch.extracted import Extracted
 from webreach.models import ReadRequest
 
@@ -72,29 +64,10 @@ class Reader(Protocol):
 
 
 def as_fetch_error(exc: WebreachError, url: str) -> WebreachError:
-    """The extractor's errors as errors.py FetchErrors (with the URL); anything else unchanged."""
-    if isinstance(exc, FetchError):
-        if exc.url is None:
-            exc.url = url
-        return exc
-    code, hint = exc.error_code, exc.hint or None
-    converted: FetchError
-    if code in ("captcha", "blocked"):
-        converted = PageBlockedError(
-            f"{url}: {exc.message}", kind="captcha" if code == "captcha" else "blocked", url=url, hint=hint
-        )
-    elif code == "needs_browser":
-        converted = NeedsBrowserError(f"{url}: {exc.message}", url=url, hint=hint)
-    elif code == "extraction_failed":
-        converted = ExtractionError(f"{url}: {exc.message}", url=url, hint=hint)
-    elif code == "unsupported_content":
-        content_type = str(getattr(exc, "content_type", "unknown"))
-        size: Any = getattr(exc, "size", None)
-        converted = UnsupportedContentError(f"{url}: {exc.message}", content_type=content_type, size=size, url=url)
-    else:
-        return exc
-    converted.__cause__ = exc
-    return converted
+    """`exc` with `url` attached when it is a FetchError that does not name its page yet; anything else unchanged."""
+    if isinstance(exc, FetchError) and exc.url is None:
+        exc.url = url
+    return exc
 
 
 class ReaderChain:
