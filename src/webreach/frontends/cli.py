@@ -216,7 +216,7 @@ def fetch(
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text"]), default="markdown")
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
 def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:
-    """Extract local HTML or PDF files offline, as the reader would."""
+    """Extract local HTML, PDF, text or JSON files (gzip-compressed too) offline, as the reader would."""
 
     async def work(gateway: Gateway) -> int:
         worst = 0
