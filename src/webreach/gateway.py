@@ -18,6 +18,7 @@ import httpx
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.fetch.extracted import Extracted
+from webreach.fetch.guard import StaticResolver
 from webreach.fetch.reading import Reading, extract_file, parse_resolve
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.searching import EngineStatus, Searching
@@ -48,7 +49,11 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds,
             max_refs=settings.tools.max_refs_per_session,
         )
-        self._reading = Reading(self._read_settings(), clock=self._clock, user_agent=settings.user_agent)
+        # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
+        resolver = StaticResolver({}) if settings.fake_web else None
+        self._reading = Reading(
+            self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent
+        )
 
     @classmethod
     def from_settings(

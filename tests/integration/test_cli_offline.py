@@ -176,3 +176,29 @@ def test_memory_state_forgets_the_suspension_between_runs(web: FakeWeb, tmp_path
     assert attempts(body)["duckduckgo"]["status"] == "ok"
     assert web.count("duckduckgo") > asked
     assert not (tmp_path / "data").exists()
+
+
+def test_multi_merges_and_dedupes_through_the_cli(web: FakeWeb, tmp_path: Path) -> None:
+    code, body, _ = run_cli(
+        web, tmp_path, "search", "python asyncio", "-e", "multi", "--engines", "bing,mojeek,brave", "-n", "20", "--json"
+    )
+    assert code == 0
+    urls = [hit["url"].rstrip("/") for hit in body["results"]]
+    assert len(urls) == len(set(urls))
+    merged = [hit for hit in body["results"] if len(hit["engines"]) > 1]
+    assert merged and merged[0]["rank"] == 1, "a page several engines agree on ranks first"
+    assert {a["engine"]: a["status"] for a in body["meta"]["attempts"]} == {"bing": "ok", "mojeek": "ok", "brave": "ok"}
+    assert [hit["ref"] for hit in body["results"]] == list(range(1, len(urls) + 1))
+
+
+def test_search_then_fetch_by_ref_in_a_named_session(web: FakeWeb, tmp_path: Path) -> None:
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "mojeek", "--session", "s", "--json")
+    assert code == 0
+    first = body["results"][0]
+    code, out, _ = run_cli(web, tmp_path, "fetch", "--ref", "1", "--session", "s", "--json")
+    # the ref resolved to the first result's URL; with the fake web no name is looked up in DNS, so reading
+    # that public page fails at once with a typed error naming its host (and no packet leaves the machine)
+    assert code == 4 and out["code"] == "unavailable", out
+    assert first["url"].split("/")[2] in out["message"]
+    code, out, _ = run_cli(web, tmp_path, "fetch", "--ref", "1", "--session", "other", "--json")
+    assert code == 4 and out["code"] == "unknown_ref"
