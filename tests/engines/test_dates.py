@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from webreach.engines._dates import api_date, numeric_date, shown_date, split_dot_date, split_ellipsis_date
+from webreach.engines._dates import (
+    api_date,
+    numeric_date,
+    shown_date,
+    split_dot_date,
+    split_ellipsis_date,
+    split_shown_date,
+)
 
 
 @pytest.mark.parametrize(
@@ -51,3 +58,22 @@ def test_snippet_date_prefixes_split_off() -> None:
     assert split_ellipsis_date("2 Sep 2014 ...  the\n rest") == ("2014-09-02", "the rest")
     assert split_ellipsis_date("5 days ago ... news") == ("5 days ago", "news")
     assert split_ellipsis_date("Overview ... no date") == (None, "Overview ... no date")
+
+
+@pytest.mark.parametrize(
+    ("snippet", "shown", "marks", "expected"),
+    [
+        # Brave prints the separator inside the date element, Google after it
+        ("July 30, 2024 - This tutorial", "July 30, 2024 -", "-–—", ("2024-07-30", "This tutorial")),
+        ("Jul 22, 2022 — The answer", "Jul 22, 2022", "—-·", ("2022-07-22", "The answer")),
+        ("2 days ago - Fresh news", "2 days ago -", "-–—", ("2 days ago", "Fresh news")),
+        # a date shown elsewhere than in front of the snippet is still the hit's date
+        ("No date in front", "Mar 2, 2023", "—-·", ("2023-03-02", "No date in front")),
+        ("Step 8 - Intermediate", "Step 8 -", "-–—", (None, "Step 8 - Intermediate")),
+        ("Just a snippet", "", "—-·", (None, "Just a snippet")),
+    ],
+)
+def test_a_shown_date_in_front_of_the_snippet_moves_to_the_date(
+    snippet: str, shown: str, marks: str, expected: tuple[str | None, str]
+) -> None:
+    assert split_shown_date(snippet, shown, marks) == expected

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpcore
 import httpx
@@ -211,3 +212,27 @@ def test_the_default_transport_verifies_certificates() -> None:
     transport = GuardedTransport(Guard())
     assert transport.ssl_context.verify_mode is ssl.CERT_REQUIRED
     assert transport.ssl_context.check_hostname
+
+
+class FailingBackend(httpcore.AsyncNetworkBackend):
+    """A socket layer whose every dial fails with one httpcore error (no socket is ever opened)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "name", ["ConnectTimeout", "ConnectError", "ReadError", "PoolTimeout", "RemoteProtocolError", "ProtocolError"]
+)
+async def test_httpcore_errors_reach_the_client_as_their_httpx_namesakes(name: str) -> None:
+    error = getattr(httpcore, name)("no socket")
+    guard = Guard(AddressPolicy(["127.0.0.1/32"]), StaticResolver(DNS))
+    transport = GuardedTransport(guard, network_backend=FailingBackend(error))
+    async with httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(httpx.TransportError) as raised:
+            await client.get("http://site.test:8080/")
+    assert type(raised.value) is getattr(httpx, name)
+    assert raised.value.__cause__ is error  # the fetcher reads h11's hints from the cause chain

@@ -115,7 +115,7 @@ def test_sqlite_store_in_an_unusable_place_misses_and_warns_once(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     store = SqliteCacheStore(blocker / "cache.sqlite3")
-    with caplog.at_level(logging.WARNING, logger="webreach.state.cache_store"):
+    with caplog.at_level(logging.WARNING, logger="webreach.state.sqlite_file"):
         for _ in range(3):
             store.set("k", entry())
             assert store.get("k", now=T0) is None

@@ -87,6 +87,16 @@ def split_ellipsis_date(snippet: str) -> tuple[str | None, str]:
     return _split(ELLIPSIS_PREFIX, snippet)
 
 
+def split_shown_date(snippet: str, shown: str, marks: str) -> tuple[str | None, str]:
+    """Where a page prints the date (`shown`, maybe ending in one of the separator `marks`: "Jul 22, 2022 —") in
+    front of the snippet: (date, snippet with the shown text and separators cut from its start); the date is ISO
+    when absolute (see shown_date), and (None, snippet) when `shown` is no date."""
+    date = shown_date(shown.rstrip(marks).strip()) if shown else None
+    if date and snippet.startswith(shown):
+        snippet = snippet[len(shown) :].lstrip(" " + marks)
+    return date, snippet
+
+
 def _split(pattern: re.Pattern[str], snippet: str) -> tuple[str | None, str]:
     match = pattern.fullmatch(" ".join(snippet.split()))
     if match is None:

@@ -1,12 +1,38 @@
-"""Reading JSON answers of API engines: the body (or a ParseError), error envelopes, and result lists."""
+"""Talking to JSON API engines: the JSON POST that carries the key, and reading the answer (the body or a
+ParseError, error envelopes, result lists)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from webreach.engines._base import query_with_site
 from webreach.errors import ParseError
+from webreach.models import SearchRequest
+
+
+def json_post(url: str, body: Mapping[str, Any], key_headers: Mapping[str, str]) -> httpx.Request:
+    """A POST of `body` as JSON asking for a JSON answer; `key_headers` carry the API key (and any extras)."""
+    return httpx.Request("POST", url, json=body, headers={**key_headers, "Accept": "application/json"})
+
+
+def bearer(key: str) -> dict[str, str]:
+    """The Authorization header of an API that takes its key as a Bearer token."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+def google_body(request: SearchRequest, count: int) -> dict[str, Any]:
+    """The body Google-backed JSON APIs take (Serper, and Jina after it): q with site:, num, page, gl and hl."""
+    body: dict[str, Any] = {"q": query_with_site(request), "num": count}
+    if request.page > 1:
+        body["page"] = request.page
+    if request.region:
+        body["gl"] = request.region
+    if request.language:
+        body["hl"] = request.language
+    return body
 
 
 def json_body(response: httpx.Response, engine: str) -> Any:
@@ -32,6 +58,11 @@ def result_list(data: dict[str, Any], key: str, engine: str) -> list[Any]:
     if not isinstance(values, list):
         raise ParseError(f"no {key} list in the answer", engine=engine)
     return values
+
+
+def listed_results(response: httpx.Response, engine: str, key: str, url_key: str = "url") -> list[dict[str, Any]]:
+    """The objects of the answer's `key` list that carry a `url_key`; ParseError when the answer has no such list."""
+    return items_with(result_list(json_object(response, engine), key, engine), url_key)
 
 
 def error_object(response: httpx.Response) -> dict[str, Any]:

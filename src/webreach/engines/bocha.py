@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import httpx
 
 from webreach.engines._base import Engine, Tokens
-from webreach.engines._json import items_with, json_object
+from webreach.engines._json import bearer, items_with, json_object, json_post
 from webreach.errors import (
     AuthFailedError,
     BadRequestError,
@@ -59,8 +59,7 @@ class Bocha(Engine):
         }
         if request.site:
             body["include"] = request.site
-        headers = {"Authorization": f"Bearer {self.api_key()}", "Accept": "application/json"}
-        return httpx.Request("POST", self.url("/v1/web-search"), json=body, headers=headers)
+        return json_post(self.url("/v1/web-search"), body, bearer(self.api_key()))
 
     def check_response(self, response: httpx.Response) -> None:
         if response.status_code in (400, 403):

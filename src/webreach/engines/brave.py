@@ -26,7 +26,7 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
-from webreach.engines._dates import shown_date
+from webreach.engines._dates import split_shown_date
 from webreach.engines._html import attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
@@ -118,9 +118,5 @@ def _snippet_and_date(main: LexborNode) -> tuple[str, str | None]:
     content = main.css_first("div.content")
     if content is None:
         return "", None
-    snippet = text_of(content)
-    shown = text_of(content.css_first("span.t-secondary"))
-    date = shown_date(shown.rstrip("-–—").strip()) if shown else None
-    if date and snippet.startswith(shown):
-        snippet = snippet[len(shown) :].strip()
+    date, snippet = split_shown_date(text_of(content), text_of(content.css_first("span.t-secondary")), "-–—")
     return snippet, date

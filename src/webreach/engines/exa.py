@@ -16,7 +16,7 @@ import httpx
 
 from webreach.engines._base import Engine, Tokens
 from webreach.engines._freshness import first_day
-from webreach.engines._json import items_with, json_object, result_list
+from webreach.engines._json import json_post, listed_results
 from webreach.models import Freshness, Hit, SearchRequest
 
 MAX_RESULTS = 100
@@ -49,12 +49,10 @@ class Exa(Engine):
             body["userLocation"] = request.region.upper()
         if request.safesearch == "strict":
             body["moderation"] = True  # Exa's only filter; unmoderated is its default, which "off" asks for
-        headers = {"x-api-key": self.api_key(), "Accept": "application/json"}
-        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+        return json_post(self.url("/search"), body, {"x-api-key": self.api_key()})
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        results = result_list(json_object(response, self.name), "results", self.name)
-        return [self._hit(rank, item) for rank, item in enumerate(items_with(results, "url"), 1)]
+        return [self._hit(rank, item) for rank, item in enumerate(listed_results(response, self.name, "results"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         url = item["url"]

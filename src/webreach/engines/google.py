@@ -27,7 +27,7 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
-from webreach.engines._dates import shown_date
+from webreach.engines._dates import split_shown_date
 from webreach.engines._html import ancestors, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
@@ -198,9 +198,7 @@ def _snippet_and_date(block: LexborNode) -> tuple[str, str | None]:
     """Snippet text and date: a leading date ("Jul 22, 2022 —") moves from the snippet to the date."""
     snippet = _first_text(block, SNIPPET_SELECTORS) or _basic_snippet(block)
     shown = _first_text(block, DATE_SELECTORS) or _basic_date(block)
-    date = shown_date(shown.rstrip("—-·").strip())
-    if date and snippet.startswith(shown):
-        snippet = snippet[len(shown) :].lstrip(" —-·")
+    date, snippet = split_shown_date(snippet, shown, "—-·")
     return snippet.removesuffix("Read more").strip(), date
 
 

@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._base import Engine, Tokens
 from webreach.engines._dates import api_date
-from webreach.engines._json import items_with, json_object, result_list
+from webreach.engines._json import bearer, google_body, json_post, listed_results
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
@@ -35,23 +35,8 @@ class Jina(Engine):
     rate_per_minute = 40.0  # searcher.ts: 40 per minute unless the account has a higher speed level
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        body: dict[str, Any] = {
-            "q": query_with_site(request),
-            "num": min(request.limit, MAX_RESULTS),
-            "provider": "google",
-        }
-        if request.page > 1:
-            body["page"] = request.page
-        if request.region:
-            body["gl"] = request.region
-        if request.language:
-            body["hl"] = request.language
-        headers = {
-            "Authorization": f"Bearer {self.api_key()}",
-            "Accept": "application/json",
-            "X-Respond-With": "no-content",
-        }
-        return httpx.Request("POST", self.url("/"), json=body, headers=headers)
+        body = {**google_body(request, min(request.limit, MAX_RESULTS)), "provider": "google"}
+        return json_post(self.url("/"), body, {**bearer(self.api_key()), "X-Respond-With": "no-content"})
 
     def check_response(self, response: httpx.Response) -> None:
         if self._no_results(response):
@@ -61,8 +46,7 @@ class Jina(Engine):
     def parse(self, response: httpx.Response) -> list[Hit]:
         if self._no_results(response):
             return []
-        items = result_list(json_object(response, self.name), "data", self.name)
-        return [self._hit(rank, item) for rank, item in enumerate(items_with(items, "url"), 1)]
+        return [self._hit(rank, item) for rank, item in enumerate(listed_results(response, self.name, "data"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         url = item["url"]

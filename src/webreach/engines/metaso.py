@@ -16,7 +16,7 @@ import httpx
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import NUMERIC_YMD, ymd
-from webreach.engines._json import by_position, items_with, json_object
+from webreach.engines._json import bearer, by_position, items_with, json_object, json_post
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20  # clients validate size as 1-20
@@ -42,8 +42,7 @@ class Metaso(Engine):
             "page": request.page,
             "includeSummary": False,
         }
-        headers = {"Authorization": f"Bearer {self.api_key()}", "Accept": "application/json"}
-        return httpx.Request("POST", self.url("/api/v1/search"), json=body, headers=headers)
+        return json_post(self.url("/api/v1/search"), body, bearer(self.api_key()))
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         pages = json_object(response, self.name).get("webpages")

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import httpx
 
-from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._base import Engine, Tokens
 from webreach.engines._dates import api_date
-from webreach.engines._json import by_position, items_with, json_body, result_list
+from webreach.engines._json import by_position, google_body, items_with, json_body, json_post, result_list
 from webreach.errors import QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
@@ -39,17 +39,10 @@ class Serper(Engine):
     rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        body: dict[str, Any] = {"q": query_with_site(request), "num": min(request.limit, MAX_RESULTS)}
-        if request.page > 1:
-            body["page"] = request.page
-        if request.region:
-            body["gl"] = request.region
-        if request.language:
-            body["hl"] = request.language
+        body = google_body(request, min(request.limit, MAX_RESULTS))
         if request.freshness:
             body["tbs"] = FRESHNESS_TBS[request.freshness]
-        headers = {"X-API-KEY": self.api_key(), "Accept": "application/json"}
-        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+        return json_post(self.url("/search"), body, {"X-API-KEY": self.api_key()})
 
     def check_response(self, response: httpx.Response) -> None:
         if response.status_code == 400 and "not enough credits" in response.text.lower():

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from webreach.engines._base import Engine, Tokens
-from webreach.engines._json import error_object, items_with, json_object, result_list
+from webreach.engines._json import bearer, error_object, json_post, listed_results
 from webreach.errors import QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
@@ -52,8 +52,7 @@ class Tavily(Engine):
             body["include_domains"] = [request.site]
         if request.freshness:
             body["time_range"] = request.freshness
-        headers = {"Authorization": f"Bearer {self.api_key()}", "Accept": "application/json"}
-        return httpx.Request("POST", self.url("/search"), json=body, headers=headers)
+        return json_post(self.url("/search"), body, bearer(self.api_key()))
 
     def check_response(self, response: httpx.Response) -> None:
         status = response.status_code
@@ -66,8 +65,7 @@ class Tavily(Engine):
         super().check_response(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        results = result_list(json_object(response, self.name), "results", self.name)
-        return [self._hit(rank, item) for rank, item in enumerate(items_with(results, "url"), 1)]
+        return [self._hit(rank, item) for rank, item in enumerate(listed_results(response, self.name, "results"), 1)]
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         url = item["url"]

@@ -33,21 +33,15 @@ from webreach.fetch.guard import ApprovedTarget, Guard
 TARGET_EXTENSION = "webreach.approved_target"
 MAX_POOLS = 64
 
-# most specific first: the first matching httpcore class decides the httpx class
-_EXCEPTIONS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+# httpx names each of httpcore's exceptions alike. Most specific first: the first matching httpcore class
+# decides the httpx class (a missing name fails at import, not on the first error).
+_EXCEPTION_NAMES = (
+    "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException",
+    "ConnectError", "ReadError", "WriteError", "NetworkError",
+    "RemoteProtocolError", "LocalProtocolError", "ProtocolError", "UnsupportedProtocol",
+)  # fmt: skip
+_EXCEPTIONS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = tuple(
+    (getattr(httpcore, name), getattr(httpx, name)) for name in _EXCEPTION_NAMES
 )
 
 

@@ -3,8 +3,9 @@
 A store keeps each entry until `keep_until` (past its freshness, so the Gateway can serve stale results when
 every engine fails) and stays within `max_entries`. It never reads a clock: callers pass `now`.
 
-Backends never fail a search. The SQLite backend logs one warning when its file cannot be created or used and
-then behaves like a cache that misses; later failures are logged at debug level only.
+Backends never fail a search. The SQLite backend (its own file, opened through state/sqlite_file.py's SqliteFile)
+logs one warning when its file cannot be created or used and then behaves like a cache that misses; later failures
+are logged at debug level only.
 The protocol is synchronous: the embedded backends do sub-millisecond local work (a primary-key read, a
 single-row write on a WAL file; the busy timeout bounds how long another process's lock can hold us up),
 which is cheaper inline than hopping to a thread. A networked backend (Redis) will need an async variant.
@@ -13,7 +14,6 @@ which is cheaper inline than hopping to a thread. A networked backend (Redis) wi
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sqlite3
 from collections import OrderedDict
@@ -24,8 +24,7 @@ from typing import Protocol
 
 from webreach.config import CacheSettings
 from webreach.models import Hit
-
-logger = logging.getLogger(__name__)
+from webreach.state.sqlite_file import SqliteFile, SqliteStore
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS search_cache_v1 ("
@@ -111,8 +110,9 @@ class NullCacheStore:
         return None
 
 
-class SqliteCacheStore:
-    """A SQLite file shared by every process on the machine (WAL), opened on first use.
+class SqliteCacheStore(SqliteStore):
+    """A SQLite file shared by every process on the machine (WAL), opened on first use through SqliteFile;
+    once it cannot be opened (`usable` is False) the store misses on every call.
 
     Bounded by evicting the oldest-stored entries (not least recently read: that would turn every read
     into a write) after dropping entries past keep_until.
@@ -121,20 +121,12 @@ class SqliteCacheStore:
     def __init__(self, path: Path, *, max_entries: int = 2000, busy_timeout: float = 0.5) -> None:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
-        self.path = Path(path).expanduser()
         self.max_entries = max_entries
-        self.busy_timeout = busy_timeout
-        self._conn: sqlite3.Connection | None = None
-        self._unusable = False
-        self._warned = False
-
-    @property
-    def usable(self) -> bool:
-        """False once the file could not be opened; the store then misses on every call."""
-        return not self._unusable
+        what, fallback = "search cache", "searching without the cache"
+        super().__init__(SqliteFile(path, _SCHEMA, what=what, fallback=fallback, busy_timeout=busy_timeout))
 
     def get(self, key: str, *, now: float) -> CacheEntry | None:
-        conn = self._connection()
+        conn = self._file.connection(create=True)
         if conn is None:
             return None
         try:
@@ -142,7 +134,7 @@ class SqliteCacheStore:
                 "SELECT hits, stored_at, fresh_until, keep_until FROM search_cache_v1 WHERE key = ?", (key,)
             ).fetchone()
         except sqlite3.Error as exc:
-            self._report("read from", exc)
+            self._file.report("read from", exc)
             return None
         if row is None or now >= row[3]:
             return None
@@ -152,7 +144,7 @@ class SqliteCacheStore:
         return CacheEntry(hits=hits, stored_at=row[1], fresh_until=row[2], keep_until=row[3])
 
     def set(self, key: str, entry: CacheEntry) -> None:
-        conn = self._connection()
+        conn = self._file.connection(create=True)
         if conn is None:
             return
         payload = json.dumps([hit.model_dump(mode="json") for hit in entry.hits], ensure_ascii=False)
@@ -169,48 +161,7 @@ class SqliteCacheStore:
                     (self.max_entries,),
                 )
         except sqlite3.Error as exc:
-            self._report("write to", exc)
-
-    def close(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error as exc:  # e.g. closed from another thread than the one that opened it
-                self._report("close", exc)
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._conn is not None or self._unusable:
-            return self._conn
-        try:
-            self._conn = self._open()
-        except (sqlite3.Error, OSError) as exc:
-            self._unusable = True
-            self._report("open", exc)
-        return self._conn
-
-    def _open(self) -> sqlite3.Connection:
-        # search queries are private: keep the directory and file to the user
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.path.touch(mode=0o600, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            conn.commit()
-        except sqlite3.Error:
-            conn.close()
-            raise
-        return conn
-
-    def _report(self, action: str, exc: Exception) -> None:
-        if self._warned:
-            logger.debug("search cache: could not %s %s: %s", action, self.path, exc)
-            return
-        self._warned = True
-        logger.warning("search cache: could not %s %s (%s); searching without the cache", action, self.path, exc)
+            self._file.report("write to", exc)
 
 
 def _decode_hits(payload: str) -> tuple[Hit, ...] | None:

@@ -4,9 +4,10 @@ One file ($XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/st
 persistent state, each in its own versioned table (breaker_state_v1, later session refs), so each store opens its
 own connection to it and WAL lets them and other processes read while one writes.
 
-SqliteFile carries the robustness rules every embedded store shares: the file and its directory are private to
-the user, opening happens on first use, and trouble is logged as one warning per store (later failures at debug
-level) so the caller can carry on in memory instead of failing a search.
+SqliteFile carries the robustness rules every embedded store shares (the search cache too, on its own file in
+the cache directory): the file and its directory are private to the user, opening happens on first use, and
+trouble is logged as one warning per store (later failures at debug level) so the caller can carry on in memory
+instead of failing a search.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class SqliteFile:
                 self.report("close", exc)
 
     def _open(self) -> sqlite3.Connection:
-        # later tables hold session refs (URLs the user searched for): keep the directory and file to the user
+        # the stores hold search queries and session refs (what the user searched for): keep them to the user
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path.touch(mode=0o600, exist_ok=True)
         # a Gateway may be built on one thread and serve from another (a server's event loop); a SQLite library
@@ -105,3 +106,24 @@ class SqliteFile:
             conn.close()
             raise
         return conn
+
+
+class SqliteStore:
+    """Base of the stores kept in a SqliteFile: where the file is, whether it could be opened, and closing it."""
+
+    def __init__(self, file: SqliteFile) -> None:
+        self._file = file
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file."""
+        return self._file.path
+
+    @property
+    def usable(self) -> bool:
+        """False once the file could not be opened (the store then does without it)."""
+        return self._file.usable
+
+    def close(self) -> None:
+        """Close the connection; the file is reopened if the store is used again."""
+        self._file.close()

@@ -9,45 +9,62 @@ the body is still extracted, only to find bot walls: a 403 or 503 challenge page
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
-from webreach.errors import HttpStatusError, WebreachError
+from webreach.errors import WebreachError
 from webreach.fetch.extract import ExtractOptions, extract
 from webreach.fetch.fetcher import Fetcher
 from webreach.fetch.interstitials import Interstitials
 from webreach.fetch.readers import ReadResult, as_fetch_error
-from webreach.models import ReadFormat, ReadRequest
+from webreach.fetch.readers.browser_routing import FetchedResponse
+from webreach.models import ReadRequest
 
 WALL_CODES = frozenset({"captcha", "blocked"})
 
 
+class FetchedPage(FetchedResponse, Protocol):
+    """What a reader got back for a URL (status, headers, body, and these): the fetcher's Fetched and the browser's
+    rendered page both are one."""
+
+    @property
+    def final_url(self) -> str: ...
+    @property
+    def content_type(self) -> str: ...
+    @property
+    def redirects(self) -> Sequence[str]: ...
+
+
 async def extract_result(
-    body: bytes,
+    page: FetchedPage,
     *,
-    content_type: str,
-    status: int,
     url: str,
-    final_url: str,
-    format: ReadFormat,
+    request: ReadRequest,
     reader: str,
-    status_error: HttpStatusError | None,
-    redirects: Sequence[str] = (),
+    fetcher: Fetcher,
     options: ExtractOptions | None = None,
 ) -> ReadResult:
-    """Extract `body` into a ReadResult; `status_error` is raised for error pages that are not bot walls."""
+    """Extract `page` (what `reader` got for `url`) into a ReadResult; an error status raises the fetcher's
+    HttpStatusError unless the page turns out to be a bot wall."""
+    failed = page.status >= 300
+    status_error = fetcher.status_error(url, page.status, page.headers) if failed else None
     try:
         extracted = await asyncio.to_thread(
-            extract, body, content_type=content_type or None, url=final_url, format=format, options=options
+            extract,
+            page.body,
+            content_type=page.content_type or None,
+            url=page.final_url,
+            format=request.format,
+            options=options,
         )
     except WebreachError as exc:
-        converted = as_fetch_error(exc, final_url)
+        converted = as_fetch_error(exc, page.final_url)
         if status_error is not None and converted.error_code not in WALL_CODES:
             raise status_error from None
         raise converted from None
     if status_error is not None:
         raise status_error
-    return ReadResult(url, final_url, status, extracted, reader, tuple(redirects))
+    return ReadResult(url, page.final_url, page.status, extracted, reader, tuple(page.redirects))
 
 
 class DirectReader:
@@ -66,34 +83,14 @@ class DirectReader:
         fetched = await self.fetcher.fetch(url, raise_for_status=False)
         if fetched.status < 300:
             fetched = await self.interstitials.follow(fetched)
-        failed = fetched.status >= 300
         return await extract_result(
-            fetched.body,
-            content_type=fetched.content_type,
-            status=fetched.status,
-            url=url,
-            final_url=fetched.final_url,
-            format=request.format,
-            reader=self.name,
-            status_error=self.fetcher.status_error(url, fetched.status, fetched.headers) if failed else None,
-            redirects=fetched.redirects,
-            options=self.options,
+            fetched, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
         )
 
 
-class RenderedPage(Protocol):
+class RenderedPage(FetchedPage, Protocol):
     """What the browser reader returns (webreach.fetch.readers.browser.BrowserPage has it)."""
 
-    @property
-    def final_url(self) -> str: ...
-    @property
-    def status(self) -> int: ...
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-    @property
-    def body(self) -> bytes: ...
-    @property
-    def content_type(self) -> str: ...
     @property
     def redirects(self) -> tuple[str, ...]: ...
 
@@ -118,18 +115,8 @@ class RenderedReader:
 
     async def read(self, url: str, request: ReadRequest) -> ReadResult:
         page = await self.renderer.read(url)
-        failed = page.status >= 300
         return await extract_result(
-            page.body,
-            content_type=page.content_type,
-            status=page.status,
-            url=url,
-            final_url=page.final_url,
-            format=request.format,
-            reader=self.name,
-            status_error=self.fetcher.status_error(url, page.status, page.headers) if failed else None,
-            redirects=page.redirects,
-            options=self.options,
+            page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
         )
 
     async def aclose(self) -> None:
