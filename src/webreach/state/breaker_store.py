@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from webreach.config import StateSettings
-from webreach.state.sqlite_file import SqliteFile, default_state_path
+from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS breaker_state_v1 ("
@@ -89,7 +89,7 @@ class MemoryBreakerStore:
         return None
 
 
-class SqliteBreakerStore:
+class SqliteBreakerStore(SqliteStore):
     """Records in the state file, shared by every process of the user (WAL; one short transaction per write).
 
     It mirrors the last records it read or wrote in memory and answers from the mirror whenever the file
@@ -97,24 +97,16 @@ class SqliteBreakerStore:
     """
 
     def __init__(self, path: Path, *, busy_timeout: float = 0.5) -> None:
-        self._file = SqliteFile(
-            path,
-            _SCHEMA,
-            what="breaker state",
-            fallback="suspensions are remembered by this process only",
-            busy_timeout=busy_timeout,
+        super().__init__(
+            SqliteFile(
+                path,
+                _SCHEMA,
+                what="breaker state",
+                fallback="suspensions are remembered by this process only",
+                busy_timeout=busy_timeout,
+            )
         )
         self._mirror = MemoryBreakerStore()
-
-    @property
-    def path(self) -> Path:
-        """The SQLite file."""
-        return self._file.path
-
-    @property
-    def usable(self) -> bool:
-        """False once the file could not be opened; records then live in memory only."""
-        return self._file.usable
 
     def load_all(self) -> dict[str, BreakerRecord]:
         rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v1", ())
@@ -157,9 +149,6 @@ class SqliteBreakerStore:
                 conn.execute("DELETE FROM breaker_state_v1")
         except sqlite3.Error as exc:
             self._file.report("write to", exc)
-
-    def close(self) -> None:
-        self._file.close()
 
     def _read(self, sql: str, params: tuple[str, ...]) -> list[Any] | None:
         """Rows of a query; None when the file is missing or unusable (the caller answers from the mirror)."""

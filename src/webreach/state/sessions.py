@@ -28,7 +28,7 @@ from typing import Literal, Protocol
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
-from webreach.state.sqlite_file import SqliteFile, default_state_path
+from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 DEFAULT_TTL = 24 * 3600.0
 DEFAULT_MAX_REFS = 1000
@@ -166,7 +166,7 @@ class MemorySessionStore:
                 state.drop_until(now - self.ttl)
 
 
-class SqliteSessionStore:
+class SqliteSessionStore(SqliteStore):
     """Refs in the SQLite state file, shared by every process on the machine (so a CLI `--session` works).
 
     Each remember() is one transaction; the counter is advanced with a single UPSERT so two processes never
@@ -189,17 +189,15 @@ class SqliteSessionStore:
         self.ttl = ttl
         self.max_refs = max_refs
         self.forget_after = max(forget_after, ttl)
-        self._file = SqliteFile(
-            path,
-            _SCHEMA,
-            what="session refs",
-            fallback="search output shows URLs instead of refs",
-            busy_timeout=busy_timeout,
+        super().__init__(
+            SqliteFile(
+                path,
+                _SCHEMA,
+                what="session refs",
+                fallback="search output shows URLs instead of refs",
+                busy_timeout=busy_timeout,
+            )
         )
-
-    @property
-    def path(self) -> Path:
-        return self._file.path
 
     def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         check_session(session)
@@ -245,9 +243,6 @@ class SqliteSessionStore:
         except sqlite3.Error as exc:
             raise self._failure("read from", exc) from None
         raise unknown_ref(ref, int(counter[0]) if counter else 1, self.ttl)
-
-    def close(self) -> None:
-        self._file.close()
 
     def _writable(self) -> sqlite3.Connection:
         conn = self._file.connection(create=True)
