@@ -17,6 +17,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -26,10 +27,11 @@ from typing import Any
 import httpx
 
 from webreach import EngineSettings, Gateway, SearchRequest, Settings
-from webreach.config import CacheSettings
+from webreach.config import CacheSettings, StateSettings
 
 RESULTS = Path(__file__).parent / "results"
 FAST = EngineSettings(rate_per_minute=1e9)
+STATE_DIR = Path(tempfile.mkdtemp(prefix="webreach-bench-"))
 
 
 @contextmanager
@@ -67,6 +69,8 @@ async def timed(n: int, call: Callable[[int], Awaitable[Any]]) -> list[float]:
 def gateway(url: str, **overrides: Any) -> Gateway:
     fields: dict[str, Any] = {
         "fake_web": url,
+        # the default SQLite state backend, in a file of the bench's own (never the user's)
+        "state": StateSettings(path=STATE_DIR / "state.sqlite3"),
         "cache": CacheSettings(backend="none"),
         "engines": {name: FAST for name in ("mojeek", "bing", "brave", "duckduckgo")},
     }
