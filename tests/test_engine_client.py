@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
@@ -10,7 +11,9 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from webreach.engine_client import EngineCaller, TokenCache
+from secret_keys import TEST_KEY
+from webreach.config import EngineSettings
+from webreach.engine_client import EngineCaller, SecretLogFilter, TokenCache
 from webreach.engines import Engine, Tokens
 from webreach.errors import BlockedError, EngineTimeoutError, UnavailableError
 from webreach.models import Hit, SearchRequest
@@ -165,3 +168,71 @@ async def test_redirects_are_not_followed_but_handed_to_the_engine(
     with pytest.raises(BlockedError, match="redirected"):
         await caller(client_for(site), clock)(SearchRequest(query="q"))
     assert "/captcha" not in site.paths
+
+
+class KeyedEngine(TokenEngine):
+    """TokenEngine with a key in the query string, the way SerpApi takes it."""
+
+    name = "keyed"
+    needs_key = True
+
+    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
+        return None
+
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        return httpx.Request("GET", self.url("/search"), params={"q": request.query, "api_key": self.api_key()})
+
+
+async def test_transport_error_texts_never_carry_the_key(
+    client_for: Callable[[Site], httpx.AsyncClient], clock: FakeClock
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(f"cannot reach {request.url}", request=request)  # httpx texts may quote the URL
+
+    engine = KeyedEngine(EngineSettings(api_key=TEST_KEY))  # type: ignore[arg-type]
+    search = EngineCaller(engine, client_for(Site(handler)), tokens=TokenCache(clock), max_body_bytes=1_000)
+    with pytest.raises(UnavailableError) as caught:
+        await search(SearchRequest(query="q"))
+    assert TEST_KEY not in str(caught.value)
+    assert "api_key=***" in caught.value.message
+
+
+def httpx_record(message: str, *args: object, name: str = "httpx") -> logging.LogRecord:
+    return logging.LogRecord(name, logging.INFO, __file__, 1, message, args, None)
+
+
+def test_secret_log_filter_masks_keys_in_rendered_records_as_written_and_encoded() -> None:
+    odd = "sk+odd/key=1"
+    keep = SecretLogFilter([TEST_KEY, odd, None, ""])
+    url = httpx.URL("https://serpapi.com/search.json", params={"q": "x", "api_key": TEST_KEY, "k": odd})
+    record = httpx_record('HTTP Request: %s %s "%s %d %s"', "GET", url, "HTTP/1.1", 200, "OK")
+    assert keep.filter(record) is True  # it never drops a record
+    message = record.getMessage()
+    assert message == 'HTTP Request: GET https://serpapi.com/search.json?q=x&api_key=***&k=*** "HTTP/1.1 200 OK"'
+    assert "sk%2Bodd%2Fkey%3D1" in str(url)  # what the odd key looked like on the wire: masked above
+    untouched = httpx_record("connect_tcp.started host=%r", "serpapi.com")
+    keep.filter(untouched)
+    assert untouched.args == ("serpapi.com",)  # records without a key keep their arguments
+
+
+def test_secret_log_filter_installs_on_the_http_loggers_and_comes_off_again(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    keep = SecretLogFilter([TEST_KEY])
+    keep.install()
+    try:
+        for name in ("httpx", "httpcore.http11", "httpcore.connection"):
+            logging.getLogger(name).info("GET https://api.test/?api_key=%s", TEST_KEY)
+    finally:
+        keep.remove()
+    logging.getLogger("httpx").info("after removal the key is %s", "plain")
+    assert TEST_KEY not in caplog.text
+    assert caplog.text.count("api_key=***") == 3
+    assert not any(isinstance(f, SecretLogFilter) for f in logging.getLogger("httpx").filters)
+
+
+def test_a_filter_without_secrets_installs_nothing() -> None:
+    before = list(logging.getLogger("httpx").filters)
+    keep = SecretLogFilter([None])
+    keep.install()
+    assert logging.getLogger("httpx").filters == before
+    keep.remove()

@@ -128,12 +128,13 @@ async def test_api_engine_without_key_is_not_configured_and_left_out_of_auto(web
     assert web.count("tavily") == 0
 
 
-async def test_api_key_reaches_the_provider_but_never_output_or_reprs(web: FakeWeb) -> None:
+async def test_api_key_reaches_the_provider_but_never_output_or_reprs() -> None:
     engines = {"tavily": EngineSettings(api_key=SECRET)}  # type: ignore[arg-type]
-    settings = settings_for(web, engines=engines)
-    async with Gateway.from_settings(settings) as gateway:
-        response = await gateway.search(SearchRequest(query="python asyncio"), engine="tavily")
-        statuses = gateway.engine_statuses()
+    async with FakeWeb(log_secrets=True) as web:  # the log keeps the key only because this test asks it to
+        settings = settings_for(web, engines=engines)
+        async with Gateway.from_settings(settings) as gateway:
+            response = await gateway.search(SearchRequest(query="python asyncio"), engine="tavily")
+            statuses = gateway.engine_statuses()
     sent = web.requests("tavily")[0]
     assert SECRET in str(sent.headers) + str(sent.body)
     for text in (response.model_dump_json(), repr(settings), str(settings.model_dump()), repr(statuses)):

@@ -4,16 +4,24 @@ This is the only place engine traffic touches the network. Engines stay pure (bu
 module sends what they describe through the Gateway's engine client, never following redirects (a redirect is
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
 transport failure into EngineTimeoutError or UnavailableError.
+
+Keys stay out of logs and messages. Some providers (SerpApi) only take the key in the query string, and httpx
+logs every request URL at INFO, so `SecretLogFilter` masks the configured keys in the records of the httpx and
+httpcore loggers; the Gateway's searching component installs it while it lives. Transport error texts can
+quote the request URL too, so they pass through the engine's `redact` before they become a message.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import httpx
 
 from webreach.clock import Clock
 from webreach.engines import Engine, Tokens
+from webreach.engines._base import redact_secrets, secret_forms
 from webreach.errors import EngineTimeoutError, UnavailableError
 from webreach.models import SearchRequest
 from webreach.policies import EngineResult
@@ -96,7 +104,9 @@ class EngineCaller:
         except httpx.TimeoutException as exc:
             raise EngineTimeoutError(f"no answer in time ({type(exc).__name__})", engine=name) from None
         except httpx.HTTPError as exc:
-            raise UnavailableError(f"connection failed ({type(exc).__name__}: {exc})", engine=name) from None
+            # httpx's texts may quote the request URL, and a SerpApi URL carries the key
+            reason = self.engine.redact(str(exc))
+            raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None
         headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
         return httpx.Response(response.status_code, headers=headers, content=body, request=http_request)
 
@@ -112,3 +122,63 @@ class EngineCaller:
                 )
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+# httpx logs under "httpx", httpcore under children of "httpcore"; a logger's filters see only its own records
+# (not those propagated up from children), so the filter goes on each of them
+HTTP_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+)
+
+
+class SecretLogFilter(logging.Filter):
+    """Masks secrets (as written and URL-encoded) in log records, by rendering each record once and redacting it.
+
+    `install()` puts it on the HTTP client loggers (HTTP_LOGGERS and any other httpx/httpcore logger that
+    exists by then); `remove()` takes it off again. It never drops a record.
+    """
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        super().__init__()
+        forms = {form for secret in secrets if secret for form in secret_forms(secret)}
+        self.forms = tuple(sorted(forms, key=len, reverse=True))
+        self._loggers: list[logging.Logger] = []
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret masked as ***."""
+        return redact_secrets(text, self.forms)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.forms:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a record that cannot be formatted: logging would print its raw parts, so mask those
+            message = f"{record.msg} {record.args}"
+        redacted = self.redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+    def install(self) -> None:
+        """Attach to the httpx and httpcore loggers (idempotent)."""
+        if self._loggers or not self.forms:
+            return
+        names = set(HTTP_LOGGERS) | {
+            name for name in logging.Logger.manager.loggerDict if name.startswith(("httpx.", "httpcore."))
+        }
+        self._loggers = [logging.getLogger(name) for name in sorted(names)]
+        for logger in self._loggers:
+            logger.addFilter(self)
+
+    def remove(self) -> None:
+        """Detach from every logger `install` attached to."""
+        for logger in self._loggers:
+            logger.removeFilter(self)
+        self._loggers = []

@@ -270,10 +270,9 @@ class UrlNotAllowedError(FetchError):
 
 
 class HostResolutionError(FetchError):
-    """The host name did not resolve; `reason` is not_found, timeout, no_addresses or failed."""
+    """The host name did not resolve; `reason` is not_found, timeout, no_addresses, offline or failed."""
 
     code = "unavailable"
-    retryable = True
     hints: ClassVar[dict[str, str]] = {
         "not_found": "The name does not exist in DNS; check the host name for typos.",
         "timeout": "DNS did not answer in time; retry shortly.",
@@ -285,6 +284,11 @@ class HostResolutionError(FetchError):
         super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
         self.host = host
         self.reason = reason
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        # offline mode resolves no public name: asking again cannot help
+        return self.reason != "offline"
 
 
 class FetchUnavailableError(FetchError):

@@ -18,7 +18,7 @@ import httpx
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.fetch.extracted import Extracted
-from webreach.fetch.guard import StaticResolver
+from webreach.fetch.guard import OfflineResolver
 from webreach.fetch.reading import Reading, extract_file, parse_resolve
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.searching import EngineStatus, Searching
@@ -50,7 +50,7 @@ class Gateway:
             max_refs=settings.tools.max_refs_per_session,
         )
         # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
-        resolver = StaticResolver({}) if settings.fake_web else None
+        resolver = OfflineResolver() if settings.fake_web else None
         self._reading = Reading(
             self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent
         )
@@ -106,6 +106,10 @@ class Gateway:
     def engine_statuses(self) -> list[EngineStatus]:
         """Kind, key status and breaker state of every engine."""
         return self._searching.engine_statuses()
+
+    def reset_engine(self, name: str) -> None:
+        """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""
+        self._searching.reset_breaker(name)
 
     def auto_order(self, query: str) -> list[str]:
         """The engines auto mode tries for `query`, in order."""

@@ -8,6 +8,8 @@ not ask for are never reported as ignored.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Sequence
 
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from webreach import engines as registry
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings
-from webreach.engine_client import EngineCaller, TokenCache
+from webreach.engine_client import EngineCaller, SecretLogFilter, TokenCache
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
@@ -25,6 +27,7 @@ from webreach.policies import PolicyState, Search, apply_policies
 from webreach.routing import Candidate, Router
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.state.breaker_store import open_breaker_store
+from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
 
 
@@ -62,6 +65,8 @@ class Searching:
             clock=clock,
             cache=open_cache_store(settings.cache),
             breaker_store=open_breaker_store(settings.state),
+            bucket_store=open_bucket_store(settings.state),
+            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.names()},
             rng=rng,
         )
         self._engines: dict[str, Engine] = {
@@ -70,13 +75,17 @@ class Searching:
         }
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
+        # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
+        self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
+        self._log_filter.install()
 
     async def aclose(self) -> None:
-        """Close the HTTP clients and the policy stores."""
+        """Close the HTTP clients and the policy stores, and take the key filter off the HTTP loggers."""
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
         self._state.close()
+        self._log_filter.remove()
 
     def _engine_settings(self, name: str) -> EngineSettings:
         configured = self.settings.engine(name)
@@ -156,6 +165,10 @@ class Searching:
                 )
             )
         return statuses
+
+    def reset_breaker(self, name: str) -> None:
+        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
+        self._state.reset_breaker(self._check_name(name))
 
     def auto_order(self, query: str) -> list[str]:
         """The engines auto mode tries for `query`, in order."""
@@ -243,6 +256,17 @@ class Searching:
                 )
                 return SearchResponse(query=request.query, results=result.hits[: request.limit], meta=meta)
         return None
+
+
+def config_fingerprint(settings: EngineSettings) -> str:
+    """A short SHA-256 of what decides whether an engine accepts us: API key, base URL and options.
+
+    Breaker records carry it so a suspension for a rejected key or a spent quota ends when the key changes
+    (policies/breaker.py). Only the hash is stored, never the key; API keys are long random strings, so 64 bits
+    of their hash give nothing away.
+    """
+    material = ["webreach-engine-config-v1", settings.key(), settings.base_url, sorted(settings.options.items())]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
 def language_defaults(request: SearchRequest) -> SearchRequest:

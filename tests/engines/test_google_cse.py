@@ -76,7 +76,7 @@ def test_real_cached_answers_stored_as_strings_parse(shared_data: Path, num: str
     assert (hits[1].url, hits[1].date) == ("https://arxiv.org/abs/2308.00352", "2023-08-01")
 
 
-def test_request_carries_key_cx_and_every_parameter() -> None:
+def test_request_carries_cx_and_every_parameter_and_the_key_only_in_a_header() -> None:
     request = SearchRequest(
         query="kernel",
         limit=25,
@@ -90,7 +90,6 @@ def test_request_carries_key_cx_and_every_parameter() -> None:
     built = configured().build_request(request)
     assert str(built.url).startswith("https://www.googleapis.com/customsearch/v1?")
     assert dict(built.url.params) == {
-        "key": TEST_KEY,
         "q": "kernel",
         "num": "10",  # the API's cap
         "cx": CX,
@@ -103,6 +102,8 @@ def test_request_carries_key_cx_and_every_parameter() -> None:
         "gl": "tw",
         "safe": "active",
     }
+    assert built.headers["X-Goog-Api-Key"] == TEST_KEY
+    assert TEST_KEY not in str(built.url)  # URLs reach logs, proxies and error texts; headers do not
     assert configured().unsupported(request) == ()
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from webreach import engines
 from webreach.config import EngineSettings
-from webreach.errors import NotConfiguredError, ParseError, UnavailableError
+from webreach.errors import BlockedError, NotConfiguredError, ParseError, UnavailableError
 from webreach.models import SearchRequest
 
 INSTANCE = "http://127.0.0.1:8888/searx"
@@ -111,12 +111,41 @@ def test_empty_results_are_no_results_unless_every_engine_failed() -> None:
     assert "google (CAPTCHA)" in caught.value.message
 
 
+WERKZEUG_FORBIDDEN = (
+    "<!doctype html>\n<html lang=en>\n<title>403 Forbidden</title>\n<h1>Forbidden</h1>\n<p>You don&#39;t have "
+    "the permission to access the requested resource. It is either read-protected or not readable by the server.</p>"
+)
+
+
 def test_json_disabled_on_the_instance_says_what_to_change() -> None:
     with pytest.raises(NotConfiguredError) as caught:
-        configured().handle(_respond(403, "<title>403 Forbidden</title>", "text/html"))
+        configured().handle(_respond(403, WERKZEUG_FORBIDDEN, "text/html"))
     assert caught.value.error_code == "not_configured"
     assert caught.value.engine == "searxng"
     assert "search.formats" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<html><script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script></html>',
+        '<form id="challenge-form"><div class="cf-turnstile" data-sitekey="x"></div></form>',
+        '<script src="https://www.google.com/recaptcha/api.js"></script><div class="g-recaptcha"></div>',
+    ],
+    ids=["cloudflare", "turnstile", "recaptcha"],
+)
+def test_a_challenge_in_front_of_the_instance_is_a_captcha_not_a_configuration_problem(body: str) -> None:
+    with pytest.raises(BlockedError) as caught:
+        configured().handle(_respond(403, body, "text/html"))
+    assert caught.value.error_code == "captcha"
+
+
+def test_another_403_is_a_proxy_refusing_us_not_the_json_setting() -> None:
+    nginx = "<html><head><title>403 Forbidden</title></head><body><center><h1>403 Forbidden</h1></center></body>"
+    with pytest.raises(BlockedError) as caught:
+        configured().handle(_respond(403, nginx, "text/html"))
+    assert caught.value.error_code == "blocked"
+    assert "proxy or firewall" in caught.value.message
 
 
 @pytest.mark.parametrize("body", ["<html>login</html>", [1, 2], {"answers": []}])

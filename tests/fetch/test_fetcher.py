@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import httpcore
+import httpx
 import pytest
 
 from webreach.errors import (
@@ -26,7 +27,9 @@ from webreach.errors import (
     UnsupportedContentError,
     UrlNotAllowedError,
 )
-from webreach.fetch import IPAddress
+from webreach.fetch import Guard, IPAddress
+from webreach.fetch.fetcher import Fetched, Fetcher
+from webreach.fetch.interstitials import Interstitials
 
 from .harness import BUDGETS, harness
 
@@ -221,6 +224,45 @@ async def test_f14_a_redirect_to_an_internal_host_is_refused_at_that_hop_without
     assert refused.value.rule == rule
     assert refused.value.message.startswith(h.url("/_hop/internal") + " redirected to")
     assert h.recorder.dials == [("127.0.0.1", h.web.port)]  # the first hop only
+
+
+@pytest.mark.parametrize(
+    ("location", "rule"),
+    [
+        ("http://admin:hunter2@site.test:{port}/_pages/article", "userinfo"),
+        ("http://admin:hunter2@site.test:abc/", "invalid_url"),  # not even a URL: quoted in the message, masked
+    ],
+)
+async def test_a_refused_redirect_never_echoes_the_credentials_it_carried(location: str, rule: str) -> None:
+    async with harness() as h:
+        h.web.pages.add("/_hop/creds", b"", status=302, headers={"location": location.format(port=h.web.port)})
+        with pytest.raises(UrlNotAllowedError) as refused:
+            await h.fetcher.fetch(h.url("/_hop/creds"))
+    error = refused.value
+    assert error.rule == rule
+    for text in (str(error), error.url or "", str(error.to_dict())):
+        assert "hunter2" not in text and "admin" not in text
+    assert "***@site.test" in error.message
+
+
+async def test_status_errors_name_the_page_without_its_credentials() -> None:
+    async with harness() as h:
+        error = h.fetcher.status_error("http://admin:hunter2@site.test/x", 404, {})
+    assert (error.status, error.url) == (404, "http://***@site.test/x")
+    assert "hunter2" not in str(error)
+
+
+async def test_an_interstitial_loop_names_the_page_without_its_credentials() -> None:
+    # a page whose refresh points back at the URL first asked for is a loop, reported before any request
+    first = "http://admin:hunter2@site.test/door"
+    page = b'<meta http-equiv="refresh" content="0;url=http://admin:hunter2@site.test/door">'
+    headers = httpx.Headers({"content-type": "text/html"})
+    fetched = Fetched(first, "http://site.test/door2", 200, headers, page, "text/html")
+    async with Fetcher(Guard()) as fetcher:
+        with pytest.raises(TooManyRedirectsError) as looped:
+            await Interstitials(fetcher).follow(fetched)
+    assert looped.value.url == "http://***@site.test/door"
+    assert "hunter2" not in str(looped.value)
 
 
 CREDENTIALS = {"Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic x"}

@@ -21,6 +21,7 @@ from webreach.fetch import (
     parse_url,
 )
 from webreach.fetch.address_policy import ADDRESS_RULES, DENY_TABLE, RULE_HINTS, embedded_ipv4
+from webreach.fetch.guard import OfflineResolver, mask_userinfo
 
 from .ssrf_cases import CASES
 from .ssrf_core import ALLOW, FAKE_DNS, Case, render, summarize, verdict
@@ -296,3 +297,63 @@ def test_odd_characters_anywhere_give_an_approval_or_a_typed_refusal() -> None:
 def test_parse_url_accepts_httpx_urls() -> None:
     parsed = parse_url(httpx.URL("http://0x7f.1:81/"))
     assert (parsed.host, parsed.port, parsed.literal) == ("127.0.0.1", 81, IPv4Address("127.0.0.1"))
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:hunter2@example.com/", "http://***@example.com/"),
+        ("https://user@example.com:8443/a?b=c", "https://***@example.com:8443/a?b=c"),
+        ("http://:@example.com/", "http://***@example.com/"),
+        ("http://good\\@127.0.0.1/", "http://***@127.0.0.1/"),
+        ("ftp://u:p@files.example/x", "ftp://***@files.example/x"),
+        ("http://u:p@[::1]:80/", "http://***@[::1]:80/"),
+        ("//u:p@example.com/", "//***@example.com/"),
+        ("https://medium.com/@someone/post", "https://medium.com/@someone/post"),  # an @ in the path is no userinfo
+        ("http://example.com/?mail=a@b.example", "http://example.com/?mail=a@b.example"),
+        ("http://example.com/", "http://example.com/"),
+    ],
+)
+def test_mask_userinfo_hides_credentials_and_nothing_else(url: str, shown: str) -> None:
+    assert mask_userinfo(url) == shown
+    assert mask_userinfo(shown) == shown  # masking twice changes nothing
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://admin:hunter2@public.example/",  # refused for the userinfo itself
+        "ftp://admin:hunter2@public.example/",  # refused for the scheme, before userinfo is looked at
+        "http://admin:hunter2@public.example/a b",  # refused for the whitespace
+        "http://admin:hunter2@public.example/" + "a" * 9000,  # refused for the length, cut after 100 characters
+        "http://admin:hunter2" + "x" * 200 + "@public.example/" + "a" * 9000,  # userinfo longer than the cut
+    ],
+    ids=["userinfo", "scheme", "whitespace", "too long", "long userinfo"],
+)
+def test_refusals_never_echo_credentials(url: str) -> None:
+    with pytest.raises(UrlNotAllowedError) as caught:
+        parse_url(url)
+    error = caught.value
+    for text in (str(error), error.message, error.url or "", str(error.to_dict())):
+        assert "hunter2" not in text
+        assert "admin" not in text
+    assert "***@" in error.message
+
+
+async def test_offline_resolver_says_offline_instead_of_blaming_dns() -> None:
+    with pytest.raises(HostResolutionError) as caught:
+        await Guard(AddressPolicy(), OfflineResolver()).check("https://docs.python.org/3/")
+    error = caught.value
+    assert (error.code, error.reason, error.host) == ("unavailable", "offline", "docs.python.org")
+    assert "offline mode (fake web)" in error.message
+    assert "only the fake web's own pages can be read" in error.message
+    assert "static resolver" not in str(error)
+    assert "does not exist in DNS" not in str(error)
+    assert "WEBREACH_FAKE_WEB" in error.hint
+
+
+async def test_offline_resolver_still_lets_literals_and_localhost_through() -> None:
+    guard = Guard(AddressPolicy(["127.0.0.0/8", "::1/128"]), OfflineResolver())
+    assert (await guard.check("http://8.8.8.8/")).addresses == (IPv4Address("8.8.8.8"),)
+    assert (await guard.check("http://127.0.0.1:8765/_pages/x")).addresses == (IPv4Address("127.0.0.1"),)
+    assert IPv4Address("127.0.0.1") in (await guard.check("http://localhost:8765/")).addresses

@@ -292,6 +292,40 @@ async def test_request_log_over_python_and_http(web: FakeWeb, client: httpx.Asyn
     assert (web.count(), web.requests()) == (0, [])
 
 
+KEY = "live-key-1234567890"
+KEYED_HEADERS = {
+    "Authorization": f"Bearer {KEY}",
+    "X-Subscription-Token": KEY,
+    "X-API-KEY": KEY,
+    "x-goog-api-key": KEY,
+    "Proxy-Authorization": f"Basic {KEY}",
+}
+KEYED_PARAMS = {"q": "rust", "api_key": KEY, "key": KEY, "token": KEY, "engine": "google"}
+
+
+async def test_request_log_shows_credentials_as_stars_by_default(web: FakeWeb, client: httpx.AsyncClient) -> None:
+    await client.get(web.engine_url("alpha") + "/search", params=KEYED_PARAMS, headers=KEYED_HEADERS)
+    [logged] = web.requests("alpha")
+    for name in ("authorization", "x-subscription-token", "x-api-key", "x-goog-api-key", "proxy-authorization"):
+        assert logged.headers[name] == "***", name  # not even a tail of the key: "***" and nothing else
+    assert logged.query == "q=rust&api_key=***&key=***&token=***&engine=google"
+    over_http = (await client.get(web.url + "/_fakeweb/requests")).text
+    assert KEY not in over_http
+    assert KEY[-4:] not in over_http
+    assert "q=rust" in over_http
+
+
+async def test_request_log_keeps_credentials_only_when_asked(recordings: Path, client: httpx.AsyncClient) -> None:
+    async with FakeWeb(recordings_dir=recordings, limits=SAFE, log_secrets=True) as web:
+        await client.get(web.engine_url("alpha") + "/search", params=KEYED_PARAMS, headers=KEYED_HEADERS)
+        over_http = (await client.get(web.url + "/_fakeweb/requests")).json()
+    [logged] = web.requests("alpha")
+    assert logged.headers["x-subscription-token"] == KEY
+    assert logged.headers["authorization"] == f"Bearer {KEY}"
+    assert f"api_key={KEY}" in logged.query
+    assert over_http["requests"][0]["headers"]["x-api-key"] == KEY
+
+
 async def test_malformed_request_gets_400(web: FakeWeb) -> None:
     assert (await raw_exchange(web, b"this is not http\r\n\r\n")).startswith(b"HTTP/1.1 400")
 
@@ -310,12 +344,16 @@ def test_loopback_addresses_are_accepted() -> None:
 
 def test_in_thread_serves_sync_code_and_its_thread_ends(recordings: Path) -> None:
     with FakeWeb.in_thread(recordings_dir=recordings, limits=SAFE) as web, httpx.Client(timeout=TIMEOUT) as http:
-        assert http.get(web.engine_url("alpha") + "/search").content == RESULTS
+        assert http.get(web.engine_url("alpha") + "/search", params={"key": "k-9"}).content == RESULTS
+        assert web.requests("alpha")[0].query == "key=***"
         http.post(web.url + "/_fakeweb/scenario/alpha", json={"fault": "hang"})
         with pytest.raises(httpx.ReadTimeout):
             http.get(web.engine_url("alpha") + "/search", timeout=0.2)
         assert web.count("alpha") == 2
     assert not [t for t in threading.enumerate() if t.name == "webreach-fakeweb"]
+    with FakeWeb.in_thread(recordings_dir=recordings, limits=SAFE, log_secrets=True) as web:
+        httpx.get(web.engine_url("alpha") + "/search", params={"key": "k-9"}, timeout=TIMEOUT)
+        assert web.requests("alpha")[0].query == "key=k-9"
 
 
 def test_in_thread_reports_a_port_already_taken(recordings: Path) -> None:
@@ -325,6 +363,9 @@ def test_in_thread_reports_a_port_already_taken(recordings: Path) -> None:
         with pytest.raises(OSError), FakeWeb.in_thread(port=taken.getsockname()[1], recordings_dir=recordings):
             pass
     assert not [t for t in threading.enumerate() if t.name == "webreach-fakeweb"]
+    with FakeWeb.in_thread(recordings_dir=recordings, limits=SAFE, log_secrets=True) as web:
+        httpx.get(web.engine_url("alpha") + "/search", params={"key": "k-9"}, timeout=TIMEOUT)
+        assert web.requests("alpha")[0].query == "key=k-9"
 
 
 async def test_serve_runs_until_cancelled(recordings: Path, client: httpx.AsyncClient) -> None:

@@ -56,13 +56,18 @@ def names() -> list[str]:
     return list(engine_classes())
 
 
-def engine_class(name: str) -> type[Engine]:
-    """The class for `name`, or InvalidInputError listing the valid names."""
+def engine_class(name: str, *, allow_modes: bool = True) -> type[Engine]:
+    """The class for `name`, or InvalidInputError listing the valid names.
+
+    The hint lists the routing modes auto and multi too when the caller accepts them (search does; parsing a
+    saved page needs one real engine, so it passes allow_modes=False).
+    """
     try:
         return engine_classes()[name]
     except KeyError:
+        modes = "auto, multi, " if allow_modes else ""
         raise InvalidInputError(
-            f"unknown engine {name!r}", hint=f"Valid engines: auto, multi, {', '.join(names())}."
+            f"unknown engine {name!r}", hint=f"Valid engines: {modes}{', '.join(names())}."
         ) from None
 
 

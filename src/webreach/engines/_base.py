@@ -13,7 +13,7 @@ import email.utils
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
 
@@ -35,7 +35,7 @@ EngineKind = Literal["scraped", "api"]
 Tokens = Mapping[str, str]
 
 # Cloudflare's interstitials, the generic wall in front of many sites (markers from SearXNG's
-# raise_for_httperror): a scraped engine answering with these is blocked whatever the status.
+# raise_for_httperror): an engine answering with these is behind a challenge, whatever its kind.
 CLOUDFLARE_MARKERS = (
     "/cdn-cgi/challenge-platform/",
     "window._cf_chl_opt",
@@ -43,6 +43,9 @@ CLOUDFLARE_MARKERS = (
     "__cf_chl_captcha_tk__=",
     "cf-turnstile",
 )
+RECAPTCHA_MARKER = "https://www.google.com/recaptcha/"
+# statuses a wall in front of an engine answers with; a 200 is only suspect for scraped pages served by Cloudflare
+CHALLENGE_STATUSES = frozenset({403, 429, 503})
 
 
 class Engine(ABC):
@@ -131,14 +134,20 @@ class Engine(ABC):
         return headers
 
     def check_response(self, response: httpx.Response) -> None:
-        """Turn a non-success response into the typed error it means. Engines extend this for their markers."""
+        """Turn a non-success response into the typed error it means. Engines extend this for their markers.
+
+        A challenge page comes first, for every kind of engine: a 403 from a wall in front of an API is a
+        CAPTCHA, not a rejected key (which would suspend a correctly keyed engine until it is reconfigured).
+        """
         status = response.status_code
+        self.check_challenge(response)
         if status == 429:
             raise self.rate_limited(response)
         if 300 <= status < 400:
             self.check_redirect(response)
         if self.kind == "scraped":
-            self._check_scraped(response)
+            if status in (401, 402, 403, 418, 451):
+                raise BlockedError(f"refused us (HTTP {status})", engine=self.name)
         elif status in (401, 403):
             raise AuthFailedError(f"rejected the API key (HTTP {status}){self._detail(response)}", engine=self.name)
         elif status == 402:
@@ -151,12 +160,29 @@ class Engine(ABC):
         if status >= 400:
             raise UnavailableError(f"refused the request (HTTP {status}){self._detail(response)}", engine=self.name)
 
+    def check_challenge(self, response: httpx.Response) -> None:
+        """Raise BlockedError(captcha) when `response` is a Cloudflare or reCAPTCHA challenge page.
+
+        check_response runs it first; engines that map statuses themselves before calling super() call it first too.
+        """
+        status = response.status_code
+        # API results are arbitrary text (a search about Turnstile quotes its markers), so only a wall's status
+        # makes an API answer suspect; a scraped page served by Cloudflare is suspect whatever its status
+        cloudflare = self.kind == "scraped" and response.headers.get("server", "").lower() == "cloudflare"
+        if (status in CHALLENGE_STATUSES or cloudflare) and any(m in response.text for m in CLOUDFLARE_MARKERS):
+            raise BlockedError("answered with a Cloudflare challenge page", kind="captcha", engine=self.name)
+        if status in CHALLENGE_STATUSES and RECAPTCHA_MARKER in response.text:
+            raise BlockedError("answered with a reCAPTCHA page", kind="captcha", engine=self.name)
+
     def check_redirect(self, response: httpx.Response) -> None:
         """A redirect instead of results; engines with known CAPTCHA redirects override to say captcha."""
         location = response.headers.get("location", "")
+        # the host (or a relative target's path) only: a Location may carry userinfo or a key in its query,
+        # and neither belongs in a message
+        target = urlsplit(location)
+        where = target.netloc.rpartition("@")[2] if target.netloc else target.path
         raise BlockedError(
-            f"redirected to {urlsplit(location).netloc or location or 'nowhere'} "
-            f"(HTTP {response.status_code}) instead of results",
+            f"redirected to {where or 'nowhere'} (HTTP {response.status_code}) instead of results",
             engine=self.name,
         )
 
@@ -168,27 +194,15 @@ class Engine(ABC):
             retry_after=retry_after_seconds(response) or wait,
         )
 
-    def _check_scraped(self, response: httpx.Response) -> None:
-        status = response.status_code
-        # challenge pages first: a 403 carrying a challenge is a CAPTCHA, not a plain refusal
-        if (status in (403, 429, 503) or response.headers.get("server", "").lower() == "cloudflare") and (
-            any(marker in response.text for marker in CLOUDFLARE_MARKERS)
-        ):
-            raise BlockedError("answered with a Cloudflare challenge page", kind="captcha", engine=self.name)
-        if status == 503 and "https://www.google.com/recaptcha/" in response.text:
-            raise BlockedError("answered with a reCAPTCHA page", kind="captcha", engine=self.name)
-        if status in (401, 402, 403, 418, 451):
-            raise BlockedError(f"refused us (HTTP {status})", engine=self.name)
-
     def _detail(self, response: httpx.Response) -> str:
         """A short, key-free excerpt of an error body for the message."""
         text = self.redact(" ".join(response.text[:200].split()))
         return f": {text}" if text else ""
 
     def redact(self, text: str) -> str:
-        """`text` with the configured key masked, for anything that reaches a message."""
+        """`text` with the configured key masked (as written and URL-encoded), for anything that reaches a message."""
         key = self.settings.key()
-        return text.replace(key, "***") if key else text
+        return redact_secrets(text, secret_forms(key)) if key else text
 
     def page_url(self, response: httpx.Response) -> httpx.URL:
         """The URL that produced `response` (relative links resolve against it); the origin for a bare response."""
@@ -206,6 +220,20 @@ class Engine(ABC):
         cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
         snippet = cleaned.pop("snippet", None) or ""
         return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def secret_forms(secret: str) -> tuple[str, ...]:
+    """The ways `secret` can appear in text about a request: as is, and URL-encoded as a query value."""
+    forms = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), str(httpx.QueryParams({"k": secret}))[2:]}
+    return tuple(sorted(forms, key=len, reverse=True))  # longest first, so no form is left half-masked
+
+
+def redact_secrets(text: str, forms: tuple[str, ...]) -> str:
+    """`text` with every one of `forms` replaced by ***."""
+    for form in forms:
+        if form:
+            text = text.replace(form, "***")
+    return text
 
 
 def query_with_site(request: SearchRequest) -> str:

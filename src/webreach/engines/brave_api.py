@@ -67,6 +67,7 @@ class BraveApi(Engine):
         return httpx.Request("GET", self.url("/res/v1/web/search"), params=params, headers=headers)
 
     def check_response(self, response: httpx.Response) -> None:
+        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
         if response.status_code in (422, 429):
             error = error_object(response)
             if error.get("code") == "SUBSCRIPTION_TOKEN_INVALID":

@@ -10,7 +10,9 @@ Google puts in front of dated snippets (which is then cut from the snippet). Err
 ({"error": {"code", "message", "errors": [{"reason"}], "status"}}): an invalid key is 400 keyInvalid (other 400s
 are bad requests), the daily quota is 429 (or the older 403 dailyLimitExceeded) with a per-day message, other
 429s are per-minute limits.
-The key travels in the query string, as the API requires: never log request URLs of this engine.
+The key travels in the X-Goog-Api-Key header, never in the URL: Google's API front end takes an API key
+either as `key=` or in that header (cloud.google.com/docs/authentication/api-keys-use), and a URL ends up in
+logs (httpx logs every request URL at INFO), proxies and error texts where a header does not.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class GoogleCse(Engine):
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         count = min(request.limit, MAX_RESULTS)
-        params = {"key": self.api_key(), "q": request.query, "num": str(count)}
+        params = {"q": request.query, "num": str(count)}
         cx = self.settings.options.get("cx")
         if cx:
             params["cx"] = cx
@@ -73,9 +75,11 @@ class GoogleCse(Engine):
             params["gl"] = request.region
         if request.safesearch in SAFE:
             params["safe"] = SAFE[request.safesearch]
-        return httpx.Request("GET", self.url("/customsearch/v1"), params=params, headers={"Accept": "application/json"})
+        headers = {"Accept": "application/json", "X-Goog-Api-Key": self.api_key()}
+        return httpx.Request("GET", self.url("/customsearch/v1"), params=params, headers=headers)
 
     def check_response(self, response: httpx.Response) -> None:
+        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
         status = response.status_code
         if status in (400, 403, 429):
             error = error_object(response)

@@ -39,6 +39,7 @@ class Jina(Engine):
         return json_post(self.url("/"), body, {**bearer(self.api_key()), "X-Respond-With": "no-content"})
 
     def check_response(self, response: httpx.Response) -> None:
+        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
         if self._no_results(response):
             return
         super().check_response(response)

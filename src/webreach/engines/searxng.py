@@ -4,9 +4,12 @@ Decisions:
 - There is no public default: the instance is the operator's. Without `base_url` in the configuration the
   engine is not configured (NotConfiguredError from ensure_configured), so auto mode leaves it out.
 - Instances answer JSON only when `json` is listed in `search.formats` of their settings.yml; otherwise they
-  answer 403. That is a configuration problem of the instance that no retry or wait fixes, and it has nothing
-  to do with credentials, so it is reported as NotConfiguredError (code not_configured) with a hint saying
-  exactly what to change, rather than as auth_failed or a temporary block.
+  answer 403 with Werkzeug's plain Forbidden page. That is a configuration problem of the instance that no
+  retry or wait fixes, and it has nothing to do with credentials, so it is reported as NotConfiguredError
+  (code not_configured) with a hint saying exactly what to change, rather than as auth_failed or a temporary
+  block. Other 403s are not that: a Cloudflare or reCAPTCHA challenge in front of the instance is a CAPTCHA
+  (the base class checks for one before anything else), and any other 403 is a proxy or firewall refusing us
+  (BlockedError, kind blocked).
 - The instance's limiter only lets browser-like clients through, so requests carry browser headers with an
   Accept that includes text/html, even though the answer is JSON (Open WebUI does the same).
 - `language` is sent as `en` or, with a region, `en-US`; a region alone has no SearXNG parameter and is
@@ -27,7 +30,7 @@ import httpx
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._html import plain_text
 from webreach.engines._json import json_object
-from webreach.errors import NotConfiguredError, UnavailableError
+from webreach.errors import BlockedError, NotConfiguredError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
 SAFESEARCH: Mapping[str, str] = MappingProxyType({"off": "0", "moderate": "1", "strict": "2"})
@@ -35,6 +38,8 @@ ENABLE_JSON_HINT = (
     "Enable JSON on the instance: add `json` to `search.formats` in its settings.yml and restart it, "
     "or point WEBREACH_ENGINES__SEARXNG__BASE_URL at an instance that allows it; meanwhile use engine='auto'."
 )
+# Werkzeug's description of 403 Forbidden, the page SearXNG's flask.abort(403) answers with
+FORBIDDEN_PAGE_MARKER = "the permission to access the requested resource"
 
 
 class SearXNG(Engine):
@@ -78,6 +83,13 @@ class SearXNG(Engine):
 
     def check_response(self, response: httpx.Response) -> None:
         if response.status_code == 403:
+            self.check_challenge(response)
+            if FORBIDDEN_PAGE_MARKER not in response.text.replace("&#39;", "'"):
+                raise BlockedError(
+                    "refused us (HTTP 403) with a page that is not SearXNG's own: a proxy or firewall in front of "
+                    "the instance",
+                    engine=self.name,
+                )
             raise NotConfiguredError(
                 "refused format=json (HTTP 403): the instance does not list json in search.formats",
                 engine=self.name,

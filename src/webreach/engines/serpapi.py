@@ -8,6 +8,10 @@ Baidu's time filters take absolute dates, computed from the engine's clock as th
 attributes set from the option, so `engine.index` is "google", "bing" or "baidu" while `SerpApi.index` keeps
 the default, "google".
 
+SerpApi only takes the key as the api_key query parameter, so it is in the request URL: the Gateway's log
+filter (engine_client.SecretLogFilter) masks it in httpx's request log lines, and every message built from a
+response goes through `redact`.
+
 Errors (serpapi.com/api-status-and-error-codes): 401 bad key; 429 is either the hourly throughput limit or
 "Your account has run out of searches." (quota). A 200 whose search_metadata.status is "Error" failed upstream,
 except the documented empty case ("... hasn't returned any results", organic_results_state "Fully empty").
@@ -102,6 +106,7 @@ class SerpApi(Engine):
         return httpx.Request("GET", self.url("/search.json"), params=params, headers={"Accept": "application/json"})
 
     def check_response(self, response: httpx.Response) -> None:
+        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
         if response.status_code == 429 and "run out of searches" in response.text:
             raise QuotaExhaustedError(f"account has run out of searches{self._detail(response)}", engine=self.name)
         super().check_response(response)

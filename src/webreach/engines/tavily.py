@@ -55,6 +55,7 @@ class Tavily(Engine):
         return json_post(self.url("/search"), body, bearer(self.api_key()))
 
     def check_response(self, response: httpx.Response) -> None:
+        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
         status = response.status_code
         if status in QUOTA_STATUSES:
             raise QuotaExhaustedError(

@@ -12,6 +12,7 @@
   server that drips one byte per read timeout still ends (FetchTimeoutError); per-operation connect and read
   timeouts below it; the header count and size (h11's own 100 KiB cap on a response head comes first and is
   reported the same way); the declared Content-Length and the raw bytes read; the decoded bytes (decoding.py).
+- Messages name URLs with their userinfo masked (guard.mask_userinfo): a user:password@ never reaches output.
 - Errors are typed: refusals UrlNotAllowedError, DNS HostResolutionError, connect failures, resets, truncated
   bodies and protocol errors FetchUnavailableError, 4xx/5xx HttpStatusError (with Retry-After) unless the
   caller asks for the response (`raise_for_status=False`, which readers use to show challenge pages to block
@@ -42,7 +43,7 @@ from webreach.errors import (
 )
 from webreach.fetch.address_policy import refusal
 from webreach.fetch.decoding import ACCEPT_ENCODING, BodyFull, BoundedDecoder, content_codings
-from webreach.fetch.guard import ApprovedTarget, Guard, parse_url
+from webreach.fetch.guard import ApprovedTarget, Guard, mask_userinfo, parse_url
 from webreach.fetch.transport import TARGET_EXTENSION, ConnectObserver, GuardedTransport
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -97,7 +98,7 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 
 def _hop_refused(first: str, exc: UrlNotAllowedError) -> UrlNotAllowedError:
     """A refusal at a redirect hop, saying so (the agent asked for `first`, not for the refused URL)."""
-    message = f"{first} redirected to a refused URL. {exc.message}"
+    message = f"{mask_userinfo(first)} redirected to a refused URL. {exc.message}"
     return refusal(message, rule=exc.rule, url=exc.url, address=exc.address)
 
 
@@ -163,8 +164,9 @@ class Fetcher:
             async with asyncio.timeout(limits.total_seconds):
                 return await self._follow(hop, limits, follow_redirects, raise_for_status, truncate)
         except TimeoutError:
+            shown = mask_userinfo(url)
             raise FetchTimeoutError(
-                f"Reading {url} did not finish within its {limits.total_seconds:g} s deadline.", url=str(url)
+                f"Reading {shown} did not finish within its {limits.total_seconds:g} s deadline.", url=shown
             ) from None
 
     def _headers(self, given: Mapping[str, str] | None) -> dict[str, str]:
@@ -179,6 +181,7 @@ class Fetcher:
         self, hop: _Hop, limits: Budgets, follow: bool, raise_for_status: bool, truncate: bool
     ) -> Fetched:
         first, current = hop.url, hop.url
+        shown = mask_userinfo(first)  # `first` as messages name it
         redirects: list[str] = []
         seen: set[str] = set()
         while True:
@@ -189,22 +192,22 @@ class Fetcher:
                     raise
                 raise _hop_refused(first, exc) from exc
             seen.add(str(target.url.copy_with(fragment=None)))
-            response = await self._send(target, hop, limits, first)
+            response = await self._send(target, hop, limits, shown)
             try:
-                self._check_head(response, limits, first)
+                self._check_head(response, limits, shown)
                 status = response.status_code
                 if follow and status in REDIRECT_STATUSES:
-                    current = self._next_hop(response, target, hop, seen, len(redirects), limits, first)
+                    current = self._next_hop(response, target, hop, seen, len(redirects), limits, shown)
                     redirects.append(current)
                     if response.headers.get("content-length") == "0":
                         await response.aread()  # nothing to read, and the connection can then serve the next hop
                     continue
                 if raise_for_status and status >= 400:
-                    raise self.status_error(first, status, response.headers)
+                    raise self.status_error(shown, status, response.headers)
                 content_type = response.headers.get("content-type", "")
                 data, cut = (b"", False)
                 if status not in REDIRECT_STATUSES and hop.method != "HEAD":
-                    data, cut = await self._read_body(response, limits, first, content_type, truncate)
+                    data, cut = await self._read_body(response, limits, shown, content_type, truncate)
                 return Fetched(
                     url=first, final_url=str(target.url), status=status, headers=response.headers, body=data,
                     content_type=content_type, redirects=redirects, truncated=cut,
@@ -222,16 +225,22 @@ class Fetcher:
         limits: Budgets,
         first: str,
     ) -> str:
-        """The URL the redirect points to, with `hop` adjusted (method, body, credentials) for it."""
+        """The URL the redirect points to, with `hop` adjusted (method, body, credentials) for it.
+
+        `first` is the URL the chain started from, as messages name it (userinfo masked).
+        """
         status = response.status_code
         location = response.headers.get("location", "").strip()
         if not location:
             raise HttpStatusError(
-                f"{target.url} answered {status} (a redirect) without a Location header.", status=status, url=first
+                f"{mask_userinfo(target.url)} answered {status} (a redirect) without a Location header.",
+                status=status,
+                url=first,
             )
         try:
             next_url = target.url.join(location).copy_with(fragment=None)
         except (httpx.InvalidURL, UnicodeError) as exc:
+            location = mask_userinfo(location)
             message = f"{first} redirected to {location!r}, which is not a valid URL ({exc})."
             raise refusal(message, rule="invalid_url", url=location) from None
         try:
@@ -239,7 +248,9 @@ class Fetcher:
         except UrlNotAllowedError as exc:
             raise _hop_refused(first, exc) from exc
         if str(parsed.url) in seen:
-            raise TooManyRedirectsError(f"{first} redirects in a loop (back to {parsed.url}).", url=first)
+            raise TooManyRedirectsError(
+                f"{first} redirects in a loop (back to {mask_userinfo(parsed.url)}).", url=first
+            )
         if count >= limits.max_redirects:
             raise TooManyRedirectsError(f"{first} redirects more than {limits.max_redirects} times.", url=first)
         if _origin(parsed.url) != _origin(target.url):
@@ -259,6 +270,7 @@ class Fetcher:
 
     @staticmethod
     def _transport_error(exc: httpx.TransportError, url: str) -> Exception:
+        url = mask_userinfo(url)
         if isinstance(exc, httpx.TimeoutException):
             return FetchTimeoutError(f"Reading {url} timed out ({type(exc).__name__}).", url=url)
         if _head_too_large(exc):
@@ -280,6 +292,7 @@ class Fetcher:
     def status_error(self, url: str, status: int, headers: Mapping[str, str]) -> HttpStatusError:
         """The HttpStatusError for an error status (with Retry-After, in seconds from now, when the server sent it)."""
         reason = httpx.codes.get_reason_phrase(status)
+        url = mask_userinfo(url)
         return HttpStatusError(
             f"{url} answered HTTP {status}{' ' + reason if reason else ''}.",
             status=status,

@@ -29,6 +29,9 @@ Decisions, in the order the checks run (each refusal is UrlNotAllowedError with 
   (fail closed, as pydantic-ai does, rather than picking a good record). Resolution failures are not policy
   refusals: they raise HostResolutionError (code unavailable, retryable) with reason not_found, timeout,
   no_addresses or failed. Resolvers bound their own time (SystemResolver: 5 s, as smokescreen does).
+  OfflineResolver (the Gateway's in fake-web mode) resolves nothing and says so: reason offline.
+- Refusal messages and their `url` never repeat credentials: userinfo is shown as *** (`mask_userinfo`), so
+  `http://user:pw@host/` cannot echo a password into CLI, REST or MCP output or into logs.
 """
 
 from __future__ import annotations
@@ -58,13 +61,26 @@ _NUMERIC_LABEL = re.compile(r"[0-9]+|0x[0-9a-f]*")
 _HEX = re.compile(r"[0-9a-f]+")
 _PORT = re.compile(r"[0-9]*")
 _AUTHORITY = re.compile(r"(?:[^:/?#]+:)?//([^/?#]*)")
+# the userinfo of an authority: after the scheme and its slashes (either kind, any number, as WHATWG parsers
+# accept them), up to the last "@" before the path, query or fragment begins (the guard's reading of "@")
+_USERINFO = re.compile(r"^((?:[^:/?#]*:)?[/\\]*)([^/?#]*@)", re.DOTALL)
+OFFLINE_HINT = "Read one of the fake web's own pages instead, or unset WEBREACH_FAKE_WEB to reach the real web."
 _NOT_FOUND_ERRNOS = frozenset(
     code for code in (getattr(socket, "EAI_NONAME", None), getattr(socket, "EAI_NODATA", None)) if code is not None
 )
 
 
+def mask_userinfo(url: str | httpx.URL) -> str:
+    """`url` as text with any user:password@ part shown as ***@, for messages and logs."""
+    return _USERINFO.sub(r"\1***@", str(url), count=1)
+
+
 class Resolver(Protocol):
-    """Turns a host name into addresses. Raise OSError (socket.gaierror) or TimeoutError on failure."""
+    """Turns a host name into addresses.
+
+    Raise OSError (socket.gaierror) or TimeoutError on failure, or HostResolutionError itself when the resolver
+    has a reason of its own to give (OfflineResolver).
+    """
 
     async def resolve(self, host: str, port: int) -> list[IPAddress]: ...
 
@@ -116,6 +132,22 @@ class StaticResolver:
         raise socket.gaierror(socket.EAI_NONAME, f"{host} is not in the static resolver's table")
 
 
+class OfflineResolver:
+    """Resolves nothing: offline runs (the fake web) send no DNS query at all, and every name fails as offline.
+
+    Only IP literals and localhost, which need no resolver, can still be read, so the fake web's own pages work.
+    """
+
+    async def resolve(self, host: str, port: int) -> list[IPAddress]:
+        raise HostResolutionError(
+            f"Cannot reach {host} in offline mode (fake web): public hosts are not resolved; "
+            "only the fake web's own pages can be read.",
+            host=host,
+            reason="offline",
+            hint=OFFLINE_HINT,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedUrl:
     """A URL that passed the form checks: normalized, with its effective port and the IP when it names one."""
@@ -160,12 +192,17 @@ class ApprovedTarget:
 
 
 def _refuse(url: str, rule: str, why: str) -> UrlNotAllowedError:
-    return refusal(f"Refused {url!r} (rule {rule}): {why}.", rule=rule, url=url)
+    shown = mask_userinfo(url)
+    return refusal(f"Refused {shown!r} (rule {rule}): {why}.", rule=rule, url=shown)
 
 
 def _check_text(text: str) -> None:
     if len(text) > MAX_URL_LENGTH:
-        raise _refuse(text[:100] + "...", "url_too_long", f"the URL has {len(text)} characters, over {MAX_URL_LENGTH}")
+        raise _refuse(
+            mask_userinfo(text)[:100] + "...",
+            "url_too_long",
+            f"the URL has {len(text)} characters, over {MAX_URL_LENGTH}",
+        )
     for position, char in enumerate(text):
         if unicodedata.category(char) == "Cc":
             raise _refuse(text, "control_character", f"control character {char!r} at position {position}")
@@ -278,9 +315,10 @@ class Guard:
     @staticmethod
     def _refusal(url: str, parsed: ParsedUrl, refused: Denial) -> UrlNotAllowedError:
         subject = "the address is" if parsed.literal is not None else f"{parsed.host} resolves to"
+        shown = mask_userinfo(url)
         return refusal(
-            f"Refused {url!r} (rule {refused.rule}): {subject} {refused.phrase()}.",
+            f"Refused {shown!r} (rule {refused.rule}): {subject} {refused.phrase()}.",
             rule=refused.rule,
-            url=url,
+            url=shown,
             address=str(refused.address),
         )

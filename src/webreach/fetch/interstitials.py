@@ -26,7 +26,7 @@ import httpx
 
 from webreach.errors import TooManyRedirectsError
 from webreach.fetch.fetcher import REDIRECT_STATUSES, Fetched, Fetcher
-from webreach.fetch.guard import parse_url
+from webreach.fetch.guard import mask_userinfo, parse_url
 
 MAX_HOPS = 3
 MAX_PAGE_BYTES = 64 * 1024
@@ -122,9 +122,9 @@ class Interstitials:
         hops = 0
         while (target := interstitial_target(fetched)) is not None:
             if target in seen or hops >= self.max_hops:
+                shown = mask_userinfo(fetched.url)  # messages never repeat a user:password@
                 raise TooManyRedirectsError(
-                    f"{fetched.url} leads through more than {self.max_hops} interstitial pages or loops.",
-                    url=fetched.url,
+                    f"{shown} leads through more than {self.max_hops} interstitial pages or loops.", url=shown
                 )
             hops += 1
             seen.add(target)

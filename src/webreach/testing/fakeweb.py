@@ -9,6 +9,10 @@ scenario (scenarios.py), by default its `results` recording; an engine is any fo
 Point webreach at it with WEBREACH_FAKE_WEB=<web.url>: the gateway sets each engine's base_url to
 `<web.url>/<engine>`, which is `web.engine_url(engine)`. It binds loopback addresses only.
 
+The request log (`web.requests()`, GET /_fakeweb/requests) leaves cookies out and shows credentials as "***":
+the headers in SECRET_HEADERS and the query parameters in SECRET_PARAMETERS, since users point real keys at it.
+Tests that must see a key arrive opt in with `FakeWeb(log_secrets=True)`.
+
     async with FakeWeb() as web:                 # inside a running event loop
         web.set_scenario("mojeek", fault="captcha")
     with FakeWeb.in_thread() as web:             # its own loop in a daemon thread, for sync code
@@ -21,6 +25,7 @@ import asyncio
 import contextlib
 import dataclasses
 import ipaddress
+import re
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import unquote_plus
 
 from webreach.clock import Clock, SystemClock
 from webreach.testing.control import handle_control, is_control
@@ -40,6 +46,13 @@ from webreach.testing.threaded import LoopThread
 from webreach.testing.wire import BadRequest, Request, read_request, write_json
 
 _DEFAULT = Scenario()
+REDACTED = "***"
+# where engines put their keys (lower-cased, as the wire reader gives header names)
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-subscription-token", "x-api-key", "x-goog-api-key"}
+)
+SECRET_PARAMETERS = frozenset({"api_key", "apikey", "key", "token", "access_token"})
+_QUERY_PAIR = re.compile(r"(^|&)([^&=]*)=([^&]*)")
 
 
 class UnknownEngineError(LookupError):
@@ -48,7 +61,7 @@ class UnknownEngineError(LookupError):
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    """One request an engine route received (cookies left out)."""
+    """One request an engine route received (cookies left out, credentials "***" unless the web logs secrets)."""
 
     engine: str
     method: str
@@ -88,8 +101,10 @@ class FakeWeb:
         limits: Limits = DEFAULT_LIMITS,
         clock: Clock | None = None,
         log_size: int = 1000,
+        log_secrets: bool = False,
     ) -> None:
         self.host = loopback_host(host)
+        self.log_secrets = log_secrets  # keep keys in the request log as sent (tests that check a key arrived)
         self.recordings_dir = Path(recordings_dir)
         self.limits = limits
         self._requested_port = port
@@ -145,9 +160,10 @@ class FakeWeb:
         *,
         limits: Limits = DEFAULT_LIMITS,
         clock: Clock | None = None,
+        log_secrets: bool = False,
     ) -> Iterator[FakeWeb]:
         """Run a FakeWeb on its own event loop in a daemon thread for the duration of the `with` block."""
-        web = cls(host, port, recordings_dir, limits=limits, clock=clock)
+        web = cls(host, port, recordings_dir, limits=limits, clock=clock, log_secrets=log_secrets)
         runner = LoopThread(web)
         runner.start()
         try:
@@ -238,8 +254,11 @@ class FakeWeb:
         headers: dict[str, str] = {}
         for name, value in request.headers:
             if name != "cookie":
+                if name in SECRET_HEADERS and not self.log_secrets:
+                    value = REDACTED
                 headers[name] = f"{headers[name]}, {value}" if name in headers else value
-        entry = LoggedRequest(engine, request.method, request.path, request.query, headers, request.body, 0.0)
+        query = request.query if self.log_secrets else redact_query(request.query)
+        entry = LoggedRequest(engine, request.method, request.path, query, headers, request.body, 0.0)
         with self._lock:
             self._log.append(dataclasses.replace(entry, timestamp=self._clock.now()))
             self._counts[engine] += 1
@@ -307,6 +326,17 @@ class FakeWeb:
             await asyncio.sleep(scenario.latency)
         keep_alive, head_only = request.keep_alive, request.method == "HEAD"
         return await send(writer, reply, scenario.fault, self.limits, keep_alive=keep_alive, head_only=head_only)
+
+
+def redact_query(query: str) -> str:
+    """A raw query string with the values of SECRET_PARAMETERS replaced by ***, everything else as sent."""
+
+    def mask(pair: re.Match[str]) -> str:
+        lead, name, value = pair.groups()
+        secret = unquote_plus(name).lower() in SECRET_PARAMETERS and value
+        return f"{lead}{name}={REDACTED if secret else value}"
+
+    return _QUERY_PAIR.sub(mask, query)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:
