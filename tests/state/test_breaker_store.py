@@ -26,19 +26,26 @@ from webreach.state.sqlite_file import default_state_path
 T0 = 1_700_000_000.0
 CAPTCHA = BreakerRecord("duckduckgo", open_until=T0 + 3600, reason="captcha", openings=1, failures=0)
 FLAKY = BreakerRecord("mojeek", failures=2)
+BAD_KEY = BreakerRecord("tavily", open_until=T0 + 86400, reason="auth_failed", openings=1, fingerprint="0123abcd4567")
 
 
 def exercise(store: BreakerStore) -> None:
-    """What every backend must do: save, load one, load all, replace, clear."""
+    """What every backend must do: save, load one, load all, replace, delete one, clear."""
     assert store.load_all() == {}
     assert store.load("duckduckgo") is None
     store.save(CAPTCHA)
     store.save(FLAKY)
+    store.save(BAD_KEY)
     assert store.load("duckduckgo") == CAPTCHA
-    assert store.load_all() == {"duckduckgo": CAPTCHA, "mojeek": FLAKY}
+    assert store.load("tavily") == BAD_KEY
+    assert store.load_all() == {"duckduckgo": CAPTCHA, "mojeek": FLAKY, "tavily": BAD_KEY}
     closed = BreakerRecord("duckduckgo")
     store.save(closed)
     assert store.load("duckduckgo") == closed
+    store.delete("tavily")
+    store.delete("never-stored")
+    assert store.load("tavily") is None
+    assert store.load_all() == {"duckduckgo": closed, "mojeek": FLAKY}
     store.clear()
     assert store.load_all() == {}
     assert store.load("mojeek") is None
@@ -75,6 +82,7 @@ def test_reading_never_creates_the_file_and_the_first_save_does_privately(tmp_pa
     assert store.load_all() == {}
     assert store.load("duckduckgo") is None
     store.clear()
+    store.delete("duckduckgo")
     assert not path.parent.exists()
     store.save(CAPTCHA)
     assert path.is_file()
@@ -120,8 +128,12 @@ def test_rows_that_are_not_records_are_ignored(tmp_path: Path) -> None:
     store.save(CAPTCHA)
     store.save(FLAKY)
     with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("UPDATE breaker_state_v1 SET openings = 'many' WHERE engine = 'mojeek'")
+        conn.execute("UPDATE breaker_state_v2 SET openings = 'many' WHERE engine = 'mojeek'")
+    store.save(BAD_KEY)
+    with closing(sqlite3.connect(store.path)) as conn, conn:
+        conn.execute("UPDATE breaker_state_v2 SET fingerprint = x'00ff' WHERE engine = 'tavily'")
     assert store.load("mojeek") is None
+    assert store.load("tavily") is None
     assert store.load_all() == {"duckduckgo": CAPTCHA}
     store.close()
 
@@ -180,3 +192,18 @@ def test_state_settings_default_to_sqlite_and_read_the_environment(monkeypatch: 
     assert Settings().state == StateSettings(backend="sqlite", path=None)
     monkeypatch.setenv("WEBREACH_STATE__BACKEND", "memory")
     assert Settings().state.backend == "memory"
+
+
+def test_records_of_the_fingerprintless_version_1_table_are_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            "CREATE TABLE breaker_state_v1 (engine TEXT PRIMARY KEY, open_until REAL NOT NULL, reason TEXT,"
+            " openings INTEGER NOT NULL, failures INTEGER NOT NULL)"
+        )
+        conn.execute("INSERT INTO breaker_state_v1 VALUES ('tavily', 2e9, 'auth_failed', 1, 0)")
+    store = SqliteBreakerStore(path)
+    assert store.load_all() == {}
+    store.save(CAPTCHA)
+    assert store.load_all() == {"duckduckgo": CAPTCHA}
+    store.close()

@@ -2,13 +2,13 @@
 
 The stack order lives in one place, apply_policies(): cache -> breaker -> rate limit -> retry -> deadline.
 Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals;
-what must outlive the process (breaker suspensions) goes through the stores it is given.
+what must outlive the process (breaker suspensions, token-bucket levels) goes through the stores it is given.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from webreach.clock import Clock, SystemClock
@@ -20,6 +20,7 @@ from webreach.policies.rate_limit import RateLimit, TokenBucket
 from webreach.policies.retry import Retry
 from webreach.policies.search import EngineResult, Search
 from webreach.state.breaker_store import BreakerStore, MemoryBreakerStore
+from webreach.state.bucket_store import BucketStore, MemoryBucketStore
 from webreach.state.cache_store import CacheStore, MemoryCacheStore
 
 __all__ = [
@@ -35,9 +36,12 @@ class PolicyState:
     """The clock, stores, breakers, token buckets and random source of one Gateway.
 
     Two Gateways never share a breaker or a bucket by accident; tests pass a FakeClock and a seeded Random.
-    The Gateway passes open_cache_store(settings.cache) and open_breaker_store(settings.state); the defaults
-    are in-memory stores. Breakers start from the records in the breaker store (so a suspension an earlier
-    process recorded holds here) and write their changes back to it.
+    The Gateway passes open_cache_store(settings.cache), open_breaker_store(settings.state) and
+    open_bucket_store(settings.state); the defaults are in-memory stores. Breakers start from the records in
+    the breaker store (so a suspension an earlier process recorded holds here) and write their changes back
+    to it; buckets take their tokens from the bucket store, so processes sharing it share each engine's pace.
+    `fingerprints` maps an engine to its configuration fingerprint (see policies/breaker.py): a stored
+    suspension for credentials recorded under another one is dropped.
     """
 
     def __init__(
@@ -46,14 +50,20 @@ class PolicyState:
         clock: Clock | None = None,
         cache: CacheStore | None = None,
         breaker_store: BreakerStore | None = None,
+        bucket_store: BucketStore | None = None,
+        fingerprints: Mapping[str, str] | None = None,
         rng: random.Random | None = None,
     ) -> None:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.cache: CacheStore = cache if cache is not None else MemoryCacheStore()
         self.breaker_store: BreakerStore = breaker_store if breaker_store is not None else MemoryBreakerStore()
+        self.bucket_store: BucketStore = bucket_store if bucket_store is not None else MemoryBucketStore()
         self.random = rng if rng is not None else random.Random()
+        self._fingerprints = dict(fingerprints or {})
         self._breakers: dict[str, BreakerState] = {
-            engine: BreakerState.from_record(record, store=self.breaker_store)
+            engine: BreakerState.from_record(
+                record, store=self.breaker_store, fingerprint=self._fingerprints.get(engine)
+            )
             for engine, record in self.breaker_store.load_all().items()
         }
         self._buckets: dict[str, TokenBucket] = {}
@@ -62,14 +72,20 @@ class PolicyState:
         """The engine's breaker: as stored, else created closed on first use."""
         breaker = self._breakers.get(engine)
         if breaker is None:
-            breaker = self._breakers[engine] = BreakerState(engine, store=self.breaker_store)
+            breaker = self._breakers[engine] = BreakerState(
+                engine, store=self.breaker_store, fingerprint=self._fingerprints.get(engine)
+            )
         return breaker
+
+    def reset_breaker(self, engine: str) -> None:
+        """Close the engine's breaker here and delete its stored record (an operator's "try it again now")."""
+        self.breaker_for(engine).reset()
 
     def bucket_for(self, engine: str, rate_per_minute: float) -> TokenBucket:
         """The engine's token bucket; one per engine, created at the first rate asked for."""
         bucket = self._buckets.get(engine)
         if bucket is None:
-            bucket = self._buckets[engine] = TokenBucket(rate_per_minute)
+            bucket = self._buckets[engine] = TokenBucket(rate_per_minute, engine=engine, store=self.bucket_store)
         return bucket
 
     def breaker_view(self, engine: str) -> BreakerView:
@@ -90,6 +106,7 @@ class PolicyState:
         """Close the stores."""
         self.cache.close()
         self.breaker_store.close()
+        self.bucket_store.close()
 
 
 def apply_policies(

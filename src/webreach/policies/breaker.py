@@ -6,8 +6,8 @@ moves on at once. When the rest is over the breaker is half-open: exactly one pr
 
 Suspensions, by the error's code (seconds; each consecutive opening doubles the base, up to the cap):
     captcha 3600 (cap 6 h)   blocked 600 (cap 1 h)   rate_limited 300 (cap 30 min)
-    auth_failed, quota_exhausted 24 h: "until reconfigured" - reconfiguring builds a new Gateway and so a
-        fresh PolicyState, while a long-running server still probes once a day
+    auth_failed, quota_exhausted 24 h, or until reconfigured, whichever comes first (below); a long-running
+        server with the same configuration still probes once a day
     timeout, unavailable, parse_error and other engine errors: after 3 consecutive failures, 60 (cap 10 min)
 An error that carries retry_after (Retry-After, a quota reset) is taken at its word instead, within 1 s..24 h.
 InvalidInputError, NotConfiguredError, BadRequestError (our request was malformed) and SuspendedError
@@ -20,6 +20,13 @@ breaker is closed or half-open here and no probe of ours is in flight) it re-rea
 read: a suspension another process recorded (an MCP server and a CLI, two CLI runs in parallel) takes effect
 at once, and a probe another process already won or lost is not repeated. While open here it reads nothing: it
 is refusing anyway. Status and views show what this process last saw.
+
+"Until reconfigured": each breaker knows its engine's configuration fingerprint (a short hash of API key, base
+URL and options that searching.py computes; the key itself is never stored) and writes it into every record.
+A stored auth_failed or quota_exhausted suspension recorded under another fingerprint is about credentials
+that are no longer in use: restoring or re-reading it closes the breaker and writes the closed record back.
+Every other suspension (a CAPTCHA, a rate limit) is about our address, not our key, and holds whatever the
+configuration. BreakerState.reset() closes a breaker and deletes its record, for an operator who knows better.
 """
 
 from __future__ import annotations
@@ -69,6 +76,8 @@ SUSPENSIONS: Mapping[str, Suspension] = MappingProxyType(
 REPEATED_FAILURES = Suspension(60.0, 600.0)
 # the engine answered; the request was ours to fix, so resting the engine would punish the wrong party
 NOT_THE_ENGINES_FAULT = frozenset({"bad_request"})
+# suspensions about the credentials in use: another configuration (a new key) lifts them
+CONFIGURATION_BOUND = frozenset({"auth_failed", "quota_exhausted"})
 
 
 @dataclass(frozen=True)
@@ -85,10 +94,13 @@ class BreakerState:
     """One engine's breaker. Owned by PolicyState; all times are passed in by the caller's clock.
 
     With a `store` it re-reads its record before admitting a call and saves it after every change.
+    `fingerprint` identifies the engine's current configuration (None: unknown, so stored suspensions for
+    bad credentials are taken as they are).
     """
 
-    def __init__(self, engine: str, *, store: BreakerStore | None = None) -> None:
+    def __init__(self, engine: str, *, store: BreakerStore | None = None, fingerprint: str | None = None) -> None:
         self.engine = engine
+        self.fingerprint = fingerprint
         self._store = store
         self._tripped = False
         self._open_until = 0.0
@@ -98,9 +110,11 @@ class BreakerState:
         self._probing = False  # never stored: a probe belongs to the process that sent it
 
     @classmethod
-    def from_record(cls, record: BreakerRecord, *, store: BreakerStore | None = None) -> BreakerState:
-        """A breaker in the state `record` describes."""
-        state = cls(record.engine, store=store)
+    def from_record(
+        cls, record: BreakerRecord, *, store: BreakerStore | None = None, fingerprint: str | None = None
+    ) -> BreakerState:
+        """A breaker in the state `record` describes (see restore)."""
+        state = cls(record.engine, store=store, fingerprint=fingerprint)
         state.restore(record)
         return state
 
@@ -112,15 +126,45 @@ class BreakerState:
             reason=self._reason if self._tripped else None,
             openings=self._openings,
             failures=self._failures,
+            fingerprint=self.fingerprint,
         )
 
     def restore(self, record: BreakerRecord) -> None:
-        """Take the state `record` describes (a probe in flight here stays in flight)."""
+        """Take the state `record` describes (a probe in flight here stays in flight).
+
+        A suspension for credentials recorded under another configuration is dropped instead: the breaker
+        closes and the store gets the closed record, so no process keeps refusing the new key.
+        """
+        if self._outdated(record):
+            self._close()
+            if self._store is not None:
+                self._store.save(self.snapshot())
+            return
         self._tripped = record.reason is not None
         self._open_until = record.open_until if self._tripped else 0.0
         self._reason = record.reason
         self._openings = record.openings
         self._failures = record.failures
+
+    def reset(self) -> None:
+        """Close the breaker and delete its stored record (an operator says the engine may be tried again)."""
+        self._close()
+        if self._store is not None:
+            self._store.delete(self.engine)
+
+    def _outdated(self, record: BreakerRecord) -> bool:
+        return (
+            record.reason in CONFIGURATION_BOUND
+            and self.fingerprint is not None
+            and record.fingerprint != self.fingerprint
+        )
+
+    def _close(self) -> None:
+        self._tripped = False
+        self._open_until = 0.0
+        self._reason = None
+        self._failures = 0
+        self._openings = 0
 
     def status(self, now: float) -> BreakerStatus:
         """closed, open (resting) or half_open (rest over, next call probes)."""
@@ -144,12 +188,7 @@ class BreakerState:
         if status == "closed":
             return False
         if status == "open":
-            remaining = self._open_until - now
-            raise SuspendedError(
-                f"circuit breaker open after {self._reason}; next try in {remaining:.0f} s",
-                engine=self.engine,
-                retry_after=remaining,
-            )
+            raise self._suspended(self._open_until - now)
         if self._probing:
             raise SuspendedError(
                 f"circuit breaker half-open after {self._reason}; one probe request is testing it",
@@ -159,6 +198,23 @@ class BreakerState:
         self._probing = True
         return True
 
+    def _suspended(self, remaining: float) -> SuspendedError:
+        if self._reason in CONFIGURATION_BOUND:
+            what = "rejected the configured API key" if self._reason == "auth_failed" else "said its quota is spent"
+            return SuspendedError(
+                f"circuit breaker open after {self._reason}: the provider {what}; the suspension lifts as soon"
+                f" as the key (or the engine's base URL or options) is changed, else in {remaining:.0f} s",
+                engine=self.engine,
+                retry_after=remaining,
+                hint="Set a working API key for this engine or reset its breaker; meanwhile use another engine"
+                " or engine='auto'.",
+            )
+        return SuspendedError(
+            f"circuit breaker open after {self._reason}; next try in {remaining:.0f} s",
+            engine=self.engine,
+            retry_after=remaining,
+        )
+
     def end_probe(self) -> None:
         """The probe finished, whatever its outcome: the next half-open call may probe."""
         self._probing = False
@@ -167,11 +223,7 @@ class BreakerState:
         """A call answered. A probe closes the breaker; a call that began before a trip changes nothing."""
         before = self.snapshot()
         if probe or not self._tripped:
-            self._tripped = False
-            self._open_until = 0.0
-            self._reason = None
-            self._failures = 0
-            self._openings = 0
+            self._close()
         self._save_if_changed(before)
 
     def record_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:

@@ -4,6 +4,14 @@ The bucket refills at rate_per_minute and holds a burst of max(1, rate/6) tokens
 A caller who would get a token within max_wait (2 s) reserves it and waits on the clock; a longer wait is
 refused at once with SuspendedError(retry_after=wait), so auto mode tries the next engine instead of idling.
 Reservations let the bucket go below zero, which queues concurrent waiters fairly, one slot apart.
+
+The level lives in a BucketStore (state/bucket_store.py): in memory by default, in the state file when
+[state] backend is "sqlite", so every process of the user (CLI runs, a server) draws from one bucket per
+engine. Each reservation is one atomic read-refill-take-write of the stored level: processes never both spend
+a token, and waiters in different processes queue one slot apart too. Processes configured with different
+rates for one engine share the level and each refills it at its own rate. The wall clock may step back
+(NTP, a suspended laptop): refill never goes negative and the level's time moves back with it, so a stored
+timestamp from the future cannot stall an engine.
 """
 
 from __future__ import annotations
@@ -14,39 +22,58 @@ from webreach.clock import Clock
 from webreach.errors import SuspendedError
 from webreach.models import SearchRequest
 from webreach.policies.search import EngineResult, Search
+from webreach.state.bucket_store import BucketLevel, BucketStore, MemoryBucketStore
 
 DEFAULT_MAX_WAIT = 2.0
 
 
 class TokenBucket:
-    """Tokens refilled continuously; all times are passed in by the caller's clock."""
+    """Tokens refilled continuously; all times are passed in by the caller's clock, the level kept in `store`."""
 
-    def __init__(self, rate_per_minute: float, *, burst: float | None = None) -> None:
+    def __init__(
+        self,
+        rate_per_minute: float,
+        *,
+        burst: float | None = None,
+        engine: str = "",
+        store: BucketStore | None = None,
+    ) -> None:
         if rate_per_minute <= 0:
             raise ValueError("rate_per_minute must be positive")
         self.rate_per_minute = rate_per_minute
         self.burst = burst if burst is not None else max(1.0, rate_per_minute / 6)
-        self._tokens = self.burst
-        self._updated: float | None = None  # starts full at the first reservation
+        self.engine = engine
+        self._store: BucketStore = store if store is not None else MemoryBucketStore()
 
     def reserve(self, now: float, max_wait: float) -> tuple[bool, float]:
         """Take a token if one is available within max_wait: (True, wait). Otherwise (False, wait), untouched."""
-        self._refill(now)
-        wait = 0.0 if self._tokens >= 1 else (1 - self._tokens) * 60 / self.rate_per_minute
-        if wait > max_wait:
-            return False, wait
-        self._tokens -= 1
-        return True, wait
+
+        def take(stored: BucketLevel | None) -> tuple[BucketLevel | None, tuple[bool, float]]:
+            tokens = self._refilled(stored, now)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.rate_per_minute
+            if wait > max_wait:
+                # the same level, restamped: a stamp from the future (the clock stepped back) is corrected
+                return BucketLevel(tokens, now), (False, wait)
+            return BucketLevel(tokens - 1, now), (True, wait)
+
+        return self._store.update(self.engine, take)
 
     def refund(self) -> None:
         """Give back a reserved token that was never used (the caller was cancelled while waiting)."""
-        self._tokens = min(self.burst, self._tokens + 1)
 
-    def _refill(self, now: float) -> None:
-        if self._updated is not None and now > self._updated:
-            self._tokens = min(self.burst, self._tokens + (now - self._updated) * self.rate_per_minute / 60)
-        if self._updated is None or now > self._updated:
-            self._updated = now
+        def give_back(stored: BucketLevel | None) -> tuple[BucketLevel | None, None]:
+            if stored is None:
+                return None, None  # nothing was taken from this store (it was cleared meanwhile)
+            return BucketLevel(min(self.burst, stored.tokens + 1), stored.updated), None
+
+        self._store.update(self.engine, give_back)
+
+    def _refilled(self, stored: BucketLevel | None, now: float) -> float:
+        """Tokens at `now`: a bucket never used starts full; a level saved under a larger burst is capped."""
+        if stored is None:
+            return self.burst
+        elapsed = max(0.0, now - stored.updated)
+        return min(self.burst, stored.tokens + elapsed * self.rate_per_minute / 60)
 
 
 class RateLimit:

@@ -2,7 +2,13 @@
 
 A BreakerRecord is one engine's breaker as data: wall-clock `open_until` (epoch seconds), the error code that
 tripped it (None while closed), how many consecutive openings it has had and how many consecutive failures it
-has counted while closed. Stores never read a clock and never interpret records; policies/breaker.py does.
+has counted while closed, and `fingerprint`, a short hash of the engine configuration (API key, base URL,
+options) the record was written under, never the key itself: a suspension for bad credentials or a spent
+quota belongs to one configuration (policies/breaker.py drops it when the configuration changes). Stores never
+read a clock and never interpret records; policies/breaker.py does.
+
+The table is breaker_state_v2 (v1 had no fingerprint). Records in a v1 table are not carried over: the first
+run of this version starts with every breaker closed, which costs at most one request per suspended engine.
 
 Writes are last-writer-wins per engine. Two processes can race (both count a failure, one count is lost; both
 probe a half-open engine once each), which costs at most a request or two, never a suspension: every trip is
@@ -25,11 +31,11 @@ from webreach.config import StateSettings
 from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS breaker_state_v1 ("
+    "CREATE TABLE IF NOT EXISTS breaker_state_v2 ("
     " engine TEXT PRIMARY KEY, open_until REAL NOT NULL, reason TEXT,"
-    " openings INTEGER NOT NULL, failures INTEGER NOT NULL)",
+    " openings INTEGER NOT NULL, failures INTEGER NOT NULL, fingerprint TEXT)",
 )
-_COLUMNS = "engine, open_until, reason, openings, failures"
+_COLUMNS = "engine, open_until, reason, openings, failures, fingerprint"
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class BreakerRecord:
     reason: str | None = None
     openings: int = 0
     failures: int = 0
+    fingerprint: str | None = None
 
 
 class BreakerStore(Protocol):
@@ -56,6 +63,10 @@ class BreakerStore(Protocol):
 
     def save(self, record: BreakerRecord) -> None:
         """Store `record`, replacing the engine's previous one."""
+        ...
+
+    def delete(self, engine: str) -> None:
+        """Forget one engine's record (that engine closed)."""
         ...
 
     def clear(self) -> None:
@@ -81,6 +92,9 @@ class MemoryBreakerStore:
 
     def save(self, record: BreakerRecord) -> None:
         self._records[record.engine] = record
+
+    def delete(self, engine: str) -> None:
+        self._records.pop(engine, None)
 
     def clear(self) -> None:
         self._records.clear()
@@ -109,7 +123,7 @@ class SqliteBreakerStore(SqliteStore):
         self._mirror = MemoryBreakerStore()
 
     def load_all(self) -> dict[str, BreakerRecord]:
-        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v1", ())
+        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v2", ())
         if rows is None:
             return self._mirror.load_all()
         records = {record.engine: record for record in map(_decode, rows) if record is not None}
@@ -117,7 +131,7 @@ class SqliteBreakerStore(SqliteStore):
         return dict(records)
 
     def load(self, engine: str) -> BreakerRecord | None:
-        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v1 WHERE engine = ?", (engine,))
+        rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v2 WHERE engine = ?", (engine,))
         if rows is None:
             return self._mirror.load(engine)
         record = _decode(rows[0]) if rows else None
@@ -133,20 +147,35 @@ class SqliteBreakerStore(SqliteStore):
         try:
             with conn:
                 conn.execute(
-                    f"INSERT OR REPLACE INTO breaker_state_v1 ({_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-                    (record.engine, record.open_until, record.reason, record.openings, record.failures),
+                    f"INSERT OR REPLACE INTO breaker_state_v2 ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        record.engine,
+                        record.open_until,
+                        record.reason,
+                        record.openings,
+                        record.failures,
+                        record.fingerprint,
+                    ),
                 )
         except sqlite3.Error as exc:
             self._file.report("write to", exc)
 
+    def delete(self, engine: str) -> None:
+        self._mirror.delete(engine)
+        self._delete("DELETE FROM breaker_state_v2 WHERE engine = ?", (engine,))
+
     def clear(self) -> None:
         self._mirror.clear()
+        self._delete("DELETE FROM breaker_state_v2", ())
+
+    def _delete(self, sql: str, params: tuple[str, ...]) -> None:
+        """Run one deleting statement; a file that does not exist yet has nothing to delete."""
         conn = self._file.connection(create=False)
         if conn is None:
             return
         try:
             with conn:
-                conn.execute("DELETE FROM breaker_state_v1")
+                conn.execute(sql, params)
         except sqlite3.Error as exc:
             self._file.report("write to", exc)
 
@@ -164,9 +193,10 @@ class SqliteBreakerStore(SqliteStore):
 
 def _decode(row: Any) -> BreakerRecord | None:
     """A record from a row, or None when the row is not one (written by hand or by an incompatible version)."""
-    engine, open_until, reason, openings, failures = row
+    engine, open_until, reason, openings, failures, fingerprint = row
     if not (
         isinstance(engine, str)
+        and (fingerprint is None or isinstance(fingerprint, str))
         and isinstance(open_until, int | float)
         and (reason is None or isinstance(reason, str))
         and isinstance(openings, int)
@@ -175,7 +205,7 @@ def _decode(row: Any) -> BreakerRecord | None:
         and failures >= 0
     ):
         return None
-    return BreakerRecord(engine, float(open_until), reason, openings, failures)
+    return BreakerRecord(engine, float(open_until), reason, openings, failures, fingerprint)
 
 
 def open_breaker_store(settings: StateSettings, *, environ: Mapping[str, str] | None = None) -> BreakerStore:

@@ -1,8 +1,8 @@
 """The state file: where webreach keeps what outlives a process, and one lazily opened SQLite connection to it.
 
 One file ($XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/state.sqlite3) holds every kind of
-persistent state, each in its own versioned table (breaker_state_v1, later session refs), so each store opens its
-own connection to it and WAL lets them and other processes read while one writes.
+persistent state, each in its own versioned table (breaker_state_v2, rate_buckets_v1, session refs), so each
+store opens its own connection to it and WAL lets them and other processes read while one writes.
 
 SqliteFile carries the robustness rules every embedded store shares (the search cache too, on its own file in
 the cache directory): the file and its directory are private to the user, opening happens on first use, and

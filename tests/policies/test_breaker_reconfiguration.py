@@ -1,0 +1,233 @@
+"""Suspensions for bad credentials last until the configuration changes, not 24 h; others ignore the key.
+
+Each PolicyState stands for one process, configured with one fingerprint per engine (searching.py computes
+them from EngineSettings); two of them on one SQLite file are two processes sharing the state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from secret_keys import GATEWAY_KEY, TEST_KEY
+from webreach.config import EngineSettings, Settings, StateSettings
+from webreach.errors import (
+    AuthFailedError,
+    BlockedError,
+    InvalidInputError,
+    QuotaExhaustedError,
+    SuspendedError,
+    WebreachError,
+)
+from webreach.gateway import Gateway
+from webreach.models import SearchRequest
+from webreach.policies import PolicyState
+from webreach.policies.breaker import CircuitBreaker
+from webreach.searching import config_fingerprint
+from webreach.state.breaker_store import BreakerRecord, SqliteBreakerStore
+from webreach.testing.clock import FakeClock
+
+from .fakes import ScriptedSearch, make_hits
+
+DAY = 86400.0
+OLD = config_fingerprint(EngineSettings(api_key=TEST_KEY))
+NEW = config_fingerprint(EngineSettings(api_key=GATEWAY_KEY))
+REJECTED = AuthFailedError("HTTP 401", engine="tavily")
+CAPTCHA = BlockedError("captcha page", kind="captcha", engine="tavily")
+
+
+@pytest.fixture
+def state_file(tmp_path: Path) -> Path:
+    return tmp_path / "state.sqlite3"
+
+
+def process(clock: FakeClock, state_file: Path, fingerprint: str) -> PolicyState:
+    """One process with tavily configured as `fingerprint` says."""
+    return PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file), fingerprints={"tavily": fingerprint})
+
+
+def guarded(state: PolicyState, inner: ScriptedSearch) -> CircuitBreaker:
+    return CircuitBreaker(inner, engine="tavily", state=state.breaker_for("tavily"), clock=state.clock)
+
+
+async def fail(breaker: CircuitBreaker, request: SearchRequest, expected: type[WebreachError]) -> WebreachError:
+    with pytest.raises(expected) as info:
+        await breaker(request)
+    return info.value
+
+
+def test_the_fingerprint_follows_key_base_url_and_options_and_hides_the_key() -> None:
+    base = EngineSettings(api_key=TEST_KEY)
+    assert config_fingerprint(base) == config_fingerprint(EngineSettings(api_key=TEST_KEY, timeout=3))
+    changed = [
+        EngineSettings(api_key=GATEWAY_KEY),
+        EngineSettings(),
+        EngineSettings(api_key=TEST_KEY, base_url="http://127.0.0.1:9/tavily"),
+        EngineSettings(api_key=TEST_KEY, options={"search_depth": "advanced"}),
+    ]
+    assert len({config_fingerprint(base), *map(config_fingerprint, changed)}) == 5
+    assert len(OLD) == 16 and TEST_KEY not in OLD
+
+
+async def test_a_rejected_key_stays_suspended_until_the_key_changes(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    first = process(clock, state_file, OLD)
+    await fail(guarded(first, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
+    suspended = await fail(guarded(first, ScriptedSearch(make_hits())), search_request, SuspendedError)
+    assert suspended.retry_after == DAY
+    assert "lifts as soon as the key" in suspended.message
+    first.close()
+
+    clock.advance(1)
+    same_key = process(clock, state_file, OLD)
+    assert same_key.breaker_view("tavily").state == "open"
+    inner = ScriptedSearch(make_hits())
+    assert (await fail(guarded(same_key, inner), search_request, SuspendedError)).retry_after == DAY - 1
+    assert inner.calls == 0
+    same_key.close()
+
+    new_key = process(clock, state_file, NEW)
+    assert new_key.breaker_view("tavily").state == "closed"
+    inner = ScriptedSearch(make_hits())
+    await guarded(new_key, inner)(search_request)
+    assert inner.calls == 1
+    new_key.close()
+    # the stale suspension was cleared in the file, not just ignored here
+    assert SqliteBreakerStore(state_file).load("tavily") == BreakerRecord("tavily", fingerprint=NEW)
+    bytes_on_disk = b"".join(path.read_bytes() for path in state_file.parent.iterdir() if path.is_file())
+    assert TEST_KEY.encode() not in bytes_on_disk and GATEWAY_KEY.encode() not in bytes_on_disk
+
+
+async def test_a_spent_quota_lifts_with_a_new_key_too(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    first = process(clock, state_file, OLD)
+    spent = QuotaExhaustedError("credits used up", engine="tavily")
+    await fail(guarded(first, ScriptedSearch(spent)), search_request, QuotaExhaustedError)
+    suspended = await fail(guarded(first, ScriptedSearch()), search_request, SuspendedError)
+    assert "lifts as soon as the key" in suspended.message
+    first.close()
+    assert process(clock, state_file, NEW).breaker_view("tavily").state == "closed"
+
+
+async def test_a_captcha_holds_whatever_the_key(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    first = process(clock, state_file, OLD)
+    await fail(guarded(first, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    first.close()
+
+    new_key = process(clock, state_file, NEW)
+    view = new_key.breaker_view("tavily")
+    assert (view.state, view.reason) == ("open", "captcha")
+    inner = ScriptedSearch(make_hits())
+    suspended = await fail(guarded(new_key, inner), search_request, SuspendedError)
+    assert "lifts" not in suspended.message
+    assert inner.calls == 0
+    new_key.close()
+
+
+async def test_a_running_process_with_the_new_key_ignores_the_old_keys_suspension(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    server = process(clock, state_file, NEW)
+    on_server = ScriptedSearch(make_hits())
+    server_breaker = guarded(server, on_server)
+    await server_breaker(search_request)
+
+    old_cli = process(clock, state_file, OLD)  # a CLI run still configured with the old key
+    await fail(guarded(old_cli, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
+    await server_breaker(search_request)  # re-reads the record before calling: not its key, not its suspension
+    assert on_server.calls == 2
+    assert server.breaker_view("tavily").state == "closed"
+    # the process with the old key keeps refusing without asking the provider again
+    inner = ScriptedSearch(make_hits())
+    await fail(guarded(old_cli, inner), search_request, SuspendedError)
+    assert inner.calls == 0
+    server.close()
+    old_cli.close()
+
+
+async def test_the_same_key_in_a_running_process_honours_the_suspension(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    server, cli = process(clock, state_file, OLD), process(clock, state_file, OLD)
+    await guarded(server, ScriptedSearch(make_hits()))(search_request)
+    await fail(guarded(cli, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
+    inner = ScriptedSearch(make_hits())
+    await fail(guarded(server, inner), search_request, SuspendedError)
+    assert inner.calls == 0
+    server.close()
+    cli.close()
+
+
+async def test_reset_closes_the_breaker_and_deletes_its_record(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    first = process(clock, state_file, OLD)
+    await fail(guarded(first, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    first.reset_breaker("tavily")
+    assert first.breaker_view("tavily").state == "closed"
+    assert SqliteBreakerStore(state_file).load("tavily") is None
+    inner = ScriptedSearch(make_hits())
+    await guarded(first, inner)(search_request)
+    assert inner.calls == 1
+    first.reset_breaker("bing")  # an engine never called: nothing to do, nothing breaks
+    assert first.breaker_view("bing").state == "closed"
+    first.close()
+    assert process(clock, state_file, OLD).breaker_view("tavily").state == "closed"
+
+
+def test_without_a_fingerprint_a_stored_suspension_is_taken_as_it_is(clock: FakeClock, state_file: Path) -> None:
+    store = SqliteBreakerStore(state_file)
+    store.save(BreakerRecord("tavily", open_until=clock.now() + DAY, reason="auth_failed", openings=1, fingerprint=OLD))
+    assert PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file)).breaker_view("tavily").state == "open"
+    store.close()
+
+
+class Provider:
+    """A stand-in for tavily's API (an httpx transport): rejects every key but `accepted`, counts requests."""
+
+    def __init__(self, accepted: str) -> None:
+        self.accepted = accepted
+        self.requests = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        if request.headers.get("authorization") != f"Bearer {self.accepted}":
+            return httpx.Response(401, json={"detail": {"error": "Unauthorized: missing or invalid API key."}})
+        return httpx.Response(200, json={"results": [{"title": "T", "url": "https://example.org/", "content": "c"}]})
+
+
+def gateway(provider: Provider, key: str, state_file: Path, clock: FakeClock) -> Gateway:
+    settings = Settings(
+        engines={"tavily": EngineSettings(api_key=key, base_url="http://tavily.invalid")},
+        state=StateSettings(path=state_file),
+    )
+    return Gateway(settings, transport=httpx.MockTransport(provider), clock=clock)
+
+
+async def test_the_gateway_wires_fingerprints_and_resets_an_engine(clock: FakeClock, state_file: Path) -> None:
+    provider = Provider(accepted=GATEWAY_KEY)
+    request = SearchRequest(query="python asyncio")
+    async with gateway(provider, TEST_KEY, state_file, clock) as old:
+        with pytest.raises(AuthFailedError):
+            await old.search(request, engine="tavily")
+        with pytest.raises(SuspendedError):
+            await old.search(request, engine="tavily")
+        assert provider.requests == 1
+        old.reset_engine("tavily")  # the operator insists: the next search asks the provider again
+        with pytest.raises(AuthFailedError):
+            await old.search(request, engine="tavily")
+        assert provider.requests == 2
+        with pytest.raises(InvalidInputError):
+            old.reset_engine("altavista")
+    async with gateway(provider, TEST_KEY, state_file, clock) as same:
+        assert next(s for s in same.engine_statuses() if s.name == "tavily").breaker == "open"
+    async with gateway(provider, GATEWAY_KEY, state_file, clock) as fixed:
+        assert next(s for s in fixed.engine_statuses() if s.name == "tavily").breaker == "closed"
+        response = await fixed.search(request, engine="tavily")
+    assert response.results and provider.requests == 3
