@@ -8,11 +8,18 @@ Persistent state defaults to SQLite ([state] backend = "sqlite"): a circuit brea
 the process ends lets every new `webreach search` hit the engine that just blocked us, and the CLI is exactly
 that, one short process per search. The search cache stays in memory by default: it is an optimisation, while
 breaker suspensions are what keeps engines from blocking us longer. See StateSettings.
+
+Front doors load with `Settings.load()`, which turns a problem with the file into InvalidInputError: not valid
+TOML (with its line), unreadable, or a WEBREACH_CONFIG naming a file that does not exist (a typo there must not
+silently mean "defaults"; ./webreach.toml stays optional, and WEBREACH_CONFIG=/dev/null means "no file").
+`Settings()` itself stays lenient about a missing file, for library callers and tests that build it directly.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -23,6 +30,8 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from webreach.errors import InvalidInputError
 
 
 class EngineSettings(BaseModel):
@@ -74,6 +83,8 @@ class StateSettings(BaseModel):
 
 ReaderChoice = Literal["direct", "browser", "jina"]
 MIB = 1024 * 1024
+CONFIG_ENV = "WEBREACH_CONFIG"
+DEFAULT_CONFIG_FILE = "webreach.toml"
 JINA_READER_URL = "https://r.jina.ai"
 
 
@@ -198,9 +209,43 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = Path(os.environ.get("WEBREACH_CONFIG", "webreach.toml"))
+        toml_path = config_file()
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+
+    @classmethod
+    def load(cls) -> Settings:
+        """The settings a front door runs with: a problem with the file is InvalidInputError saying where.
+
+        Values out of range still raise pydantic's ValidationError (the door describes it with the models'
+        helper, which this bottom layer cannot import).
+        """
+        path = config_file()
+        if os.environ.get(CONFIG_ENV) and not path.exists():
+            raise InvalidInputError(
+                f"config file not found: {path} (named by {CONFIG_ENV})",
+                hint=f"Fix the path in {CONFIG_ENV}, or unset it to use ./{DEFAULT_CONFIG_FILE} when present.",
+            )
+        if path.is_dir():  # pydantic-settings would skip it without a word
+            raise InvalidInputError(f"config file {path} is a directory", hint="Name a TOML file.")
+        try:
+            return cls()
+        except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+            raise InvalidInputError(f"config file {path} is not valid TOML: {exc}", hint="Fix its syntax.") from None
+        except OSError as exc:
+            raise InvalidInputError(
+                f"cannot read config file {path}: {exc.strerror or exc}", hint="Check the path and its permissions."
+            ) from None
+
+    def unknown_engines(self, valid: Iterable[str]) -> list[str]:
+        """Names configured under [engines] that are not in `valid` (the caller passes the registry's names)."""
+        return sorted(set(self.engines) - set(valid))
 
     def engine(self, name: str) -> EngineSettings:
         """Settings for one engine, defaults when it is not mentioned."""
         return self.engines.get(name) or EngineSettings()
+
+
+def config_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The TOML file settings are read from: $WEBREACH_CONFIG when set, else ./webreach.toml (optional)."""
+    env = os.environ if environ is None else environ
+    return Path(env.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)

@@ -35,7 +35,7 @@ def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
         "XDG_DATA_HOME": str(home / "data"),
         "WEBREACH_FAKE_WEB": web.url,
         "WEBREACH_STATE__BACKEND": "memory",
-        "WEBREACH_CONFIG": str(home / "absent.toml"),
+        "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
         **extra,
     }
 

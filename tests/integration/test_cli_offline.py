@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from secret_keys import GATEWAY_KEY, TEST_KEY
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
@@ -34,7 +35,7 @@ def run_cli(web: FakeWeb, tmp_path: Path, *args: str, **env: str) -> tuple[int, 
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "WEBREACH_FAKE_WEB": web.url,
-        "WEBREACH_CONFIG": str(tmp_path / "absent.toml"),
+        "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
         **env,
     }
     done = subprocess.run(
@@ -201,4 +202,51 @@ def test_search_then_fetch_by_ref_in_a_named_session(web: FakeWeb, tmp_path: Pat
     assert code == 4 and out["code"] == "unavailable", out
     assert first["url"].split("/")[2] in out["message"]
     code, out, _ = run_cli(web, tmp_path, "fetch", "--ref", "1", "--session", "other", "--json")
-    assert code == 4 and out["code"] == "unknown_ref"
+    assert code == 2 and out["code"] == "unknown_ref"  # the caller's ref: invalid input
+
+
+def test_the_local_rate_limit_holds_across_cli_runs(web: FakeWeb, tmp_path: Path) -> None:
+    # 2 per minute: a burst of one token and the next in 30 s, so quick runs after the first are refused
+    slow = {"WEBREACH_ENGINES__MOJEEK__RATE_PER_MINUTE": "2"}
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "mojeek", "--json", **slow)
+    assert code == 0 and body["results"]
+    for query in ("rust async", "go channels"):  # other queries: nothing could come from a cache
+        code, body, stderr = run_cli(web, tmp_path, "search", query, "-e", "mojeek", "--json", **slow)
+        assert code != 0 and "Traceback" not in stderr
+        assert (body["code"], body["engine"]) == ("suspended", "mojeek")
+        assert "local rate limit" in body["message"]
+        assert 2 < body["retry_after"] <= 30
+    assert web.count("mojeek") == 1
+
+
+def test_a_rejected_key_is_suspended_until_the_key_changes(web: FakeWeb, tmp_path: Path) -> None:
+    old_key = {"WEBREACH_ENGINES__TAVILY__API_KEY": TEST_KEY}
+    web.set_scenario("tavily", case="auth_failed")
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "tavily", "--json", **old_key)
+    assert code != 0 and body["code"] == "auth_failed"
+    web.reset()  # the provider would answer now, but not to the key it rejected
+
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "tavily", "--json", **old_key)
+    assert code != 0 and body["code"] == "suspended"
+    assert "lifts as soon as the key" in body["message"]
+    assert 86_000 < body["retry_after"] <= 86_400
+    assert web.count("tavily") == 1
+
+    new_key = {"WEBREACH_ENGINES__TAVILY__API_KEY": GATEWAY_KEY}
+    code, body, _ = run_cli(web, tmp_path, "search", "python asyncio", "-e", "tavily", "--json", **new_key)
+    assert code == 0 and body["results"]
+    assert web.count("tavily") == 2
+    state = (tmp_path / "data" / "webreach" / "state.sqlite3").read_bytes()
+    assert TEST_KEY.encode() not in state and GATEWAY_KEY.encode() not in state
+
+
+def test_a_captcha_suspension_survives_a_key_change(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("tavily", fault="captcha")
+    run_cli(web, tmp_path, "search", "q", "-e", "tavily", "--json", WEBREACH_ENGINES__TAVILY__API_KEY=TEST_KEY)
+    asked = web.count("tavily")
+    web.reset()
+    code, body, _ = run_cli(
+        web, tmp_path, "search", "q", "-e", "tavily", "--json", WEBREACH_ENGINES__TAVILY__API_KEY=GATEWAY_KEY
+    )
+    assert code != 0 and body["code"] == "suspended"
+    assert web.count("tavily") == asked

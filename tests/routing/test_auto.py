@@ -116,6 +116,31 @@ async def test_all_failing_raises_with_every_engine_error_and_code_pairs() -> No
     assert failure.retry_after == 30
 
 
+async def test_every_engine_unconfigured_is_not_configured_not_all_failed() -> None:
+    tavily, tavily_search = candidate("tavily", error=NotConfiguredError("tavily needs an API key"))
+    exa, _ = candidate("exa", error=NotConfiguredError("exa needs an API key"))
+
+    with pytest.raises(NotConfiguredError) as caught:
+        await router().auto([tavily, exa], REQUEST)
+
+    assert caught.value.error_code == "not_configured"
+    assert "tavily, exa" in caught.value.message
+    assert "keyless engine" in str(caught.value)
+    assert tavily_search.calls == 1  # asked (its policy stack said no key); nothing went upstream
+
+
+async def test_unconfigured_beside_a_suspended_engine_is_still_all_failed() -> None:
+    # a suspended engine is resting after real upstream failures: that is not a configuration problem
+    _, engine = candidate("google", ["https://g.example/"])
+    google = Candidate(name="google", index="google", search=OpenBreaker(engine, retry_after=600))
+    tavily, _ = candidate("tavily", error=NotConfiguredError("tavily needs an API key"))
+
+    with pytest.raises(AllEnginesFailedError) as caught:
+        await router().auto([google, tavily], REQUEST)
+
+    assert caught.value.retry_after == 600
+
+
 async def test_no_results_beside_a_failure_is_still_a_failure() -> None:
     mojeek, _ = candidate("mojeek", [])
     bing, _ = candidate("bing", error=BlockedError("challenge", kind="blocked"))

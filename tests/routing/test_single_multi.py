@@ -137,6 +137,16 @@ async def test_multi_all_failing_raises() -> None:
     ]
 
 
+async def test_multi_with_every_engine_unconfigured_is_not_configured() -> None:
+    exa, _ = candidate("exa", error=NotConfiguredError("exa needs an API key"))
+    tavily, _ = candidate("tavily", error=NotConfiguredError("tavily needs an API key"))
+
+    with pytest.raises(NotConfiguredError) as caught:
+        await router().multi([exa, tavily], REQUEST)
+
+    assert "exa, tavily" in caught.value.message
+
+
 async def test_multi_all_empty_is_an_empty_success() -> None:
     bing, _ = candidate("bing", [])
     mojeek, _ = candidate("mojeek", [])

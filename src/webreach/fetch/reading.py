@@ -269,17 +269,26 @@ async def extract_file(
 ) -> Extracted:
     """Extract a local HTML, PDF, text or JSON file offline (`webreach extract`); errors as FetchErrors.
 
+    A file that cannot be read (missing, a directory, no permission) is InvalidInputError naming the file and
+    the operating system's reason.
+
     A gzip-compressed file (named *.gz, or starting with gzip's magic bytes) is decompressed first, in bounded
     steps (fetch/decoding.py): the decompressed content may not pass `max_bytes` either, so a gzip bomb costs at
     most that much memory before it is refused with ResponseTooLargeError.
     """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:  # missing, no permission, a symlink loop
+        raise _unreadable(path, exc) from None
     where = url or path.resolve().as_uri()
-    size = path.stat().st_size
     if size > max_bytes:
         raise ResponseTooLargeError(f"{path} has {size:,} bytes, over the {max_bytes:,} byte limit.", url=where)
 
     def load() -> bytes:
-        body = path.read_bytes()
+        try:
+            body = path.read_bytes()
+        except OSError as exc:  # a directory, no permission, or gone since stat()
+            raise _unreadable(path, exc) from None
         named = path.suffix.lower() == ".gz"
         if not (named or body.startswith(b"\x1f\x8b")):
             return body
@@ -299,3 +308,8 @@ async def extract_file(
         return await asyncio.to_thread(extract, body, content_type=None, url=where, format=format)
     except WebreachError as exc:
         raise as_fetch_error(exc, where) from None
+
+
+def _unreadable(path: Path, exc: OSError) -> InvalidInputError:
+    """A local file that cannot be read is the caller's input problem, named with the OS's reason."""
+    return InvalidInputError(f"cannot read {path}: {exc.strerror or exc}", hint="Check the path and its permissions.")

@@ -26,8 +26,41 @@ EXIT_INVALID_INPUT = 2
 EXIT_REFUSED = 3
 EXIT_UPSTREAM = 4
 
-# codes meaning "we declined on purpose"; everything else that is not the caller's fault is upstream
-REFUSED_CODES = frozenset({"not_configured", "suspended", "url_not_allowed", "quota_exceeded"})
+# Every error code has its own row (a test walks webreach.errors to keep both tables complete):
+# 2 the caller can fix the call; 3 we declined on purpose (policy, configuration); 4 something upstream failed.
+EXIT_CODES: Mapping[str, int] = MappingProxyType(
+    {
+        # the caller's arguments
+        "invalid_input": EXIT_INVALID_INPUT,
+        "unknown_ref": EXIT_INVALID_INPUT,
+        # declined on purpose
+        "not_configured": EXIT_REFUSED,
+        "suspended": EXIT_REFUSED,
+        "url_not_allowed": EXIT_REFUSED,
+        "robots_disallowed": EXIT_REFUSED,
+        # upstream engines and pages (and our own faults, which no retry of the same call fixes either)
+        "error": EXIT_UPSTREAM,
+        "session_store_unavailable": EXIT_UPSTREAM,
+        "engine_error": EXIT_UPSTREAM,
+        "auth_failed": EXIT_UPSTREAM,
+        "quota_exhausted": EXIT_UPSTREAM,
+        "rate_limited": EXIT_UPSTREAM,
+        "captcha": EXIT_UPSTREAM,
+        "blocked": EXIT_UPSTREAM,
+        "timeout": EXIT_UPSTREAM,
+        "unavailable": EXIT_UPSTREAM,
+        "bad_request": EXIT_UPSTREAM,
+        "parse_error": EXIT_UPSTREAM,
+        "all_engines_failed": EXIT_UPSTREAM,
+        "fetch_error": EXIT_UPSTREAM,
+        "http_error": EXIT_UPSTREAM,
+        "too_many_redirects": EXIT_UPSTREAM,
+        "too_large": EXIT_UPSTREAM,
+        "unsupported_content": EXIT_UPSTREAM,
+        "needs_browser": EXIT_UPSTREAM,
+        "extraction_failed": EXIT_UPSTREAM,
+    }
+)
 
 HTTP_STATUS: Mapping[str, int] = MappingProxyType(
     {
@@ -40,7 +73,6 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "unsupported_content": 415,
         "needs_browser": 422,
         "rate_limited": 429,
-        "quota_exceeded": 429,
         # ours
         "error": 500,
         "not_configured": 501,
@@ -73,12 +105,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
 
 def exit_code(error: WebreachError) -> int:
     """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure."""
-    code = error.error_code
-    if code == "invalid_input":
-        return EXIT_INVALID_INPUT
-    if code in REFUSED_CODES:
-        return EXIT_REFUSED
-    return EXIT_UPSTREAM
+    return EXIT_CODES.get(error.error_code, EXIT_UPSTREAM)
 
 
 def http_status(code: str) -> int:

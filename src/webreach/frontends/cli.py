@@ -1,15 +1,18 @@
 """The `webreach` command line: search, parse, engines, fakeweb. Parse -> Gateway -> render, nothing else.
 
-Exit codes: 0 ok, 2 invalid input, 3 refused by policy, 4 upstream failure. With --json an error is printed as
-JSON on stdout (the same body agents get); otherwise it is a readable line on stderr.
+Exit codes: 0 ok, 2 invalid input, 3 refused by policy, 4 upstream failure (frontends/_errors.py has the table).
+With --json an error is printed as JSON on stdout (the same body agents get), argument errors included;
+otherwise it is a readable line on stderr. Nothing a user can cause ends in a traceback: a bad config file, a
+missing optional extra, a port in use and an unreadable file are typed errors with an exit code like any other.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar
 
@@ -17,9 +20,9 @@ import click
 from pydantic import ValidationError
 
 from webreach.config import Settings
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
-from webreach.frontends._errors import exit_code
+from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
     DEFAULT_MAX_CHARS,
@@ -33,10 +36,14 @@ from webreach.tools import page_text
 
 T = TypeVar("T")
 
+PORT = click.IntRange(0, 65535)
+# the packages of the `server` extra: a door that needs one that is missing says how to install it
+SERVER_PACKAGES = frozenset({"mcp", "starlette", "uvicorn"})
+
 
 def _settings() -> Settings:
     try:
-        return Settings()
+        return Settings.load()
     except ValidationError as exc:
         raise InvalidInputError(
             f"configuration is invalid: {describe_validation_error(exc)}",
@@ -44,11 +51,35 @@ def _settings() -> Settings:
         ) from None
 
 
-def _settings_or_exit() -> Settings:
-    try:
-        return _settings()
-    except WebreachError as error:
-        _fail(error, False)
+def _check_engines(settings: Settings, valid: Sequence[str]) -> None:
+    """Settings for an engine that does not exist are a typo that would otherwise be ignored without a word."""
+    unknown = settings.unknown_engines(valid)
+    if unknown:
+        raise InvalidInputError(
+            f"configuration is invalid: unknown engine{'s' if len(unknown) > 1 else ''} under [engines]: "
+            f"{', '.join(unknown)}",
+            hint=f"Valid engines: {', '.join(valid)}. Fix webreach.toml or the WEBREACH_ENGINES__* environment.",
+        )
+
+
+def _server_settings() -> Settings:
+    """Settings for a long-running door, checked as every other command's are before it starts."""
+
+    async def checked(gateway: Gateway) -> Settings:
+        return gateway.settings
+
+    return _run(False, checked)
+
+
+def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
+    """The error for a door whose optional packages are not installed; any other import error is a bug."""
+    package = (exc.name or "").partition(".")[0]
+    if package not in SERVER_PACKAGES:
+        raise exc
+    return NotConfiguredError(
+        f"`webreach {command}` needs the optional package {package!r}, which is not installed",
+        hint="Install the server extra: pip install 'webreach[server]'",
+    )
 
 
 def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]]) -> T:
@@ -56,6 +87,7 @@ def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]]) -> T:
 
     async def main() -> T:
         async with Gateway.from_settings(_settings()) as gateway:
+            _check_engines(gateway.settings, gateway.engine_names())
             return await work(gateway)
 
     try:
@@ -78,7 +110,55 @@ def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _wants_json(argv: Sequence[str]) -> bool:
+    """Whether the arguments ask for JSON output (--json, or --format/--output json), before any "--"."""
+    args = list(argv)
+    args = args[: args.index("--")] if "--" in args else args
+    return "--json" in args or any(
+        a in ("--format=json", "--output=json") or (a in ("--format", "--output") and b == "json")
+        for a, b in itertools.pairwise([*args, ""])
+    )
+
+
+def _usage_failed(exc: click.UsageError, as_json: bool) -> NoReturn:
+    """A command line click could not parse: the invalid_input JSON when JSON was asked for, else click's usage."""
+    if as_json:
+        where = exc.ctx.command_path if exc.ctx is not None else "webreach"
+        error = InvalidInputError(exc.format_message(), hint=f"See `{where} --help`.")
+        click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+    else:
+        exc.show()
+    sys.exit(EXIT_INVALID_INPUT)
+
+
+class _Cli(click.Group):
+    """The command group, run with click's standalone mode off so argument errors can honour --json."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode:
+            return super().main(argv, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(argv, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            _usage_failed(exc, _wants_json(argv))
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)  # --help and --version return 0
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="webreach")
 def cli() -> None:
     """webreach: web search and reading for AI agents."""
@@ -135,6 +215,9 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
     """Parse a saved response body offline with ENGINE's parser."""
 
     async def work(gateway: Gateway) -> None:
+        valid = gateway.engine_names()
+        if engine not in valid:  # auto and multi route searches; a saved page is parsed by one real engine
+            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: {', '.join(valid)}.")
         try:
             body = file.read_bytes()
         except OSError as exc:
@@ -148,10 +231,13 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 @cli.command(name="engines")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
-def list_engines(as_json: bool, markdown: bool) -> None:
+@click.option("--reset", "reset", multiple=True, help="Close this engine's circuit breaker (forget a suspension).")
+def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
 
     async def work(gateway: Gateway) -> None:
+        for name in reset:
+            gateway.reset_engine(name)
         if markdown:
             click.echo(_render.engine_catalog(gateway.engine_statuses()), nl=False)
             return
@@ -171,7 +257,7 @@ def list_engines(as_json: bool, markdown: bool) -> None:
 @click.option("--reader", type=click.Choice(["auto", "direct", "browser", "jina"]), default="auto", show_default=True)
 @click.option("--resolve", multiple=True, help="HOST:ADDR[,ADDR...]: use these addresses for HOST (still guarded).")
 @click.option("--allow-cidr", multiple=True, help="Also allow this private network (metadata stays denied).")
-@click.option("--timeout", type=float, help="Total seconds for the read.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Total seconds for the read.")
 @click.option(
     "--output",
     type=click.Choice(["compact", "json", "raw"]),
@@ -196,7 +282,13 @@ def fetch(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        request = ReadRequest.create(url=url, ref=ref, format=content_format, **fields)
+        target = url.strip() if url else None
+        if bool(target) == (ref is not None):
+            what = "nothing to read" if ref is None else "both a URL and --ref given"
+            raise InvalidInputError(
+                f"{what}: give a URL or --ref N", hint="e.g. `webreach fetch https://example.com/`, or --ref 3."
+            )
+        request = ReadRequest.create(url=target, ref=ref, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
         page = await gateway.read(request, session=session)
@@ -211,7 +303,7 @@ def fetch(
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--url", help="The URL the files came from (resolves relative links, helps metadata).")
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text"]), default="markdown")
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
@@ -263,25 +355,31 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 @click.option("--session", help="Store session for this client's refs (default: a fresh one per process).")
 def mcp(session: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
-    from webreach.frontends.mcp import run_stdio
+    try:
+        from webreach.frontends.mcp import run_stdio
+    except ImportError as exc:
+        _fail(_extra_missing(exc, "mcp"), False)
 
-    run_stdio(_settings_or_exit(), session=session)
+    run_stdio(_server_settings(), session=session)
 
 
 @cli.command()
 @click.option("--host", help="Address to bind (default [server] host, 127.0.0.1).")
-@click.option("--port", type=int, help="Port (default [server] port, 9090; 0 picks a free one).")
+@click.option("--port", type=PORT, help="Port (default [server] port, 9090; 0 picks a free one).")
 def serve(host: str | None, port: int | None) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
-    from webreach.frontends.http import run_http
+    try:
+        from webreach.frontends.http import run_http
+    except ImportError as exc:
+        _fail(_extra_missing(exc, "serve"), False)
 
-    settings = _settings_or_exit()
+    settings = _server_settings()
     run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
 
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to bind.")
-@click.option("--port", default=8765, show_default=True, help="Port (0 picks a free one).")
+@click.option("--port", type=PORT, default=8765, show_default=True, help="Port (0 picks a free one).")
 def fakeweb(host: str, port: int) -> None:
     """Serve recorded engine responses on loopback (point WEBREACH_FAKE_WEB at the printed URL)."""
     from webreach.testing.fakeweb import serve
@@ -290,6 +388,12 @@ def fakeweb(host: str, port: int) -> None:
         asyncio.run(serve(host, port, announce=lambda url: click.echo(f"fake web on {url}", err=True)))
     except ValueError as exc:
         _fail(InvalidInputError(str(exc), hint="Use a loopback address such as 127.0.0.1."), False)
+    except OSError as exc:  # the port in use, or not ours to bind
+        reason = exc.strerror or str(exc)
+        _fail(
+            InvalidInputError(f"cannot listen on {host}:{port}: {reason}", hint="Pick another port (0: any free one)."),
+            False,
+        )
     except KeyboardInterrupt:
         pass
 

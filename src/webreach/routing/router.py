@@ -12,8 +12,9 @@ Decisions (the design leaves them open):
   `hedge_delay=math.inf` turns hedging off.
 - multi: every candidate at once; hits merged by routing.merge; failures and cut-offs stay in meta.
 - No hits at all: an empty success when some engine answered "no results" and none failed (skipped engines
-  are neutral: they were never asked); otherwise AllEnginesFailedError with every engine's error, skipped
-  and cut-off ones included, and a message listing `engine: code` pairs.
+  are neutral: they were never asked); NotConfiguredError when every candidate was skipped as not configured
+  (nothing went upstream, so "all engines failed" would mislead); otherwise AllEnginesFailedError with every
+  engine's error, skipped and cut-off ones included, and a message listing `engine: code` pairs.
 - engines_used names the engines the response comes from: the winner (auto), the engines whose hits were
   merged (multi), or, for an empty success, those that answered "no results". meta.stale is True when any
   of them was served from a stale cache entry.
@@ -132,6 +133,12 @@ class Router:
         failed = any(outcome.error is not None and outcome.attempt.status != "skipped" for outcome in outcomes)
         if empty and not failed:
             return self._respond(request, mode, (), empty, outcomes, began)
+        if not not_tried and all(o.attempt.code == "not_configured" for o in outcomes):
+            names = ", ".join(o.attempt.engine for o in outcomes)
+            raise NotConfiguredError(
+                f"no engine could search: every candidate needs configuration ({names})",
+                hint="Configure an API key for one of them, or use a keyless engine (see `webreach engines`).",
+            )
         pairs = ", ".join(f"{o.attempt.engine}: {o.attempt.code or 'no results'}" for o in outcomes)
         message = f"no engine returned results ({pairs})"
         if not_tried:

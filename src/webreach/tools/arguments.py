@@ -16,11 +16,26 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 
 from webreach.errors import InvalidInputError
-from webreach.models import Freshness, ReadFormat, ReadRequest, SearchRequest, describe_validation_error
+from webreach.models import (
+    MAX_QUERY_CHARS,
+    Freshness,
+    ReadFormat,
+    ReadRequest,
+    SearchRequest,
+    describe_validation_error,
+)
 
 MAX_QUERIES = 5
 DEFAULT_TOOL_LIMIT = 8
@@ -105,6 +120,18 @@ class WebSearchArguments(ToolArguments):
             if isinstance(decoded, list) and all(isinstance(item, str) for item in decoded):
                 return decoded
         return value
+
+    @field_validator("query", mode="wrap")
+    @classmethod
+    def _query_message(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # the union's own errors name pydantic internals ("query.constrained-str: ..."): say it plainly once
+        try:
+            return handler(value)
+        except ValidationError:
+            raise ValueError(
+                f"must be a non-empty string (at most {MAX_QUERY_CHARS} characters) "
+                f"or a list of up to {MAX_QUERIES} such strings"
+            ) from None
 
     @field_validator("engine", mode="before")
     @classmethod

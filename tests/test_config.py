@@ -1,0 +1,77 @@
+"""Settings.load(): the file problems a front door reports as invalid_input, and the engine-name check's data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from webreach.config import Settings, config_file
+from webreach.errors import InvalidInputError
+
+
+def test_default_file_in_the_working_directory_is_optional(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert Settings.load().hedge_delay == Settings.model_fields["hedge_delay"].default
+
+
+def test_default_file_in_the_working_directory_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "webreach.toml").write_text("hedge_delay = 0.5\n[engines.bing]\nrate_per_minute = 7\n")
+    settings = Settings.load()
+    assert settings.hedge_delay == 0.5
+    assert settings.engine("bing").rate_per_minute == 7
+
+
+def test_a_named_file_that_does_not_exist_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = tmp_path / "typo.toml"
+    monkeypatch.setenv("WEBREACH_CONFIG", str(missing))
+    with pytest.raises(InvalidInputError) as caught:
+        Settings.load()
+    assert caught.value.message.startswith("config file not found")
+    assert str(missing) in caught.value.message
+    assert "WEBREACH_CONFIG" in caught.value.message
+
+
+def test_library_settings_stay_lenient_about_a_missing_named_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WEBREACH_CONFIG", str(tmp_path / "absent.toml"))
+    assert Settings().retries == Settings.model_fields["retries"].default
+
+
+def test_dev_null_means_no_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBREACH_CONFIG", os.devnull)
+    assert Settings.load().engines == {}
+
+
+def test_malformed_toml_names_the_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text('hedge_delay = 1\n[engines.bing\nbase_url = "x"\n')
+    monkeypatch.setenv("WEBREACH_CONFIG", str(broken))
+    with pytest.raises(InvalidInputError) as caught:
+        Settings.load()
+    assert str(broken) in caught.value.message
+    assert "not valid TOML" in caught.value.message
+    assert "line 2" in caught.value.message
+
+
+def test_a_directory_is_not_silently_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBREACH_CONFIG", str(tmp_path))
+    with pytest.raises(InvalidInputError, match="is a directory"):
+        Settings.load()
+
+
+def test_unknown_engines_are_those_outside_the_names_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBREACH_ENGINES__NOSUCH__API_KEY", "k")
+    monkeypatch.setenv("WEBREACH_ENGINES__BING__RATE_PER_MINUTE", "5")
+    settings = Settings.load()
+    assert settings.unknown_engines(["bing", "mojeek"]) == ["nosuch"]
+    assert settings.unknown_engines(["bing", "nosuch"]) == []
+
+
+def test_config_file_follows_the_environment_given() -> None:
+    assert config_file({}) == Path("webreach.toml")
+    assert config_file({"WEBREACH_CONFIG": ""}) == Path("webreach.toml")
+    assert config_file({"WEBREACH_CONFIG": "/etc/webreach.toml"}) == Path("/etc/webreach.toml")
