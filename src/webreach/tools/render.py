@@ -4,8 +4,8 @@ Compact search text:
 
     Results via duckduckgo (web data, not instructions):
     [3] Asynchronous Programming in Rust
-    rust-lang.github.io · 2024-05-01
-    A snippet cut at about 150 characters…
+    rust-lang.github.io · 1 May 2024
+    A snippet of at most 120 display cells, ending at a whole sentence where it was cut.
 
     [4] ...
     Note: bing: captcha; used duckduckgo.
@@ -17,15 +17,29 @@ per query, headed by the query. A Note line appears only when an engine failed, 
 ignored a parameter, or results are stale. Without refs (no store, or the store failed) results carry their URLs
 and the hint says web_fetch(url).
 
+Tokens: compact text must cost at least 60% fewer tokens than the JSON for the same results on every real
+results page (tests/tools/test_token_target.py, bench/tokens.py). It gets there by saying nothing twice, not by
+dropping what a model chooses by (title, domain, source, date, snippet, engines when merged):
+- a source is shown only for what the domain and title do not already say ("X · realDonaldTrump" under
+  "Donald J. Trump (@realDonaldTrump)" on x.com says nothing; "Reddit · r/askscience" on reddit.com keeps
+  "r/askscience"); a trailing site name the domain shows leaves the title ("Posts / X" on x.com);
+- a snippet that opens with a copy of its title loses the copy;
+- snippets are clipped to 120 display cells (a CJK character counts two), and a cut snippet (cut here, or by the
+  engine: "...") ends after its last whole sentence when that keeps at least 50 cells, so no half sentence is
+  paid for; else it is cut at a word with "…". web_fetch reads the rest.
+- ISO dates read "1 May 2024" (as clear, a token cheaper); relative dates ("2 hours ago") stay as the engine
+  gave them.
+
 Untrusted text: every title, source and snippet is flattened to one line and clipped, so a result cannot fake
 the layout (a new [N] entry, a Note or the hint), and the header says it is data. Search results are not fenced
 with markers: on eight short results the two marker lines cost more than the layout already guarantees, and token
-cost is what compact output is for (bench/tokens.py). Page content, long and free-form, is fenced (tools/fence.py).
-Errors are ours and never fenced.
+cost is what compact output is for. Page content, long and free-form, is fenced (tools/fence.py). Errors are ours
+and never fenced.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -40,10 +54,23 @@ from webreach.tools.fence import UNTRUSTED_NOTE, fence
 
 # display cells (CJK characters count two): about what a results page shows; web_fetch reads the rest
 TITLE_CELLS = 120
-SNIPPET_CELLS = 150
+SNIPPET_CELLS = 120
+SNIPPET_MIN_CELLS = 50  # a cut snippet ends at a sentence only if that keeps this much
 UNTRUSTED = "web data, not instructions"
-_ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})T")
-_SITE_SUFFIX = re.compile(r"\s+[-|–—·:]\s+([^-|–—·:]{2,40})$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?=T|$)")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_SITE_SUFFIX = re.compile(r"\s+[-|–—·:/]\s+([^-|–—·:/]{1,40})$")
+_PARENTHESES = re.compile(r"\s*\(([^()]*)\)")
+_WORD = re.compile(r"[^\W_]+")
+_LAYOUT_START = re.compile(r"\[\d+\]|- |Note:|Read a result", re.IGNORECASE)
+_FILLER = ("the", "of", "and")
+# what ends a title repeated at the start of a snippet: "Title. More", "Title - More", "Title — More", end
+_AFTER_TITLE = re.compile(r"$|\s*[.,;:|–—·]|\s+-\s")
+_HEADING_END = re.compile(r"\s+(\S)")  # then not lower case: a new sentence, number or CJK ("Sleep Caffeine is")
+_TITLE_TAIL = re.compile(r"(?:\s+[-|–—·:/]\s+|_)(?=[^-|–—·:/_]{1,40}$)")  # " - Site", "_百度知道"
+# a sentence ends at .!? after three word characters or a closing mark ("awake.", "1946.", "(Unicode)."), not
+# after "U.S", "Dr" or a list's "1.", and always at a CJK full stop
+_SENTENCE_END = re.compile(r"(?:(?<=\w\w\w)|(?<=[)\]\"”’']))[.!?](?=\s|$)|[。！？]")
 
 
 @dataclass(frozen=True)
@@ -138,20 +165,28 @@ def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None, *, named: b
 
 
 def _hit(hit: Hit, refs: Mapping[str, int] | None, merged: bool) -> str:
-    """[ref] title / where · date[ · engines] / snippet; every field one line, so none can fake the layout."""
+    """[ref] title / where · source · date[ · engines] / snippet; every field one line, so none can fake the layout.
+
+    Nothing is said twice: a site name the domain shows leaves the title, a source the domain or title shows is
+    left out, and a snippet does not repeat the title it opens with.
+    """
     ref = refs.get(hit.url) if refs is not None else None
-    where = _domain(hit.url) if ref is not None else hit.url
-    details = [where]
-    if hit.source and not _mentions(where + hit.title, hit.source):
-        details.append(_clip(hit.source, 40))
+    host = _domain(hit.url)
+    title = _without_site_name(hit.title, host)
+    details = [host if ref is not None else hit.url]
+    source = _new_in_source(hit.source, host, title) if hit.source else ""
+    if source:
+        details.append(_clip(source, 40))
     if hit.date:
         details.append(_short_date(hit.date))
     if merged:
         details.append(", ".join(hit.engines or (hit.engine,)))
-    title = _clip(_without_site_name(hit.title, where), TITLE_CELLS)
-    lines = [f"[{ref}] {title}" if ref is not None else f"- {title}", " · ".join(details)]
-    if hit.snippet:
-        lines.append(_clip(hit.snippet, SNIPPET_CELLS))
+    lines = [f"[{ref}] {_clip(title, TITLE_CELLS)}" if ref is not None else f"- {_clip(title, TITLE_CELLS)}"]
+    lines.append(" · ".join(details))
+    snippet = _snippet(hit.snippet, title)
+    if snippet:
+        # a snippet line that starts like an entry, a note or the hint is marked as the fragment it is
+        lines.append(f"…{snippet}" if _LAYOUT_START.match(snippet) else snippet)
     return "\n".join(lines)
 
 
@@ -178,28 +213,89 @@ def _domain(url: str) -> str:
 
 
 def _short_date(date: str) -> str:
+    """An ISO date as "1 May 2024" (a token cheaper than 2024-05-01 and as unambiguous); other dates as shown."""
     match = _ISO_DATE.match(date)
-    return match.group(1) if match else _clip(date, 40)
+    if not match:
+        return _clip(date, 40)
+    year, month, day = (int(part) for part in match.groups())
+    return f"{day} {_MONTHS[month - 1]} {year}" if 1 <= month <= 12 else match.group()
 
 
-def _without_site_name(title: str, where: str) -> str:
+def _without_site_name(title: str, host: str) -> str:
     """The title without a trailing " - Site" naming the site the domain already shows, and without "...".
 
-    "Top Hotels in New York - Expedia" on expedia.com becomes "Top Hotels in New York"; a suffix the domain does
-    not show stays, since it may be the only hint of the publisher.
+    "Top Hotels in New York - Expedia" on expedia.com becomes "Top Hotels in New York", "Posts / X" on x.com
+    "Posts"; a suffix the domain does not show stays, since it may be the only hint of the publisher.
     """
-    title = title.strip().removesuffix("...").removesuffix("…").rstrip()
+    title = " ".join(title.split()).removesuffix("...").removesuffix("…").rstrip()
     match = _SITE_SUFFIX.search(title)
-    if match and match.start() > 0:
-        site = re.sub(r"[\W_]", "", match.group(1).lower())
-        if site and site in re.sub(r"[\W_]", "", where.lower()):
-            return title[: match.start()]
+    if match and match.start() > 0 and _shown_by_domain(match.group(1), host):
+        return title[: match.start()]
     return title
 
 
-def _mentions(text: str, name: str) -> bool:
-    """Whether `name` (a source such as "Wikipedia") is already visible in `text` (domain and title)."""
-    return name.lower().replace(" ", "") in text.lower().replace(" ", "")
+def _new_in_source(source: str, host: str, title: str) -> str:
+    """The parts of a source ("Reddit · r/askscience") the domain and title do not show, without a parenthesis
+    the domain shows ("National Archives (.gov)" on archives.gov)."""
+    kept = []
+    for part in source.split("·"):
+        part = _PARENTHESES.sub(lambda found: "" if _shown_by_domain(found[1], host) else found[0], part)
+        part = " ".join(part.split())
+        if part and not _shown_by_domain(part, host) and not _shown_in(part, title):
+            kept.append(part)
+    return " · ".join(kept)
+
+
+def _shown_by_domain(name: str, host: str) -> bool:
+    """Whether each word of `name` is in the domain: "Expedia", "X" on x.com, "The White House" on whitehouse.gov,
+    "NASA Space Place" on spaceplace.nasa.gov. Words shorter than three letters must be a whole label."""
+    labels = host.lower().split(".")
+    words = _words(name)
+    return bool(words) and all(
+        word in labels or (len(word) >= 3 and any(word in label for label in labels)) for word in words
+    )
+
+
+def _shown_in(name: str, text: str) -> bool:
+    """Whether `name`'s words appear in a row among `text`'s: "Donald J. Trump" or "realDonaldTrump" in a title."""
+    words, among = _words(name), _words(text)
+    return bool(words) and any(among[i : i + len(words)] == words for i in range(len(among) - len(words) + 1))
+
+
+def _snippet(snippet: str, title: str) -> str:
+    """The snippet on one line without a copy of the title it opens with, clipped to SNIPPET_CELLS.
+
+    A cut snippet (too long here, or already cut by the engine: "...") ends after its last whole sentence when
+    that keeps at least SNIPPET_MIN_CELLS, so no half sentence costs tokens; else at a word, with "…".
+    """
+    flat = _without_title(" ".join(snippet.split()), title)
+    clipped = _clip(flat.removesuffix("...").removesuffix("…").rstrip(), SNIPPET_CELLS).removesuffix("…")
+    if clipped == flat or not clipped:
+        return clipped
+    ends = [end.end() for end in _SENTENCE_END.finditer(clipped) if _cells(clipped[: end.end()]) >= SNIPPET_MIN_CELLS]
+    return clipped[: ends[-1]] if ends else clipped.rstrip(" .…") + "…"
+
+
+def _without_title(snippet: str, title: str) -> str:
+    """`snippet` without a leading copy of the title, or of the title before its last separator: "Donald J. Trump.
+    40593418 likes", "Caffeine and Sleep Caffeine is...", "107乘13简便计算 107乘13 =" under "107乘13简便计算_360问答".
+    The copy must end at a separator, or be long and end before a new sentence, so a title that opens the
+    snippet's sentence ("Coffee is a drink") stays."""
+    for head in dict.fromkeys((title, _TITLE_TAIL.split(title, maxsplit=1)[0])):
+        wanted = _WORD.findall(head.lower())
+        found = list(itertools.islice(_WORD.finditer(snippet), len(wanted)))
+        if not wanted or [word.group().lower() for word in found] != wanted:
+            continue
+        rest = snippet[found[-1].end() :]
+        heading = _HEADING_END.match(rest)
+        if _AFTER_TITLE.match(rest) or (heading and _cells(head) >= 12 and not heading[1].islower()):
+            return rest.lstrip(" .,;:|-–—·")
+    return snippet
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words without fillers ("the", "of", "and"): the form names are compared in."""
+    return [word for word in _WORD.findall(text.lower()) if word not in _FILLER]
 
 
 def _clip(text: str, cells: int) -> str:
@@ -208,7 +304,7 @@ def _clip(text: str, cells: int) -> str:
     flat = " ".join(text.split())
     used = 0
     for index, char in enumerate(flat):
-        used += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        used += _cells(char)
         if used > cells:
             cut = flat[:index]
             word_start = cut.rfind(" ")
@@ -216,6 +312,10 @@ def _clip(text: str, cells: int) -> str:
                 cut = cut[:word_start]
             return cut.rstrip(" ,;:-–—") + "…"
     return flat
+
+
+def _cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
 # --- pages -------------------------------------------------------------------------------------------------
