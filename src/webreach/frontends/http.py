@@ -179,7 +179,9 @@ class _Rest:
 
     async def call(self, request: Request) -> Response:
         """POST /v1/<tool>: the body is the tool's arguments; the answer its JSON output or error."""
-        tool = self.served.tools.get(request.url.path)
+        # the raw path matches exactly when request.url.path would (tool paths hold no characters it escapes),
+        # without building a URL object on every call
+        tool = self.served.tools.get(request.scope["path"])
         if tool is None:
             return error_response("not_found", f"no endpoint {request.url.path}", hint=self._endpoints_hint())
         declared = request.headers.get("content-length", "0")

@@ -81,11 +81,19 @@ def mcp_tools(gateway: Gateway) -> list[types.Tool]:
 
 def build_server(open_gateway: GatewayOpener, *, default_session: str) -> Server[McpState]:
     """A low-level MCP server whose lifespan holds one gateway (opened and closed by `open_gateway`)."""
+    # Without a schema lookup the SDK re-runs tools/list on every 2026-07-28 tools/call to check Mcp-Param-*
+    # headers; our listing is fixed for the gateway's life, so the lifespan indexes it once for that check
+    input_schemas: dict[str, dict[str, Any]] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[McpState]) -> AsyncIterator[McpState]:
         async with open_gateway() as gateway:
-            yield McpState(gateway=gateway, tools=mcp_tools(gateway), default_session=default_session)
+            tools = mcp_tools(gateway)
+            input_schemas.update((tool.name, tool.input_schema) for tool in tools)
+            try:
+                yield McpState(gateway=gateway, tools=tools, default_session=default_session)
+            finally:
+                input_schemas.clear()
 
     return Server(
         "webreach",
@@ -93,6 +101,7 @@ def build_server(open_gateway: GatewayOpener, *, default_session: str) -> Server
         title="webreach",
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
+        get_tool_input_schema=input_schemas.get,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
     )
