@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from webreach.config import CacheSettings, StateSettings
 RESULTS = Path(__file__).parent / "results"
 FAST = EngineSettings(rate_per_minute=1e9)
 STATE_DIR = Path(tempfile.mkdtemp(prefix="webreach-bench-"))
+STATE_BACKEND = os.environ.get("WEBREACH_BENCH_STATE", "sqlite")
 
 
 @contextmanager
@@ -70,7 +72,7 @@ def gateway(url: str, **overrides: Any) -> Gateway:
     fields: dict[str, Any] = {
         "fake_web": url,
         # the default SQLite state backend, in a file of the bench's own (never the user's)
-        "state": StateSettings(path=STATE_DIR / "state.sqlite3"),
+        "state": StateSettings(backend=STATE_BACKEND, path=STATE_DIR / "state.sqlite3"),
         "cache": CacheSettings(backend="none"),
         "engines": {name: FAST for name in ("mojeek", "bing", "brave", "duckduckgo")},
     }
@@ -128,20 +130,25 @@ async def hedged_auto(url: str, n: int) -> dict[str, float]:
     await set_scenario(url, "duckduckgo", fault="hang")
     await set_scenario(url, "mojeek", latency=second)
     settings: dict[str, Any] = {"hedge_delay": hedge, "engine_timeout": 15.0, "retries": 0}
-    samples = []
+    alone, samples = [], []
     for i in range(n):
-        # a fresh gateway each time, so the hung engine's breaker never learns to skip it
+        # fresh gateways, so the hung engine's breaker never learns to skip it
+        async with gateway(url, **settings) as gw:
+            start = time.perf_counter()
+            await gw.search(SearchRequest(query=f"alone {i}"), engine="mojeek")
+            alone.append((time.perf_counter() - start) * 1000)
         async with gateway(url, **settings) as gw:
             start = time.perf_counter()
             await gw.search(SearchRequest(query=f"q {i}"), engines=["duckduckgo", "mojeek"])
             samples.append((time.perf_counter() - start) * 1000)
+    second_ms = statistics.median(alone)
     return {
         "hedge_delay_ms": hedge * 1000,
-        "second_engine_ms": second * 1000,
+        "second_engine_ms": second_ms,
         "timeout_ms": 15000,
         "auto_p50_ms": statistics.median(samples),
         "auto_max_ms": max(samples),
-        "budget_ms": (hedge + second) * 1000,
+        "budget_ms": hedge * 1000 + second_ms,
     }
 
 
@@ -182,9 +189,9 @@ def report(results: dict[str, dict[str, float]]) -> None:
         (
             "auto, first engine hung",
             f"p50 {h['auto_p50_ms']:.0f} ms, max {h['auto_max_ms']:.0f} ms",
-            f"timeout {h['timeout_ms']:.0f} ms",
-            f"<= {h['budget_ms']:.0f} ms + slack",
-            h["auto_p50_ms"] <= h["budget_ms"] * 1.2 + 20,
+            f"timeout {h['timeout_ms']:.0f} ms; second engine alone {h['second_engine_ms']:.0f} ms",
+            f"<= hedge {h['hedge_delay_ms']:.0f} + second {h['second_engine_ms']:.0f} ms",
+            h["auto_p50_ms"] <= h["budget_ms"],
         ),
     ]
     print("| measure | webreach vs reference | ratio / detail | target | met |")
