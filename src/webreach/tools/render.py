@@ -302,19 +302,32 @@ def _clip(text: str, cells: int) -> str:
     """`text` on one line, cut at a word boundary to at most `cells` display cells (a CJK character takes two,
     so Chinese and English snippets come out about equally long for a model)."""
     flat = " ".join(text.split())
+    index = _overflow_index(flat, cells)
+    if index is None:
+        return flat
+    cut = flat[:index]
+    word_start = cut.rfind(" ")
+    if 0 < word_start > index - 20:  # a word boundary nearby; CJK text has none and is cut anywhere
+        cut = cut[:word_start]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
+def _overflow_index(flat: str, cells: int) -> int | None:
+    """Index of the first character past `cells` display cells, or None when the text fits."""
+    if flat.isascii():
+        # one cell per ASCII character: no per-character width lookup on this hot path
+        return cells if len(flat) > cells else None
     used = 0
     for index, char in enumerate(flat):
         used += _cells(char)
         if used > cells:
-            cut = flat[:index]
-            word_start = cut.rfind(" ")
-            if 0 < word_start > index - 20:  # a word boundary nearby; CJK text has none and is cut anywhere
-                cut = cut[:word_start]
-            return cut.rstrip(" ,;:-–—") + "…"
-    return flat
+            return index
+    return None
 
 
 def _cells(text: str) -> int:
+    if text.isascii():
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
