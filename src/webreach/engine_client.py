@@ -49,9 +49,6 @@ class TokenCache:
     def put(self, engine: str, key: str, tokens: dict[str, str], ttl: float) -> None:
         self._entries[(engine, key)] = _CachedTokens(tokens, self._clock.now() + ttl)
 
-    def forget(self, engine: str, key: str) -> None:
-        self._entries.pop((engine, key), None)
-
 
 class EngineCaller:
     """A Search callable for one engine: the innermost layer, below every policy."""
