@@ -23,7 +23,7 @@ from webreach.engine_client import EngineCaller, SecretLogFilter, TokenCache
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import PolicyState, Search, apply_policies
+from webreach.policies import Cache, PolicyState, apply_policies
 from webreach.routing import Candidate, Router
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.state.breaker_store import open_breaker_store
@@ -73,7 +73,7 @@ class Searching:
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
             for name in registry.names()
         }
-        self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
+        self._searches: dict[str, Cache] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
@@ -105,7 +105,7 @@ class Searching:
             )
         return self._clients[proxy]
 
-    def _policy_stack(self, engine: Engine) -> Search:
+    def _policy_stack(self, engine: Engine) -> Cache:
         settings = engine.settings
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
@@ -190,8 +190,13 @@ class Searching:
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
         engine = self._engines[self._check_name(name)]
+        search = self._searches[name]
         return Candidate(
-            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request)
+            name=name,
+            index=engine.index,
+            search=search,
+            unsupported=engine.unsupported(request),
+            cached=search.fresh,
         )
 
     def parse_saved(

@@ -25,6 +25,7 @@ from webreach.state.cache_store import CacheStore, MemoryCacheStore
 
 __all__ = [
     "BreakerView",
+    "Cache",
     "EngineResult",
     "PolicyState",
     "Search",
@@ -118,7 +119,7 @@ def apply_policies(
     timeout: float,
     retries: int,
     cache_ttl: float,
-) -> Search:
+) -> Cache:
     """Wrap one engine's search in the policy stack, outermost first:
 
     1. cache: a fresh hit answers without the engine, even while its breaker is open or its bucket is empty;
@@ -131,7 +132,6 @@ def apply_policies(
     5. deadline: each attempt gets `timeout`; an expired attempt is a (retryable) EngineTimeoutError.
     """
     layers: list[Callable[[Search], Search]] = [
-        partial(Cache, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl)),
         partial(CircuitBreaker, engine=engine, state=state.breaker_for(engine), clock=state.clock),
         partial(RateLimit, engine=engine, bucket=state.bucket_for(engine, rate_per_minute), clock=state.clock),
         partial(Retry, engine=engine, retries=retries, budget=timeout, clock=state.clock, rng=state.random),
@@ -139,4 +139,4 @@ def apply_policies(
     ]
     for layer in reversed(layers):
         search = layer(search)
-    return search
+    return Cache(search, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl))

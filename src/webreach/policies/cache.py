@@ -68,13 +68,23 @@ class Cache:
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
         key = cache_key(self.engine, request)
+        cached = self._fresh(key)
+        if cached is not None:
+            return cached
+        result = await self.inner(request)
+        self._remember(key, request, result)
+        return result
+
+    def fresh(self, request: SearchRequest) -> EngineResult | None:
+        """The fresh stored answer, without calling inner (routing answers cache hits without starting a task)."""
+        return self._fresh(cache_key(self.engine, request))
+
+    def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()
         entry = self.store.get(key, now=now)
         if entry is not None and entry.is_fresh(now):
             return EngineResult(hits=entry.hits, cached=True)
-        result = await self.inner(request)
-        self._remember(key, request, result)
-        return result
+        return None
 
     def _remember(self, key: str, request: SearchRequest, result: EngineResult) -> None:
         if result.stale:

@@ -12,6 +12,7 @@ Only EngineError and NotConfiguredError are an engine's own failure and let rout
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from webreach.clock import Clock
@@ -30,6 +31,8 @@ class Candidate:
     index: str  # the underlying index: engines sharing one (duckduckgo, yahoo -> "bing") count once in merge
     search: Search
     unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
+    # the fresh cached answer, looked up without calling `search` (None: the candidate has no cache)
+    cached: Callable[[SearchRequest], EngineResult | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,26 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
             # name the engine so the error stands on its own inside AllEnginesFailedError.errors
             err.engine = candidate.name
         return Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
+    return answered(candidate, result, _ms(clock.now() - started), hedged=hedged)
+
+
+def from_cache(candidate: Candidate, request: SearchRequest, clock: Clock) -> Outcome | None:
+    """The candidate's fresh cached answer as the Outcome a call would have had, or None when there is none."""
+    if candidate.cached is None:
+        return None
+    started = clock.now()
+    result = candidate.cached(request)
+    if result is None:
+        return None
+    return answered(candidate, result, _ms(clock.now() - started), hedged=False)
+
+
+def answered(candidate: Candidate, result: EngineResult, latency_ms: float, *, hedged: bool) -> Outcome:
+    """The outcome of a call that returned (hits or "no results")."""
     attempt = EngineAttempt(
         engine=candidate.name,
         status="ok" if result.hits else "empty",
-        latency_ms=_ms(clock.now() - started),
+        latency_ms=latency_ms,
         count=len(result.hits),
         cached=result.cached,
         stale=result.stale,

@@ -19,6 +19,8 @@ Decisions (the design leaves them open):
   merged (multi), or, for an empty success, those that answered "no results". meta.stale is True when any
   of them was served from a stale cache entry.
 - Candidates listed twice are asked once (the first listing counts).
+- Fresh cache hits are answered without starting a task or a timer: single and multi when every candidate
+  has one, auto when the first candidate's has hits (it would have won before any hedge). Meta is the same.
 - Timers run on the injected clock. With FakeClock a sleep returns at once, so tests drive hedging and the
   deadline deterministically; with SystemClock they are real waits raced against the engine calls.
 """
@@ -31,7 +33,7 @@ from collections.abc import Sequence
 from webreach.clock import Clock
 from webreach.errors import AllEnginesFailedError, NotConfiguredError
 from webreach.models import Hit, SearchMeta, SearchRequest, SearchResponse
-from webreach.routing.attempts import Candidate, Outcome
+from webreach.routing.attempts import Candidate, Outcome, from_cache
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
 
@@ -60,6 +62,10 @@ class Router:
         """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
         began = self._clock.now()
         waiting = deque(_unique(candidates))
+        # the first candidate's cached hits win before any hedge could start: answered without a task
+        first = from_cache(waiting[0], request, self._clock) if waiting else None
+        if first is not None and first.good:
+            return self._respond(request, "auto", first.hits[: request.limit], [first], [first], began)
         async with Flights(self._clock, request) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
             outcomes = flights.outcomes
@@ -84,6 +90,14 @@ class Router:
 
     async def _run_all(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
         """Run every candidate concurrently until each has ended or the deadline cuts the rest off."""
+        cached: list[Outcome] = []
+        for candidate in candidates:  # all answered from the cache: no task, no timer
+            outcome = from_cache(candidate, request, self._clock)
+            if outcome is None:
+                break
+            cached.append(outcome)
+        else:
+            return cached
         async with Flights(self._clock, request) as flights:
             for candidate in candidates:
                 flights.start(candidate, hedged=False)

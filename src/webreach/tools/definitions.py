@@ -75,7 +75,10 @@ async def web_search(call: ToolCall, args: WebSearchArguments) -> ToolResult:
         )
         for query in args.queries()
     ]
-    outcomes = await asyncio.gather(*(_search(call.backend, request, engine, None) for request in requests))
+    if len(requests) == 1:  # the common case, without gather's task
+        outcomes = [await _search(call.backend, requests[0], engine, None)]
+    else:
+        outcomes = await asyncio.gather(*(_search(call.backend, request, engine, None) for request in requests))
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
