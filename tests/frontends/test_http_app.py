@@ -175,6 +175,23 @@ def test_oversized_body_is_refused_before_reading(web: FakeWeb) -> None:
     assert response.json()["code"] == "request_too_large"
 
 
+def test_a_streamed_body_is_cut_off_at_the_limit(web: FakeWeb) -> None:
+    def pieces(count: int) -> Iterator[bytes]:
+        yield b'{"query": "'
+        yield from (b"x" * 100 for _ in range(count))
+        yield b'", "engine": "nope"}'
+
+    server = ServerSettings(port=9090, max_body_bytes=1024)
+    with TestClient(build_app(settings(web), server=server), base_url=BASE) as small:
+        refused = small.post("/v1/search", content=pieces(20))  # no content-length: chunked
+        small_enough = small.post("/v1/search", content=pieces(2))
+    assert "content-length" not in refused.request.headers
+    assert (refused.status_code, refused.json()["code"]) == (413, "request_too_large")
+    # read whole and answered: the engine name is what is wrong with it
+    assert (small_enough.status_code, small_enough.json()["code"]) == (400, "invalid_input")
+    assert "unknown engine 'nope'" in small_enough.json()["message"]
+
+
 def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
     app = build_app(settings(web, tools={"enabled": ["web_search"]}), server=ServerSettings(port=9090))
     with TestClient(app, base_url=BASE) as narrow:

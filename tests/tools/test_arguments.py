@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from webreach.errors import InvalidInputError
 from webreach.tools import WebFetchArguments, WebSearchArguments, WebSearchMultiArguments
+from webreach.tools.arguments import ToolArguments
 
 
 @pytest.mark.parametrize("given", ["5", " 5 ", 5, 5.0])
@@ -96,3 +98,41 @@ def test_fetch_window_limits_come_from_read_request() -> None:
         WebFetchArguments.parse({"ref": 1, "max_chars": 50})
     with pytest.raises(InvalidInputError, match="ref"):
         WebFetchArguments.parse({"ref": 0})
+
+
+# every argument shape the tests above use: JSON text takes a one-pass fast path, which must never disagree
+SHAPES: list[tuple[type[ToolArguments], dict[str, Any]]] = [
+    *(
+        (WebSearchArguments, {"query": "x", "limit": given})
+        for given in ["5", " 5 ", 5, 5.0, "5.5", "five", 0, 51, [5]]
+    ),
+    (WebSearchArguments, {"query": "x", "engine": None, "limit": None, "page": None, "site": None, "lang": None}),
+    (WebSearchArguments, {"query": "x", "num_results": 5}),
+    *((WebSearchArguments, {"query": given}) for given in ['["a", "b", "a"]', "[not json", "[1, 2]", [], ["a"] * 6]),
+    *((WebSearchArguments, {"query": "x", "freshness": given}) for given in ["Week", " d ", "24h", "decade"]),
+    (WebSearchArguments, {"query": "  padded  ", "engine": " Bing ", "site": "python.org", "lang": "EN"}),
+    *((WebSearchMultiArguments, {"query": "x", "engines": given}) for given in ["bing, Mojeek", '["bing"]', "", []]),
+    *((WebFetchArguments, {"ref": given}) for given in [3, "3", "[3]", "#3", " [3] ", 0]),
+    *((WebFetchArguments, {"ref": 1, "format": given}) for given in ["MD", "Text", "plain", "pdf"]),
+    (WebFetchArguments, {"url": "https://example.org", "ref": 2}),
+    (WebFetchArguments, {"url": "https://example.org", "max_chars": 50}),
+]
+
+
+@pytest.mark.parametrize(("model", "raw"), SHAPES)
+def test_json_text_parses_exactly_as_the_decoded_arguments(model: type[ToolArguments], raw: dict[str, Any]) -> None:
+    fast = model.parse_json(json.dumps(raw))
+    try:
+        slow = model.parse(raw)
+    except InvalidInputError:
+        assert fast is None  # the error message comes from parse()
+        return
+    assert fast is None or fast == slow
+
+
+def test_the_fast_path_takes_plain_arguments() -> None:
+    parsed = WebSearchArguments.parse_json('{"query": "python asyncio", "engine": "mojeek", "limit": "5"}')
+    assert parsed is not None
+    assert (parsed.queries(), parsed.engine, parsed.limit) == (["python asyncio"], "mojeek", 5)
+    assert WebSearchArguments.parse_json("not json") is None
+    assert WebSearchArguments.parse_json('["a list"]') is None

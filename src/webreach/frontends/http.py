@@ -151,11 +151,11 @@ def build_app(
     endpoint = mcp.http_endpoint(
         lambda: contextlib.nullcontext(served.ready()), allowed_hosts=hosts, allowed_origins=origins
     )
-    rest = _Rest(served, max_body_bytes=server.max_body_bytes)
+    rest = _Rest(served)
     routes = [
         Route("/mcp", endpoint.app),
         Route("/v1/tools", rest.tools, methods=["GET"]),
-        Route("/v1/{name}", rest.call, methods=["POST"]),
+        Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -173,35 +173,8 @@ def build_app(
 class _Rest:
     """The REST endpoints over the served gateway."""
 
-    def __init__(self, served: _Served, *, max_body_bytes: int) -> None:
+    def __init__(self, served: _Served) -> None:
         self.served = served
-        self.max_body_bytes = max_body_bytes
-
-    async def call(self, request: Request) -> Response:
-        """POST /v1/<tool>: the body is the tool's arguments; the answer its JSON output or error."""
-        # the raw path matches exactly when request.url.path would (tool paths hold no characters it escapes),
-        # without building a URL object on every call
-        tool = self.served.tools.get(request.scope["path"])
-        if tool is None:
-            return error_response("not_found", f"no endpoint {request.url.path}", hint=self._endpoints_hint())
-        declared = request.headers.get("content-length", "0")
-        if not declared.isdigit() or int(declared) > self.max_body_bytes:
-            return error_response("request_too_large", "the request body is too large", tool=tool)
-        body = await request.body()
-        if len(body) > self.max_body_bytes:
-            return error_response("request_too_large", "the request body is too large", tool=tool)
-        session = request.headers.get(SESSION_HEADER, "default")
-        result = await self.served.ready().call_tool(
-            tool, body.decode("utf-8", errors="replace"), session=session, output="json"
-        )
-        if result.error is None:
-            return Response(result.text, media_type="application/json")
-        headers = {}
-        retry_after = retry_after_header(result.error.retry_after)
-        if retry_after is not None:
-            headers["Retry-After"] = retry_after
-        status = http_status(result.error.error_code)
-        return Response(result.text, status_code=status, headers=headers, media_type="application/json")
 
     async def tools(self, request: Request) -> Response:
         """GET /v1/tools?dialect=...: the tool schemas in an agent framework's dialect."""
@@ -222,8 +195,68 @@ class _Rest:
         base_url = str(request.base_url).rstrip("/")
         return HTMLResponse(docs_html(self.served.openapi, base_url=base_url))
 
-    def _endpoints_hint(self) -> str:
-        return f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
+
+class _ToolCalls:
+    """POST /v1/<tool> as a plain ASGI app: the body is the tool's arguments, the answer its JSON output or error.
+
+    The REST API's hot path, so it reads the body and writes the answer itself instead of building Starlette's
+    Request and Response objects around every call.
+    """
+
+    def __init__(self, served: _Served, *, max_body_bytes: int) -> None:
+        self.served = served
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # the raw path matches exactly when request.url.path would (tool paths hold no characters it escapes)
+        tool = self.served.tools.get(scope["path"])
+        if tool is None:
+            hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
+            return await error_response("not_found", f"no endpoint {scope['path']}", hint=hint)(scope, receive, send)
+        declared, session = b"0", b"default"
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                declared = value
+            elif name == _SESSION_HEADER_KEY:
+                session = value
+        body = await _read_body(receive, self.max_body_bytes) if declared.isdigit() else b""
+        if not declared.isdigit() or int(declared) > self.max_body_bytes or body is None:
+            too_large = error_response("request_too_large", "the request body is too large", tool=tool)
+            return await too_large(scope, receive, send)
+        result = await self.served.ready().call_tool(
+            tool, body.decode("utf-8", errors="replace"), session=session.decode("latin-1"), output="json"
+        )
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"")]
+        status = 200
+        if result.error is not None:
+            status = http_status(result.error.error_code)
+            retry_after = retry_after_header(result.error.retry_after)
+            if retry_after is not None:
+                headers.append((b"retry-after", retry_after.encode()))
+        content = result.text.encode()
+        headers[1] = (b"content-length", str(len(content)).encode())
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+
+
+_SESSION_HEADER_KEY = SESSION_HEADER.lower().encode()
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it grows past `limit` bytes (or the client went away)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 async def _bare(request: Request) -> Response:

@@ -12,7 +12,6 @@ it (stale=True) when every engine failed.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
@@ -27,7 +26,7 @@ MAX_STALE = 24 * 3600.0
 EMPTY_TTL = 60.0
 FRESHNESS_CAPS: Mapping[str | None, float] = MappingProxyType({"day": 600.0, "week": 3600.0})
 # bump when the key's recipe changes, so old entries are never misread
-KEY_VERSION = 1
+KEY_VERSION = 2
 
 
 def freshness_ttl(configured: float) -> TtlFor:
@@ -41,10 +40,13 @@ def freshness_ttl(configured: float) -> TtlFor:
 
 
 def cache_key(engine: str, request: SearchRequest) -> str:
-    """Stable key: engine plus the casefolded, whitespace-collapsed query plus every other request field."""
-    fields = request.model_dump(mode="json")
-    fields["query"] = " ".join(request.query.casefold().split())
-    recipe = json.dumps([KEY_VERSION, engine, fields], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """Stable key: engine plus the casefolded, whitespace-collapsed query plus every other request field.
+
+    The other fields go in as pydantic writes them (declaration order, so stable for one KEY_VERSION).
+    """
+    query = " ".join(request.query.casefold().split())
+    others = request.model_dump_json(exclude={"query"})
+    recipe = f"{KEY_VERSION}\n{engine}\n{query}\n{others}"
     return f"{engine}:{hashlib.sha256(recipe.encode()).hexdigest()}"
 
 

@@ -38,6 +38,8 @@ MULTI_SIZE = 3
 
 def is_chinese(text: str) -> bool:
     """True when CJK ideographs make up at least a fifth of the letters."""
+    if text.isascii():  # most queries: no need to look at each character
+        return False
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         return False

@@ -62,6 +62,15 @@ class ToolArguments(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
     @classmethod
+    def parse_json(cls, text: str) -> Self | None:
+        """Arguments straight from JSON text (the common case, in one pass); None when the text needs parse():
+        not valid as it stands (nulls, errors to describe) or not JSON at all."""
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError:
+            return None
+
+    @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
         """Validate an agent's arguments; every problem becomes one InvalidInputError naming the arguments."""
         unknown = sorted(set(raw) - set(cls.model_fields))

@@ -39,7 +39,7 @@ async def dispatch(
         tool = find_tool(name, enabled)
         if sessions is not None:
             check_session(session)  # before searching, so a bad session name costs no engine call
-        parsed = tool.arguments.parse(decode_arguments(arguments))
+        parsed = parse_arguments(tool, arguments)
         call = ToolCall(tool=name, backend=backend, sessions=sessions, session=session, output=output)
         return await tool.handler(call, parsed)
     except WebreachError as exc:
@@ -61,6 +61,15 @@ def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefiniti
     known = any(tool.name == name for tool in TOOLS)
     message = f"tool {name!r} is not enabled here" if known else f"unknown tool {name!r}"
     raise InvalidInputError(message, hint=f"Available tools: {', '.join(tool.name for tool in tools)}.")
+
+
+def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:
+    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong."""
+    if isinstance(arguments, str):
+        parsed = tool.arguments.parse_json(arguments)
+        if parsed is not None:
+            return parsed
+    return tool.arguments.parse(decode_arguments(arguments))
 
 
 def decode_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:

@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import pydantic_core
+
 from webreach.errors import WebreachError
 from webreach.models import Hit, Page, SearchResponse
 from webreach.tools.fence import UNTRUSTED_NOTE, fence
@@ -100,8 +102,12 @@ def error_body(error: WebreachError, tool: str, *, detail: bool = True) -> dict[
 
 
 def to_text(body: Mapping[str, Any]) -> str:
-    """JSON text as tools return it: UTF-8 (not \\u escapes, which cost tokens), no padding."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    """JSON text as tools return it: UTF-8 (not \\u escapes, which cost tokens), no padding.
+
+    pydantic's serializer writes the same text as json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    in a fraction of the time (it is the serving hot path), and writes null for NaN and infinities.
+    """
+    return pydantic_core.to_json(body).decode()
 
 
 # --- search ------------------------------------------------------------------------------------------------
