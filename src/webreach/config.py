@@ -149,6 +149,11 @@ class ServerSettings(BaseModel):
         None, description="Origin header values to accept ('*' for any); default: http:// + each allowed host."
     )
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
+    event_loop: Literal["asyncio", "uvloop"] = Field(
+        "asyncio",
+        description="asyncio (default: the browser reader drives Chromium through subprocess pipes, which is what "
+        "it is tested on) or uvloop (install it first; serves plain requests faster).",
+    )
 
     def hosts(self) -> list[str]:
         """The Host allow-list in effect."""

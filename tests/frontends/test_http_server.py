@@ -6,6 +6,7 @@ uses (a rate limit or captcha rests that engine for the rest of the module) and 
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ import pytest
 
 from webreach.testing import FakeWeb
 
-from .serving import ServerProcess, http_server, server_env
+from .serving import HTTP_COMMAND, ServerProcess, http_server, server_env
 
 pytestmark = pytest.mark.network
 
@@ -142,6 +143,15 @@ def test_a_taken_port_is_a_clear_error(server: ServerProcess, web: FakeWeb, tmp_
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=server_env(web, tmp_path))
     assert done.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvloop") is not None, reason="uvloop is installed here")
+def test_asking_for_uvloop_without_it_is_a_clear_error(web: FakeWeb, tmp_path: Path) -> None:
+    env = server_env(web, tmp_path, WEBREACH_SERVER__EVENT_LOOP="uvloop")
+    done = subprocess.run(HTTP_COMMAND, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2
+    assert "needs the uvloop package (pip install uvloop)" in done.stderr
     assert "Traceback" not in done.stderr
 
 
