@@ -76,6 +76,9 @@ class SearchRequest(BaseModel):
 
     def set_parameters(self) -> tuple[str, ...]:
         """Optional parameters the caller actually asked for (defaults are not requests)."""
+        unset = (self.site, self.freshness, self.language, self.region) == (None, None, None, None)
+        if unset and self.page == 1 and self.safesearch == "moderate":  # the usual request, once per engine asked
+            return ()
         asked = {
             "page": self.page != 1,
             "site": self.site is not None,

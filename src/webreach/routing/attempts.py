@@ -23,7 +23,7 @@ from webreach.policies import EngineResult, Search
 EngineFailure = EngineError | NotConfiguredError
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
 class Candidate:
     """An engine routing may ask, with its policy stack already applied."""
 
@@ -35,7 +35,7 @@ class Candidate:
     cached: Callable[[SearchRequest], EngineResult | None] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
 class Outcome:
     """How one engine call ended: the attempt for meta, plus the result or the error behind it."""
 

@@ -25,7 +25,7 @@ from webreach.tools.arguments import (
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
 class ToolCall:
     """Everything a handler needs besides its arguments."""
 

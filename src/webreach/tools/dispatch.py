@@ -54,7 +54,7 @@ def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "jso
 
 def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:
     """The enabled tool called `name`, else InvalidInputError listing the ones that can be called."""
-    tools = select_tools(enabled)
+    tools = TOOLS if enabled is None else select_tools(enabled)
     for tool in tools:
         if tool.name == name:
             return tool
