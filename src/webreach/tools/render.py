@@ -287,6 +287,9 @@ def _without_title(snippet: str, title: str) -> str:
     40593418 likes", "Caffeine and Sleep Caffeine is...", "107乘13简便计算 107乘13 =" under "107乘13简便计算_360问答".
     The copy must end at a separator, or be long and end before a new sentence, so a title that opens the
     snippet's sentence ("Coffee is a drink") stays."""
+    first, title_first = _WORD.search(snippet), _WORD.search(title.lower())
+    if first is None or title_first is None or first.group().lower() != title_first.group():
+        return snippet  # the usual case, decided by the first words (both heads open with the title's)
     for head in dict.fromkeys((title, _TITLE_TAIL.split(title, maxsplit=1)[0])):
         wanted = _WORD.findall(head.lower())
         found = list(itertools.islice(_WORD.finditer(snippet), len(wanted)))
@@ -323,18 +326,28 @@ def _overflow_index(flat: str, cells: int) -> int | None:
     if flat.isascii():
         # one cell per ASCII character: no per-character width lookup on this hot path
         return cells if len(flat) > cells else None
+    if _cells(flat) <= cells:
+        return None
     used = 0
     for index, char in enumerate(flat):
-        used += _cells(char)
+        used += 2 if char >= _FIRST_WIDE and unicodedata.east_asian_width(char) in "WF" else 1
         if used > cells:
             return index
     return None
 
 
 def _cells(text: str) -> int:
+    """Display cells: one per character, two for each wide (CJK) one."""
     if text.isascii():
         return len(text)
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+    wide = sum(1 for char in _MAYBE_WIDE.findall(text) if unicodedata.east_asian_width(char) in "WF")
+    return len(text) + wide
+
+
+# no character before U+0378 is wide (unicodedata calls that unassigned one full-width; real wide text starts at
+# U+1100), so only characters from there on need a table lookup
+_FIRST_WIDE = "\u0378"
+_MAYBE_WIDE = re.compile("[\u0378-\U0010ffff]")
 
 
 # --- pages -------------------------------------------------------------------------------------------------
