@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
+import unicodedata
 
 from webreach.errors import AllEnginesFailedError, BlockedError, RateLimitedError
 from webreach.models import EngineAttempt, Hit, Page, SearchMeta, SearchResponse
 from webreach.tools import SearchOutcome, error_body, fence, page_json, page_text, search_json, search_text
 from webreach.tools.fence import boundary
-from webreach.tools.render import SNIPPET_CELLS
+from webreach.tools.render import SNIPPET_CELLS, _cells, _overflow_index
 
 from .fakes import page, response
 
@@ -291,3 +294,24 @@ def test_error_body_detail_of_all_engines_failed() -> None:
     assert full["code"] == "all_engines_failed" and full["retry_after"] is None
     assert full["errors"][0]["code"] == "captcha" and full["attempts"][0]["engine"] == "bing"
     assert "attempts" not in error_body(failure, "web_search", detail=False)
+
+
+def naive_cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def test_display_widths_match_the_per_character_definition() -> None:
+    """The width shortcuts (ASCII, characters that cannot be wide) must agree with looking up every character."""
+    every = [chr(code) for code in range(0x20, 0x30000) if not 0xD800 <= code < 0xE000]
+    assert [_cells(char) for char in every] == [naive_cells(char) for char in every]
+    rng = random.Random(7)
+    mixed = "abc def—’中文ｶﾅ한글"
+    for _ in range(500):
+        text = "".join(
+            rng.choice(every) if rng.random() < 0.2 else rng.choice(mixed) for _ in range(rng.randint(0, 300))
+        )
+        assert _cells(text) == naive_cells(text)
+        for cells in (10, 120, 240):
+            widths = itertools.accumulate(naive_cells(char) for char in text)
+            expected = next((index for index, used in enumerate(widths) if used > cells), None)
+            assert _overflow_index(text, cells) == expected
