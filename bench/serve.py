@@ -1,7 +1,8 @@
 """Benchmark: serving cached searches over REST and MCP (streamable HTTP) beside a bare JSON endpoint.
 
 Run: python -m bench.serve [--clients 100] [--seconds 4] [--rounds 3] [--load 0.5 | --rate R]
-                           [--driver auto|wrk|python] [--state sqlite|memory]
+                           [--driver auto|wrk|python] [--state sqlite|memory] [--http auto|httptools|h11]
+                           [--loop asyncio|uvloop]
 
 The server is `run_http` in its own process (uvicorn, one worker) with the bench-only GET /bench/bare route, a
 Starlette endpoint answering {"status": "ok"} behind the same middleware: what framework and server cost alone.
@@ -22,7 +23,7 @@ each figure is the median over the rounds (so one round disturbed by other work 
                omission), and a request unanswered when the run ends counts as infinitely slow.
 
 Targets: REST cached search >= 0.5x the bare endpoint's throughput; REST p99 <= 50 ms at 100 clients.
-Prints a markdown table and writes bench/results/serve.json.
+Prints a markdown table and writes bench/results/serve.json (serve-<http>-<loop>.json for other server settings).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -38,19 +40,18 @@ import re
 import resource
 import shutil
 import statistics
-import string
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.load import STARTUP, Endpoint, Plan, Run, python_run, wrk_run
 from webreach.testing import FakeWeb
 
 RESULTS = Path(__file__).parent / "results"
@@ -62,13 +63,12 @@ SERVER_ENTRY = (
     "from webreach.config import Settings; from webreach.frontends.http import run_http; "
     "run_http(Settings(), host='127.0.0.1', port=0, bare_route=True)"
 )
-WARMUP = 1.0  # seconds of each run before the measured window (connections, caches, the schedule settling)
-STARTUP = 0.3  # seconds between fixing a run's origin and wrk's threads being up
-TAIL = 2.0  # seconds an open-loop run goes on after its window, so late answers still arrive
 
 
 @contextmanager
-def server_process(fake_web: str, state: str, home: Path) -> Iterator[tuple[str, int]]:
+def server_process(
+    fake_web: str, state: str, home: Path, *, http_parser: str = "auto", event_loop: str = "asyncio"
+) -> Iterator[tuple[str, int]]:
     """Start the HTTP server with the bare route; yield its base URL and process id once it is serving."""
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -78,6 +78,8 @@ def server_process(fake_web: str, state: str, home: Path) -> Iterator[tuple[str,
         "WEBREACH_CONFIG": os.devnull,  # no config file
         "WEBREACH_FAKE_WEB": fake_web,
         "WEBREACH_STATE__BACKEND": state,
+        "WEBREACH_SERVER__HTTP_PARSER": http_parser,
+        "WEBREACH_SERVER__EVENT_LOOP": event_loop,
     }
     process = subprocess.Popen([sys.executable, "-c", SERVER_ENTRY], stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -97,21 +99,6 @@ def server_process(fake_web: str, state: str, home: Path) -> Iterator[tuple[str,
 
 
 # --- endpoints -----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One endpoint under test: the same request for every client but for the per-client headers."""
-
-    name: str
-    method: str
-    path: str
-    body: bytes | None
-    headers: list[dict[str, str]]  # one per client
-    tool: bool = False  # an MCP tools/call: a 200 answer must also not be an error result
-
-    def ok(self, status: int, body: str) -> bool:
-        return status == 200 and not (self.tool and '"isError":true' in body)
 
 
 def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -149,168 +136,6 @@ def check(response: httpx.Response) -> httpx.Response:
     if response.status_code != 200:
         raise RuntimeError(f"{response.request.url}: HTTP {response.status_code}: {response.text[:300]}")
     return response
-
-
-# --- one run -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One run: `clients` clients from `origin` (time.monotonic()), measured over [origin + WARMUP, + window).
-
-    interval 0 is a closed loop; otherwise client j's k-th request is due at origin + (j / clients + k) * interval.
-    """
-
-    clients: int
-    origin: float
-    window: float
-    interval: float = 0.0
-
-    @property
-    def start(self) -> float:
-        return self.origin + WARMUP
-
-    @property
-    def end(self) -> float:
-        return self.start + self.window
-
-    def slot(self, client: int, k: int) -> float:
-        """When client `client` (from 0) sends its k-th request in an open loop (the Lua script's formula)."""
-        return self.origin + (client / self.clients + k) * self.interval
-
-    def due(self) -> int:
-        """How many requests the open-loop schedule puts in the window."""
-        count = 0
-        for client in range(self.clients):
-            k = 0
-            while (slot := self.slot(client, k)) < self.end:
-                count += slot >= self.start
-                k += 1
-        return count
-
-
-@dataclass
-class Run:
-    """Every answered request of a run as (start, answered) in time.monotonic() seconds, where start is the
-    scheduled send time in an open loop and the send time in a closed one; and how many answers were wrong."""
-
-    samples: list[tuple[float, float]]
-    failures: int = 0
-    server_cpu: float = 0.0  # CPUs the server used, on average over the run
-    other_cpu: float = 0.0  # CPUs used by everything but the server and this benchmark (other work, steal)
-
-
-LUA = string.Template(
-    """-- generated by bench/serve.py: wrk runs one thread, one connection, per simulated client
-local ffi = require("ffi")
-ffi.cdef[[
-typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
-int clock_gettime(int clock, bench_timespec *now);
-]]
-local timespec = ffi.new("bench_timespec")
-local function now()  -- CLOCK_MONOTONIC: the clock of Python's time.monotonic()
-  ffi.C.clock_gettime(1, timespec)
-  return tonumber(timespec.tv_sec) + tonumber(timespec.tv_nsec) * 1e-9
-end
-local METHOD, PATH, BODY, TOOL, HEADERS = $method, $path, $body, $tool, { $headers }
-local ORIGIN, INTERVAL, CLIENTS = $origin, $interval, $clients
-local threads, raw, slot, k = {}, nil, nil, 0
-started, answered, failures = {}, {}, 0
-
-function setup(thread)
-  threads[#threads + 1] = thread
-  thread:set("client", #threads)
-end
-function init(args) raw = wrk.format(METHOD, PATH, HEADERS[client], BODY) end
-if INTERVAL > 0 then
-  function delay()  -- wait for this client's next slot (whole ms, rounded up: never early)
-    slot, k = ORIGIN + ((client - 1) / CLIENTS + k) * INTERVAL, k + 1
-    local wait = slot - now()
-    return wait > 0 and math.ceil(wait * 1000) or 0
-  end
-end
-function request()
-  if INTERVAL == 0 then slot = now() end
-  return raw
-end
-function response(status, headers, body)
-  local n = #answered + 1
-  started[n], answered[n] = slot, now()
-  if status ~= 200 or (TOOL and body:find('"isError":true', 1, true)) then failures = failures + 1 end
-end
-function done(summary)
-  local e = summary.errors
-  io.write("BENCH errors ", e.connect + e.read + e.write + e.timeout, "\\n")
-  for _, thread in ipairs(threads) do
-    local s, a, parts = thread:get("started"), thread:get("answered"), {}
-    for i = 1, #a do parts[i] = string.format("%.17g,%.17g", s[i], a[i]) end
-    io.write("BENCH failures ", thread:get("failures"), "\\nBENCH samples ", table.concat(parts, " "), "\\n")
-  end
-end
-"""
-)
-
-
-def lua_string(text: str) -> str:
-    """A Lua string literal: printable ASCII as is, every other byte as a decimal escape."""
-    escaped = (chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\{b:03d}" for b in text.encode())
-    return '"' + "".join(escaped) + '"'
-
-
-def wrk_script(endpoint: Endpoint, plan: Plan) -> str:
-    tables = (
-        "{" + ", ".join(f"[{lua_string(k)}] = {lua_string(v)}" for k, v in headers.items()) + "}"
-        for headers in endpoint.headers
-    )
-    return LUA.substitute(
-        method=lua_string(endpoint.method),
-        path=lua_string(endpoint.path),
-        body="nil" if endpoint.body is None else lua_string(endpoint.body.decode()),
-        tool="true" if endpoint.tool else "false",
-        headers=", ".join(tables),
-        origin=repr(plan.origin),
-        interval=repr(plan.interval),
-        clients=plan.clients,
-    )
-
-
-def wrk_run(url: str, endpoint: Endpoint, plan: Plan) -> Run:
-    """One run with wrk: a thread per client, each recording its own requests."""
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(wrk_script(endpoint, plan))
-        script.flush()
-        seconds = math.ceil(plan.end + (TAIL if plan.interval else 0) - time.monotonic())
-        threads = str(plan.clients)
-        command = ["wrk", "-t", threads, "-c", threads, "-d", f"{seconds}s", "--timeout", "10s", "-s", script.name]
-        output = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
-    run = Run(samples=[])
-    for line in output.splitlines():
-        kind, _, rest = line.partition(" ")[2].partition(" ") if line.startswith("BENCH ") else ("", "", "")
-        if kind == "errors" and int(rest):
-            raise RuntimeError(f"{endpoint.name}: {rest} socket errors or timeouts in wrk")
-        run.failures += int(rest) if kind == "failures" else 0
-        if kind == "samples" and rest:
-            run.samples += [(float(start), float(done)) for start, done in (pair.split(",") for pair in rest.split())]
-    return run
-
-
-async def python_run(pool: list[httpx.AsyncClient], endpoint: Endpoint, plan: Plan) -> Run:
-    """One run with httpx: a task and a connection (an AsyncClient) per client."""
-    run = Run(samples=[])
-
-    async def client(index: int, http: httpx.AsyncClient) -> None:
-        for k in range(sys.maxsize):
-            start = plan.slot(index, k) if plan.interval else time.monotonic()
-            if start >= plan.end:
-                return
-            await asyncio.sleep(start - time.monotonic())
-            headers = endpoint.headers[index]
-            response = await http.request(endpoint.method, endpoint.path, content=endpoint.body, headers=headers)
-            run.samples.append((start, time.monotonic()))
-            run.failures += not endpoint.ok(response.status_code, response.text)
-
-    await asyncio.gather(*(client(index, http) for index, http in enumerate(pool)))
-    return run
 
 
 # --- the benchmark -------------------------------------------------------------------------------------------
@@ -425,6 +250,7 @@ async def bench(url: str, server: int, args: argparse.Namespace, driver: str) ->
         "seconds_per_run": args.seconds,
         "rounds": args.rounds,
         "python": platform.python_version(),
+        "server": server_stack(args),
         "cpus": os.cpu_count(),
         "closed_loop": closed_rows,
         "open_loop": {"offered_rps": round(rate, 1), "endpoints": open_rows},
@@ -432,11 +258,19 @@ async def bench(url: str, server: int, args: argparse.Namespace, driver: str) ->
     }
 
 
+def server_stack(args: argparse.Namespace) -> str:
+    """The server configuration measured, e.g. "uvicorn (httptools parser, asyncio loop)"."""
+    parser = args.http
+    if parser == "auto":  # what uvicorn picks: httptools when it is installed
+        parser = "httptools" if importlib.util.find_spec("httptools") is not None else "h11"
+    return f"uvicorn ({parser} parser, {args.loop} loop)"
+
+
 def report(result: dict[str, Any]) -> None:
     print(
         f"\nserve: {result['clients']} concurrent clients, cached web_search, state={result['state']}, load from "
         f"{result['driver']}, median of {result['rounds']} rounds of {result['seconds_per_run']} s per endpoint and "
-        f"loop, {result['cpus']} CPUs, Python {result['python']}\n"
+        f"loop, {result['cpus']} CPUs, Python {result['python']}, {result['server']}\n"
     )
     print("| endpoint | loop | req/s | vs bare / load | p50 ms | p99 ms | server CPU | other CPU | REST target | met |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
@@ -474,6 +308,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=None, help="open-loop rate in req/s (overrides --load)")
     parser.add_argument("--driver", choices=("auto", "wrk", "python"), default="auto", help="load generator")
     parser.add_argument("--state", choices=("sqlite", "memory"), default="sqlite", help="session store backend")
+    parser.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto", help="server HTTP parser")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio", help="server event loop")
     args = parser.parse_args()
     driver = args.driver if args.driver != "auto" else ("wrk" if shutil.which("wrk") else "python")
     if driver == "python":
@@ -481,12 +317,14 @@ def main() -> None:
     with (
         tempfile.TemporaryDirectory() as home,
         FakeWeb.in_thread() as web,
-        server_process(web.url, args.state, Path(home)) as (url, server),
+        server_process(web.url, args.state, Path(home), http_parser=args.http, event_loop=args.loop) as (url, server),
     ):
         result = asyncio.run(bench(url, server, args, driver))
     report(result)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "serve.json").write_text(json.dumps(result, indent=2) + "\n")
+    default = args.http == "auto" and args.loop == "asyncio"
+    name = "serve.json" if default else f"serve-{args.http}-{args.loop}.json"
+    (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

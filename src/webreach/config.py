@@ -149,6 +149,10 @@ class ServerSettings(BaseModel):
         None, description="Origin header values to accept ('*' for any); default: http:// + each allowed host."
     )
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
+    http_parser: Literal["auto", "httptools", "h11"] = Field(
+        "auto",
+        description="HTTP/1.1 parser: auto is httptools when installed (the server extra installs it), else h11.",
+    )
     event_loop: Literal["asyncio", "uvloop"] = Field(
         "asyncio",
         description="asyncio (default: the browser reader drives Chromium through subprocess pipes, which is what "

@@ -151,7 +151,7 @@ def test_asking_for_uvloop_without_it_is_a_clear_error(web: FakeWeb, tmp_path: P
     env = server_env(web, tmp_path, WEBREACH_SERVER__EVENT_LOOP="uvloop")
     done = subprocess.run(HTTP_COMMAND, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2
-    assert "needs the uvloop package (pip install uvloop)" in done.stderr
+    assert "setting uvloop needs the uvloop package (pip install uvloop)" in done.stderr
     assert "Traceback" not in done.stderr
 
 

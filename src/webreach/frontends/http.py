@@ -310,14 +310,18 @@ def run_http(
             flush=True,
         )
 
-    if server.event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        print("webreach: event_loop = uvloop needs the uvloop package (pip install uvloop)", file=sys.stderr)
-        raise SystemExit(EXIT_INVALID_INPUT)
+    for package in (server.event_loop, server.http_parser):
+        if package in ("uvloop", "httptools") and importlib.util.find_spec(package) is None:
+            print(
+                f"webreach: the server setting {package} needs the {package} package (pip install {package})",
+                file=sys.stderr,
+            )
+            raise SystemExit(EXIT_INVALID_INPUT)
     app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)
     config = uvicorn.Config(
         app,
         loop=server.event_loop,
-        http="auto",  # httptools (installed with the server extra) parses HTTP several times faster than h11
+        http=server.http_parser,  # auto: httptools (the server extra installs it) parses several times faster than h11
         log_level="warning",
         access_log=False,
         lifespan="on",
