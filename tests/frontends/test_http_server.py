@@ -7,6 +7,7 @@ uses (a rate limit or captcha rests that engine for the rest of the module) and 
 from __future__ import annotations
 
 import importlib.util
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -135,6 +136,30 @@ def test_host_rebinding_is_refused(server: ServerProcess) -> None:
 def test_openapi_and_docs_are_served(client: httpx.Client) -> None:
     assert set(client.get("/openapi.json").json()["paths"]) >= {"/v1/search", "/v1/search_multi", "/v1/fetch"}
     assert "/v1/fetch" in client.get("/docs").text
+
+
+def test_an_oversized_upload_is_refused_before_the_client_sends_it(server: ServerProcess) -> None:
+    """A client asking "Expect: 100-continue" gets the 413 at once, never a go-ahead to upload 10 MB."""
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    head = (
+        f"POST /v1/search HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 10000000\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer and (chunk := sock.recv(4096)):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:80]
+
+
+def test_the_first_session_header_counts(client: httpx.Client) -> None:
+    both = [("X-Webreach-Session", "first-of-two"), ("X-Webreach-Session", "second-of-two")]
+    client.post("/v1/search", json={"query": "python asyncio", "engine": "mojeek", "limit": 2}, headers=both)
+    first = client.post("/v1/fetch", json={"ref": 9}, headers=session("first-of-two")).json()
+    assert (first["code"], "refs so far: 1-2" in first["message"]) == ("unknown_ref", True)
+    second = client.post("/v1/fetch", json={"ref": 9}, headers=session("second-of-two")).json()["message"]
+    assert "no search results yet" in second
 
 
 def test_a_taken_port_is_a_clear_error(server: ServerProcess, web: FakeWeb, tmp_path: Path) -> None:

@@ -135,3 +135,10 @@ def test_another_process_sees_the_same_refs(path: Path, clock: FakeClock) -> Non
     finally:
         one.close()
         two.close()
+
+
+def test_the_window_must_stay_below_the_ttl(path: Path) -> None:
+    with pytest.raises(ValueError, match="rewrite_after"):
+        SqliteSessionStore(path, ttl=60.0, rewrite_after=60.0)
+    with pytest.raises(ValueError, match="rewrite_after"):
+        SqliteSessionStore(path, rewrite_after=-1.0)

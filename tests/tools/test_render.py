@@ -12,7 +12,7 @@ from webreach.errors import AllEnginesFailedError, BlockedError, RateLimitedErro
 from webreach.models import EngineAttempt, Hit, Page, SearchMeta, SearchResponse
 from webreach.tools import SearchOutcome, error_body, fence, page_json, page_text, search_json, search_text
 from webreach.tools.fence import boundary
-from webreach.tools.render import SNIPPET_CELLS, _cells, _overflow_index
+from webreach.tools.render import SNIPPET_CELLS, _cells, _overflow_index, to_text
 
 from .fakes import page, response
 
@@ -315,3 +315,9 @@ def test_display_widths_match_the_per_character_definition() -> None:
             widths = itertools.accumulate(naive_cells(char) for char in text)
             expected = next((index for index, used in enumerate(widths) if used > cells), None)
             assert _overflow_index(text, cells) == expected
+
+
+def test_json_text_survives_lone_surrogates() -> None:
+    body = {"title": "broken \ud83d emoji", "n": 1e-05}
+    assert json.loads(to_text(body)) == body
+    assert to_text({"title": "中文", "n": 0.5}) == '{"title":"中文","n":0.5}'

@@ -214,18 +214,25 @@ class _ToolCalls:
         if tool is None:
             hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
             return await error_response("not_found", f"no endpoint {scope['path']}", hint=hint)(scope, receive, send)
-        declared, session = b"0", b"default"
+        declared, session = b"0", None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
-            elif name == _SESSION_HEADER_KEY:
+            elif name == _SESSION_HEADER_KEY and session is None:  # the first one counts, as in Starlette
                 session = value
-        body = await _read_body(receive, self.max_body_bytes) if declared.isdigit() else b""
-        if not declared.isdigit() or int(declared) > self.max_body_bytes or body is None:
-            too_large = error_response("request_too_large", "the request body is too large", tool=tool)
-            return await too_large(scope, receive, send)
+        too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
+        # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
+        body = None if too_large else await _read_body(receive, self.max_body_bytes)
+        if body is _CLIENT_GONE:
+            return None
+        if body is None:
+            refusal = error_response("request_too_large", "the request body is too large", tool=tool)
+            return await refusal(scope, receive, send)
         result = await self.served.ready().call_tool(
-            tool, body.decode("utf-8", errors="replace"), session=session.decode("latin-1"), output="json"
+            tool,
+            body.decode("utf-8", errors="replace"),
+            session=session.decode("latin-1") if session is not None else "default",
+            output="json",
         )
         headers = [(b"content-type", b"application/json"), (b"content-length", b"")]
         status = 200
@@ -243,14 +250,17 @@ class _ToolCalls:
 _SESSION_HEADER_KEY = SESSION_HEADER.lower().encode()
 
 
+_CLIENT_GONE = b"client gone"  # compared by identity: _read_body's answer when the client disconnected
+
+
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole request body, or None once it grows past `limit` bytes (or the client went away)."""
+    """The whole request body; None once it grows past `limit` bytes; _CLIENT_GONE when the client went away."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return None
+            return _CLIENT_GONE
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:

@@ -205,6 +205,8 @@ class SqliteSessionStore(SqliteStore):
         self.forget_after = max(forget_after, ttl)
         # kept far below the TTL, so nothing remembered here can have expired in the file meanwhile
         self.rewrite_after = min(MAX_REWRITE_AFTER, ttl / 1000) if rewrite_after is None else rewrite_after
+        if not 0 <= self.rewrite_after < ttl:
+            raise ValueError("rewrite_after must be at least 0 and below ttl")
         self._written = RecentRefs(max_refs)
         super().__init__(
             SqliteFile(

@@ -75,7 +75,7 @@ _TITLE_TAIL = re.compile(r"(?:\s+[-|–—·:/]\s+|_)(?=[^-|–—·:/_]{1,40}$)
 _SENTENCE_END = re.compile(r"(?:(?<=\w\w\w)|(?<=[)\]\"”’']))[.!?](?=\s|$)|[。！？]")
 
 
-@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
+@dataclass(frozen=True)
 class SearchOutcome:
     """One query of a web_search call: its response, or the error that ended it."""
 
@@ -104,10 +104,14 @@ def error_body(error: WebreachError, tool: str, *, detail: bool = True) -> dict[
 def to_text(body: Mapping[str, Any]) -> str:
     """JSON text as tools return it: UTF-8 (not \\u escapes, which cost tokens), no padding.
 
-    pydantic's serializer writes the same text as json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    in a fraction of the time (it is the serving hot path), and writes null for NaN and infinities.
+    pydantic's serializer writes what json.dumps(body, ensure_ascii=False, separators=(",", ":")) writes (floats
+    below 1e-4 in positional notation) in a fraction of the time: this is the serving hot path. Text holding
+    lone surrogates (from a broken page or API answer) cannot be UTF-8, so it is written with \\u escapes.
     """
-    return pydantic_core.to_json(body).decode()
+    try:
+        return pydantic_core.to_json(body).decode()
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(body, separators=(",", ":"))
 
 
 # --- search ------------------------------------------------------------------------------------------------
