@@ -321,3 +321,31 @@ def test_json_text_survives_lone_surrogates() -> None:
     body = {"title": "broken \ud83d emoji", "n": 1e-05}
     assert json.loads(to_text(body)) == body
     assert to_text({"title": "中文", "n": 0.5}) == '{"title":"中文","n":0.5}'
+
+
+def test_an_engine_redirect_shows_the_site_the_engine_displays() -> None:
+    wrapped = "http://www.baidu.com/link?url=yC-vpJc3cGCINc7SrFvV0A5"
+    shown = [
+        Hit(
+            rank=1,
+            title="Python 基础教程",
+            url=wrapped,
+            display_url="www.runoob.com/python/python-t...",
+            engine="baidu",
+        ),
+        Hit(
+            rank=2,
+            title="Python",
+            url="https://en.wikipedia.org/wiki/Python",
+            display_url="en.wikipedia.org › wiki",
+            engine="google",
+        ),
+        Hit(rank=3, title="Cut off", url=wrapped + "2", display_url="www.averyveryverylongdomain...", engine="baidu"),
+    ]
+    meta = SearchMeta(mode="auto", engines_used=("baidu",), attempts=(EngineAttempt(engine="baidu", status="ok"),))
+    outcome = SearchOutcome(query="python", response=SearchResponse(query="python", results=tuple(shown), meta=meta))
+    refs = {hit.url: hit.rank for hit in shown}
+    lines = search_text([outcome], refs).splitlines()
+    assert lines[lines.index("[1] Python 基础教程") + 1] == "runoob.com"
+    assert lines[lines.index("[2] Python") + 1] == "en.wikipedia.org"
+    assert lines[lines.index("[3] Cut off") + 1] == "baidu.com"  # no whole host displayed: the URL's it is

@@ -64,6 +64,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _SITE_SUFFIX = re.compile(r"\s+[-|–—·:/]\s+([^-|–—·:/]{1,40})$")
 _PARENTHESES = re.compile(r"\s*\(([^()]*)\)")
 _WORD = re.compile(r"[^\W_]+")
+_HOSTNAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}")
 _LAYOUT_START = re.compile(r"\[\d+\]|- |Note:|Read a result", re.IGNORECASE)
 _FILLER = ("the", "of", "and")
 # what ends a title repeated at the start of a snippet: "Title. More", "Title - More", "Title — More", end
@@ -181,7 +182,7 @@ def _hit(hit: Hit, refs: Mapping[str, int] | None, merged: bool) -> str:
     left out, and a snippet does not repeat the title it opens with.
     """
     ref = refs.get(hit.url) if refs is not None else None
-    host = _domain(hit.url)
+    host = _shown_domain(hit)
     title = _without_site_name(hit.title, host)
     details = [host if ref is not None else hit.url]
     source = _new_in_source(hit.source, host, title) if hit.source else ""
@@ -215,6 +216,18 @@ def _meta_note(response: SearchResponse) -> str:
     if response.meta.stale:
         parts.append("every engine failed, so these results are from an older cached search")
     return "; ".join(parts)
+
+
+def _shown_domain(hit: Hit) -> str:
+    """The domain a result is on: its URL's, or the one the engine displays when they differ, as when the URL is
+    the engine's own redirect (Baidu's www.baidu.com/link?url=...) and only the displayed site says where it goes."""
+    host = _domain(hit.url)
+    if hit.display_url:
+        displayed = hit.display_url if "://" in hit.display_url else f"http://{hit.display_url}"
+        shown = _domain(displayed)
+        if shown != host and _HOSTNAME.fullmatch(shown):
+            return shown
+    return host
 
 
 def _domain(url: str) -> str:
