@@ -24,12 +24,6 @@ pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
 
 
-@pytest.fixture(scope="module")
-def web() -> Iterator[FakeWeb]:
-    with FakeWeb.in_thread() as server:
-        yield server
-
-
 def settings(web: FakeWeb, **fields: Any) -> Settings:
     return Settings(fake_web=web.url, state={"backend": "memory"}, **fields)
 

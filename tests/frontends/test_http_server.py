@@ -18,21 +18,9 @@ import pytest
 
 from webreach.testing import FakeWeb
 
-from .serving import HTTP_COMMAND, ServerProcess, http_server, server_env
+from .serving import HTTP_COMMAND, ServerProcess, server_env
 
 pytestmark = pytest.mark.network
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[FakeWeb]:
-    with FakeWeb.in_thread() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with http_server(web, tmp_path_factory.mktemp("server")) as process:
-        yield process
 
 
 @pytest.fixture

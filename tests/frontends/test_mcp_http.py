@@ -7,7 +7,6 @@ self-contained requests) and how MCP sessions map to store sessions, checked thr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -19,25 +18,12 @@ from mcp.client.streamable_http import streamable_http_client
 
 from webreach.config import Settings
 from webreach.gateway import Gateway
-from webreach.testing import FakeWeb
 
-from .serving import ServerProcess, http_server
+from .serving import ServerProcess
 from .test_mcp_stdio import READ_PENDING, READ_PENDING_REASON, assert_ref_resolved
 
 pytestmark = pytest.mark.network
 TIME_LIMIT = 60
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[FakeWeb]:
-    with FakeWeb.in_thread() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def server(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with http_server(web, tmp_path_factory.mktemp("server")) as process:
-        yield process
 
 
 def mcp_client(server: ServerProcess, mode: str = "legacy") -> Client:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,6 @@ pytestmark = pytest.mark.network
 TIME_LIMIT = 60
 READ_PENDING = not hasattr(Gateway, "read")
 READ_PENDING_REASON = "Gateway.read has not landed yet: web_fetch cannot read the page a ref resolves to"
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[FakeWeb]:
-    with FakeWeb.in_thread() as server:
-        yield server
 
 
 def stdio(web: FakeWeb, home: Path, mode: str = "auto") -> Client:
