@@ -76,18 +76,17 @@ class SearchRequest(BaseModel):
 
     def set_parameters(self) -> tuple[str, ...]:
         """Optional parameters the caller actually asked for (defaults are not requests)."""
-        unset = (self.site, self.freshness, self.language, self.region) == (None, None, None, None)
-        if unset and self.page == 1 and self.safesearch == "moderate":  # the usual request, once per engine asked
+        asked = (  # in OPTIONAL_PARAMETERS order
+            self.page != 1,
+            self.site is not None,
+            self.freshness is not None,
+            self.language is not None,
+            self.region is not None,
+            self.safesearch != "moderate",
+        )
+        if not any(asked):  # the usual request, looked at once per engine asked
             return ()
-        asked = {
-            "page": self.page != 1,
-            "site": self.site is not None,
-            "freshness": self.freshness is not None,
-            "language": self.language is not None,
-            "region": self.region is not None,
-            "safesearch": self.safesearch != "moderate",
-        }
-        return tuple(name for name in OPTIONAL_PARAMETERS if asked[name])
+        return tuple(name for name, set_ in zip(OPTIONAL_PARAMETERS, asked, strict=True) if set_)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

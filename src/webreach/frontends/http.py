@@ -234,15 +234,14 @@ class _ToolCalls:
             session=session.decode("latin-1") if session is not None else "default",
             output="json",
         )
-        headers = [(b"content-type", b"application/json"), (b"content-length", b"")]
+        content = result.text.encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
         status = 200
         if result.error is not None:
             status = http_status(result.error.error_code)
             retry_after = retry_after_header(result.error.retry_after)
             if retry_after is not None:
                 headers.append((b"retry-after", retry_after.encode()))
-        content = result.text.encode()
-        headers[1] = (b"content-length", str(len(content)).encode())
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
 

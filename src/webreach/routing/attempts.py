@@ -67,7 +67,10 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
 
 
 def from_cache(candidate: Candidate, request: SearchRequest, clock: Clock) -> Outcome | None:
-    """The candidate's fresh cached answer as the Outcome a call would have had, or None when there is none."""
+    """The candidate's fresh cached answer as the Outcome a call would have had, or None when there is none.
+
+    On a miss the candidate's own call looks again: one more store lookup before an engine request, kept so the
+    cache stays a policy layer that every way of calling an engine goes through."""
     if candidate.cached is None:
         return None
     started = clock.now()
