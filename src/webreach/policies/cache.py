@@ -19,6 +19,7 @@ from webreach.clock import Clock
 from webreach.models import SearchRequest
 from webreach.policies.search import EngineResult, Search
 from webreach.state.cache_store import CacheEntry, CacheStore
+from webreach.state.memo import Memo
 
 TtlFor = Callable[[SearchRequest], float]
 
@@ -67,9 +68,11 @@ class Cache:
         self.store = store
         self.clock = clock
         self.ttl_for = ttl_for
+        # the hot path meets the same few requests again and again; the key is a hash of all their fields
+        self._keys: Memo[SearchRequest, str] = Memo(lambda request: cache_key(engine, request))
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
-        key = cache_key(self.engine, request)
+        key = self._keys(request)
         cached = self._fresh(key)
         if cached is not None:
             return cached
@@ -79,7 +82,7 @@ class Cache:
 
     def fresh(self, request: SearchRequest) -> EngineResult | None:
         """The fresh stored answer, without calling inner (routing answers cache hits without starting a task)."""
-        return self._fresh(cache_key(self.engine, request))
+        return self._fresh(self._keys(request))
 
     def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()

@@ -25,7 +25,15 @@ from webreach.tools.definitions import (
     search_result,
     select_tools,
 )
-from webreach.tools.dispatch import decode_arguments, dispatch, error_result, find_tool
+from webreach.tools.dispatch import (
+    PreparedCalls,
+    decode_arguments,
+    dispatch,
+    error_result,
+    find_tool,
+    prepare_call,
+    prepared_calls,
+)
 from webreach.tools.fence import fence
 from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_json, search_text
 from webreach.tools.schemas import DIALECTS, Dialect, input_schema, tool_schema, tool_schemas
@@ -38,6 +46,7 @@ __all__ = [
     "TOOL_NAMES",
     "Dialect",
     "OutputFormat",
+    "PreparedCalls",
     "SearchOutcome",
     "ToolAnnotations",
     "ToolArguments",
@@ -56,6 +65,8 @@ __all__ = [
     "input_schema",
     "page_json",
     "page_text",
+    "prepare_call",
+    "prepared_calls",
     "search_json",
     "search_result",
     "search_text",

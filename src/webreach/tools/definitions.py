@@ -40,6 +40,14 @@ class ToolCall:
 
 
 Handler = Callable[[ToolCall, Any], Awaitable[ToolResult]]
+# the arguments checked against the engine names and turned into what the handler takes; pure, so a door may
+# keep the answer for argument text it sees again (tools/dispatch.py: prepared_calls)
+Prepare = Callable[[Any, Sequence[str]], Any]
+
+
+def as_given(arguments: ToolArguments, engines: Sequence[str]) -> ToolArguments:
+    """The Prepare of a tool whose handler takes its arguments as they are."""
+    return arguments
 
 
 @dataclass(frozen=True)
@@ -61,35 +69,54 @@ class ToolDefinition:
     description: str
     arguments: type[ToolArguments]
     handler: Handler
+    prepare: Prepare = as_given
     annotations: ToolAnnotations = ToolAnnotations()
 
 
 # --- web_search ----------------------------------------------------------------------------------------------
 
 
-async def web_search(call: ToolCall, args: WebSearchArguments) -> ToolResult:
-    engine = check_engine(args.engine, call.backend.engine_names())
-    requests = [
+@dataclass(frozen=True)
+class SearchPlan:
+    """Searches as a tool call asks for them: the engine ('auto', 'multi' or a name), the engines to narrow
+    multi to (None: its default set) and one request per query."""
+
+    engine: str
+    requests: tuple[SearchRequest, ...]
+    engines: tuple[str, ...] | None = None
+
+
+def plan_search(args: WebSearchArguments, engines: Sequence[str]) -> SearchPlan:
+    engine = check_engine(args.engine, engines)
+    requests = tuple(
         SearchRequest.create(
             query=query, limit=args.limit, page=args.page, site=args.site, freshness=args.freshness, language=args.lang
         )
         for query in args.queries()
-    ]
+    )
+    return SearchPlan(engine, requests)
+
+
+async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
+    requests = plan.requests
     if len(requests) == 1:  # the common case, without gather's task
-        outcomes = [await _search(call.backend, requests[0], engine, None)]
+        outcomes = [await _search(call.backend, requests[0], plan.engine, None)]
     else:
-        outcomes = await asyncio.gather(*(_search(call.backend, request, engine, None) for request in requests))
+        outcomes = await asyncio.gather(*(_search(call.backend, request, plan.engine, None) for request in requests))
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
     return _search_result(call, outcomes)
 
 
-async def web_search_multi(call: ToolCall, args: WebSearchMultiArguments) -> ToolResult:
-    names = call.backend.engine_names()
-    engines = [check_engine(name, names, allow_auto=False) for name in args.engines] if args.engines else None
-    request = SearchRequest.create(query=args.query, limit=args.limit)
-    outcome = await _search(call.backend, request, "multi", engines)
+def plan_search_multi(args: WebSearchMultiArguments, engines: Sequence[str]) -> SearchPlan:
+    chosen = tuple(check_engine(name, engines, allow_auto=False) for name in args.engines) if args.engines else None
+    return SearchPlan("multi", (SearchRequest.create(query=args.query, limit=args.limit),), chosen)
+
+
+async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
+    (request,) = plan.requests
+    outcome = await _search(call.backend, request, "multi", plan.engines)
     if outcome.error is not None:
         raise outcome.error
     return _search_result(call, [outcome])
@@ -185,6 +212,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=WebSearchArguments,
         handler=web_search,
+        prepare=plan_search,
     ),
     ToolDefinition(
         name="web_search_multi",
@@ -197,6 +225,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=WebSearchMultiArguments,
         handler=web_search_multi,
+        prepare=plan_search_multi,
     ),
     ToolDefinition(
         name="web_fetch",

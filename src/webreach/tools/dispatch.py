@@ -8,10 +8,11 @@ Anything else escaping is a bug and propagates.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from webreach.errors import InvalidInputError, WebreachError
+from webreach.state.memo import DEFAULT_ENTRIES, Memo
 from webreach.state.sessions import SessionStore, check_session
 from webreach.tools import render
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
@@ -27,11 +28,13 @@ async def dispatch(
     session: str = "default",
     output: OutputFormat = "compact",
     enabled: Collection[str] | None = None,
+    prepared: PreparedCalls | None = None,
 ) -> ToolResult:
     """Call tool `name` with `arguments` (a dict, or the JSON text an OpenAI-style tool call carries).
 
     `sessions` maps refs to URLs for `session` (None: results show URLs and refs are refused); `enabled`
-    limits which tools may be called (None: all).
+    limits which tools may be called (None: all); `prepared` (from prepared_calls(backend)) keeps the prepared
+    arguments of argument texts seen before.
     """
     if output not in OUTPUT_FORMATS:
         raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {output!r}")
@@ -39,11 +42,31 @@ async def dispatch(
         tool = find_tool(name, enabled)
         if sessions is not None:
             check_session(session)  # before searching, so a bad session name costs no engine call
-        parsed = parse_arguments(tool, arguments)
+        if prepared is not None and isinstance(arguments, str) and len(arguments) <= MAX_PREPARED_TEXT:
+            ready = prepared((tool.name, arguments))
+        else:
+            ready = prepare_call(tool, arguments, backend.engine_names())
         call = ToolCall(tool=name, backend=backend, sessions=sessions, session=session, output=output)
-        return await tool.handler(call, parsed)
+        return await tool.handler(call, ready)
     except WebreachError as exc:
         return error_result(name, exc, output=output)
+
+
+# what a tool's handler takes, by (tool name, argument text)
+PreparedCalls = Memo[tuple[str, str], Any]
+# longer argument texts are prepared afresh each time, so the memo's memory stays small (512 entries x 4 KB)
+MAX_PREPARED_TEXT = 4096
+
+
+def prepared_calls(backend: ToolBackend, *, entries: int = DEFAULT_ENTRIES) -> PreparedCalls:
+    """A memo of prepare_call for `backend`'s tools: a door answering the same call again and again (an agent
+    loop, a busy REST client) skips decoding, validating and planning. Argument texts that fail are not kept."""
+    return Memo(lambda key: prepare_call(find_tool(key[0]), key[1], backend.engine_names()), entries=entries)
+
+
+def prepare_call(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None, engines: Sequence[str]) -> Any:
+    """What the tool's handler takes: the parsed arguments, checked and planned (InvalidInputError if wrong)."""
+    return tool.prepare(parse_arguments(tool, arguments), engines)
 
 
 def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "json") -> ToolResult:

@@ -1,0 +1,42 @@
+"""Memo: the last N answers of a pure, deterministic computation, kept in process memory.
+
+For work the serving hot path would otherwise repeat on every identical call (parsing the same argument text,
+hashing the same request into a cache key). Only successful answers are kept: a computation that raised is
+simply done again next time. The oldest entry goes first when the memo is full; a hit does not reorder (a
+repeated call stays cheap however old its entry, and reordering would cost every hit to spare a rare miss).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+DEFAULT_ENTRIES = 512
+
+
+class Memo(Generic[K, V]):
+    """At most `entries` answers of `compute`, by key; `compute` must give equal answers for equal keys."""
+
+    def __init__(self, compute: Callable[[K], V], *, entries: int = DEFAULT_ENTRIES) -> None:
+        if entries < 1:
+            raise ValueError("a memo keeps at least one entry")
+        self._compute = compute
+        self._entries = entries
+        self._answers: dict[K, V] = {}
+
+    def __call__(self, key: K) -> V:
+        try:
+            return self._answers[key]
+        except KeyError:
+            pass
+        answer = self._compute(key)
+        if len(self._answers) >= self._entries:
+            del self._answers[next(iter(self._answers))]
+        self._answers[key] = answer
+        return answer
+
+    def __len__(self) -> int:
+        return len(self._answers)
