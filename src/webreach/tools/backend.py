@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, Protocol
 
 from webreach.errors import WebreachError
@@ -33,16 +35,22 @@ class ToolBackend(Protocol):
 class ToolResult:
     """One rendered tool call.
 
-    `text` is what goes back to the model: compact text, or the JSON body as text. `data` is that JSON body as a
-    dict (json output and every error), for doors that send structured content. `error` is the failure itself,
-    for doors that map it to an HTTP status or exit code; `is_error` says the text is an error body.
+    `text` is what goes back to the model: compact text, or the JSON body as text (`is_json`: json output and
+    every error). `data` is that JSON body as a dict, for doors that use its fields; it is read from the text
+    on first use, because the busiest door (REST) sends the text as it is. `error` is the failure itself, for
+    doors that map it to an HTTP status or exit code; `is_error` says the text is an error body.
     """
 
     tool: str
     text: str
-    data: dict[str, Any] | None = None
+    is_json: bool = False
     error: WebreachError | None = None
 
     @property
     def is_error(self) -> bool:
         return self.error is not None
+
+    @cached_property
+    def data(self) -> dict[str, Any] | None:
+        parsed: dict[str, Any] | None = json.loads(self.text) if self.is_json else None
+        return parsed

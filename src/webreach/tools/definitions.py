@@ -23,6 +23,7 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
+from webreach.tools.json_text import search_json_text
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -35,8 +36,8 @@ class ToolCall:
     session: str
     output: OutputFormat
 
-    def result(self, text: str, data: dict[str, Any] | None) -> ToolResult:
-        return ToolResult(tool=self.tool, text=text, data=data)
+    def result(self, text: str) -> ToolResult:
+        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")
 
 
 Handler = Callable[[ToolCall, Any], Awaitable[ToolResult]]
@@ -174,9 +175,8 @@ def _search_result(call: ToolCall, outcomes: Sequence[render.SearchOutcome]) -> 
         except SessionStoreError:
             notes.append("numbered refs are unavailable (session store error), so results show their URLs")
     if call.output == "json":
-        body = render.search_json(outcomes, refs, notes=notes)
-        return call.result(render.to_text(body), body)
-    return call.result(render.search_text(outcomes, refs, notes=notes), None)
+        return call.result(search_json_text(outcomes, refs, notes=notes))
+    return call.result(render.search_text(outcomes, refs, notes=notes))
 
 
 # --- web_fetch -----------------------------------------------------------------------------------------------
@@ -191,9 +191,8 @@ async def web_fetch(call: ToolCall, args: WebFetchArguments) -> ToolResult:
     request = ReadRequest.create(url=url, start=args.start, max_chars=args.max_chars, format=args.format)
     page = await call.backend.read(request)
     if call.output == "json":
-        body = render.page_json(page, ref=args.ref)
-        return call.result(render.to_text(body), body)
-    return call.result(render.page_text(page, ref=args.ref), None)
+        return call.result(render.to_text(render.page_json(page, ref=args.ref)))
+    return call.result(render.page_text(page, ref=args.ref))
 
 
 # --- the registry --------------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def prepare_call(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None
 def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "json") -> ToolResult:
     """A failed call as the agent sees it (compact output leaves out the per-attempt log)."""
     body = render.error_body(error, tool, detail=output == "json")
-    return ToolResult(tool=tool, text=render.to_text(body), data=body, error=error)
+    return ToolResult(tool=tool, text=render.to_text(body), is_json=True, error=error)
 
 
 def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:

@@ -1,0 +1,52 @@
+"""Search results as JSON text, written straight from the models: the same text as to_text(search_json(...)).
+
+The REST API's hot path answers with this text only, so it skips the dict that search_json builds and
+serializes again: each model is serialized once by pydantic and a result's ref is appended to its object.
+tests/tools/test_json_text.py holds the two equal on every shape (one query, several, failed queries, notes,
+no refs, text pydantic cannot write as UTF-8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic_core import PydanticSerializationError, to_json
+
+from webreach.tools.render import SearchOutcome, error_body, search_json, to_text
+
+
+def search_json_text(
+    outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
+) -> str:
+    """to_text(search_json(outcomes, refs, notes=notes)), in about half the time."""
+    try:
+        sections = [_section(outcome, refs) for outcome in outcomes]
+    except PydanticSerializationError:  # lone surrogates: to_text's escaped fallback decides
+        return to_text(search_json(outcomes, refs, notes=notes))
+    body = sections[0] if len(sections) == 1 else b'{"searches":[' + b",".join(sections) + b"]}"
+    if notes:
+        body = body[:-1] + b',"notes":' + to_json(list(notes)) + b"}"
+    return body.decode()
+
+
+def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None) -> bytes:
+    response = outcome.response
+    if response is None:
+        assert outcome.error is not None
+        return to_json({"query": outcome.query, **error_body(outcome.error, "web_search")})
+    if refs is None:
+        results = [to_json(hit) for hit in response.results]
+    else:  # the ref goes last, as search_json adds it: the object without its closing brace, then the ref
+        results = [to_json(hit)[:-1] + b',"ref":' + to_json(refs.get(hit.url)) + b"}" for hit in response.results]
+    # SearchResponse's fields in declaration order, as model_dump writes them
+    return b"".join(
+        (
+            b'{"query":',
+            to_json(response.query),
+            b',"results":[',
+            b",".join(results),
+            b'],"meta":',
+            to_json(response.meta),
+            b"}",
+        )
+    )
