@@ -101,7 +101,8 @@ class Engine(ABC):
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
-        return tuple(p for p in request.set_parameters() if p not in self.supports)
+        asked = request.set_parameters()
+        return tuple([p for p in asked if p not in self.supports]) if asked else ()
 
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""

@@ -53,7 +53,9 @@ class Router:
     async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
         """Ask exactly this engine; its own typed error propagates when it fails."""
         began = self._clock.now()
-        (outcome,) = await self._run_all([candidate], request)
+        outcome = from_cache(candidate, request, self._clock)
+        if outcome is None:
+            (outcome,) = await self._fly([candidate], request)
         if outcome.error is not None:
             raise outcome.error
         return self._respond(request, "engine", outcome.hits[: request.limit], [outcome], [outcome], began)
@@ -98,6 +100,10 @@ class Router:
             cached.append(outcome)
         else:
             return cached
+        return await self._fly(candidates, request)
+
+    async def _fly(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
+        """Call every candidate at once (each with its own task) until all ended or the deadline cut them off."""
         async with Flights(self._clock, request) as flights:
             for candidate in candidates:
                 flights.start(candidate, hedged=False)
@@ -174,10 +180,10 @@ class Router:
     ) -> SearchResponse:
         meta = SearchMeta(
             mode=mode,
-            engines_used=tuple(outcome.attempt.engine for outcome in used),
-            attempts=tuple(outcome.attempt for outcome in outcomes),
+            engines_used=tuple([outcome.attempt.engine for outcome in used]),
+            attempts=tuple([outcome.attempt for outcome in outcomes]),
             elapsed_ms=round(max(0.0, self._clock.now() - began) * 1000.0, 3),
-            stale=any(outcome.result is not None and outcome.result.stale for outcome in used),
+            stale=any([outcome.result is not None and outcome.result.stale for outcome in used]),
         )
         return SearchResponse(query=request.query, results=tuple(hits), meta=meta)
 

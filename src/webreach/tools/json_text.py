@@ -37,7 +37,7 @@ def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None) -> bytes:
     if refs is None:
         results = [to_json(hit) for hit in response.results]
     else:  # the ref goes last, as search_json adds it: the object without its closing brace, then the ref
-        results = [to_json(hit)[:-1] + b',"ref":' + to_json(refs.get(hit.url)) + b"}" for hit in response.results]
+        results = [to_json(hit)[:-1] + _ref_member(refs.get(hit.url)) for hit in response.results]
     # SearchResponse's fields in declaration order, as model_dump writes them
     return b"".join(
         (
@@ -50,3 +50,7 @@ def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None) -> bytes:
             b"}",
         )
     )
+
+
+def _ref_member(ref: int | None) -> bytes:
+    return b',"ref":null}' if ref is None else b',"ref":%d}' % ref
