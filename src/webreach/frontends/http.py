@@ -32,7 +32,6 @@ from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -73,9 +72,7 @@ class HostGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = Headers(scope=scope)
-            host = headers.get("host", "").lower()
-            origin = headers.get("origin")
+            host, origin = _host_and_origin(scope)
             if not matches(host, self.hosts):
                 response = error_response("host_not_allowed", f"Host {host!r} is not served here", hint=_HOST_HINT)
                 return await response(scope, receive, send)
@@ -83,6 +80,21 @@ class HostGuard:
                 response = error_response("origin_not_allowed", f"Origin {origin!r} is not allowed", hint=_HOST_HINT)
                 return await response(scope, receive, send)
         await self.app(scope, receive, send)
+
+
+def _host_and_origin(scope: Scope) -> tuple[str, str | None]:
+    """The first Host (lower-cased, "" when missing) and Origin headers, as Starlette's Headers.get finds them;
+    read from the raw list because every request passes here."""
+    host: bytes | None = None
+    origin: bytes | None = None
+    for name, value in scope["headers"]:  # ASGI servers give names lower-cased
+        if name == b"host":
+            host = value if host is None else host
+        elif name == b"origin":
+            origin = value if origin is None else origin
+    return ("" if host is None else host.decode("latin-1").lower()), (
+        None if origin is None else origin.decode("latin-1")
+    )
 
 
 _HOST_HINT = "Use http://127.0.0.1:<port>, or add the name to the server's allowed_hosts / allowed_origins."
