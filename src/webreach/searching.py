@@ -29,6 +29,7 @@ from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
+from webreach.state.memo import Memo
 
 
 class EngineStatus(BaseModel):
@@ -74,6 +75,8 @@ class Searching:
             for name in registry.names()
         }
         self._searches: dict[str, Cache] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
+        # a Candidate is fixed by engine and request, and routing never changes one: repeated searches share it
+        self._candidates: Memo[tuple[str, SearchRequest], Candidate] = Memo(lambda key: self._new_candidate(*key))
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
@@ -189,6 +192,10 @@ class Searching:
         return name
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
+        """Engine `name` as routing asks it for `request` (kept for requests seen again: see _new_candidate)."""
+        return self._candidates((name, request))
+
+    def _new_candidate(self, name: str, request: SearchRequest) -> Candidate:
         engine = self._engines[self._check_name(name)]
         search = self._searches[name]
         return Candidate(

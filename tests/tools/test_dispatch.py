@@ -10,7 +10,8 @@ import pytest
 from webreach.errors import AllEnginesFailedError, BlockedError, FetchTimeoutError, RateLimitedError
 from webreach.state.sessions import MemorySessionStore, SqliteSessionStore
 from webreach.testing import FakeClock
-from webreach.tools import ToolResult, dispatch
+from webreach.tools import ToolResult, dispatch, prepared_calls
+from webreach.tools.dispatch import MAX_PREPARED_TEXT
 
 from .fakes import FakeBackend, page, response
 
@@ -211,3 +212,30 @@ async def test_a_bad_session_name_is_refused_before_searching(store: MemorySessi
     result = await dispatch(backend, "web_search", {"query": "x"}, sessions=store, session="")
     assert error_of(result)["code"] == "invalid_input"
     assert backend.searches == []
+
+
+async def test_prepared_calls_plan_an_argument_text_once(store: MemorySessionStore) -> None:
+    backend = FakeBackend()
+    prepared = prepared_calls(backend, entries=8)
+    text = '{"query": "rust", "engine": "bing", "limit": 3}'
+    first = await dispatch(backend, "web_search", text, sessions=store, session="s", prepared=prepared)
+    again = await dispatch(backend, "web_search", text, sessions=store, session="t", prepared=prepared)
+    assert len(prepared) == 1 and first.text == again.text
+    assert backend.searches[0].request is backend.searches[1].request  # planned once, the same request both times
+    assert (backend.searches[0].engine, backend.searches[0].request.limit) == ("bing", 3)
+
+
+async def test_prepared_calls_keep_no_failure_and_no_long_text(store: MemorySessionStore) -> None:
+    backend = FakeBackend()
+    prepared = prepared_calls(backend)
+    for _ in range(2):
+        wrong = await dispatch(
+            backend, "web_search", '{"query": "q", "engine": "nope"}', prepared=prepared, sessions=store
+        )
+        assert error_of(wrong)["code"] == "invalid_input" and "Valid engines" in str(error_of(wrong)["message"])
+    long_text = json.dumps({"query": "q"}) + " " * MAX_PREPARED_TEXT  # valid, just long
+    assert not (await dispatch(backend, "web_search", long_text, prepared=prepared, sessions=store)).is_error
+    assert len(prepared) == 0
+    # the same arguments as a mapping are planned afresh, never looked up
+    await dispatch(backend, "web_search", {"query": "q"}, prepared=prepared, sessions=store)
+    assert len(prepared) == 0
