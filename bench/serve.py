@@ -1,6 +1,6 @@
 """Benchmark: serving cached searches over REST and MCP (streamable HTTP) beside a bare JSON endpoint.
 
-Run: python -m bench.serve [--clients 100] [--seconds 4] [--rounds 3] [--load 0.5 | --rate R]
+Run: python -m bench.serve [--clients 100] [--seconds 4] [--rounds 5] [--load 0.5 | --rate R]
                            [--driver auto|wrk|python] [--state sqlite|memory] [--http auto|httptools|h11]
                            [--loop asyncio|uvloop]
 
@@ -14,7 +14,8 @@ Load comes from wrk (Debian's `wrk`) when installed, so the client does not take
 small machine; else from httpx, which costs about as much CPU per request as the server and understates
 throughput. Each simulated client has its own connection and session (wrk: one thread per client, recording its
 own requests from a generated Lua script). Endpoints take turns within each round, sharing the machine's state;
-each figure is the median over the rounds (so one round disturbed by other work counts little).
+each figure is the median over the rounds (so one round disturbed by other work counts little). "vs bare" is
+the median of each round's own ratio to the bare endpoint (the rounds' ratios are in serve.json).
   closed loop  each client sends again as soon as it has its answer: saturated throughput, and the latency at
                saturation, which is about clients / throughput (Little's law) however fast the server is;
   open loop    the clients together offer one fixed rate below saturation (`--load` x the slowest endpoint's
@@ -234,8 +235,13 @@ async def bench(url: str, server: int, args: argparse.Namespace, driver: str) ->
         paced = Plan(args.clients, 0.0, args.seconds, interval=args.clients / rate)
         opened = await measure(url, server, group, [paced] * args.rounds, pool)
     open_rows = {name: combine(runs) for name, runs in opened.items()}
+    bare_rounds = closed_rows["bare"]["rounds"]
     for name, row in closed_rows.items():
-        row["vs_bare"] = round(row["rps"] / closed_rows["bare"]["rps"], 2)
+        # each round's own ratio, its endpoints measured back to back: the machine's speed drifts between rounds
+        # (by up to a third on a shared host) far more than within one, so pairs cancel what medians cannot
+        ratios = [own["rps"] / bare["rps"] for own, bare in zip(row["rounds"], bare_rounds, strict=True)]
+        row["vs_bare_rounds"] = [round(ratio, 3) for ratio in ratios]
+        row["vs_bare"] = round(statistics.median(ratios), 2)
         open_rows[name]["load"] = round(rate / row["rps"], 2)  # the offered rate as a share of its capacity
     rest, paced_rest = closed_rows["rest"], open_rows["rest"]
     targets = [
@@ -287,6 +293,8 @@ def report(result: dict[str, Any]) -> None:
             cells.append("; ".join(target["target"] for target in targets))
             cells.append("; ".join("yes" if target["met"] else "NO" for target in targets))
             print("| " + " | ".join(map(str, cells)) + " |")
+    rounds = ", ".join(f"{ratio:.2f}x" for ratio in result["closed_loop"]["rest"]["vs_bare_rounds"])
+    print(f"\nREST vs bare, round by round (closed loop): {rounds}")
     unanswered = {name: row["unanswered"] for name, row in opened["endpoints"].items() if row["unanswered"]}
     if unanswered:
         print(f"\nopen loop: requests unanswered when a run ended (counted as infinitely slow): {unanswered}")
@@ -303,7 +311,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=4.0, help="measured seconds per endpoint, loop and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--load", type=float, default=0.5, help="open-loop rate: share of the slowest capacity")
     parser.add_argument("--rate", type=float, default=None, help="open-loop rate in req/s (overrides --load)")
     parser.add_argument("--driver", choices=("auto", "wrk", "python"), default="auto", help="load generator")
