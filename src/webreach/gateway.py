@@ -23,7 +23,7 @@ from webreach.fetch.reading import Reading, extract_file, parse_resolve
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.searching import EngineStatus, Searching
 from webreach.state.sessions import open_session_store
-from webreach.tools import Dialect, OutputFormat, ToolResult, dispatch, prepared_calls, search_result, tool_schemas
+from webreach.tools import Dialect, OutputFormat, ToolResult, dispatch, search_result, tool_memos, tool_schemas
 
 __all__ = ["EngineStatus", "Gateway", "search"]
 
@@ -49,7 +49,7 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds,
             max_refs=settings.tools.max_refs_per_session,
         )
-        self._prepared = prepared_calls(self)
+        self._tool_memos = tool_memos(self)
         # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
         resolver = OfflineResolver() if settings.fake_web else None
         self._reading = Reading(
@@ -172,7 +172,7 @@ class Gateway:
             session=session,
             output=output,
             enabled=self.settings.tools.enabled,
-            prepared=self._prepared,
+            memos=self._tool_memos,
         )
 
     async def search_rendered(

@@ -1,10 +1,10 @@
-"""Memo: computes once per key, keeps at most N answers (oldest out first), never keeps a failure."""
+"""Memos: compute once per key (or object), keep at most N answers (oldest out first), never keep a failure."""
 
 from __future__ import annotations
 
 import pytest
 
-from webreach.state.memo import Memo
+from webreach.state.memo import IdentityMemo, Memo
 
 
 def test_computes_once_per_key_and_returns_the_same_answer() -> None:
@@ -53,3 +53,27 @@ def test_a_failure_is_not_kept() -> None:
 def test_at_least_one_entry() -> None:
     with pytest.raises(ValueError, match="at least one"):
         Memo(str, entries=0)
+
+
+def test_identity_memo_answers_the_same_object_only() -> None:
+    calls: list[object] = []
+
+    def size(items: list[int]) -> int:
+        calls.append(items)
+        return len(items)
+
+    memo: IdentityMemo[list[int], int] = IdentityMemo(size, entries=2)
+    first, equal = [1, 2], [1, 2]  # unhashable, and equal without being the same object
+    assert memo(first) == 2 and memo(first) == 2
+    assert memo(equal) == 2
+    assert calls == [first, equal]
+    memo([3])  # a third object: the oldest entry (first) goes
+    assert len(memo) == 2
+    memo(first)
+    assert len(calls) == 4
+
+
+def test_identity_memo_keeps_its_objects_alive_so_ids_are_not_reused() -> None:
+    memo: IdentityMemo[object, int] = IdentityMemo(id, entries=64)
+    answers = {memo(object()) for _ in range(64)}  # each object is dropped by the caller at once
+    assert len(answers) == 64  # had the memo not held them, CPython would have handed out the same id again

@@ -10,7 +10,7 @@ import pytest
 from webreach.errors import AllEnginesFailedError, BlockedError, FetchTimeoutError, RateLimitedError
 from webreach.state.sessions import MemorySessionStore, SqliteSessionStore
 from webreach.testing import FakeClock
-from webreach.tools import ToolResult, dispatch, prepared_calls
+from webreach.tools import ToolResult, dispatch, tool_memos
 from webreach.tools.dispatch import MAX_PREPARED_TEXT
 
 from .fakes import FakeBackend, page, response
@@ -214,28 +214,26 @@ async def test_a_bad_session_name_is_refused_before_searching(store: MemorySessi
     assert backend.searches == []
 
 
-async def test_prepared_calls_plan_an_argument_text_once(store: MemorySessionStore) -> None:
+async def test_memos_plan_an_argument_text_once(store: MemorySessionStore) -> None:
     backend = FakeBackend()
-    prepared = prepared_calls(backend, entries=8)
+    memos = tool_memos(backend, entries=8)
     text = '{"query": "rust", "engine": "bing", "limit": 3}'
-    first = await dispatch(backend, "web_search", text, sessions=store, session="s", prepared=prepared)
-    again = await dispatch(backend, "web_search", text, sessions=store, session="t", prepared=prepared)
-    assert len(prepared) == 1 and first.text == again.text
+    first = await dispatch(backend, "web_search", text, sessions=store, session="s", memos=memos)
+    again = await dispatch(backend, "web_search", text, sessions=store, session="t", memos=memos)
+    assert len(memos.prepared) == 1 and first.text == again.text
     assert backend.searches[0].request is backend.searches[1].request  # planned once, the same request both times
     assert (backend.searches[0].engine, backend.searches[0].request.limit) == ("bing", 3)
 
 
-async def test_prepared_calls_keep_no_failure_and_no_long_text(store: MemorySessionStore) -> None:
+async def test_memos_keep_no_failure_and_no_long_text(store: MemorySessionStore) -> None:
     backend = FakeBackend()
-    prepared = prepared_calls(backend)
+    memos = tool_memos(backend)
     for _ in range(2):
-        wrong = await dispatch(
-            backend, "web_search", '{"query": "q", "engine": "nope"}', prepared=prepared, sessions=store
-        )
+        wrong = await dispatch(backend, "web_search", '{"query": "q", "engine": "nope"}', memos=memos, sessions=store)
         assert error_of(wrong)["code"] == "invalid_input" and "Valid engines" in str(error_of(wrong)["message"])
     long_text = json.dumps({"query": "q"}) + " " * MAX_PREPARED_TEXT  # valid, just long
-    assert not (await dispatch(backend, "web_search", long_text, prepared=prepared, sessions=store)).is_error
-    assert len(prepared) == 0
+    assert not (await dispatch(backend, "web_search", long_text, memos=memos, sessions=store)).is_error
+    assert len(memos.prepared) == 0
     # the same arguments as a mapping are planned afresh, never looked up
-    await dispatch(backend, "web_search", {"query": "q"}, prepared=prepared, sessions=store)
-    assert len(prepared) == 0
+    await dispatch(backend, "web_search", {"query": "q"}, memos=memos, sessions=store)
+    assert len(memos.prepared) == 0

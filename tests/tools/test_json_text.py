@@ -9,8 +9,9 @@ import pytest
 
 from webreach.errors import AllEnginesFailedError, BlockedError, RateLimitedError
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchResponse
+from webreach.state.memo import IdentityMemo
 from webreach.tools import SearchOutcome, search_json
-from webreach.tools.json_text import search_json_text
+from webreach.tools.json_text import hit_json, search_json_text
 from webreach.tools.render import to_text
 
 from .fakes import response
@@ -103,6 +104,7 @@ def test_text_that_cannot_be_utf8_falls_back_to_the_same_escaped_text() -> None:
 
 
 def test_every_real_results_page(shared_data: Path) -> None:
+    kept = IdentityMemo(hit_json, entries=10_000)
     pages = 0
     for folder in sorted(path for path in (shared_data / "serp").iterdir() if path.is_dir() and path.name[0] != "_"):
         for page in sorted(folder.glob("*.html")):
@@ -113,5 +115,8 @@ def test_every_real_results_page(shared_data: Path) -> None:
             outcomes = [SearchOutcome(query=page.stem, response=answer)]
             refs = {hit.url: ref for ref, hit in enumerate(hits, 1)}
             assert search_json_text(outcomes, refs) == reference(outcomes, refs), page.name
+            for _ in range(2):  # kept texts, written the first time and reused the second
+                assert search_json_text(outcomes, refs, write_hit=kept) == reference(outcomes, refs), page.name
+                assert search_json_text(outcomes, None, write_hit=kept) == reference(outcomes, None), page.name
             pages += 1
     assert pages > 30

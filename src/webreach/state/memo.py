@@ -1,4 +1,4 @@
-"""Memo: the last N answers of a pure, deterministic computation, kept in process memory.
+"""Memos: the last N answers of a pure, deterministic computation, kept in process memory.
 
 For work the serving hot path would otherwise repeat on every identical call (parsing the same argument text,
 hashing the same request into a cache key). Only successful answers are kept: a computation that raised is
@@ -9,10 +9,11 @@ repeated call stays cheap however old its entry, and reordering would cost every
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+T = TypeVar("T")  # any object, hashable or not
 
 DEFAULT_ENTRIES = 512
 
@@ -21,8 +22,7 @@ class Memo(Generic[K, V]):
     """At most `entries` answers of `compute`, by key; `compute` must give equal answers for equal keys."""
 
     def __init__(self, compute: Callable[[K], V], *, entries: int = DEFAULT_ENTRIES) -> None:
-        if entries < 1:
-            raise ValueError("a memo keeps at least one entry")
+        _check_entries(entries)
         self._compute = compute
         self._entries = entries
         self._answers: dict[K, V] = {}
@@ -33,10 +33,45 @@ class Memo(Generic[K, V]):
         except KeyError:
             pass
         answer = self._compute(key)
-        if len(self._answers) >= self._entries:
-            del self._answers[next(iter(self._answers))]
-        self._answers[key] = answer
+        _keep(self._answers, key, answer, self._entries)
         return answer
 
     def __len__(self) -> int:
         return len(self._answers)
+
+
+class IdentityMemo(Generic[T, V]):
+    """Memo by object identity: for objects met again as the very same object (results held by the memory
+    cache), where comparing equal ones would cost more than computing the answer again.
+
+    An entry holds its object, so no other object can take its id while the entry lives.
+    """
+
+    def __init__(self, compute: Callable[[T], V], *, entries: int = DEFAULT_ENTRIES) -> None:
+        _check_entries(entries)
+        self._compute = compute
+        self._entries = entries
+        self._answers: dict[int, tuple[T, V]] = {}
+
+    def __call__(self, key: T) -> V:
+        found = self._answers.get(id(key))
+        if found is not None and found[0] is key:
+            return found[1]
+        answer = self._compute(key)
+        _keep(self._answers, id(key), (key, answer), self._entries)
+        return answer
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+def _check_entries(entries: int) -> None:
+    if entries < 1:
+        raise ValueError("a memo keeps at least one entry")
+
+
+def _keep(answers: dict[Any, Any], key: Hashable, answer: object, entries: int) -> None:
+    """Store an answer, first dropping the oldest one when `entries` are kept already."""
+    if len(answers) >= entries:
+        del answers[next(iter(answers))]
+    answers[key] = answer

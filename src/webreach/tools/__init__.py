@@ -26,13 +26,13 @@ from webreach.tools.definitions import (
     select_tools,
 )
 from webreach.tools.dispatch import (
-    PreparedCalls,
+    ToolMemos,
     decode_arguments,
     dispatch,
     error_result,
     find_tool,
     prepare_call,
-    prepared_calls,
+    tool_memos,
 )
 from webreach.tools.fence import fence
 from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_json, search_text
@@ -46,12 +46,12 @@ __all__ = [
     "TOOL_NAMES",
     "Dialect",
     "OutputFormat",
-    "PreparedCalls",
     "SearchOutcome",
     "ToolAnnotations",
     "ToolArguments",
     "ToolBackend",
     "ToolDefinition",
+    "ToolMemos",
     "ToolResult",
     "WebFetchArguments",
     "WebSearchArguments",
@@ -66,11 +66,11 @@ __all__ = [
     "page_json",
     "page_text",
     "prepare_call",
-    "prepared_calls",
     "search_json",
     "search_result",
     "search_text",
     "select_tools",
+    "tool_memos",
     "tool_schema",
     "tool_schemas",
 ]

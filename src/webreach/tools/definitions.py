@@ -23,7 +23,7 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
-from webreach.tools.json_text import search_json_text
+from webreach.tools.json_text import HitJson, hit_json, search_json_text
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -35,6 +35,7 @@ class ToolCall:
     sessions: SessionStore | None
     session: str
     output: OutputFormat
+    write_hit: HitJson = hit_json  # how JSON output writes a search result (a door may keep each one's text)
 
     def result(self, text: str) -> ToolResult:
         return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")
@@ -175,7 +176,7 @@ def _search_result(call: ToolCall, outcomes: Sequence[render.SearchOutcome]) -> 
         except SessionStoreError:
             notes.append("numbered refs are unavailable (session store error), so results show their URLs")
     if call.output == "json":
-        return call.result(search_json_text(outcomes, refs, notes=notes))
+        return call.result(search_json_text(outcomes, refs, notes=notes, write_hit=call.write_hit))
     return call.result(render.search_text(outcomes, refs, notes=notes))
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.state.memo import DEFAULT_ENTRIES, Memo
+from webreach.models import Hit
+from webreach.state.memo import DEFAULT_ENTRIES, IdentityMemo, Memo
 from webreach.state.sessions import SessionStore, check_session
 from webreach.tools import render
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.definitions import TOOLS, ToolCall, ToolDefinition, select_tools
+from webreach.tools.json_text import hit_json
 
 
 async def dispatch(
@@ -28,13 +31,13 @@ async def dispatch(
     session: str = "default",
     output: OutputFormat = "compact",
     enabled: Collection[str] | None = None,
-    prepared: PreparedCalls | None = None,
+    memos: ToolMemos | None = None,
 ) -> ToolResult:
     """Call tool `name` with `arguments` (a dict, or the JSON text an OpenAI-style tool call carries).
 
     `sessions` maps refs to URLs for `session` (None: results show URLs and refs are refused); `enabled`
-    limits which tools may be called (None: all); `prepared` (from prepared_calls(backend)) keeps the prepared
-    arguments of argument texts seen before.
+    limits which tools may be called (None: all); `memos` (tool_memos(backend), kept by a door between calls)
+    make repeated calls cheaper.
     """
     if output not in OUTPUT_FORMATS:
         raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {output!r}")
@@ -42,26 +45,40 @@ async def dispatch(
         tool = find_tool(name, enabled)
         if sessions is not None:
             check_session(session)  # before searching, so a bad session name costs no engine call
-        if prepared is not None and isinstance(arguments, str) and len(arguments) <= MAX_PREPARED_TEXT:
-            ready = prepared((tool.name, arguments))
+        if memos is not None and isinstance(arguments, str) and len(arguments) <= MAX_PREPARED_TEXT:
+            ready = memos.prepared((tool.name, arguments))
         else:
             ready = prepare_call(tool, arguments, backend.engine_names())
-        call = ToolCall(tool=name, backend=backend, sessions=sessions, session=session, output=output)
+        write_hit = memos.hit_json if memos is not None else hit_json
+        call = ToolCall(name, backend, sessions, session, output, write_hit)
         return await tool.handler(call, ready)
     except WebreachError as exc:
         return error_result(name, exc, output=output)
 
 
-# what a tool's handler takes, by (tool name, argument text)
-PreparedCalls = Memo[tuple[str, str], Any]
 # longer argument texts are prepared afresh each time, so the memo's memory stays small (512 entries x 4 KB)
 MAX_PREPARED_TEXT = 4096
+HIT_JSON_ENTRIES = 4096  # about the results of the 512 searches answered most recently from the memory cache
 
 
-def prepared_calls(backend: ToolBackend, *, entries: int = DEFAULT_ENTRIES) -> PreparedCalls:
-    """A memo of prepare_call for `backend`'s tools: a door answering the same call again and again (an agent
-    loop, a busy REST client) skips decoding, validating and planning. Argument texts that fail are not kept."""
-    return Memo(lambda key: prepare_call(find_tool(key[0]), key[1], backend.engine_names()), entries=entries)
+@dataclass(frozen=True)
+class ToolMemos:
+    """What a door keeps between tool calls, so that repeated ones (an agent loop, a busy REST client) cost less.
+
+    prepared: what a tool's handler takes, by (tool name, argument text): decoding, validating and planning are
+    skipped (texts that fail are not kept). hit_json: each search result's JSON text, by the result object.
+    """
+
+    prepared: Memo[tuple[str, str], Any]
+    hit_json: IdentityMemo[Hit, bytes]
+
+
+def tool_memos(backend: ToolBackend, *, entries: int = DEFAULT_ENTRIES) -> ToolMemos:
+    """Empty memos for calls to `backend`'s tools (the Gateway keeps one for its doors)."""
+    return ToolMemos(
+        prepared=Memo(lambda key: prepare_call(find_tool(key[0]), key[1], backend.engine_names()), entries=entries),
+        hit_json=IdentityMemo(hit_json, entries=HIT_JSON_ENTRIES),
+    )
 
 
 def prepare_call(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None, engines: Sequence[str]) -> Any:

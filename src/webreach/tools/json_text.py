@@ -1,26 +1,40 @@
 """Search results as JSON text, written straight from the models: the same text as to_text(search_json(...)).
 
 The REST API's hot path answers with this text only, so it skips the dict that search_json builds and
-serializes again: each model is serialized once by pydantic and a result's ref is appended to its object.
+serializes again: each model is serialized once by pydantic and a result's ref is appended to its object. A door
+may keep each result's text (write_hit): answers from the memory cache hold the very same Hit objects each time.
 tests/tools/test_json_text.py holds the two equal on every shape (one query, several, failed queries, notes,
 no refs, text pydantic cannot write as UTF-8).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic_core import PydanticSerializationError, to_json
 
+from webreach.models import Hit
 from webreach.tools.render import SearchOutcome, error_body, search_json, to_text
+
+# how a result is written: its JSON object without the closing brace, so a ref can follow
+HitJson = Callable[[Hit], bytes]
+
+
+def hit_json(hit: Hit) -> bytes:
+    """The HitJson that writes every time (a door answering repeated searches keeps answers: IdentityMemo)."""
+    return to_json(hit)[:-1]
 
 
 def search_json_text(
-    outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
+    outcomes: Sequence[SearchOutcome],
+    refs: Mapping[str, int] | None,
+    *,
+    notes: Sequence[str] = (),
+    write_hit: HitJson = hit_json,
 ) -> str:
     """to_text(search_json(outcomes, refs, notes=notes)), in about half the time."""
     try:
-        sections = [_section(outcome, refs) for outcome in outcomes]
+        sections = [_section(outcome, refs, write_hit) for outcome in outcomes]
     except PydanticSerializationError:  # lone surrogates: to_text's escaped fallback decides
         return to_text(search_json(outcomes, refs, notes=notes))
     body = sections[0] if len(sections) == 1 else b'{"searches":[' + b",".join(sections) + b"]}"
@@ -29,15 +43,15 @@ def search_json_text(
     return body.decode()
 
 
-def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None) -> bytes:
+def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None, write_hit: HitJson) -> bytes:
     response = outcome.response
     if response is None:
         assert outcome.error is not None
         return to_json({"query": outcome.query, **error_body(outcome.error, "web_search")})
     if refs is None:
-        results = [to_json(hit) for hit in response.results]
-    else:  # the ref goes last, as search_json adds it: the object without its closing brace, then the ref
-        results = [to_json(hit)[:-1] + _ref_member(refs.get(hit.url)) for hit in response.results]
+        results = [write_hit(hit) + b"}" for hit in response.results]
+    else:  # the ref goes last, as search_json adds it
+        results = [write_hit(hit) + _ref_member(refs.get(hit.url)) for hit in response.results]
     # SearchResponse's fields in declaration order, as model_dump writes them
     return b"".join(
         (
