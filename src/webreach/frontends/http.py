@@ -166,9 +166,10 @@ def build_app(
     )
     rest = _Rest(served)
     routes = [
+        # the busiest route first (Starlette tries them in order); GET /v1/tools still finds its own route below
+        Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
         Route("/mcp", endpoint.app),
         Route("/v1/tools", rest.tools, methods=["GET"]),
-        Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
