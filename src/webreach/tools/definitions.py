@@ -167,7 +167,7 @@ async def _search(
 def _search_result(call: ToolCall, outcomes: Sequence[render.SearchOutcome]) -> ToolResult:
     """Remember every result URL in the session, then render; a failing store means URLs instead of refs."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
-    urls = list(dict.fromkeys(hit.url for response in responses for hit in response.results))
+    urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results]))
     refs: dict[str, int] | None = None
     notes: list[str] = []
     if call.sessions is not None:
