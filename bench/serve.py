@@ -200,11 +200,12 @@ def cpu_seconds(server: int) -> tuple[float, float, float]:
 async def measure(
     url: str, server: int, group: list[Endpoint], plans: list[Plan], pool: list[httpx.AsyncClient]
 ) -> Runs:
-    """Run every endpoint once per plan (a plan per round), endpoints taking turns within each round; with wrk
-    unless `pool` holds the Python clients."""
+    """Run every endpoint once per plan (a plan per round), endpoints taking turns within each round (in reverse
+    order every other round); with wrk unless `pool` holds the Python clients."""
     runs: Runs = {endpoint.name: [] for endpoint in group}
-    for plan in plans:
-        for endpoint in group:
+    for index, plan in enumerate(plans):
+        # every other round in reverse, so no endpoint always runs first (neighbours stay neighbours)
+        for endpoint in group if index % 2 == 0 else reversed(group):
             fresh = Plan(plan.clients, time.monotonic() + STARTUP, plan.window, plan.interval)
             before, wall = cpu_seconds(server), time.monotonic()
             # wrk blocks this loop while it runs, which is fine: nothing else runs here then

@@ -37,6 +37,7 @@ Nothing in webreach inspects a message string; behaviour hangs off `code`, `retr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -64,7 +65,9 @@ class WebreachError(Exception):
         super().__init__(message)
         self.message = message
         self.engine = engine
-        self.retry_after = retry_after
+        # an upstream can announce a wait no number holds (a 400-digit Retry-After, NaN in a JSON body): JSON has no
+        # spelling for it and no schedule can use it, so it counts as not given
+        self.retry_after = retry_after if retry_after is None or math.isfinite(retry_after) else None
         self.hint = self.default_hint if hint is None else hint
 
     @property

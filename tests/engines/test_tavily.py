@@ -99,6 +99,19 @@ def test_rate_limit_honours_the_header_then_the_keyless_envelope() -> None:
     assert caught.value.retry_after == 60.0
 
 
+def test_a_wait_no_number_holds_counts_as_not_given() -> None:
+    """A 400-digit Retry-After is infinite as a float, and a JSON body may say NaN: JSON output has no spelling
+    for either (strict parsers reject Infinity), so the error carries no retry_after."""
+    engine = make_engine("tavily")
+    with pytest.raises(WebreachError) as caught:
+        engine.handle(answer(429, {"detail": {"error": "blocked"}}, {"retry-after": "9" * 400}))
+    assert (caught.value.error_code, caught.value.retry_after) == ("rate_limited", None)
+    with pytest.raises(WebreachError) as caught:
+        engine.handle(answer(429, {"error": {"code": "rate_limited", "retry_after_seconds": float("nan")}}))
+    assert caught.value.retry_after is None
+    assert json.loads(json.dumps(caught.value.to_dict(), allow_nan=False))["retry_after"] is None
+
+
 @pytest.mark.parametrize("status", [401, 403, 429, 432, 433, 500])
 def test_the_key_never_appears_in_an_error(status: int) -> None:
     with pytest.raises(WebreachError) as caught:

@@ -16,7 +16,7 @@ from webreach.config import ServerSettings, Settings
 from webreach.errors import BlockedError, WebreachError
 from webreach.frontends._errors import HTTP_STATUS, http_status, retry_after_header
 from webreach.frontends._openapi import rest_path
-from webreach.frontends.http import build_app, matches
+from webreach.frontends.http import HostGuard, build_app, matches
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 
@@ -222,3 +222,43 @@ def test_docs_page_describes_each_endpoint(client: TestClient) -> None:
         assert path in page.text
     assert f"curl -s {BASE}/v1/search" in page.text
     assert "<script" not in page.text
+
+
+async def _guarded(headers: list[tuple[bytes, bytes]]) -> int:
+    """The status HostGuard (allowing 127.0.0.1:9090 and its loopback origins) answers for these raw headers."""
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    server = ServerSettings(port=9090)
+    guard = HostGuard(inner, hosts=server.hosts(), origins=server.origins())
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/healthz", "headers": headers, "query_string": b""}
+    await guard(scope, receive, send)
+    return int(sent[0]["status"])
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ([(b"host", b"127.0.0.1:9090")], 200),
+        ([], 421),  # no Host at all
+        ([(b"host", b"")], 421),
+        ([(b"host", b"127.0.0.1:9090"), (b"host", b"evil.example")], 200),  # the first one counts
+        ([(b"host", b"evil.example"), (b"host", b"127.0.0.1:9090")], 421),
+        ([(b"host", b"LOCALHOST:9090")], 200),  # host names are case-insensitive
+        ([(b"host", b"127.0.0.1:9090"), (b"origin", b"http://evil.example")], 403),
+        ([(b"host", b"127.0.0.1:9090"), (b"origin", b"http://localhost:9090"), (b"origin", b"http://x.example")], 200),
+        ([(b"host", b"caf\xe9.example")], 421),  # latin-1 bytes decode instead of failing
+    ],
+)
+async def test_host_guard_reads_the_first_host_and_origin(headers: list[tuple[bytes, bytes]], status: int) -> None:
+    assert await _guarded(headers) == status

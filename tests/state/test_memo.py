@@ -23,7 +23,12 @@ def test_computes_once_per_key_and_returns_the_same_answer() -> None:
 
 def test_keeps_at_most_entries_dropping_the_oldest() -> None:
     calls: list[int] = []
-    memo: Memo[int, int] = Memo(lambda n: calls.append(n) or n * 2, entries=3)
+
+    def double(n: int) -> int:
+        calls.append(n)
+        return n * 2
+
+    memo: Memo[int, int] = Memo(double, entries=3)
     for n in (1, 2, 3, 1, 4):  # the hit on 1 does not save it: 1 is still the oldest when 4 arrives
         memo(n)
     assert len(memo) == 3

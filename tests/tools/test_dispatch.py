@@ -237,3 +237,9 @@ async def test_memos_keep_no_failure_and_no_long_text(store: MemorySessionStore)
     # the same arguments as a mapping are planned afresh, never looked up
     await dispatch(backend, "web_search", {"query": "q"}, memos=memos, sessions=store)
     assert len(memos.prepared) == 0
+
+
+async def test_memos_serve_only_the_backend_they_were_made_for(store: MemorySessionStore) -> None:
+    memos = tool_memos(FakeBackend(engines=("bing",)))
+    with pytest.raises(ValueError, match="another backend"):
+        await dispatch(FakeBackend(), "web_search", '{"query": "q"}', sessions=store, memos=memos)

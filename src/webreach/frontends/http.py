@@ -349,8 +349,6 @@ def run_http(
         lifespan="on",
         timeout_graceful_shutdown=5,
         server_header=False,
-        # nothing here depends on the client's address, so X-Forwarded-* headers are not worth reading
-        proxy_headers=False,
     )
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -23,7 +23,7 @@ from webreach.policies import EngineResult, Search
 EngineFailure = EngineError | NotConfiguredError
 
 
-@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
+@dataclass(frozen=True, slots=True)  # shared: Searching keeps one per engine and request
 class Candidate:
     """An engine routing may ask, with its policy stack already applied."""
 

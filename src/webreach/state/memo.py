@@ -44,7 +44,8 @@ class IdentityMemo(Generic[T, V]):
     """Memo by object identity: for objects met again as the very same object (results held by the memory
     cache), where comparing equal ones would cost more than computing the answer again.
 
-    An entry holds its object, so no other object can take its id while the entry lives.
+    An entry holds its object, so no other object can take its id while the entry lives; the object must not
+    change while it is kept (frozen models, tuples).
     """
 
     def __init__(self, compute: Callable[[T], V], *, entries: int = DEFAULT_ENTRIES) -> None:

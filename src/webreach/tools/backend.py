@@ -31,7 +31,7 @@ class ToolBackend(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolResult:
     """One rendered tool call.
 

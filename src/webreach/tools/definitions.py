@@ -62,7 +62,7 @@ class ToolAnnotations:
     open_world: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolDefinition:
     """One agent tool, from which every dialect's schema and the dispatch entry are derived."""
 

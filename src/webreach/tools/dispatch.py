@@ -21,6 +21,12 @@ from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, To
 from webreach.tools.definitions import TOOLS, ToolCall, ToolDefinition, select_tools
 from webreach.tools.json_text import hit_json
 
+# longer argument texts are prepared afresh each time, so the memo stays small (512 texts of 4,096 characters)
+MAX_PREPARED_TEXT = 4096
+# about the results of the 512 searches answered most recently from the memory cache; results made afresh (an
+# engine's answer, a multi merge, the SQLite cache) are new objects, kept once and pushed out by newer ones
+HIT_JSON_ENTRIES = 4096
+
 
 async def dispatch(
     backend: ToolBackend,
@@ -45,6 +51,8 @@ async def dispatch(
         tool = find_tool(name, enabled)
         if sessions is not None:
             check_session(session)  # before searching, so a bad session name costs no engine call
+        if memos is not None and memos.backend is not backend:
+            raise ValueError("these tool memos were made for another backend (tool_memos(backend))")
         if memos is not None and isinstance(arguments, str) and len(arguments) <= MAX_PREPARED_TEXT:
             ready = memos.prepared((tool.name, arguments))
         else:
@@ -56,11 +64,6 @@ async def dispatch(
         return error_result(name, exc, output=output)
 
 
-# longer argument texts are prepared afresh each time, so the memo's memory stays small (512 entries x 4 KB)
-MAX_PREPARED_TEXT = 4096
-HIT_JSON_ENTRIES = 4096  # about the results of the 512 searches answered most recently from the memory cache
-
-
 @dataclass(frozen=True)
 class ToolMemos:
     """What a door keeps between tool calls, so that repeated ones (an agent loop, a busy REST client) cost less.
@@ -69,6 +72,7 @@ class ToolMemos:
     skipped (texts that fail are not kept). hit_json: each search result's JSON text, by the result object.
     """
 
+    backend: ToolBackend  # plans are checked against its engines, so the memos serve no other backend
     prepared: Memo[tuple[str, str], Any]
     hit_json: IdentityMemo[Hit, bytes]
 
@@ -76,6 +80,7 @@ class ToolMemos:
 def tool_memos(backend: ToolBackend, *, entries: int = DEFAULT_ENTRIES) -> ToolMemos:
     """Empty memos for calls to `backend`'s tools (the Gateway keeps one for its doors)."""
     return ToolMemos(
+        backend=backend,
         prepared=Memo(lambda key: prepare_call(find_tool(key[0]), key[1], backend.engine_names()), entries=entries),
         hit_json=IdentityMemo(hit_json, entries=HIT_JSON_ENTRIES),
     )

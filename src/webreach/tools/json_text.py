@@ -35,11 +35,12 @@ def search_json_text(
     """to_text(search_json(outcomes, refs, notes=notes)), in about half the time."""
     try:
         sections = [_section(outcome, refs, write_hit) for outcome in outcomes]
+        written_notes = to_json(list(notes)) if notes else b""
     except PydanticSerializationError:  # lone surrogates: to_text's escaped fallback decides
         return to_text(search_json(outcomes, refs, notes=notes))
     body = sections[0] if len(sections) == 1 else b'{"searches":[' + b",".join(sections) + b"]}"
     if notes:
-        body = body[:-1] + b',"notes":' + to_json(list(notes)) + b"}"
+        body = body[:-1] + b',"notes":' + written_notes + b"}"
     return body.decode()
 
 
