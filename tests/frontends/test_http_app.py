@@ -152,6 +152,8 @@ def test_unknown_paths_and_methods_use_the_error_shape(client: TestClient) -> No
         "message": "",
         "retry_after": None,
     }
+    assert wrong.headers["allow"] == "POST"  # HTTP requires a 405 to name the methods it takes
+    assert client.put("/v1/tools").headers["allow"] in ("GET, HEAD", "HEAD, GET")
 
 
 def test_bad_json_is_invalid_input(client: TestClient) -> None:

@@ -166,10 +166,11 @@ def build_app(
     )
     rest = _Rest(served)
     routes = [
-        # the busiest route first (Starlette tries them in order); GET /v1/tools still finds its own route below
+        # the busiest route early (Starlette tries them in order), after /v1/tools: the first route whose path
+        # matches answers a wrong method, and its Allow header must be /v1/tools' own
+        Route("/v1/tools", rest.tools, methods=["GET"]),
         Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
         Route("/mcp", endpoint.app),
-        Route("/v1/tools", rest.tools, methods=["GET"]),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -292,7 +293,10 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     code = {404: "not_found", 405: "method_not_allowed"}.get(status, "invalid_input")
     hint = "See /docs for the endpoints." if status in (404, 405) else ""
     message = f"{request.method} {request.url.path}: {exc.detail if isinstance(exc, HTTPException) else exc}"
-    return error_response(code, message, hint=hint)
+    response = error_response(code, message, hint=hint)
+    if isinstance(exc, HTTPException) and exc.headers:  # a 405 names the methods allowed (Allow), as HTTP requires
+        response.headers.update(exc.headers)
+    return response
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
