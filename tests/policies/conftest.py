@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from webreach.models import SearchRequest
@@ -16,3 +18,9 @@ def clock() -> FakeClock:
 @pytest.fixture
 def search_request() -> SearchRequest:
     return SearchRequest(query="rust async")
+
+
+@pytest.fixture
+def state_file(tmp_path: Path) -> Path:
+    """Where one test's processes share their state (SQLite, created on first use)."""
+    return tmp_path / "state.sqlite3"

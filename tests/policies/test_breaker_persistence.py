@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from webreach.errors import BlockedError, SuspendedError, UnavailableError, WebreachError
+from webreach.errors import BlockedError, SuspendedError, UnavailableError
 from webreach.models import SearchRequest
 from webreach.policies import PolicyState
-from webreach.policies.breaker import BreakerState, CircuitBreaker
+from webreach.policies.breaker import BreakerState
 from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
 
+from .breakers import fail, guarded, refused_without_a_call
 from .fakes import ScriptedSearch, make_hits
 
 HOUR = 3600.0
@@ -37,21 +36,6 @@ class CountingStore(MemoryBreakerStore):
     def load(self, engine: str) -> BreakerRecord | None:
         self.loads += 1
         return super().load(engine)
-
-
-def guarded(state: PolicyState, inner: ScriptedSearch, engine: str = "duckduckgo") -> CircuitBreaker:
-    return CircuitBreaker(inner, engine=engine, state=state.breaker_for(engine), clock=state.clock)
-
-
-async def fail(breaker: CircuitBreaker, request: SearchRequest, expected: type[WebreachError]) -> WebreachError:
-    with pytest.raises(expected) as info:
-        await breaker(request)
-    return info.value
-
-
-@pytest.fixture
-def state_file(tmp_path: Path) -> Path:
-    return tmp_path / "state.sqlite3"
 
 
 def test_a_record_round_trips_through_a_breaker(clock: FakeClock) -> None:
@@ -76,10 +60,7 @@ async def test_a_suspension_outlives_the_process_that_saw_the_captcha(
     second = PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))
     view = second.breaker_view("duckduckgo")
     assert (view.state, view.reason, view.retry_after) == ("open", "captcha", HOUR - 60)
-    inner = ScriptedSearch(make_hits())
-    suspended = await fail(guarded(second, inner), search_request, SuspendedError)
-    assert suspended.retry_after == HOUR - 60
-    assert inner.calls == 0
+    assert (await refused_without_a_call(second, search_request)).retry_after == HOUR - 60
     second.close()
 
 
@@ -110,10 +91,8 @@ async def test_a_probe_another_process_lost_is_not_repeated(
     assert second.breaker_view("duckduckgo").state == "half_open"
 
     await fail(guarded(first, ScriptedSearch(CAPTCHA)), search_request, BlockedError)  # first's probe fails
-    inner = ScriptedSearch(make_hits())
-    suspended = await fail(guarded(second, inner), search_request, SuspendedError)
+    suspended = await refused_without_a_call(second, search_request)
     assert suspended.retry_after == 2 * HOUR  # the doubled rest first recorded
-    assert inner.calls == 0
     first.close()
     second.close()
 

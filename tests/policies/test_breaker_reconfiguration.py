@@ -19,43 +19,28 @@ from webreach.errors import (
     InvalidInputError,
     QuotaExhaustedError,
     SuspendedError,
-    WebreachError,
 )
 from webreach.gateway import Gateway
 from webreach.models import SearchRequest
 from webreach.policies import PolicyState
-from webreach.policies.breaker import CircuitBreaker
 from webreach.searching import config_fingerprint
 from webreach.state.breaker_store import BreakerRecord, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
 
+from .breakers import fail, guarded, refused_without_a_call
 from .fakes import ScriptedSearch, make_hits
 
 DAY = 86400.0
+ENGINE = "tavily"
 OLD = config_fingerprint(EngineSettings(api_key=TEST_KEY))
 NEW = config_fingerprint(EngineSettings(api_key=GATEWAY_KEY))
 REJECTED = AuthFailedError("HTTP 401", engine="tavily")
 CAPTCHA = BlockedError("captcha page", kind="captcha", engine="tavily")
 
 
-@pytest.fixture
-def state_file(tmp_path: Path) -> Path:
-    return tmp_path / "state.sqlite3"
-
-
 def process(clock: FakeClock, state_file: Path, fingerprint: str) -> PolicyState:
     """One process with tavily configured as `fingerprint` says."""
     return PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file), fingerprints={"tavily": fingerprint})
-
-
-def guarded(state: PolicyState, inner: ScriptedSearch) -> CircuitBreaker:
-    return CircuitBreaker(inner, engine="tavily", state=state.breaker_for("tavily"), clock=state.clock)
-
-
-async def fail(breaker: CircuitBreaker, request: SearchRequest, expected: type[WebreachError]) -> WebreachError:
-    with pytest.raises(expected) as info:
-        await breaker(request)
-    return info.value
 
 
 def test_the_fingerprint_follows_key_base_url_and_options_and_hides_the_key() -> None:
@@ -75,8 +60,8 @@ async def test_a_rejected_key_stays_suspended_until_the_key_changes(
     clock: FakeClock, search_request: SearchRequest, state_file: Path
 ) -> None:
     first = process(clock, state_file, OLD)
-    await fail(guarded(first, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
-    suspended = await fail(guarded(first, ScriptedSearch(make_hits())), search_request, SuspendedError)
+    await fail(guarded(first, ScriptedSearch(REJECTED), ENGINE), search_request, AuthFailedError)
+    suspended = await fail(guarded(first, ScriptedSearch(make_hits()), ENGINE), search_request, SuspendedError)
     assert suspended.retry_after == DAY
     assert "lifts as soon as the key" in suspended.message
     first.close()
@@ -84,15 +69,13 @@ async def test_a_rejected_key_stays_suspended_until_the_key_changes(
     clock.advance(1)
     same_key = process(clock, state_file, OLD)
     assert same_key.breaker_view("tavily").state == "open"
-    inner = ScriptedSearch(make_hits())
-    assert (await fail(guarded(same_key, inner), search_request, SuspendedError)).retry_after == DAY - 1
-    assert inner.calls == 0
+    assert (await refused_without_a_call(same_key, search_request, ENGINE)).retry_after == DAY - 1
     same_key.close()
 
     new_key = process(clock, state_file, NEW)
     assert new_key.breaker_view("tavily").state == "closed"
     inner = ScriptedSearch(make_hits())
-    await guarded(new_key, inner)(search_request)
+    await guarded(new_key, inner, ENGINE)(search_request)
     assert inner.calls == 1
     new_key.close()
     # the stale suspension was cleared in the file, not just ignored here
@@ -106,8 +89,8 @@ async def test_a_spent_quota_lifts_with_a_new_key_too(
 ) -> None:
     first = process(clock, state_file, OLD)
     spent = QuotaExhaustedError("credits used up", engine="tavily")
-    await fail(guarded(first, ScriptedSearch(spent)), search_request, QuotaExhaustedError)
-    suspended = await fail(guarded(first, ScriptedSearch()), search_request, SuspendedError)
+    await fail(guarded(first, ScriptedSearch(spent), ENGINE), search_request, QuotaExhaustedError)
+    suspended = await fail(guarded(first, ScriptedSearch(), ENGINE), search_request, SuspendedError)
     assert "lifts as soon as the key" in suspended.message
     first.close()
     assert process(clock, state_file, NEW).breaker_view("tavily").state == "closed"
@@ -117,14 +100,14 @@ async def test_a_captcha_holds_whatever_the_key(
     clock: FakeClock, search_request: SearchRequest, state_file: Path
 ) -> None:
     first = process(clock, state_file, OLD)
-    await fail(guarded(first, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    await fail(guarded(first, ScriptedSearch(CAPTCHA), ENGINE), search_request, BlockedError)
     first.close()
 
     new_key = process(clock, state_file, NEW)
     view = new_key.breaker_view("tavily")
     assert (view.state, view.reason) == ("open", "captcha")
     inner = ScriptedSearch(make_hits())
-    suspended = await fail(guarded(new_key, inner), search_request, SuspendedError)
+    suspended = await fail(guarded(new_key, inner, ENGINE), search_request, SuspendedError)
     assert "lifts" not in suspended.message
     assert inner.calls == 0
     new_key.close()
@@ -135,18 +118,16 @@ async def test_a_running_process_with_the_new_key_ignores_the_old_keys_suspensio
 ) -> None:
     server = process(clock, state_file, NEW)
     on_server = ScriptedSearch(make_hits())
-    server_breaker = guarded(server, on_server)
+    server_breaker = guarded(server, on_server, ENGINE)
     await server_breaker(search_request)
 
     old_cli = process(clock, state_file, OLD)  # a CLI run still configured with the old key
-    await fail(guarded(old_cli, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
+    await fail(guarded(old_cli, ScriptedSearch(REJECTED), ENGINE), search_request, AuthFailedError)
     await server_breaker(search_request)  # re-reads the record before calling: not its key, not its suspension
     assert on_server.calls == 2
     assert server.breaker_view("tavily").state == "closed"
     # the process with the old key keeps refusing without asking the provider again
-    inner = ScriptedSearch(make_hits())
-    await fail(guarded(old_cli, inner), search_request, SuspendedError)
-    assert inner.calls == 0
+    await refused_without_a_call(old_cli, search_request, ENGINE)
     server.close()
     old_cli.close()
 
@@ -155,11 +136,9 @@ async def test_the_same_key_in_a_running_process_honours_the_suspension(
     clock: FakeClock, search_request: SearchRequest, state_file: Path
 ) -> None:
     server, cli = process(clock, state_file, OLD), process(clock, state_file, OLD)
-    await guarded(server, ScriptedSearch(make_hits()))(search_request)
-    await fail(guarded(cli, ScriptedSearch(REJECTED)), search_request, AuthFailedError)
-    inner = ScriptedSearch(make_hits())
-    await fail(guarded(server, inner), search_request, SuspendedError)
-    assert inner.calls == 0
+    await guarded(server, ScriptedSearch(make_hits()), ENGINE)(search_request)
+    await fail(guarded(cli, ScriptedSearch(REJECTED), ENGINE), search_request, AuthFailedError)
+    await refused_without_a_call(server, search_request, ENGINE)
     server.close()
     cli.close()
 
@@ -168,12 +147,12 @@ async def test_reset_closes_the_breaker_and_deletes_its_record(
     clock: FakeClock, search_request: SearchRequest, state_file: Path
 ) -> None:
     first = process(clock, state_file, OLD)
-    await fail(guarded(first, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    await fail(guarded(first, ScriptedSearch(CAPTCHA), ENGINE), search_request, BlockedError)
     first.reset_breaker("tavily")
     assert first.breaker_view("tavily").state == "closed"
     assert SqliteBreakerStore(state_file).load("tavily") is None
     inner = ScriptedSearch(make_hits())
-    await guarded(first, inner)(search_request)
+    await guarded(first, inner, ENGINE)(search_request)
     assert inner.calls == 1
     first.reset_breaker("bing")  # an engine never called: nothing to do, nothing breaks
     assert first.breaker_view("bing").state == "closed"

@@ -20,11 +20,6 @@ from webreach.testing.clock import FakeClock
 from .fakes import ScriptedSearch
 
 
-@pytest.fixture
-def state_file(tmp_path: Path) -> Path:
-    return tmp_path / "state.sqlite3"
-
-
 def process(clock: FakeClock, state_file: Path) -> PolicyState:
     return PolicyState(clock=clock, bucket_store=SqliteBucketStore(state_file))
 
