@@ -13,7 +13,7 @@ tp/(tp+fp) over pages with tp+fp > 0, recall the mean of tp/(tp+fn) over pages w
 fp = fn = 0 scores 1), and F1 = 2PR/(P+R) of those two means.
 
 Systems, side by side in one process on the same bytes:
-- webreach: webreach.fetch.extract.extract(body, content_type="text/html", url=..., format="text"), the whole
+- webreach: webreach.extract.cascade.extract(body, content_type="text/html", url=..., format="text"), the whole
   path a read takes (sniffing, charset, wall checks, cascade, metadata);
 - trafilatura: trafilatura.extract(body), the library's plain default;
 - trafilatura (no comments): trafilatura.extract(body, include_comments=False), the call the benchmark's own
@@ -51,8 +51,8 @@ from readability import Document  # type: ignore[import-untyped]
 
 from bench.captures import SHARED_DATA
 from webreach.errors import WebreachError
-from webreach.fetch.extract import ExtractOptions, extract
-from webreach.fetch.window import load_tokenizer
+from webreach.extract.cascade import ExtractOptions, extract
+from webreach.read.window import load_tokenizer
 
 AEB = SHARED_DATA / "extraction" / "aeb"
 RESULTS = Path(__file__).parent / "results"

@@ -1,4 +1,4 @@
-"""SSRF table summary: runs every case of tests/fetch/ssrf_cases.py through the guard, offline.
+"""SSRF table summary: runs every case of tests/net/ssrf_cases.py through the guard, offline.
 
 Prints cases per category with blocked/allowed counts and how many got their expected verdict (a Markdown table
 for the closing note), lists any case that did not, and writes bench/results/ssrf_table.json.
@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the case table lives beside the test that runs it
 
-from fetch.ssrf_cases import CASES  # noqa: E402
-from fetch.ssrf_core import render, summarize, verdict  # noqa: E402
+from net.ssrf_cases import CASES  # noqa: E402
+from net.ssrf_core import render, summarize, verdict  # noqa: E402
 
 
 async def main() -> int:

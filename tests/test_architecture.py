@@ -1,8 +1,12 @@
 """The dependency direction of ARCHITECTURE.md section 2, checked on the import statements of src/.
 
-frontends -> gateway -> routing | policies | fetch | tools | state -> engines -> models | errors | config
-Front doors never import engines, policies or routing; engines import only the bottom layer; each
-third-party SDK stays in its one module.
+    frontends -> tools -> gateway -> search | read -> routing | policies | net | extract -> state -> engines
+    -> models | errors | config | clock
+
+ALLOWED lists every arrow between top-level packages, same layer included: an import not listed fails, so a
+new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract is the one
+module of search/ that the layers below it may import (policies wrap Searches, routing calls them). Each
+third-party SDK stays in its one module, and the modules import each other without a cycle.
 """
 
 from __future__ import annotations
@@ -14,33 +18,37 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
-# the layer a top-level module or package belongs to; higher numbers may import lower ones
-LAYERS = {
-    "frontends": 5,
-    "gateway": 4,
-    "searching": 4,
-    "tools": 4,
-    "routing": 3,
-    "policies": 3,
-    "fetch": 3,
-    "state": 3,
-    "engine_client": 3,
-    "testing": 3,
-    "engines": 2,
-    "clock": 1,
-    "models": 1,
-    "errors": 0,
-    "config": 0,
+BOTTOM = {"models", "errors", "config", "clock"}
+# every package -> the packages it may import ("search.contract": only that module of search/)
+ALLOWED: dict[str, set[str]] = {
+    "frontends": {"tools", "gateway", "testing"} | BOTTOM,
+    "tools": {"gateway", "state"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state"} | BOTTOM,
+    "search": {"routing", "policies", "engines", "state"} | BOTTOM,
+    "read": {"net", "extract"} | BOTTOM,
+    "routing": {"search.contract"} | BOTTOM,
+    "policies": {"search.contract", "state"} | BOTTOM,
+    "net": {"clock", "errors"},
+    "extract": {"errors", "models"},
+    "state": BOTTOM,
+    "engines": BOTTOM,
+    "testing": {"net", "clock"},
+    "models": {"errors"},
+    "errors": set(),  # models only under TYPE_CHECKING
+    "config": {"errors"},
+    "clock": set(),
 }
-FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "engine_client", "state", "searching"}
+# the public API and the module entry point re-export from anywhere
+UNCHECKED = {"__init__", "__main__"}
+FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "state", "search", "read", "net", "extract"}
 # third-party SDKs and the only modules (or folders, ending in "/") that may import them
 CONFINED = {
     "click": ("frontends/cli.py", "frontends/_render.py"),
     "rich": ("frontends/_render.py",),
     "selectolax": ("engines/",),
-    "trafilatura": ("fetch/extract.py",),
-    "pypdf": ("fetch/pdf.py",),
-    "playwright": ("fetch/readers/browser.py", "fetch/readers/browser_routing.py"),
+    "trafilatura": ("extract/cascade.py",),
+    "pypdf": ("extract/pdf.py",),
+    "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     "mcp": ("frontends/mcp.py",),
     "starlette": ("frontends/http.py", "frontends/_openapi.py"),
     "uvicorn": ("frontends/http.py",),
@@ -80,24 +88,102 @@ def _imports(path: Path) -> list[str]:
     return found
 
 
+def _target(name: str) -> str | None:
+    """The package (or "search.contract") an import of `name` reaches, None when it is not webreach's."""
+    parts = name.split(".")
+    if parts[0] != "webreach" or len(parts) < 2:
+        return None
+    if parts[1] == "search" and parts[2:3] == ["contract"]:
+        return "search.contract"
+    return parts[1]
+
+
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
-def test_imports_respect_the_layers(path: Path) -> None:
+def test_imports_follow_the_allowed_arrows(path: Path) -> None:
     part = _part(path)
     where = path.relative_to(SRC).as_posix()
-    if part in ("__init__", "__main__"):
-        return  # the package root re-exports the public API; __main__ starts the CLI
+    if part in UNCHECKED:
+        return
     for name in _imports(path):
-        top = name.split(".")
-        if top[0] == "webreach" and len(top) > 1:
-            target = top[1]
-            if target == part or target not in LAYERS:
+        target = _target(name)
+        if target is not None:
+            if target.split(".")[0] == part:
                 continue
-            assert LAYERS[target] <= LAYERS[part], f"{part} must not import {name} (a higher layer)"
-            if part == "frontends":
-                assert target not in FORBIDDEN_FOR_FRONTENDS, f"front doors talk to the gateway, not {name}"
-        elif top[0] in CONFINED:
-            allowed = CONFINED[top[0]]
-            assert where.startswith(allowed), f"{top[0]} is imported only in {', '.join(allowed)}, not {where}"
+            assert target in ALLOWED[part], f"{where}: {part} -> {target} is not an allowed arrow ({name})"
+        elif name.split(".")[0] in CONFINED:
+            allowed = CONFINED[name.split(".")[0]]
+            assert where.startswith(allowed), f"{name} is imported only in {', '.join(allowed)}, not {where}"
+
+
+def test_every_package_has_its_arrows_listed() -> None:
+    parts = {_part(p) for p in _modules()} - UNCHECKED
+    assert parts == set(ALLOWED)
+
+
+def test_front_doors_stay_above_the_gateway() -> None:
+    assert not (ALLOWED["frontends"] & FORBIDDEN_FOR_FRONTENDS)
+    assert "tools" not in ALLOWED["gateway"], "the Gateway knows nothing of tools"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def test_no_import_cycles() -> None:
+    """Module-level imports (TYPE_CHECKING excluded) form no cycle; a package counts as its __init__."""
+    modules = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = set()
+        for imported in _imported_modules(path, modules):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                edges.add(imported)
+        graph[name] = edges
+    cycle = _find_cycle(graph)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def _imported_modules(path: Path, modules: dict[str, Path]) -> list[str]:
+    """Like _imports, but `from package import module` names the module, not the package."""
+    found: list[str] = []
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.append(submodule if submodule in modules else node.module)
+    return found
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
 
 
 def test_every_module_opens_with_a_docstring() -> None:

@@ -17,11 +17,11 @@ import httpx
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
-from webreach.fetch.extracted import Extracted
-from webreach.fetch.guard import OfflineResolver
-from webreach.fetch.reading import Reading, extract_file, parse_resolve
+from webreach.extract.extracted import Extracted
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
-from webreach.searching import EngineStatus, Searching
+from webreach.net.guard import OfflineResolver
+from webreach.read.service import Reading, extract_file, parse_resolve
+from webreach.search.service import EngineStatus, Searching
 from webreach.state.sessions import open_session_store
 from webreach.tools import Dialect, OutputFormat, ToolResult, dispatch, search_result, tool_memos, tool_schemas
 

@@ -23,7 +23,7 @@ from webreach.errors import (
 from webreach.gateway import Gateway
 from webreach.models import SearchRequest
 from webreach.policies import PolicyState
-from webreach.searching import config_fingerprint
+from webreach.search.service import config_fingerprint
 from webreach.state.breaker_store import BreakerRecord, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
 

@@ -18,7 +18,7 @@ from webreach.policies.cache import Cache, freshness_ttl, lookup_stale
 from webreach.policies.deadline import Deadline
 from webreach.policies.rate_limit import RateLimit, TokenBucket
 from webreach.policies.retry import Retry
-from webreach.policies.search import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 from webreach.state.breaker_store import BreakerStore, MemoryBreakerStore
 from webreach.state.bucket_store import BucketStore, MemoryBucketStore
 from webreach.state.cache_store import CacheStore, MemoryCacheStore

@@ -39,7 +39,7 @@ from typing import Literal
 from webreach.clock import Clock
 from webreach.errors import EngineError, SuspendedError
 from webreach.models import SearchRequest
-from webreach.policies.search import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 from webreach.state.breaker_store import BreakerRecord, BreakerStore
 
 BreakerStatus = Literal["closed", "open", "half_open"]

@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.models import SearchRequest
-from webreach.policies.search import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 from webreach.state.cache_store import CacheEntry, CacheStore
 from webreach.state.memo import Memo
 

@@ -21,7 +21,7 @@ import asyncio
 from webreach.clock import Clock
 from webreach.errors import SuspendedError
 from webreach.models import SearchRequest
-from webreach.policies.search import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 from webreach.state.bucket_store import BucketLevel, BucketStore, MemoryBucketStore
 
 DEFAULT_MAX_WAIT = 2.0

@@ -14,7 +14,7 @@ import random
 from webreach.clock import Clock
 from webreach.errors import EngineError, RateLimitedError
 from webreach.models import SearchRequest
-from webreach.policies.search import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 
 logger = logging.getLogger(__name__)
 

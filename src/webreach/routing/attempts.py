@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from webreach.clock import Clock
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
 from webreach.models import EngineAttempt, Hit, SearchRequest
-from webreach.policies import EngineResult, Search
+from webreach.search.contract import EngineResult, Search
 
 EngineFailure = EngineError | NotConfiguredError
 

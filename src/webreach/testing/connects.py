@@ -20,7 +20,7 @@ from typing import Any
 
 import httpcore
 
-from webreach.fetch.transport import ConnectEvent
+from webreach.net.transport import ConnectEvent
 
 
 class ConnectRecorder(httpcore.AsyncNetworkBackend):

@@ -1,0 +1,183 @@
+"""From a fetched body to readable content: the one entry point the readers call.
+
+    extract(body, *, content_type, url, format="markdown", options=ExtractOptions()) -> Extracted
+
+`body` is the decoded-transfer body (Content-Encoding already undone by the transport), `content_type` the
+response header (None if absent), `url` the final URL (resolves relative links, hints the type by extension).
+`format` is one of markdown | text | html (the cleaned main-content HTML) | json (metadata plus content).
+Extracted carries text, content_type, format, title, author, date, language, canonical_url, sitename and the
+extractor that produced it. The call is pure: no network, no files, no global state. It raises the FetchErrors
+of webreach.errors, with `url` attached:
+- UnsupportedContentError (unsupported_content) for images, media, archives and other binaries,
+- PageBlockedError (kind captcha | blocked) for CAPTCHA, challenge and access-denied pages,
+- NeedsBrowserError (needs_browser) for JavaScript-only shells,
+- ExtractionError (extraction_failed) when a page, PDF or document holds no readable text.
+
+Which reader: sniff.py decides (PDF, HTML, JSON, XML, text or binary); charset.py decodes; pdf.py and
+passthrough.py handle the non-HTML kinds. HTML is parsed once (html_tree.py, which also lays out whitespace as a
+browser would, so pretty-printed sources do not leak line breaks and indentation into paragraphs) and goes
+through this cascade, each stage engaging only when the one before it under-delivered:
+1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
+   extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
+   Before anything is returned, a short result (under walls.STRONG_TEXT chars) has the page checked for bot
+   walls: a long result cannot come from a wall, so long pages never pay for the check.
+2. trafilatura balanced, with its whole internal cascade (readability and jusText comparison, baseline rescue,
+   recall escalation), when stage 1 gave less than `min_chars` - precision mode sometimes keeps only a
+   boilerplate paragraph. A page that short is first checked for being a JavaScript shell. The stage-2 text
+   replaces stage 1's only when it is `fallback_gain` times longer, so a genuinely short page keeps its
+   precise extraction.
+3. The page's visible text, when trafilatura returns nothing at all.
+Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by
+metadata.py: trafilatura's extract_metadata would cost more than the extraction itself (see there).
+trafilatura is imported here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import trafilatura
+
+from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
+from webreach.extract import charset, html_tree, walls
+from webreach.extract.extracted import Extracted, as_json, paragraphs_html
+from webreach.extract.metadata import read_metadata
+from webreach.extract.passthrough import read_json, read_text, read_xml
+from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
+from webreach.extract.sniff import sniff
+from webreach.models import ReadFormat
+
+__all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
+
+LOGGER = logging.getLogger(__name__)
+TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
+WALL_HINT = "The site put a bot check in front of the page; try reader='browser' or reader='jina', or another source."
+SHELL_HINT = "Read it again with reader='browser' (or reader='jina'), which render JavaScript."
+EMPTY_HINT = html_tree.EMPTY_HINT
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """The cascade's tuning; the defaults are the ones bench/extraction.py measured best."""
+
+    min_chars: int = 600  # stage 1 shorter than this engages stage 2 (about 100 words)
+    fallback_gain: float = 2.0  # stage 2 must be this many times longer to replace stage 1
+    fallback: bool = True  # stage 2; without it the cascade is precision-only (faster, sometimes much shorter)
+    links: bool = True  # keep links in markdown and html (never in text)
+    tables: bool = True
+    pdf_max_pages: int = DEFAULT_MAX_PAGES
+
+
+def extract(
+    body: bytes,
+    *,
+    content_type: str | None,
+    url: str,
+    format: ReadFormat = "markdown",
+    options: ExtractOptions | None = None,
+) -> Extracted:
+    """Readable content of `body` in `format`; see the module docstring for the errors it raises."""
+    options = options or ExtractOptions()
+    sniffed = sniff(body, content_type, url)
+    if sniffed.kind == "binary":
+        raise UnsupportedContentError(
+            f"Cannot extract text from {html_tree.page_name(url)}: "
+            f"it is {sniffed.media_type} content ({len(body):,} bytes).",
+            content_type=sniffed.media_type,
+            size=len(body),
+            url=url or None,
+        )
+    # json wraps the markdown rendering (plus structured data where the body has it)
+    inner: ReadFormat = "markdown" if format == "json" else format
+    if sniffed.kind == "pdf":
+        pdf = read_pdf(body, max_pages=options.pdf_max_pages, url=url or None)
+        text = paragraphs_html(pdf.text, pdf.title) if inner == "html" else pdf.text
+        result = Extracted(text, sniffed.media_type, inner, pdf.title, pdf.author, pdf.date, extractor="pypdf")
+    else:
+        decoded = charset.decode(body, sniffed.charset, markup=sniffed.kind in ("html", "xml"))
+        if sniffed.kind == "html":
+            result = extract_html(decoded.text, url=url, format=inner, content_type=sniffed.media_type, options=options)
+        elif sniffed.kind == "json":
+            result = read_json(decoded.text, sniffed.media_type, inner)
+        elif sniffed.kind == "xml":
+            result = read_xml(decoded.text, sniffed.media_type, inner)
+        else:
+            result = read_text(decoded.text, sniffed.media_type, inner)
+    return as_json(result, url) if format == "json" else result
+
+
+def extract_html(
+    page: str,
+    *,
+    url: str,
+    format: ReadFormat = "markdown",
+    content_type: str = "text/html",
+    options: ExtractOptions | None = None,
+) -> Extracted:
+    """The main content of an HTML page (already decoded) through the numbered cascade above."""
+    options = options or ExtractOptions()
+    tree = html_tree.parse(page, url=url or None)
+    # 1. trafilatura, precision mode
+    text, extractor = run_trafilatura(tree, url, format, options, precise=True), "trafilatura"
+    visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
+    if visible is not None:
+        wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
+        if wall is not None:
+            raise PageBlockedError(
+                f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
+                kind=wall.kind,
+                url=url or None,
+                hint=WALL_HINT,
+            )
+    short = len(text) < options.min_chars or not text.strip()
+    if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
+        raise NeedsBrowserError(
+            f"Nothing to read without JavaScript: {html_tree.page_name(url)} renders its content with scripts "
+            f"({reason}).",
+            url=url or None,
+            hint=SHELL_HINT,
+        )
+    if short and options.fallback:
+        # 2. trafilatura balanced, with its own fallbacks
+        fallback = run_trafilatura(tree, url, format, options, precise=False)
+        if len(fallback) > options.fallback_gain * len(text.strip()):
+            text, extractor = fallback, "trafilatura-fallback"
+    if not text.strip():
+        # 3. whatever a reader would see
+        visible = visible if visible is not None else html_tree.visible_text(tree)
+        if not visible:
+            raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
+        text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
+    meta = read_metadata(tree, url)
+    return Extracted(text, content_type, format, extractor=extractor, **vars(meta))
+
+
+def short_visible_text(tree: Any) -> str | None:
+    """The page's visible text when it is short enough for a wall or a shell, else None (not computed)."""
+    # the estimate ignores block breaks, so give it slack before trusting it to rule a page out
+    if html_tree.text_size(tree) > walls.STRONG_TEXT * 1.2 + 100:
+        return None
+    return html_tree.visible_text(tree)
+
+
+def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, *, precise: bool) -> str:
+    """trafilatura's extraction of `tree` (it works on a copy), "" when it finds nothing."""
+    try:
+        text = trafilatura.extract(
+            tree,
+            url=url or None,
+            output_format=TRAFILATURA_FORMATS[format],
+            favor_precision=precise,
+            fast=precise,
+            include_comments=False,
+            include_tables=options.tables,
+            include_links=options.links and format in ("markdown", "html", "json"),
+            include_images=False,
+            with_metadata=False,
+        )
+    except Exception:  # a trafilatura bug on one odd page must not cost the read: the next stage takes over
+        LOGGER.warning("trafilatura failed on %s", url, exc_info=True)
+        return ""
+    return text or ""

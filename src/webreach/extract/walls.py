@@ -1,0 +1,139 @@
+"""Recognising pages that are not the content: bot walls (CAPTCHA, challenge, access denied) and JavaScript shells.
+
+Every marker lives in the tables below. A wall is a short page, so each marker only counts while the page's
+visible text stays under its `max_text`: an article *about* CAPTCHAs or a normal page that merely loads
+Cloudflare's or reCAPTCHA's scripts is long, and is read as content.
+- strong markers only ever appear on interstitials (Cloudflare's `cf_chl_opt`, DataDome's captcha-delivery.com,
+  PerimeterX's press-and-hold, Akamai's edgesuite reference page, the search engines' own walls);
+- weak ones (a reCAPTCHA/hCaptcha/Turnstile widget, "verify you are human") also sit on login and contact forms,
+  so they need a page with almost nothing else on it.
+A JavaScript shell is a page whose visible text is next to nothing while it carries an app root (#root, #app,
+#__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from webreach.errors import BlockKind
+from webreach.extract.html_tree import body_of
+
+STRONG_TEXT = 3000  # chars of visible text; the real interstitials seen run from 30 to ~1,100
+WEAK_TEXT = 800
+SHELL_TEXT = 200  # a shell shows less than this outside <noscript>
+BARE_TEXT = 40  # below this, scripts alone make a shell
+EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts as empty
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One sign of a wall: literal needles, where to look for them, what they mean, how short the page must be.
+
+    `source` needles are matched case-sensitively in the raw HTML (ids, class names, script URLs keep their
+    case); `text` needles are lowercase and matched in the lowercased visible text and title.
+    """
+
+    name: str
+    kind: BlockKind
+    source: tuple[str, ...] = ()
+    text: tuple[str, ...] = ()
+    max_text: int = STRONG_TEXT
+
+
+MARKERS: tuple[Marker, ...] = (
+    # "Just a moment..." alone is also a spinner's caption; the challenge script's names are not
+    Marker(
+        "cloudflare challenge",
+        "captcha",
+        ("cf_chl_opt", "cf-challenge", "/cdn-cgi/challenge-platform/h/"),
+        ("checking if the site connection is secure",),
+    ),
+    Marker("cloudflare block", "blocked", text=("you have been blocked", "used cloudflare to restrict access")),
+    Marker("challenge form", "captcha", ('id="challenge-form"', "id='challenge-form'", "id=challenge-form")),
+    Marker("ddos-guard", "captcha", ("check.ddos-guard.net",), ("ddos-guard",)),
+    Marker("datadome", "captcha", ("captcha-delivery.com",)),
+    Marker("perimeterx", "captcha", ("px-captcha", "_pxCaptcha"), ("press & hold",)),
+    Marker("aws waf", "captcha", ("AwsWafIntegration", "awsWafCookieDomainList", "gokuProps")),
+    Marker("imperva", "blocked", ("_Incapsula_Resource",), ("incapsula incident id",)),
+    Marker("akamai", "blocked", ("errors.edgesuite.net",)),
+    Marker("sucuri", "blocked", ("sucuri_cloudproxy",), ("sucuri website firewall",)),
+    Marker("google unusual traffic", "captcha", text=("unusual traffic from your computer network",)),
+    Marker("bing challenge", "captcha", text=("please solve the challenge below",)),
+    Marker("duckduckgo anomaly", "captcha", ("anomaly-modal",), ("made by a human",)),
+    Marker("baidu verification", "captcha", ("wappass.baidu.com",), ("百度安全验证",)),
+    Marker("sogou antispider", "captcha", ("antispider",)),
+    Marker("verification page", "captcha", text=("安全验证", "人机验证", "滑动验证", "请完成验证"), max_text=WEAK_TEXT),
+    Marker(
+        "captcha widget",
+        "captcha",
+        ("g-recaptcha", "recaptcha/api.js", "recaptcha/enterprise.js", "h-captcha", "cf-turnstile"),
+        max_text=WEAK_TEXT,
+    ),
+    Marker(
+        "human check",
+        "captcha",
+        text=(
+            "verify you are human",
+            "verifying you are human",
+            "verify that you are human",
+            "are you a robot",
+            "not a robot",
+            "checking your browser",
+            "complete the security check",
+            "enable javascript and cookies",
+        ),
+        max_text=WEAK_TEXT,
+    ),
+)
+
+APP_ROOTS = (
+    "//*[@id='root' or @id='app' or @id='__next' or @id='__nuxt' or @id='___gatsby' or @id='svelte'"
+    " or @id='q-app' or @id='main-app' or @ng-version or @ng-app or @data-reactroot]|//app-root"
+)
+JS_NOTICE = re.compile(
+    r"(?:enable|turn on|activate|requires?|need) (?:your )?javascript|javascript (?:is )?(?:required|disabled)"
+    r"|javascript must be enabled",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Wall:
+    """A recognised wall: the marker's name and whether it is a CAPTCHA or a plain refusal."""
+
+    name: str
+    kind: BlockKind
+
+
+def find_wall(source: str, text: str) -> Wall | None:
+    """The wall a page is, if any: `source` is its raw HTML, `text` its visible text with the title."""
+    length = len(text)
+    lowered = text.lower()
+    for marker in MARKERS:
+        if length > marker.max_text:
+            continue
+        if any(needle in source for needle in marker.source) or any(needle in lowered for needle in marker.text):
+            return Wall(marker.name, marker.kind)
+    return None
+
+
+def find_js_shell(tree: Any, visible: str) -> str | None:
+    """Why the page looks like a JavaScript-only shell, or None. `visible` excludes <noscript> text."""
+    if len(visible) >= SHELL_TEXT:
+        return None
+    if JS_NOTICE.search(visible):
+        return "it asks for JavaScript"
+    body = body_of(tree)
+    noscript = " ".join(" ".join(n.itertext()) for n in body.iter("noscript"))
+    if JS_NOTICE.search(noscript):
+        return "its <noscript> says JavaScript is required"
+    if len(noscript.split()) > len(visible.split()) + 20:
+        return "its text is only inside <noscript>"
+    for root in tree.xpath(APP_ROOTS):
+        if len(" ".join("".join(root.itertext()).split())) < EMPTY_ROOT_TEXT:
+            return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty"
+    if len(visible) < BARE_TEXT and tree.xpath("//script[@src or string-length(normalize-space()) > 200]"):
+        return "it has scripts and no text"
+    return None

@@ -1,0 +1,29 @@
+"""The SSRF-safe HTTP client: URL and address guard, pinned transport, fetcher with budgets, decoding, robots."""
+
+from webreach.errors import FetchError, HostResolutionError, UrlNotAllowedError
+from webreach.net.address_policy import AddressPolicy, Denial, IPAddress
+from webreach.net.guard import (
+    ApprovedTarget,
+    Guard,
+    ParsedUrl,
+    Resolver,
+    StaticResolver,
+    SystemResolver,
+    parse_url,
+)
+
+__all__ = [
+    "AddressPolicy",
+    "ApprovedTarget",
+    "Denial",
+    "FetchError",
+    "Guard",
+    "HostResolutionError",
+    "IPAddress",
+    "ParsedUrl",
+    "Resolver",
+    "StaticResolver",
+    "SystemResolver",
+    "UrlNotAllowedError",
+    "parse_url",
+]

@@ -1,0 +1,108 @@
+"""Page readers: direct (the guarded fetcher), browser (Chromium, every request through that fetcher) and jina.
+
+A reader turns a URL into the whole extracted document (`ReadResult`); windowing and caching happen above it,
+in reading.py. `ReaderChain` picks the reader: the one named, or for reader="auto" the configured order
+(default direct, browser, jina), moving on only when the previous reader's failure is one another reader can
+cure, decided by the error's code, never its message:
+
+    needs_browser      -> browser, then jina     (a JavaScript shell)
+    extraction_failed  -> browser, then jina     (nothing readable came out)
+    captcha, blocked   -> jina                   (a bot wall; Jina reads from its own network)
+
+A reader that is not available here (code not_configured: no Chromium, jina switched off) is skipped. A refusal
+by the guard (url_not_allowed) is never retried elsewhere, and neither are timeouts, HTTP errors or transport
+failures: another reader would not change them. When every candidate failed, the first error is raised, since
+it describes the page itself.
+
+The extractor raises the FetchError classes of errors.py itself (PageBlockedError, NeedsBrowserError,
+ExtractionError, UnsupportedContentError); `as_fetch_error` only makes sure one names the URL that was read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from webreach.errors import FetchError, NotConfiguredError, WebreachError
+from webreach.extract.extracted import Extracted
+from webreach.models import ReadRequest
+
+DEFAULT_ORDER = ("direct", "browser", "jina")
+# after a failure with this code, which readers are worth a try
+CURES: Mapping[str, frozenset[str]] = {
+    "needs_browser": frozenset({"browser", "jina"}),
+    "extraction_failed": frozenset({"browser", "jina"}),
+    "captcha": frozenset({"jina"}),
+    "blocked": frozenset({"jina"}),
+}
+UNAVAILABLE = "not_configured"
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """One page read whole: where it came from and its extracted content (not yet windowed)."""
+
+    url: str
+    final_url: str
+    status: int
+    extracted: Extracted
+    reader: str
+    redirects: tuple[str, ...] = ()
+
+    @property
+    def content_type(self) -> str:
+        return self.extracted.content_type
+
+
+class Reader(Protocol):
+    """Reads one URL into a ReadResult in `request.format`; raises typed FetchErrors."""
+
+    name: str
+
+    async def read(self, url: str, request: ReadRequest) -> ReadResult: ...
+
+
+def as_fetch_error(exc: WebreachError, url: str) -> WebreachError:
+    """`exc` with `url` attached when it is a FetchError that does not name its page yet; anything else unchanged."""
+    if isinstance(exc, FetchError) and exc.url is None:
+        exc.url = url
+    return exc
+
+
+class ReaderChain:
+    """The reader a request names, or the configured fallback order for reader='auto'."""
+
+    def __init__(self, readers: Mapping[str, Reader], order: Sequence[str] = DEFAULT_ORDER) -> None:
+        self.readers = dict(readers)
+        self.order = tuple(order)
+
+    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+        if request.reader != "auto":
+            reader = self.readers.get(request.reader)
+            if reader is None:
+                raise NotConfiguredError(
+                    f"The {request.reader} reader is not available here.",
+                    hint=f"Use one of: auto, {', '.join(self.readers)}.",
+                )
+            return await reader.read(url, request)
+        first: WebreachError | None = None
+        unavailable: WebreachError | None = None
+        for name in self.order:
+            reader = self.readers.get(name)
+            if reader is None or (first is not None and name not in CURES.get(first.error_code, frozenset())):
+                continue
+            try:
+                return await reader.read(url, request)
+            except WebreachError as exc:
+                if exc.error_code == UNAVAILABLE:
+                    unavailable = unavailable or exc  # not installed or switched off here: the next may be
+                elif first is not None:
+                    continue  # a fallback failed too: the first error still describes the page best
+                elif exc.error_code not in CURES:
+                    raise
+                else:
+                    first = exc
+        if first is not None:
+            raise first
+        raise unavailable or NotConfiguredError("No reader is configured.", hint="Set read.reader_order.")

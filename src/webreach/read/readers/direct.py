@@ -1,0 +1,123 @@
+"""The direct reader (guarded fetch, interstitials, extraction) and the adapter that makes the browser a Reader.
+
+Both end in `extract_result`: the body goes to the extractor (in a worker thread, so a slow PDF or a huge page
+does not stall other reads on the event loop). For an error status (anything from 300 up that was not followed)
+the body is still extracted, only to find bot walls: a 403 or 503 challenge page becomes PageBlockedError
+(captcha or blocked), which tells the agent more than "HTTP 403"; any other error page is an HttpStatusError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Protocol
+
+from webreach.errors import WebreachError
+from webreach.extract.cascade import ExtractOptions, extract
+from webreach.models import ReadRequest
+from webreach.net.fetcher import Fetcher
+from webreach.read.interstitials import Interstitials
+from webreach.read.readers import ReadResult, as_fetch_error
+from webreach.read.readers.browser_routing import FetchedResponse
+
+WALL_CODES = frozenset({"captcha", "blocked"})
+
+
+class FetchedPage(FetchedResponse, Protocol):
+    """What a reader got back for a URL (status, headers, body, and these): the fetcher's Fetched and the browser's
+    rendered page both are one."""
+
+    @property
+    def final_url(self) -> str: ...
+    @property
+    def content_type(self) -> str: ...
+    @property
+    def redirects(self) -> Sequence[str]: ...
+
+
+async def extract_result(
+    page: FetchedPage,
+    *,
+    url: str,
+    request: ReadRequest,
+    reader: str,
+    fetcher: Fetcher,
+    options: ExtractOptions | None = None,
+) -> ReadResult:
+    """Extract `page` (what `reader` got for `url`) into a ReadResult; an error status raises the fetcher's
+    HttpStatusError unless the page turns out to be a bot wall."""
+    failed = page.status >= 300
+    status_error = fetcher.status_error(url, page.status, page.headers) if failed else None
+    try:
+        extracted = await asyncio.to_thread(
+            extract,
+            page.body,
+            content_type=page.content_type or None,
+            url=page.final_url,
+            format=request.format,
+            options=options,
+        )
+    except WebreachError as exc:
+        converted = as_fetch_error(exc, page.final_url)
+        if status_error is not None and converted.error_code not in WALL_CODES:
+            raise status_error from None
+        raise converted from None
+    if status_error is not None:
+        raise status_error
+    return ReadResult(url, page.final_url, page.status, extracted, reader, tuple(page.redirects))
+
+
+class DirectReader:
+    """Fetch through the guard, step through interstitial pages, extract."""
+
+    name = "direct"
+
+    def __init__(
+        self, fetcher: Fetcher, interstitials: Interstitials | None = None, options: ExtractOptions | None = None
+    ) -> None:
+        self.fetcher = fetcher
+        self.interstitials = interstitials if interstitials is not None else Interstitials(fetcher)
+        self.options = options
+
+    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+        fetched = await self.fetcher.fetch(url, raise_for_status=False)
+        if fetched.status < 300:
+            fetched = await self.interstitials.follow(fetched)
+        return await extract_result(
+            fetched, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
+        )
+
+
+class RenderedPage(FetchedPage, Protocol):
+    """What the browser reader returns (webreach.read.readers.browser.BrowserPage has it)."""
+
+    @property
+    def redirects(self) -> tuple[str, ...]: ...
+
+
+class Renderer(Protocol):
+    """The browser reader's shape: render a URL (every request through the guarded fetcher)."""
+
+    async def read(self, url: str) -> RenderedPage: ...
+
+    async def aclose(self) -> None: ...
+
+
+class RenderedReader:
+    """The browser as a Reader: render the page, then extract the rendered DOM like any other page."""
+
+    name = "browser"
+
+    def __init__(self, renderer: Renderer, fetcher: Fetcher, options: ExtractOptions | None = None) -> None:
+        self.renderer = renderer
+        self.fetcher = fetcher
+        self.options = options
+
+    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+        page = await self.renderer.read(url)
+        return await extract_result(
+            page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
+        )
+
+    async def aclose(self) -> None:
+        await self.renderer.aclose()

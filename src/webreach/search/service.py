@@ -1,0 +1,288 @@
+"""Searching: the engines, their policy stacks and the router, behind one object the Gateway owns.
+
+It holds everything search keeps between calls (HTTP clients, warm-up tokens, breakers, buckets, the cache)
+so two gateways never share a breaker by accident. A Chinese query with no language or region asked for is
+searched as language zh, region cn (Baidu and friends first, cn.bing.com for Bing); parameters the caller did
+not ask for are never reported as ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from webreach import engines as registry
+from webreach.clock import Clock
+from webreach.config import EngineSettings, Settings
+from webreach.engines import Engine
+from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
+from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
+from webreach.policies import Cache, PolicyState, apply_policies
+from webreach.routing import Candidate, Router
+from webreach.routing.order import default_multi, default_order, is_chinese
+from webreach.search.engine_caller import EngineCaller, SecretLogFilter, TokenCache
+from webreach.state.breaker_store import open_breaker_store
+from webreach.state.bucket_store import open_bucket_store
+from webreach.state.cache_store import open_cache_store
+from webreach.state.memo import Memo
+
+
+class EngineStatus(BaseModel):
+    """One engine as `webreach engines` shows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: str
+    index: str
+    supports: tuple[str, ...]
+    rate_per_minute: float
+    language_hint: str | None
+    needs_key: bool
+    key_configured: bool
+    usable: bool
+    reason: str | None
+    breaker: str
+    retry_after: float | None
+
+
+class Searching:
+    """Search through every configured engine with routing and policies."""
+
+    def __init__(
+        self, settings: Settings, *, clock: Clock, transport: httpx.AsyncBaseTransport | None, rng: random.Random
+    ) -> None:
+        self.settings = settings
+        self._clock = clock
+        self._transport = transport
+        self._clients: dict[str | None, httpx.AsyncClient] = {}
+        self._tokens = TokenCache(clock)
+        self._state = PolicyState(
+            clock=clock,
+            cache=open_cache_store(settings.cache),
+            breaker_store=open_breaker_store(settings.state),
+            bucket_store=open_bucket_store(settings.state),
+            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.names()},
+            rng=rng,
+        )
+        self._engines: dict[str, Engine] = {
+            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
+            for name in registry.names()
+        }
+        self._searches: dict[str, Cache] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
+        # a Candidate is fixed by engine and request, and routing never changes one: repeated searches share it
+        self._candidates: Memo[tuple[str, SearchRequest], Candidate] = Memo(lambda key: self._new_candidate(*key))
+        self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
+        # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
+        self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
+        self._log_filter.install()
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients and the policy stores, and take the key filter off the HTTP loggers."""
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+        self._state.close()
+        self._log_filter.remove()
+
+    def _engine_settings(self, name: str) -> EngineSettings:
+        configured = self.settings.engine(name)
+        if self.settings.fake_web and not configured.base_url:
+            return configured.model_copy(update={"base_url": f"{self.settings.fake_web.rstrip('/')}/{name}"})
+        return configured
+
+    def _client(self, proxy: str | None) -> httpx.AsyncClient:
+        if proxy not in self._clients:
+            self._clients[proxy] = httpx.AsyncClient(
+                transport=self._transport,
+                proxy=None if self._transport else proxy,
+                trust_env=False,  # engine traffic never picks up environment proxies
+                follow_redirects=False,
+                timeout=httpx.Timeout(self.settings.engine_timeout, connect=self.settings.connect_timeout),
+                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
+            )
+        return self._clients[proxy]
+
+    def _policy_stack(self, engine: Engine) -> Cache:
+        settings = engine.settings
+        proxy = settings.proxy.get_secret_value() if settings.proxy else None
+        caller = EngineCaller(
+            engine,
+            self._client(proxy),
+            tokens=self._tokens,
+            max_body_bytes=self.settings.max_body_bytes,
+        )
+        return apply_policies(
+            caller,
+            engine=engine.name,
+            state=self._state,
+            rate_per_minute=settings.rate_per_minute or engine.rate_per_minute,
+            timeout=settings.timeout or self.settings.engine_timeout,
+            retries=self.settings.retries,
+            cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
+        )
+
+    # --- engines ----------------------------------------------------------------------------------------
+
+    def engine_names(self) -> list[str]:
+        """Every engine name (the registry's, so doors never import engines themselves)."""
+        return list(self._engines)
+
+    def usable(self, name: str) -> bool:
+        """True when the engine is enabled and has what it needs (key, instance URL)."""
+        try:
+            self._engines[name].ensure_configured()
+        except NotConfiguredError:
+            return False
+        return True
+
+    def engine_statuses(self) -> list[EngineStatus]:
+        """Kind, key status and breaker state of every engine."""
+        statuses = []
+        for name, engine in self._engines.items():
+            reason = None
+            try:
+                engine.ensure_configured()
+            except NotConfiguredError as exc:
+                reason = exc.message
+            breaker = self._state.breaker_view(name)
+            statuses.append(
+                EngineStatus(
+                    name=name,
+                    kind=engine.kind,
+                    index=engine.index,
+                    supports=tuple(sorted(engine.supports)),
+                    rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
+                    language_hint=engine.language_hint,
+                    needs_key=engine.needs_key,
+                    key_configured=engine.settings.api_key is not None,
+                    usable=reason is None,
+                    reason=reason,
+                    breaker=breaker.state,
+                    retry_after=breaker.retry_after,
+                )
+            )
+        return statuses
+
+    def reset_breaker(self, name: str) -> None:
+        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
+        self._state.reset_breaker(self._check_name(name))
+
+    def auto_order(self, query: str) -> list[str]:
+        """The engines auto mode tries for `query`, in order."""
+        configured = self.settings.auto_order_zh if is_chinese(query) else None
+        configured = configured or self.settings.auto_order
+        if configured:
+            return [self._check_name(n) for n in configured]
+        return default_order(query, self.engine_names(), self.usable)
+
+    def multi_engines(self, query: str) -> list[str]:
+        """The engines multi mode fans out to by default."""
+        if self.settings.multi_engines:
+            return [self._check_name(n) for n in self.settings.multi_engines]
+        return default_multi(self.auto_order(query), lambda name: self._engines[name].index)
+
+    def _check_name(self, name: str) -> str:
+        registry.engine_class(name)  # raises InvalidInputError listing the valid names
+        return name
+
+    def _candidate(self, name: str, request: SearchRequest) -> Candidate:
+        """Engine `name` as routing asks it for `request` (kept for requests seen again: see _new_candidate)."""
+        return self._candidates((name, request))
+
+    def _new_candidate(self, name: str, request: SearchRequest) -> Candidate:
+        engine = self._engines[self._check_name(name)]
+        search = self._searches[name]
+        return Candidate(
+            name=name,
+            index=engine.index,
+            search=search,
+            unsupported=engine.unsupported(request),
+            cached=search.fresh,
+        )
+
+    def parse_saved(
+        self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
+    ) -> SearchResponse:
+        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes)."""
+        engine = self._engines[self._check_name(name)]
+        request = httpx.Request("GET", engine.url("/"))
+        response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
+        hits = engine.handle(response)
+        attempt = EngineAttempt(engine=name, status="ok" if hits else "empty", count=len(hits))
+        meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
+        return SearchResponse(query="", results=tuple(hits), meta=meta)
+
+    # --- search -----------------------------------------------------------------------------------------
+
+    async def search(
+        self,
+        request: SearchRequest,
+        *,
+        engine: str = "auto",
+        engines: Sequence[str] | None = None,
+    ) -> SearchResponse:
+        """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge)."""
+        asked = request
+        request = language_defaults(request)
+        if engine not in ("auto", "multi"):
+            if engines:
+                raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
+            return await self._router.single(self._candidate(engine, asked), request)
+        names = [self._check_name(n) for n in engines] if engines else None
+        if engine == "multi":
+            names = names or self.multi_engines(request.query)
+        else:
+            names = names or self.auto_order(request.query)
+        if not names:
+            raise NotConfiguredError(
+                "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
+            )
+        candidates = [self._candidate(n, asked) for n in names]
+        run = self._router.multi if engine == "multi" else self._router.auto
+        try:
+            return await run(candidates, request)
+        except AllEnginesFailedError as failure:
+            stale = self._stale_response(candidates, request, engine, failure)
+            if stale is None:
+                raise
+            return stale
+
+    def _stale_response(
+        self, candidates: Sequence[Candidate], request: SearchRequest, mode: str, failure: AllEnginesFailedError
+    ) -> SearchResponse | None:
+        """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
+        for candidate in candidates:
+            result = self._state.lookup_stale(candidate.name, request)
+            if result is not None and result.hits:
+                meta = SearchMeta(
+                    mode=mode,
+                    engines_used=(candidate.name,),
+                    attempts=failure.attempts,
+                    stale=True,
+                )
+                return SearchResponse(query=request.query, results=result.hits[: request.limit], meta=meta)
+        return None
+
+
+def config_fingerprint(settings: EngineSettings) -> str:
+    """A short SHA-256 of what decides whether an engine accepts us: API key, base URL and options.
+
+    Breaker records carry it so a suspension for a rejected key or a spent quota ends when the key changes
+    (policies/breaker.py). Only the hash is stored, never the key; API keys are long random strings, so 64 bits
+    of their hash give nothing away.
+    """
+    material = ["webreach-engine-config-v1", settings.key(), settings.base_url, sorted(settings.options.items())]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
+
+
+def language_defaults(request: SearchRequest) -> SearchRequest:
+    """A Chinese query with neither language nor region asked for is searched as language zh, region cn."""
+    if request.language is None and request.region is None and is_chinese(request.query):
+        return request.model_copy(update={"language": "zh", "region": "cn"})
+    return request

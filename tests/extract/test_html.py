@@ -1,0 +1,140 @@
+"""The HTML cascade and its output formats, on the hand-written pages in tests/fixtures/pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from webreach.errors import ExtractionError
+from webreach.extract.cascade import ExtractOptions, extract
+from webreach.extract.html_tree import parse, visible_text
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+URL = "https://notes.example/guides/tide-tables?utm_source=feed"
+
+
+def read(name: str, format: str = "markdown", **kwargs: object) -> object:
+    body = (PAGES / name).read_bytes()
+    return extract(body, content_type="text/html; charset=utf-8", url=URL, format=format, **kwargs)  # type: ignore[arg-type]
+
+
+def test_markdown_keeps_structure_and_drops_chrome() -> None:
+    result = read("article.html")
+    text = result.text  # type: ignore[attr-defined]
+    assert text.startswith("# Reading the tide tables")
+    assert "## Spring and neap tides" in text
+    assert "| 04:12 | 0.3 m | Low |" in text
+    assert "- Check the table the evening before." in text
+    assert "[rock pool guide](https://notes.example/guides/rock-pools)" in text  # links made absolute
+    for chrome in ("Shop", "Ten best beaches", "All rights reserved", "Great guide", "Comments"):
+        assert chrome not in text, chrome
+    assert result.extractor == "trafilatura"  # type: ignore[attr-defined]
+
+
+def test_metadata_comes_from_the_page() -> None:
+    result = read("article.html")
+    assert result.title == "Reading the tide tables"  # type: ignore[attr-defined]
+    assert result.author == "Ana Ruiz; Tom Hale"  # type: ignore[attr-defined]
+    assert result.date == "2024-03-05"  # type: ignore[attr-defined]
+    assert result.language == "en-GB"  # type: ignore[attr-defined]
+    assert result.sitename == "Coastal Notes"  # type: ignore[attr-defined]
+    assert result.canonical_url == "https://notes.example/guides/tide-tables"  # type: ignore[attr-defined]
+    assert result.content_type == "text/html"  # type: ignore[attr-defined]
+
+
+def test_text_format_has_no_markup() -> None:
+    text = read("article.html", "text").text  # type: ignore[attr-defined]
+    assert "Reading the tide tables" in text
+    assert "rock pool guide explains" in text
+    assert "](" not in text and "**" not in text and "# " not in text
+
+
+def test_html_format_is_the_cleaned_main_content() -> None:
+    text = read("article.html", "html").text  # type: ignore[attr-defined]
+    assert "<h1>Reading the tide tables</h1>" in text
+    assert '<a href="https://notes.example/guides/rock-pools">' in text
+    assert "<table>" in text
+    assert "<nav" not in text and "<script" not in text and "Ten best beaches" not in text
+
+
+def test_json_format_wraps_metadata_and_markdown() -> None:
+    result = read("article.html", "json")
+    document = json.loads(result.text)  # type: ignore[attr-defined]
+    assert result.format == "json"  # type: ignore[attr-defined]
+    assert document["url"] == URL
+    assert document["title"] == "Reading the tide tables"
+    assert document["date"] == "2024-03-05"
+    assert document["content_type"] == "text/html"
+    assert document["content"].startswith("# Reading the tide tables")
+
+
+def test_links_can_be_left_out_of_markdown() -> None:
+    text = read("article.html", options=ExtractOptions(links=False)).text  # type: ignore[attr-defined]
+    assert "rock pool guide explains" in text and "](" not in text
+
+
+def test_stage_two_takes_over_when_precision_keeps_too_little() -> None:
+    result = read("links_page.html", "text")
+    assert result.extractor == "trafilatura-fallback"  # type: ignore[attr-defined]
+    assert "Lifeguarded beaches and their summer opening hours" in result.text  # type: ignore[attr-defined]
+
+
+def test_stage_two_is_not_engaged_above_min_chars() -> None:
+    result = read("article.html", "text", options=ExtractOptions(min_chars=100))
+    assert result.extractor == "trafilatura"  # type: ignore[attr-defined]
+
+
+def test_stage_two_engages_whenever_stage_one_is_empty() -> None:
+    result = read("links_page.html", "text", options=ExtractOptions(min_chars=0))
+    assert result.extractor == "trafilatura-fallback"  # type: ignore[attr-defined]
+
+
+def test_stage_three_returns_the_visible_text_when_trafilatura_gives_nothing() -> None:
+    # precision mode finds nothing in a bare list of links; with stage 2 off, the visible text is the answer
+    result = read("links_page.html", "text", options=ExtractOptions(fallback=False))
+    assert result.extractor == "visible-text"  # type: ignore[attr-defined]
+    assert result.text.startswith("Useful links\n\nTide tables for every harbour")  # type: ignore[attr-defined]
+    html = read("links_page.html", "html", options=ExtractOptions(fallback=False)).text  # type: ignore[attr-defined]
+    assert html.startswith("<html><body>") and "<p>Useful links</p>" in html
+
+
+def test_a_genuinely_short_page_is_returned() -> None:
+    result = read("short_note.html", "text")
+    assert "La bibliothèque est fermée lundi prochain" in result.text  # type: ignore[attr-defined]
+    assert result.language == "fr"  # type: ignore[attr-defined]
+
+
+def test_a_server_rendered_app_is_content_not_a_shell() -> None:
+    assert "returned to work on Monday" in read("ssr_next_article.html", "text").text  # type: ignore[attr-defined]
+
+
+def test_an_article_about_captchas_is_content_not_a_wall() -> None:
+    text = read("about_captchas.html", "text").text  # type: ignore[attr-defined]
+    assert "proof-of-work challenges" in text
+
+
+@pytest.mark.parametrize("body", [b"", b"   \n ", b"<html><body><div></div></body></html>", b"<html></html>"])
+def test_pages_without_text_fail_with_extraction_failed(body: bytes) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract(body, content_type="text/html", url=URL)
+    assert (caught.value.code, caught.value.url) == ("extraction_failed", URL)
+
+
+def test_an_xhtml_page_with_an_encoding_declaration_parses() -> None:
+    page = (
+        '<?xml version="1.0" encoding="iso-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>X</title>'
+        "</head><body><p>Caf\xe9 au lait on the quay, served from seven every morning.</p></body></html>"
+    )
+    result = extract(page.encode("latin-1"), content_type="application/xhtml+xml", url=URL, format="text")
+    assert "Café au lait on the quay" in result.text
+
+
+def test_visible_text_skips_scripts_and_keeps_paragraphs() -> None:
+    tree = parse(
+        "<html><head><title>T</title></head><body><p>One <b>bold</b> line</p><script>var x = 1;</script>"
+        "<div>Two<br>lines</div><template><p>hidden</p></template><p hidden>secret</p>"
+        "<table><tr><td>cell</td><td>by cell</td></tr></table>tail</body></html>"
+    )
+    assert visible_text(tree) == "One bold line\n\nTwo\nlines\n\ncell by cell\n\ntail"

@@ -1,0 +1,111 @@
+"""PDF to text: page markers, document information, encrypted, damaged and image-only files."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+
+from webreach.errors import ExtractionError
+from webreach.extract.cascade import extract
+from webreach.extract.pdf import read_pdf
+
+URL = "https://notes.example/tide-tables.pdf"
+
+
+def build_pdf(pages: list[str], *, title: str = "Tide tables", author: str = "Ana Ruiz") -> bytes:
+    """A minimal, valid PDF written by hand: one Helvetica text line per page and an info dictionary."""
+    count = len(pages)
+    font, info = 3 + 2 * count, 4 + 2 * count
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
+    ]
+    for index, text in enumerate(pages):
+        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode() if text else b""
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * index} 0 R "
+            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    objects.append(f"<< /Title ({title}) /Author ({author}) /CreationDate (D:20240305100000Z) >>".encode())
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info {info} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def encrypt(pdf: bytes, user_password: str) -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_pages_are_joined_with_markers() -> None:
+    result = read_pdf(build_pdf(["High water at ten", "Low water at four", "Spring tides"]))
+    assert result.text == ("High water at ten\n\n--- page 2 ---\n\nLow water at four\n\n--- page 3 ---\n\nSpring tides")
+    assert (result.pages, result.title, result.author, result.date) == (3, "Tide tables", "Ana Ruiz", "2024-03-05")
+
+
+def test_extract_reads_a_pdf_whatever_the_header_says() -> None:
+    for content_type in ("application/pdf", "application/octet-stream", None):
+        result = extract(build_pdf(["High water at ten"]), content_type=content_type, url=URL, format="markdown")
+        assert (result.text, result.title, result.extractor) == ("High water at ten", "Tide tables", "pypdf")
+        assert result.content_type == "application/pdf"
+
+
+def test_pdf_in_html_and_json_formats() -> None:
+    html = extract(build_pdf(["A < B"]), content_type="application/pdf", url=URL, format="html").text
+    assert "<h1>Tide tables</h1>" in html and "<p>A &lt; B</p>" in html
+    document = extract(build_pdf(["A < B"]), content_type="application/pdf", url=URL, format="json").text
+    assert '"content": "A < B"' in document and '"author": "Ana Ruiz"' in document
+
+
+def test_page_cap_says_what_was_left_out() -> None:
+    result = read_pdf(build_pdf([f"Page {n}" for n in range(1, 6)]), max_pages=2)
+    assert result.text.endswith("Page 2\n\n[3 more pages not extracted]")
+
+
+def test_empty_user_password_is_opened() -> None:
+    result = read_pdf(encrypt(build_pdf(["Readable despite encryption"]), user_password=""))
+    assert result.text == "Readable despite encryption"
+
+
+def test_password_protected_pdf_is_a_typed_error() -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract(encrypt(build_pdf(["Secret"]), user_password="secret"), content_type="application/pdf", url=URL)
+    assert (caught.value.code, caught.value.url) == ("extraction_failed", URL)
+    assert "password" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"%PDF-1.4\nthis is not really a pdf", b"%PDF-1.7\n" + bytes(range(256)) * 8, b"%PDF-"],
+)
+def test_broken_pdf_is_a_typed_error(body: bytes) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract(body, content_type="application/pdf", url=URL)
+    assert "damaged" in caught.value.message or "no text" in caught.value.message
+
+
+def test_pdf_without_a_text_layer_is_a_typed_error() -> None:
+    with pytest.raises(ExtractionError) as caught:
+        read_pdf(build_pdf(["", ""]))
+    assert "no text layer" in caught.value.message
+
+
+def test_truncated_pdf_is_a_typed_error() -> None:
+    pdf = build_pdf(["High water at ten"])
+    with pytest.raises(ExtractionError):
+        read_pdf(pdf[: len(pdf) // 3])

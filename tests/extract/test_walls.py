@@ -1,0 +1,113 @@
+"""Bot walls and JavaScript shells are reported as errors, never returned as content."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from webreach.errors import NeedsBrowserError, PageBlockedError
+from webreach.extract.cascade import extract
+from webreach.extract.charset import decode
+from webreach.extract.html_tree import parse, title_tag, visible_text
+from webreach.extract.walls import find_js_shell, find_wall
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+
+
+def read(name: str) -> object:
+    return extract((PAGES / name).read_bytes(), content_type="text/html", url="https://notes.example/a")
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("cloudflare_challenge.html", "captcha"),
+        ("cloudflare_blocked.html", "blocked"),
+        ("recaptcha_wall.html", "captcha"),
+        ("datadome.html", "captcha"),
+        ("perimeterx.html", "captcha"),
+    ],
+)
+def test_walls_raise_blocked_errors(name: str, code: str) -> None:
+    with pytest.raises(PageBlockedError) as caught:
+        read(name)
+    error = caught.value
+    assert error.error_code == code
+    assert (error.engine, error.url) == (None, "https://notes.example/a")
+    assert "reader='browser'" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("js_shell_react.html", "noscript"),
+        ("js_shell_next.html", "__next"),
+        ("noscript_only.html", "only inside <noscript>"),
+    ],
+)
+def test_javascript_shells_need_a_browser(name: str, reason: str) -> None:
+    with pytest.raises(NeedsBrowserError) as caught:
+        read(name)
+    assert caught.value.code == "needs_browser"
+    assert caught.value.url == "https://notes.example/a"
+    assert reason in caught.value.message
+
+
+def test_a_page_of_scripts_only_is_a_shell() -> None:
+    tree = parse('<html><body><script src="/app.js"></script><span>…</span></body></html>')
+    assert find_js_shell(tree, visible_text(tree)) == "it has scripts and no text"
+
+
+def test_an_app_root_with_content_is_not_a_shell() -> None:
+    tree = parse(
+        '<html><body><div id="root"><h1>Closed</h1><p>The library is closed on Monday.</p></div></body></html>'
+    )
+    assert find_js_shell(tree, visible_text(tree)) is None
+
+
+def test_a_marker_on_a_long_page_does_not_count() -> None:
+    long_text = "A real paragraph of an article. " * 200
+    assert find_wall('<div class="g-recaptcha"></div>', long_text) is None
+    assert find_wall("window._cf_chl_opt={}", long_text) is None
+    assert find_wall("window._cf_chl_opt={}", "Just a moment...") is not None
+
+
+def test_just_a_moment_alone_is_not_a_cloudflare_wall() -> None:
+    assert find_wall("<title>Just a moment...</title><div id=app></div>", "Just a moment...") is None
+
+
+def _page_text(body: bytes) -> tuple[str, str]:
+    source = decode(body, None).text
+    tree = parse(source)
+    return source, f"{title_tag(tree) or ''}\n{visible_text(tree)}"
+
+
+def test_real_search_engine_walls_are_recognised(shared_data: Path) -> None:
+    blocked = sorted((shared_data / "serp" / "_blocked").glob("*.html"))
+    assert len(blocked) >= 6
+    for path in blocked:
+        source, text = _page_text(path.read_bytes())
+        wall = find_wall(source, text)
+        assert wall is not None and wall.kind == "captcha", path.name
+
+
+def test_real_result_pages_are_not_walls(shared_data: Path) -> None:
+    pages = [p for p in sorted((shared_data / "serp").glob("*/*.html")) if not p.parent.name.startswith("_")]
+    assert len(pages) > 30
+    for path in pages:
+        source, text = _page_text(path.read_bytes())
+        assert find_wall(source, text) is None, path.name
+
+
+def test_real_articles_are_neither_walls_nor_shells(shared_data: Path) -> None:
+    root = shared_data / "extraction" / "aeb"
+    keys = sorted(json.loads((root / "ground-truth.json").read_text(encoding="utf-8")))
+    assert len(keys) == 181
+    for key in keys:
+        source, text = _page_text(gzip.decompress((root / "html" / f"{key}.html.gz").read_bytes()))
+        tree = parse(source)
+        assert find_wall(source, text) is None, key
+        assert find_js_shell(tree, visible_text(tree)) is None, key
