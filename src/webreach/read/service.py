@@ -4,11 +4,11 @@
     page = await reading.read(ReadRequest.create(url="https://example.com/", max_chars=4000))
     await reading.aclose()
 
-It composes net/ (the guarded client), extract/ and the readers: one Guard (the operator's allow_cidrs; metadata always denied), one
-pinned Fetcher with the read budgets, interstitial resolution, the optional robots.txt check, the readers in
-their configured order (direct, browser, jina; reader='auto' moves on as readers/__init__.py describes), the
-extractor and the window. The Jina reader gets a guard of its own with no allow_cidrs, so an intranet page
-the operator allowed is never handed to a third party.
+It composes net/ (the guarded client), extract/ and the readers: one Guard (the operator's allow_cidrs; metadata
+always denied), one pinned Fetcher with the read budgets, interstitial resolution, the optional robots.txt check,
+the readers in their configured order (direct, browser, jina; reader='auto' moves on as readers/__init__.py
+describes), the extractor and the window. The Jina reader gets a guard of its own with no allow_cidrs, so an
+intranet page the operator allowed is never handed to a third party.
 
 Extracted documents are cached in memory for `cache_ttl` seconds, keyed by reader choice, format and URL
 (the URL asked for and the final one), so paging through a long document with `start` fetches it once; a
