@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from webreach import Gateway, Settings
+from webreach import Gateway, Settings, Toolbox
 from webreach.testing import FakeWeb
 
 Message = dict[str, Any]
@@ -74,7 +74,8 @@ def answer(results: list[str]) -> str:
 
 async def agent_loop(gateway: Gateway, model: ScriptedModel, question: str, *, max_turns: int = 5) -> list[Message]:
     """Run the model with webreach's tools until it answers; returns the whole conversation."""
-    tools = gateway.tool_schemas("openai")
+    toolbox = Toolbox.over(gateway)
+    tools = toolbox.schemas("openai")
     messages: list[Message] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
     for _ in range(max_turns):
         message = await model.complete(messages, tools)
@@ -85,7 +86,7 @@ async def agent_loop(gateway: Gateway, model: ScriptedModel, question: str, *, m
         for call in calls:
             function = call["function"]
             # errors come back as a tool result too (JSON with code, message, retry_after): the model reads them
-            result = await gateway.call_tool(function["name"], function["arguments"], session="example")
+            result = await toolbox.call(function["name"], function["arguments"], session="example")
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result.text})
     return messages
 

@@ -17,6 +17,7 @@ from webreach import (
     NotConfiguredError,
     SearchRequest,
     Settings,
+    Toolbox,
 )
 from webreach.config import CacheSettings
 from webreach.testing import FakeWeb
@@ -150,7 +151,7 @@ async def test_chinese_query_is_searched_as_zh_cn_without_reporting_unasked_para
     assert response.meta.attempts[0].unsupported == ()
 
 
-async def test_repeated_tool_calls_reuse_their_plan_and_results_but_refs_stay_per_session(web: FakeWeb) -> None:
+async def test_repeated_tool_calls_over_one_gateway_keep_refs_per_session(web: FakeWeb) -> None:
     text = '{"query": "python asyncio", "engine": "mojeek"}'
 
     def shown(result: Any) -> dict[str, int]:
@@ -158,14 +159,15 @@ async def test_repeated_tool_calls_reuse_their_plan_and_results_but_refs_stay_pe
         return {hit["url"]: hit["ref"] for hit in result.data["results"]}
 
     async with Gateway.from_settings(settings_for(web, state={"backend": "memory"})) as gateway:
-        first = shown(await gateway.call_tool("web_search", text, session="a", output="json"))
+        tools = Toolbox.over(gateway)
+        first = shown(await tools.call("web_search", text, session="a", output="json"))
         bing = '{"query": "x", "engine": "bing"}'
-        earlier_in_b = shown(await gateway.call_tool("web_search", bing, session="b", output="json"))
-        in_b = shown(await gateway.call_tool("web_search", text, session="b", output="json"))
-        again = await gateway.call_tool("web_search", text, session="a", output="json")
+        earlier_in_b = shown(await tools.call("web_search", bing, session="b", output="json"))
+        in_b = shown(await tools.call("web_search", text, session="b", output="json"))
+        again = await tools.call("web_search", text, session="a", output="json")
     assert list(first.values()) == list(range(1, len(first) + 1))
     assert shown(again) == first and again.data["meta"]["attempts"][0]["cached"] is True
-    # session b numbers on from its own earlier search: the plan and the results' text are shared, refs are not
+    # session b numbers on from its own earlier search: the cached results are shared, refs are not
     expected = dict(earlier_in_b)
     for url in first:
         expected.setdefault(url, len(expected) + 1)

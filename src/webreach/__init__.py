@@ -3,7 +3,10 @@
     async with webreach.Gateway.from_settings() as gateway:
         response = await gateway.search(webreach.SearchRequest(query="python asyncio"), engine="auto")
 
-or, from synchronous code, `webreach.search("python asyncio")`.
+or, from synchronous code, `webreach.search("python asyncio")`. Agent tools sit above the gateway:
+
+    toolbox = webreach.Toolbox.over(gateway)
+    result = await toolbox.call("web_search", {"query": "python asyncio"}, session="chat-42")
 """
 
 from webreach.config import CacheSettings, EngineSettings, Settings
@@ -25,6 +28,7 @@ from webreach.errors import (
 )
 from webreach.gateway import EngineStatus, Gateway, search
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
+from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
     "AllEnginesFailedError",
@@ -49,6 +53,8 @@ __all__ = [
     "SearchResponse",
     "Settings",
     "SuspendedError",
+    "ToolResult",
+    "Toolbox",
     "UnavailableError",
     "WebreachError",
     "search",

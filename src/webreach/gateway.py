@@ -1,14 +1,15 @@
-"""Gateway: the one object every front door talks to, and Gateway.from_settings(), the composition root.
+"""Gateway: search, read and the stores, behind one object; Gateway.from_settings() is the composition root.
 
 It owns everything with state or side effects (searching's clients and policy state, the reader, the session
-store) so two gateways never share a breaker or a bucket by accident, and closing it releases them all.
+store) so two gateways never share a breaker or a bucket by accident, and closing it releases them all. It knows
+nothing of agent tools: those sit above it (tools/: Toolbox.over(gateway)) and use its search, read and stores.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,8 +23,7 @@ from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, Search
 from webreach.net.guard import OfflineResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.service import EngineStatus, Searching
-from webreach.state.sessions import open_session_store
-from webreach.tools import Dialect, OutputFormat, ToolResult, dispatch, search_result, tool_memos, tool_schemas
+from webreach.state.sessions import SessionStore, open_session_store
 
 __all__ = ["EngineStatus", "Gateway", "search"]
 
@@ -49,7 +49,6 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds,
             max_refs=settings.tools.max_refs_per_session,
         )
-        self._tool_memos = tool_memos(self)
         # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
         resolver = OfflineResolver() if settings.fake_web else None
         self._reading = Reading(
@@ -124,10 +123,9 @@ class Gateway:
 
     # --- reading -------------------------------------------------------------------------------------------
 
-    async def read(self, request: ReadRequest, *, session: str = "default") -> Page:
-        """Read a URL (or a ref from an earlier search in `session`) safely, as one window of clean text."""
-        url = request.url if request.url is not None else self._sessions.resolve(session, request.ref or 0)
-        return await self._reading.read(request, url=url)
+    async def read(self, request: ReadRequest) -> Page:
+        """Read request.url safely, as one window of clean text."""
+        return await self._reading.read(request)
 
     async def extract_file(self, path: Path, *, url: str | None = None, format: ReadFormat = "markdown") -> Extracted:
         """Extract a local HTML or PDF file offline, as the reader would extract it from the web."""
@@ -153,45 +151,12 @@ class Gateway:
         self._reading = previous.with_overrides(resolve=answers or None, allow_cidrs=allow_cidrs, timeout=timeout)
         await previous.aclose()
 
-    # --- agent tools -----------------------------------------------------------------------------------
+    # --- stores -------------------------------------------------------------------------------------------
 
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | str | None,
-        *,
-        session: str = "default",
-        output: OutputFormat = "compact",
-    ) -> ToolResult:
-        """Run agent tool `name` (web_search, web_search_multi, web_fetch); errors come back rendered, not raised."""
-        return await dispatch(
-            self,
-            name,
-            arguments,
-            sessions=self._sessions,
-            session=session,
-            output=output,
-            enabled=self.settings.tools.enabled,
-            memos=self._tool_memos,
-        )
-
-    async def search_rendered(
-        self,
-        request: SearchRequest,
-        *,
-        engine: str = "auto",
-        engines: Sequence[str] | None = None,
-        session: str = "default",
-        output: OutputFormat = "json",
-    ) -> ToolResult:
-        """A search rendered as web_search renders it, its results remembered as refs of `session` (CLI)."""
-        return await search_result(
-            self, request, engine=engine, engines=engines, sessions=self._sessions, session=session, output=output
-        )
-
-    def tool_schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
-        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
-        return tool_schemas(dialect, engines=self.engine_names(), enabled=self.settings.tools.enabled, strict=strict)
+    @property
+    def sessions(self) -> SessionStore:
+        """The session store: numbered refs per session, shared by every door over this gateway."""
+        return self._sessions
 
 
 def search(query: str, *, engine: str = "auto", engines: Sequence[str] | None = None, **fields: Any) -> SearchResponse:

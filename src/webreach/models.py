@@ -18,6 +18,9 @@ AttemptStatus = Literal["ok", "empty", "error", "skipped", "cancelled"]
 
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
+# results a person or program gets by default (library, CLI, REST JSON); agents get tools/arguments.py's
+# DEFAULT_TOOL_LIMIT, smaller because every result costs context tokens
+DEFAULT_LIMIT = 10
 MAX_PAGE = 10
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does
@@ -30,7 +33,7 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to search for.")
-    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
+    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
     page: int = Field(1, ge=1, le=MAX_PAGE, description="Result page, 1-based.")
     site: str | None = Field(None, description="Restrict results to this domain, e.g. 'python.org'.")
     freshness: Freshness | None = Field(None, description="Only results from the last day/week/month/year.")
@@ -166,12 +169,11 @@ MAX_WINDOW_CHARS = 200_000
 
 
 class ReadRequest(BaseModel):
-    """What to read: a URL, or a numbered ref from an earlier search in the same session."""
+    """What to read: a URL (the tools resolve a session's refs to URLs before asking), and the window wanted."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    url: str | None = Field(None, max_length=MAX_URL_CHARS, description="http(s) URL to read.")
-    ref: int | None = Field(None, ge=1, description="Result number from an earlier web_search in this session.")
+    url: str = Field(max_length=MAX_URL_CHARS, description="http(s) URL to read.")
     start: int = Field(0, ge=0, description="Character offset to start the window at (from next_start).")
     max_chars: int = Field(DEFAULT_MAX_CHARS, ge=100, le=MAX_WINDOW_CHARS, description="Window size in characters.")
     max_tokens: int | None = Field(None, ge=10, description="Also cap the window at this many tokens.")
@@ -180,12 +182,8 @@ class ReadRequest(BaseModel):
 
     @field_validator("url")
     @classmethod
-    def _strip_url(cls, value: str | None) -> str | None:
-        return value.strip() if value is not None else None
-
-    def model_post_init(self, context: Any, /) -> None:
-        if (self.url is None) == (self.ref is None):
-            raise ValueError("give exactly one of url or ref")
+    def _strip_url(cls, value: str) -> str:
+        return value.strip()
 
     @classmethod
     def create(cls, **fields: Any) -> ReadRequest:
@@ -202,7 +200,7 @@ class Page(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    url: str = Field(description="The URL asked for (a ref resolved to its URL).")
+    url: str = Field(description="The URL asked for.")
     final_url: str = Field(description="Where redirects ended.")
     status: int
     content_type: str

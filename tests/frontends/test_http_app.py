@@ -19,6 +19,7 @@ from webreach.frontends._openapi import rest_path
 from webreach.frontends.http import HostGuard, build_app, matches
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.tools import Toolbox
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
@@ -36,7 +37,7 @@ def client(web: FakeWeb) -> Iterator[TestClient]:
 
 
 def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
-    return Gateway(Settings(state={"backend": "memory"}, **fields)).tool_schemas("mcp")
+    return Toolbox.over(Gateway(Settings(state={"backend": "memory"}, **fields))).schemas("mcp")
 
 
 # --- the status table ------------------------------------------------------------------------------------------

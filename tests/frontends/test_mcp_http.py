@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from webreach.config import Settings
 from webreach.gateway import Gateway
+from webreach.tools import Toolbox
 
 from .serving import ServerProcess
 from .test_mcp_stdio import READ_PENDING, READ_PENDING_REASON, assert_ref_resolved
@@ -44,7 +45,7 @@ def rest_fetch(server: ServerProcess, ref: int, session: str | None = None) -> d
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_tools_search_and_errors(server: ServerProcess, mode: str) -> None:
-    expected = Gateway(Settings(state={"backend": "memory"})).tool_schemas("mcp")
+    expected = Toolbox.over(Gateway(Settings(state={"backend": "memory"}))).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with mcp_client(server, mode) as mcp:
             listed = await mcp.list_tools()

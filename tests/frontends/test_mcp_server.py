@@ -18,6 +18,7 @@ from webreach.config import Settings
 from webreach.frontends.mcp import build_server, store_session
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.tools import Toolbox
 
 pytestmark = pytest.mark.network
 MODES = ["legacy", "auto"]
@@ -46,7 +47,7 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_tools_are_the_generated_schemas(web: FakeWeb, mode: str) -> None:
-    expected = Gateway(settings(web)).tool_schemas("mcp")
+    expected = Toolbox.over(Gateway(settings(web))).schemas("mcp")
     async with client(web, mode) as mcp:
         listed = await mcp.list_tools()
     assert [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listed.tools] == expected

@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from webreach.config import Settings
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.tools import Toolbox
 
 from .serving import STDIO_ARGS, server_env
 
@@ -39,7 +40,7 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_lists_the_generated_tools_and_searches(web: FakeWeb, tmp_path: Path, mode: str) -> None:
-    expected = Gateway(Settings(state={"backend": "memory"})).tool_schemas("mcp")
+    expected = Toolbox.over(Gateway(Settings(state={"backend": "memory"}))).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with stdio(web, tmp_path, mode) as mcp:
             listed = await mcp.list_tools()

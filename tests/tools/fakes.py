@@ -1,4 +1,4 @@
-"""A ToolBackend over canned responses and pages, recording every call (what the tools asked the Gateway)."""
+"""A ToolBackend (what the tools need of the Gateway) over canned answers, recording every call it gets."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class FakeBackend:
 
     async def read(self, request: ReadRequest) -> Page:
         self.reads.append(request)
-        assert request.url is not None and request.ref is None, "tools must resolve refs before reading"
+        assert request.url.startswith("http"), "tools resolve refs to URLs before reading"
         answer = self.pages.get(request.url, page(request.url))
         if isinstance(answer, WebreachError):
             raise answer

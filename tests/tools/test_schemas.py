@@ -11,6 +11,7 @@ import pytest
 from webreach.errors import InvalidInputError
 from webreach.models import MAX_LIMIT, MAX_QUERY_CHARS, MAX_WINDOW_CHARS, ReadRequest, SearchRequest
 from webreach.tools import DIALECTS, MAX_QUERIES, TOOL_NAMES, tool_schemas
+from webreach.tools.arguments import MAX_REF
 
 from .fakes import ENGINES
 
@@ -117,7 +118,8 @@ def test_limits_and_descriptions_come_from_the_request_models() -> None:
     assert search["query"]["anyOf"][1]["maxItems"] == MAX_QUERIES
     fetch = parameters(by_name("mcp")["web_fetch"])["properties"]
     assert fetch["max_chars"]["maximum"] == MAX_WINDOW_CHARS
-    assert fetch["ref"]["description"] == ReadRequest.model_fields["ref"].description
+    assert fetch["url"]["description"] == ReadRequest.model_fields["url"].description
+    assert (fetch["ref"]["minimum"], fetch["ref"]["maximum"]) == (1, MAX_REF)
     assert fetch["format"]["enum"] == ["markdown", "text", "html", "json"]
 
 

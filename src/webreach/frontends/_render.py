@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from webreach.gateway import EngineStatus
-from webreach.models import EngineAttempt, SearchMeta, SearchResponse
+from webreach.models import EngineAttempt, SearchResponse
+from webreach.tools import SearchResults
 
 
 def search_response(response: SearchResponse, as_json: bool) -> None:
@@ -19,35 +19,43 @@ def search_response(response: SearchResponse, as_json: bool) -> None:
     if as_json:
         click.echo(response.model_dump_json())
     else:
-        search_table(response.model_dump(mode="json"))
+        search_table(response, None)
 
 
-def search_table(body: Mapping[str, Any]) -> None:
-    """Results (a SearchResponse's JSON, refs included when present) as a table; attempts on stderr."""
+def search_results(found: SearchResults) -> None:
+    """A search tool's answer (one query) as the table, with the refs its results got."""
+    (outcome,) = found.outcomes
+    assert outcome.response is not None  # a failed single search is raised, not rendered
+    search_table(outcome.response, found.refs)
+
+
+def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> None:
+    """Results as a table (numbered by ref when there are refs, else by rank); attempts on stderr."""
     console = Console(soft_wrap=False)
     table = Table(show_lines=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("result", ratio=1, overflow="fold")
     table.add_column("engines", no_wrap=True)
-    for hit in body["results"]:
-        text = f"[bold]{_escape(hit['title'])}[/bold]\n[cyan]{_escape(hit['url'])}[/cyan]"
-        if hit["snippet"]:
-            text += f"\n{_escape(hit['snippet'])}"
-        dated = " · ".join(p for p in (hit["source"], hit["date"]) if p)
+    for hit in response.results:
+        text = f"[bold]{_escape(hit.title)}[/bold]\n[cyan]{_escape(hit.url)}[/cyan]"
+        if hit.snippet:
+            text += f"\n{_escape(hit.snippet)}"
+        dated = " · ".join(p for p in (hit.source, hit.date) if p)
         if dated:
             text += f"\n[dim]{_escape(dated)}[/dim]"
-        table.add_row(str(hit.get("ref", hit["rank"])), text, ", ".join(hit["engines"] or [hit["engine"]]))
-    if body["results"]:
+        number = refs.get(hit.url) if refs is not None else hit.rank
+        table.add_row(str(number), text, ", ".join(hit.engines or [hit.engine]))
+    if response.results:
         console.print(table)
     else:
         console.print("no results")
-    meta = SearchMeta.model_validate(body["meta"])
+    meta = response.meta
     err = Console(stderr=True)
     stale = "; STALE cache (every engine failed)" if meta.stale else ""
     err.print(f"[dim]{meta.mode}; {meta.elapsed_ms:.0f} ms{stale}")
     for attempt in meta.attempts:
         err.print(f"[dim]  {attempt_line(attempt)}[/dim]")
-    if body["results"] and "ref" in body["results"][0]:
+    if response.results and refs is not None:
         err.print("[dim]read one with: webreach fetch --ref N[/dim]")
 
 

@@ -25,6 +25,7 @@ from webreach.frontends import _render
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
+    DEFAULT_LIMIT,
     DEFAULT_MAX_CHARS,
     MAX_LIMIT,
     MAX_PAGE,
@@ -32,7 +33,7 @@ from webreach.models import (
     SearchRequest,
     describe_validation_error,
 )
-from webreach.tools import page_text
+from webreach.tools import Toolbox, page_text
 
 T = TypeVar("T")
 
@@ -168,7 +169,7 @@ def cli() -> None:
 @click.argument("query")
 @click.option("-e", "--engine", default="auto", show_default=True, help="An engine name, 'auto' or 'multi'.")
 @click.option("--engines", help="Comma-separated engines: the order for auto, the set for multi.")
-@click.option("-n", "--limit", default=10, show_default=True, help=f"Results wanted (1-{MAX_LIMIT}).")
+@click.option("-n", "--limit", default=DEFAULT_LIMIT, show_default=True, help=f"Results wanted (1-{MAX_LIMIT}).")
 @click.option("--page", default=1, show_default=True, help=f"Result page (1-{MAX_PAGE}).")
 @click.option("--site", help="Only results from this domain.")
 @click.option("--freshness", help="day, week, month or year.")
@@ -193,14 +194,11 @@ def search(
 
     async def work(gateway: Gateway) -> None:
         request = SearchRequest.create(query=query, **fields)
-        rendered: Literal["compact", "json"] = "compact" if output == "compact" else "json"
-        result = await gateway.search_rendered(
-            request, engine=engine, engines=_split(engines), session=session, output=rendered
-        )
-        if output == "table" and result.data is not None:
-            _render.search_table(result.data)
+        found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
+        if output == "table":
+            _render.search_results(found)
         else:
-            click.echo(result.text)
+            click.echo(found.compact_text() if output == "compact" else found.json_text())
 
     _run(output == "json", work)
 
@@ -282,16 +280,17 @@ def fetch(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        target = url.strip() if url else None
-        if bool(target) == (ref is not None):
+        given = url.strip() if url else None
+        if bool(given) == (ref is not None):
             what = "nothing to read" if ref is None else "both a URL and --ref given"
             raise InvalidInputError(
                 f"{what}: give a URL or --ref N", hint="e.g. `webreach fetch https://example.com/`, or --ref 3."
             )
-        request = ReadRequest.create(url=target, ref=ref, format=content_format, **fields)
+        target = Toolbox.over(gateway).target_url(given or None, ref=ref, session=session)
+        request = ReadRequest.create(url=target, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
-        page = await gateway.read(request, session=session)
+        page = await gateway.read(request)
         if output == "raw":
             click.echo(page.content)
         elif output == "json":
@@ -346,7 +345,8 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
     """Print the agent tools' schemas, generated from their single definitions."""
 
     async def work(gateway: Gateway) -> None:
-        click.echo(json.dumps(gateway.tool_schemas(dialect, strict=strict), indent=2, ensure_ascii=False))
+        schemas = Toolbox.over(gateway).schemas(dialect, strict=strict)
+        click.echo(json.dumps(schemas, indent=2, ensure_ascii=False))
 
     _run(True, work)
 

@@ -5,7 +5,7 @@ This is the only module that imports starlette and uvicorn. Routes:
     POST /mcp                        MCP streamable HTTP (frontends/mcp.py)
     POST /v1/search, /v1/search_multi, /v1/fetch
                                      one per exposed tool: the JSON body is the tool's arguments, the answer its
-                                     JSON output (Gateway.call_tool(..., output="json")); session from the
+                                     JSON output (Toolbox.call(..., output="json")); session from the
                                      X-Webreach-Session header, default "default"
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
@@ -44,7 +44,7 @@ from webreach.frontends import mcp
 from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.gateway import Gateway
-from webreach.tools import DIALECTS
+from webreach.tools import DIALECTS, Toolbox
 
 SESSION_HEADER = "X-Webreach-Session"
 GatewayOpener = mcp.GatewayOpener
@@ -114,9 +114,10 @@ def error_response(
 
 @dataclass
 class _Served:
-    """What the lifespan opened, for the routes: the gateway, REST path -> tool, the OpenAPI document."""
+    """What the lifespan opened, for the routes: the gateway and its tools, REST path -> tool, the OpenAPI document."""
 
     gateway: Gateway | None = None
+    toolbox: Toolbox | None = None
     tools: dict[str, str] = field(default_factory=dict)
     openapi: dict[str, Any] = field(default_factory=dict)
 
@@ -125,6 +126,11 @@ class _Served:
             raise RuntimeError("the server is not started")
         return self.gateway
 
+    def ready_tools(self) -> Toolbox:
+        if self.toolbox is None:
+            raise RuntimeError("the server is not started")
+        return self.toolbox
+
     @contextlib.asynccontextmanager
     async def serving(
         self, open_gateway: GatewayOpener, endpoint: mcp.McpHttpEndpoint, on_ready: Callable[[], None] | None
@@ -132,8 +138,9 @@ class _Served:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
         async with open_gateway() as gateway:
             self.gateway = gateway
+            self.toolbox = Toolbox.over(gateway)
             try:
-                schemas = gateway.tool_schemas("mcp")
+                schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
                 self.openapi = openapi_document(schemas, version=mcp.version(), session_header=SESSION_HEADER)
                 async with endpoint.running():
@@ -141,7 +148,7 @@ class _Served:
                         on_ready()
                     yield
             finally:
-                self.gateway = None
+                self.gateway = self.toolbox = None
 
 
 def build_app(
@@ -198,7 +205,7 @@ class _Rest:
         if dialect is None:
             hint = f"Use one of {', '.join(DIALECTS)}."
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
-        return JSONResponse(self.served.ready().tool_schemas(dialect))
+        return JSONResponse(self.served.ready_tools().schemas(dialect))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -242,7 +249,7 @@ class _ToolCalls:
         if body is None:
             refusal = error_response("request_too_large", "the request body is too large", tool=tool)
             return await refusal(scope, receive, send)
-        result = await self.served.ready().call_tool(
+        result = await self.served.ready_tools().call(
             tool,
             body.decode("utf-8", errors="replace"),
             session=session.decode("latin-1") if session is not None else "default",

@@ -2,10 +2,10 @@
 
 This is the only module that imports `mcp`. It uses the SDK's low-level `Server` rather than `MCPServer`: the
 high-level API derives each tool's schema from a Python signature, while ours already exists, generated once from
-the tool definitions (`Gateway.tool_schemas("mcp")`: name, title, description, inputSchema, annotations with
+the tool definitions (`Toolbox.schemas("mcp")`: name, title, description, inputSchema, annotations with
 readOnlyHint/openWorldHint). The low-level API passes that document through unchanged, and every call goes to
-`Gateway.call_tool`, which validates forgivingly ("5" is 5) and renders errors itself. Nothing here declares a
-tool by hand.
+`Toolbox.call`, the tool pipeline, which validates forgivingly ("5" is 5) and renders errors itself. Nothing
+here declares a tool by hand.
 
 - One Gateway per server: the server's lifespan opens it (stdio) or borrows the one the HTTP app opened, so MCP
   and REST share caches, breakers and session refs.
@@ -40,6 +40,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from webreach.config import Settings
 from webreach.gateway import Gateway
+from webreach.tools import Toolbox
 
 SESSION_HEADER = "x-webreach-session"
 MCP_SESSION_HEADER = "mcp-session-id"
@@ -59,9 +60,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 @dataclass(frozen=True)
 class McpState:
-    """What the server's lifespan yields: the gateway, its tools as MCP sees them, the fallback session."""
+    """What the server's lifespan yields: the tools over the gateway, as MCP lists them, the fallback session."""
 
-    gateway: Gateway
+    toolbox: Toolbox
     tools: list[types.Tool]
     default_session: str
 
@@ -74,9 +75,9 @@ class McpHttpEndpoint:
     running: Callable[[], AbstractAsyncContextManager[None]]
 
 
-def mcp_tools(gateway: Gateway) -> list[types.Tool]:
-    """The gateway's exposed tools as MCP Tool objects, straight from the generated MCP-dialect schemas."""
-    return [types.Tool.model_validate(schema) for schema in gateway.tool_schemas("mcp")]
+def mcp_tools(toolbox: Toolbox) -> list[types.Tool]:
+    """The exposed tools as MCP Tool objects, straight from the generated MCP-dialect schemas."""
+    return [types.Tool.model_validate(schema) for schema in toolbox.schemas("mcp")]
 
 
 def build_server(open_gateway: GatewayOpener, *, default_session: str) -> Server[McpState]:
@@ -88,10 +89,11 @@ def build_server(open_gateway: GatewayOpener, *, default_session: str) -> Server
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[McpState]) -> AsyncIterator[McpState]:
         async with open_gateway() as gateway:
-            tools = mcp_tools(gateway)
+            toolbox = Toolbox.over(gateway)
+            tools = mcp_tools(toolbox)
             input_schemas.update((tool.name, tool.input_schema) for tool in tools)
             try:
-                yield McpState(gateway=gateway, tools=tools, default_session=default_session)
+                yield McpState(toolbox=toolbox, tools=tools, default_session=default_session)
             finally:
                 input_schemas.clear()
 
@@ -116,7 +118,7 @@ async def _list_tools(
 async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallToolRequestParams) -> types.CallToolResult:
     state = ctx.lifespan_context
     session = store_session(_headers(ctx.request), state.default_session)
-    result = await state.gateway.call_tool(params.name, params.arguments, session=session, output="compact")
+    result = await state.toolbox.call(params.name, params.arguments, session=session, output="compact")
     return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error)
 
 

@@ -182,11 +182,11 @@ class Reading:
             user_agent=None,
         )  # fmt: skip
 
-    async def read(self, request: ReadRequest, *, url: str | None = None) -> Page:
-        """One window of the page at `url` (default request.url; the gateway passes a ref's URL here)."""
-        target = url or request.url
+    async def read(self, request: ReadRequest) -> Page:
+        """One window of the page at request.url."""
+        target = request.url
         if not target:
-            raise InvalidInputError("Nothing to read: give a url (refs are resolved by the gateway).")
+            raise InvalidInputError("Nothing to read: the URL is empty.", hint="Give an http(s) URL.")
         key = f"{request.reader}\n{request.format}\n"
         result = self.cache.get(key + target)
         cached = result is not None

@@ -13,7 +13,6 @@ from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
-T = TypeVar("T")  # any object, hashable or not
 
 DEFAULT_ENTRIES = 512
 
@@ -34,32 +33,6 @@ class Memo(Generic[K, V]):
             pass
         answer = self._compute(key)
         _keep(self._answers, key, answer, self._entries)
-        return answer
-
-    def __len__(self) -> int:
-        return len(self._answers)
-
-
-class IdentityMemo(Generic[T, V]):
-    """Memo by object identity: for objects met again as the very same object (results held by the memory
-    cache), where comparing equal ones would cost more than computing the answer again.
-
-    An entry holds its object, so no other object can take its id while the entry lives; the object must not
-    change while it is kept (frozen models, tuples).
-    """
-
-    def __init__(self, compute: Callable[[T], V], *, entries: int = DEFAULT_ENTRIES) -> None:
-        _check_entries(entries)
-        self._compute = compute
-        self._entries = entries
-        self._answers: dict[int, tuple[T, V]] = {}
-
-    def __call__(self, key: T) -> V:
-        found = self._answers.get(id(key))
-        if found is not None and found[0] is key:
-            return found[1]
-        answer = self._compute(key)
-        _keep(self._answers, id(key), (key, answer), self._entries)
         return answer
 
     def __len__(self) -> int:

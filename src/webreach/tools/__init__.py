@@ -1,15 +1,18 @@
-"""Agent tools: one definition per tool, rendered for every dialect, dispatched by name, output fit for a model.
+"""Agent tools: one definition per tool, rendered for every dialect, called through one pipeline, fit for a model.
 
-    schemas = tool_schemas("openai", engines=backend.engine_names())
-    result = await dispatch(backend, "web_search", '{"query": "rust async"}', sessions=store, session="s1")
+    tools = Toolbox.over(gateway)                       # or Toolbox(backend, session_store)
+    schemas = tools.schemas("openai")
+    result = await tools.call("web_search", '{"query": "rust async"}', session="s1")
     result.text  # compact text with numbered refs; result.is_error / result.data for errors and JSON output
 
-`backend` is anything implementing ToolBackend (the Gateway does); `store` a state.sessions.SessionStore.
+The tools sit above the Gateway (anything implementing ToolBackend): they own the agent-facing contract
+(arguments, sessions and refs, rendering), and the Gateway knows nothing of them.
 """
 
 from __future__ import annotations
 
 from webreach.tools.arguments import (
+    DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
     ToolArguments,
     WebFetchArguments,
@@ -20,44 +23,52 @@ from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, To
 from webreach.tools.definitions import (
     TOOL_NAMES,
     TOOLS,
+    SearchResults,
     ToolAnnotations,
     ToolDefinition,
-    search_result,
     select_tools,
 )
-from webreach.tools.dispatch import (
-    ToolMemos,
+from webreach.tools.fence import fence
+from webreach.tools.output import QueryResults, RefHit, Searches, search_json, search_output
+from webreach.tools.pipeline import (
+    CallContext,
+    CallPolicy,
+    PreparedCall,
+    Toolbox,
     decode_arguments,
-    dispatch,
     error_result,
     find_tool,
-    prepare_call,
-    tool_memos,
 )
-from webreach.tools.fence import fence
-from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_json, search_text
+from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_text
 from webreach.tools.schemas import DIALECTS, Dialect, input_schema, tool_schema, tool_schemas
 
 __all__ = [
+    "DEFAULT_TOOL_LIMIT",
     "DIALECTS",
     "MAX_QUERIES",
     "OUTPUT_FORMATS",
     "TOOLS",
     "TOOL_NAMES",
+    "CallContext",
+    "CallPolicy",
     "Dialect",
     "OutputFormat",
+    "PreparedCall",
+    "QueryResults",
+    "RefHit",
     "SearchOutcome",
+    "SearchResults",
+    "Searches",
     "ToolAnnotations",
     "ToolArguments",
     "ToolBackend",
     "ToolDefinition",
-    "ToolMemos",
     "ToolResult",
+    "Toolbox",
     "WebFetchArguments",
     "WebSearchArguments",
     "WebSearchMultiArguments",
     "decode_arguments",
-    "dispatch",
     "error_body",
     "error_result",
     "fence",
@@ -65,12 +76,10 @@ __all__ = [
     "input_schema",
     "page_json",
     "page_text",
-    "prepare_call",
     "search_json",
-    "search_result",
+    "search_output",
     "search_text",
     "select_tools",
-    "tool_memos",
     "tool_schema",
     "tool_schemas",
 ]

@@ -38,7 +38,11 @@ from webreach.models import (
 )
 
 MAX_QUERIES = 5
+# results an agent gets by default (every door's tool call): fewer than models.DEFAULT_LIMIT for people, because
+# each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = 8
+# refs are counted per session from 1; a larger number is no ref (and would not fit an SQLite integer)
+MAX_REF = 2**31 - 1
 # json_schema_extra key: the schema generator puts the engine names (plus these extra choices) in the enum
 ENGINE_NAMES = "x-webreach-engine-names"
 
@@ -181,8 +185,10 @@ class WebSearchMultiArguments(ToolArguments):
 class WebFetchArguments(ToolArguments):
     """web_fetch."""
 
-    url: str | None = inherit(ReadRequest, "url")
-    ref: int | None = inherit(ReadRequest, "ref")
+    url: str | None = inherit(ReadRequest, "url", default=None)
+    ref: int | None = Field(
+        None, ge=1, le=MAX_REF, description="Result number from an earlier web_search in this session."
+    )
     start: int = inherit(ReadRequest, "start")
     max_chars: int = inherit(ReadRequest, "max_chars")
     format: ReadFormat = inherit(ReadRequest, "format")

@@ -1,7 +1,8 @@
 """The agent tools, each defined once: name, description for a model, arguments model, handler, annotations.
 
-Every dialect's schema (tools/schemas.py) and every door's call (tools/dispatch.py) come from TOOLS.
-Handlers raise WebreachError for anything the agent should hear about; dispatch renders it.
+Every dialect's schema (tools/schemas.py) and every door's call (tools/pipeline.py) come from TOOLS.
+Handlers raise WebreachError for anything the agent should hear about; the pipeline renders it. Refs become URLs
+in one place, resolve_ref, before the Gateway is asked to read.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
-from webreach.tools.json_text import HitJson, hit_json, search_json_text
+from webreach.tools.output import json_text, search_output
 
 
-@dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
+@dataclass(frozen=True)
 class ToolCall:
     """Everything a handler needs besides its arguments."""
 
@@ -35,15 +36,13 @@ class ToolCall:
     sessions: SessionStore | None
     session: str
     output: OutputFormat
-    write_hit: HitJson = hit_json  # how JSON output writes a search result (a door may keep each one's text)
 
     def result(self, text: str) -> ToolResult:
         return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")
 
 
 Handler = Callable[[ToolCall, Any], Awaitable[ToolResult]]
-# the arguments checked against the engine names and turned into what the handler takes; pure, so a door may
-# keep the answer for argument text it sees again (tools/dispatch.py: prepared_calls)
+# the arguments checked against the engine names and turned into what the handler takes (before any upstream work)
 Prepare = Callable[[Any, Sequence[str]], Any]
 
 
@@ -108,7 +107,7 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    return _search_result(call, outcomes)
+    return _rendered(call, _remembered(call.sessions, call.session, outcomes))
 
 
 def plan_search_multi(args: WebSearchMultiArguments, engines: Sequence[str]) -> SearchPlan:
@@ -121,28 +120,39 @@ async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
     outcome = await _search(call.backend, request, "multi", plan.engines)
     if outcome.error is not None:
         raise outcome.error
-    return _search_result(call, [outcome])
+    return _rendered(call, _remembered(call.sessions, call.session, [outcome]))
 
 
-async def search_result(
+@dataclass(frozen=True)
+class SearchResults:
+    """What a search tool found: each query's outcome, the refs its results got (None: no refs) and notes."""
+
+    outcomes: tuple[render.SearchOutcome, ...]
+    refs: dict[str, int] | None
+    notes: tuple[str, ...] = ()
+
+    def json_text(self) -> str:
+        return json_text(search_output(self.outcomes, self.refs, notes=self.notes))
+
+    def compact_text(self) -> str:
+        return render.search_text(self.outcomes, self.refs, notes=self.notes)
+
+
+async def search_results(
     backend: ToolBackend,
+    sessions: SessionStore | None,
     request: SearchRequest,
     *,
     engine: str,
     engines: Sequence[str] | None,
-    sessions: SessionStore | None,
     session: str,
-    output: OutputFormat,
-) -> ToolResult:
-    """One search rendered exactly as web_search renders it, refs remembered in the session.
-
-    For doors that offer more than the agent tool exposes (the CLI's --engines order); errors are raised.
-    """
-    call = ToolCall(tool="web_search", backend=backend, sessions=sessions, session=session, output=output)
+) -> SearchResults:
+    """One search with refs remembered in the session, for doors that offer more than the agent tool exposes
+    (the CLI's --engines order); errors are raised."""
     outcome = await _search(backend, request, engine, engines)
     if outcome.error is not None:
         raise outcome.error
-    return _search_result(call, [outcome])
+    return _remembered(sessions, session, [outcome])
 
 
 def check_engine(name: str, valid: Sequence[str], *, allow_auto: bool = True) -> str:
@@ -164,31 +174,36 @@ async def _search(
     return render.SearchOutcome(query=request.query, response=response)
 
 
-def _search_result(call: ToolCall, outcomes: Sequence[render.SearchOutcome]) -> ToolResult:
-    """Remember every result URL in the session, then render; a failing store means URLs instead of refs."""
+def _remembered(sessions: SessionStore | None, session: str, outcomes: Sequence[render.SearchOutcome]) -> SearchResults:
+    """Remember every result URL in the session; a failing store means URLs instead of refs, with a note."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
     urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results]))
     refs: dict[str, int] | None = None
-    notes: list[str] = []
-    if call.sessions is not None:
+    notes: tuple[str, ...] = ()
+    if sessions is not None:
         try:
-            refs = dict(zip(urls, call.sessions.remember(call.session, urls), strict=True))
+            refs = dict(zip(urls, sessions.remember(session, urls), strict=True))
         except SessionStoreError:
-            notes.append("numbered refs are unavailable (session store error), so results show their URLs")
-    if call.output == "json":
-        return call.result(search_json_text(outcomes, refs, notes=notes, write_hit=call.write_hit))
-    return call.result(render.search_text(outcomes, refs, notes=notes))
+            notes = ("numbered refs are unavailable (session store error), so results show their URLs",)
+    return SearchResults(tuple(outcomes), refs, notes)
+
+
+def _rendered(call: ToolCall, results: SearchResults) -> ToolResult:
+    return call.result(results.json_text() if call.output == "json" else results.compact_text())
 
 
 # --- web_fetch -----------------------------------------------------------------------------------------------
 
 
+def resolve_ref(sessions: SessionStore | None, session: str, ref: int) -> str:
+    """The URL ref `ref` of `session` stands for (UnknownRefError when it has none)."""
+    if sessions is None:
+        raise InvalidInputError("refs are not available here", hint="Pass the result's url instead.")
+    return sessions.resolve(session, ref)
+
+
 async def web_fetch(call: ToolCall, args: WebFetchArguments) -> ToolResult:
-    url = args.url
-    if args.ref is not None:
-        if call.sessions is None:
-            raise InvalidInputError("refs are not available here", hint="Pass the result's url instead.")
-        url = call.sessions.resolve(call.session, args.ref)
+    url = args.url if args.ref is None else resolve_ref(call.sessions, call.session, args.ref)
     request = ReadRequest.create(url=url, start=args.start, max_chars=args.max_chars, format=args.format)
     page = await call.backend.read(request)
     if call.output == "json":

@@ -118,28 +118,6 @@ def to_text(body: Mapping[str, Any]) -> str:
 # --- search ------------------------------------------------------------------------------------------------
 
 
-def search_json(
-    outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
-) -> dict[str, Any]:
-    """One query: the SearchResponse with a ref per result; several: {"searches": [...]} in query order."""
-    sections = [_outcome_json(outcome, refs) for outcome in outcomes]
-    body: dict[str, Any] = sections[0] if len(sections) == 1 else {"searches": sections}
-    if notes:
-        body["notes"] = list(notes)
-    return body
-
-
-def _outcome_json(outcome: SearchOutcome, refs: Mapping[str, int] | None) -> dict[str, Any]:
-    if outcome.response is None:
-        assert outcome.error is not None
-        return {"query": outcome.query, **error_body(outcome.error, "web_search")}
-    body = outcome.response.model_dump(mode="json")
-    if refs is not None:
-        for result in body["results"]:
-            result["ref"] = refs.get(result["url"])
-    return body
-
-
 def search_text(outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()) -> str:
     """Compact text: one section per query, then notes and the reading hint."""
     lines: list[str] = []

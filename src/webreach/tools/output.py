@@ -1,0 +1,92 @@
+"""JSON output of the search tools, as pydantic models: hits carry their refs, one model per shape.
+
+    one query:      {"query", "results": [{...hit, "ref"}], "meta"[, "notes"]}
+    several:        {"searches": [<one query> | {"query", ...error body}], "notes"?}
+
+`ref` is present on every result when refs are shown (null for a URL the store did not number) and absent when
+there are no refs at all (no session store): a client can tell "no ref for this one" from "refs are off". The
+text is written by pydantic (`model_dump_json`); text holding lone surrogates (from a broken page or API answer)
+cannot be UTF-8, so it is written with \\u escapes instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+
+from webreach.models import Hit, SearchMeta
+from webreach.tools.render import SearchOutcome, error_body
+
+
+class RefHit(Hit):
+    """A result with the session ref that reads it (web_fetch(ref=N))."""
+
+    ref: int | None = None
+
+
+class QueryResults(BaseModel):
+    """One query's results and meta; notes only on a single-query answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    results: tuple[SerializeAsAny[Hit], ...]
+    meta: SearchMeta
+    notes: tuple[str, ...] = Field((), exclude_if=lambda notes: not notes)
+
+
+class Searches(BaseModel):
+    """Several queries in call order; a failed one is its error body with the query."""
+
+    model_config = ConfigDict(frozen=True)
+
+    searches: tuple[QueryResults | dict[str, Any], ...]
+    notes: tuple[str, ...] = Field((), exclude_if=lambda notes: not notes)
+
+
+def search_output(
+    outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
+) -> QueryResults | Searches:
+    """The output model of a search tool call (a single failed query is raised, never rendered here)."""
+    if len(outcomes) == 1 and outcomes[0].response is not None:
+        return _query_results(outcomes[0], refs, notes=notes)
+    sections = [
+        _query_results(outcome, refs) if outcome.response is not None else _failed(outcome) for outcome in outcomes
+    ]
+    return Searches(searches=tuple(sections), notes=tuple(notes))
+
+
+def json_text(model: BaseModel) -> str:
+    """The model as tools return JSON: UTF-8 (not \\u escapes, which cost tokens), no padding."""
+    try:
+        return model.model_dump_json()
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(model.model_dump(mode="json"), separators=(",", ":"))
+
+
+def search_json(
+    outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The JSON output as a dict (for callers that use its fields)."""
+    body: dict[str, Any] = search_output(outcomes, refs, notes=notes).model_dump(mode="json")
+    return body
+
+
+def _query_results(
+    outcome: SearchOutcome, refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()
+) -> QueryResults:
+    response = outcome.response
+    assert response is not None
+    results: tuple[Hit, ...] = response.results
+    if refs is not None:
+        results = tuple(RefHit.model_construct(**dict(hit), ref=refs.get(hit.url)) for hit in response.results)
+    return QueryResults(query=response.query, results=results, meta=response.meta, notes=tuple(notes))
+
+
+def _failed(outcome: SearchOutcome) -> dict[str, Any]:
+    assert outcome.error is not None
+    return {"query": outcome.query, **error_body(outcome.error, "web_search")}

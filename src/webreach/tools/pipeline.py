@@ -1,0 +1,215 @@
+"""The tool-call pipeline: every door's tool call runs through Toolbox.run, the one place per-call policy runs.
+
+    tools = Toolbox.over(gateway)
+    result = await tools.call("web_search", '{"query": "rust async"}', session="s1")
+    result.text  # compact text with numbered refs; result.is_error / result.data for errors and JSON output
+
+A call is a CallContext (tool, arguments, session, caller identity, idempotency key, output format). The pipeline
+finds the tool, checks the session name, decodes and validates the arguments and plans the call (all before any
+upstream request, so a refused input costs nothing), then runs the CallPolicies (quotas, credits, idempotency:
+each wraps the rest of the call) around the tool's handler. The handler searches or reads through the Gateway and
+remembers or resolves refs in the session store; the result is rendered in the asked-for output.
+
+`run` never raises a WebreachError: bad arguments, unknown tools, engine failures and unknown refs all come back
+as a ToolResult holding the agent error body ({"status": "error", "tool", "code", "message", "retry_after"}).
+Anything else escaping is a bug and propagates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from webreach.errors import InvalidInputError, WebreachError
+from webreach.models import SearchRequest
+from webreach.state.sessions import SessionStore, check_session
+from webreach.tools import render
+from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
+from webreach.tools.definitions import (
+    TOOLS,
+    SearchResults,
+    ToolCall,
+    ToolDefinition,
+    resolve_ref,
+    search_results,
+    select_tools,
+)
+from webreach.tools.schemas import Dialect, tool_schemas
+
+if TYPE_CHECKING:
+    from webreach.gateway import Gateway
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallContext:
+    """One tool call as a door received it.
+
+    `caller` is who made it (an agent's identity once accounts exist; None for an anonymous local caller);
+    `idempotency_key` lets a retried call be recognised as the same call.
+    """
+
+    tool: str
+    arguments: Mapping[str, Any] | str | None
+    session: str = "default"
+    output: OutputFormat = "compact"
+    caller: str | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreparedCall:
+    """A call whose tool, session and arguments were checked: what a CallPolicy sees."""
+
+    context: CallContext
+    tool: ToolDefinition
+    plan: Any  # what the tool's handler takes (its arguments, planned: tools/definitions.py)
+
+
+Proceed = Callable[[], Awaitable[ToolResult]]
+
+
+class CallPolicy(Protocol):
+    """Per-call policy around the upstream work of one checked call: it may refuse (raise a WebreachError),
+    call `proceed` once, and look at or replace its result."""
+
+    async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult: ...
+
+
+class Toolbox:
+    """The agent tools over one backend (the Gateway): their schemas, and calls through one pipeline."""
+
+    def __init__(
+        self,
+        backend: ToolBackend,
+        sessions: SessionStore | None,
+        *,
+        enabled: Collection[str] | None = None,
+        policies: Sequence[CallPolicy] = (),
+    ) -> None:
+        """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
+        tools exist here (None: all); `policies` run around every checked call, the first outermost."""
+        select_tools(enabled)  # unknown names fail here, not at the first call
+        self.backend = backend
+        self.sessions = sessions
+        self.enabled = enabled
+        self._policies = tuple(policies)
+
+    @classmethod
+    def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
+        """The tools over `gateway`, with its session store and the tools its settings enable."""
+        return cls(gateway, gateway.sessions, enabled=gateway.settings.tools.enabled, policies=policies)
+
+    def schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
+        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
+        return tool_schemas(dialect, engines=self.backend.engine_names(), enabled=self.enabled, strict=strict)
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        session: str = "default",
+        output: OutputFormat = "compact",
+        caller: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """Run tool `name` with `arguments` (a dict, or the JSON text an OpenAI-style tool call carries)."""
+        context = CallContext(
+            tool=name,
+            arguments=arguments,
+            session=session,
+            output=output,
+            caller=caller,
+            idempotency_key=idempotency_key,
+        )
+        return await self.run(context)
+
+    async def run(self, context: CallContext) -> ToolResult:
+        """The pipeline: check, then policies around the handler; errors come back rendered."""
+        if context.output not in OUTPUT_FORMATS:
+            raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
+        try:
+            prepared = self._prepare(context)
+            call = ToolCall(context.tool, self.backend, self.sessions, context.session, context.output)
+            proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
+            for policy in reversed(self._policies):
+                proceed = _wrapped(policy, prepared, proceed)
+            return await proceed()
+        except WebreachError as exc:
+            return error_result(context.tool, exc, output=context.output)
+
+    def _prepare(self, context: CallContext) -> PreparedCall:
+        tool = find_tool(context.tool, self.enabled)
+        if self.sessions is not None:
+            check_session(context.session)  # before searching, so a bad session name costs no engine call
+        plan = tool.prepare(parse_arguments(tool, context.arguments), self.backend.engine_names())
+        return PreparedCall(context=context, tool=tool, plan=plan)
+
+    # --- for doors that offer more than the agent tools expose (the CLI) --------------------------------
+
+    async def search(
+        self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None, session: str = "default"
+    ) -> SearchResults:
+        """One search with its results remembered as refs of `session`, rendered as web_search renders it
+        (the CLI's --engines order and table); errors are raised."""
+        return await search_results(
+            self.backend, self.sessions, request, engine=engine, engines=engines, session=session
+        )
+
+    def target_url(self, url: str | None, *, ref: int | None, session: str = "default") -> str:
+        """The URL to read: `url`, or the one ref `ref` of `session` stands for (exactly one of them)."""
+        if (url is None) == (ref is None):
+            what = "nothing to read" if ref is None else "both a URL and a ref given"
+            raise InvalidInputError(f"{what}: give a URL or a ref", hint="e.g. https://example.com/, or ref 3.")
+        if ref is None:
+            assert url is not None
+            return url
+        return resolve_ref(self.sessions, check_session(session), ref)
+
+
+def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Proceed:
+    return lambda: policy(prepared, proceed)
+
+
+def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "json") -> ToolResult:
+    """A failed call as the agent sees it (compact output leaves out the per-attempt log)."""
+    body = render.error_body(error, tool, detail=output == "json")
+    return ToolResult(tool=tool, text=render.to_text(body), is_json=True, error=error)
+
+
+def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:
+    """The enabled tool called `name`, else InvalidInputError listing the ones that can be called."""
+    tools = TOOLS if enabled is None else select_tools(enabled)
+    for tool in tools:
+        if tool.name == name:
+            return tool
+    known = any(tool.name == name for tool in TOOLS)
+    message = f"tool {name!r} is not enabled here" if known else f"unknown tool {name!r}"
+    raise InvalidInputError(message, hint=f"Available tools: {', '.join(tool.name for tool in tools)}.")
+
+
+def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:
+    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong."""
+    if isinstance(arguments, str):
+        parsed = tool.arguments.parse_json(arguments)
+        if parsed is not None:
+            return parsed
+    return tool.arguments.parse(decode_arguments(arguments))
+
+
+def decode_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:
+    """Arguments as a mapping: None and "" are no arguments; text must be a JSON object."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return {}
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            raise InvalidInputError(f"arguments are not valid JSON: {exc}", hint="Send a JSON object.") from None
+    if not isinstance(arguments, Mapping):
+        raise InvalidInputError("arguments must be a JSON object", hint='Send e.g. {"query": "..."}.')
+    return arguments
