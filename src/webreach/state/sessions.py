@@ -28,14 +28,12 @@ from typing import Literal, Protocol
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
-from webreach.state.recent_refs import RecentRefs
 from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 DEFAULT_TTL = 24 * 3600.0
 DEFAULT_MAX_REFS = 1000
 DEFAULT_FORGET_AFTER = 30 * 24 * 3600.0
 MAX_SESSION_CHARS = 200
-MAX_REWRITE_AFTER = 60.0
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS session_counters_v1 ("
@@ -46,9 +44,6 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS session_refs_v1_url ON session_refs_v1 (session, url)",
     "CREATE INDEX IF NOT EXISTS session_refs_v1_seen ON session_refs_v1 (seen_at)",
 )
-
-
-_WRITE_SHOWN = "UPDATE session_refs_v1 SET seen_at = MAX(seen_at, ?) WHERE session = ? AND ref = ?"
 
 
 class SessionStore(Protocol):
@@ -177,14 +172,6 @@ class SqliteSessionStore(SqliteStore):
     Each remember() that writes is one transaction; the counter is advanced with a single UPSERT so two
     processes never hand out the same ref. Two processes showing the same new URL at the same moment may give it
     two refs, both resolving to it, which is harmless.
-
-    Re-showing URLs this process wrote less than `rewrite_after` seconds ago (default min(60 s, ttl / 1000))
-    answers from memory without a transaction; the new "last shown" times are written by the next transaction
-    (before it expires or evicts anything, so eviction order stays exact) or at close(). A server answering the
-    same cached search again and again would otherwise spend most of its time in SQLite commits. What other
-    processes see meanwhile is at most `rewrite_after` old: a TTL restart they learn of late, or, if one of them
-    evicts those refs (1,000 new URLs in the same session within the window), a ref shown here that resolves to
-    "unknown_ref", never to another page, because refs are never reused.
     """
 
     def __init__(
@@ -196,18 +183,12 @@ class SqliteSessionStore(SqliteStore):
         max_refs: int = DEFAULT_MAX_REFS,
         forget_after: float = DEFAULT_FORGET_AFTER,
         busy_timeout: float = 2.0,
-        rewrite_after: float | None = None,
     ) -> None:
         _check_bounds(ttl, max_refs, forget_after)
         self._clock = clock or SystemClock()
         self.ttl = ttl
         self.max_refs = max_refs
         self.forget_after = max(forget_after, ttl)
-        # kept far below the TTL, so nothing remembered here can have expired in the file meanwhile
-        self.rewrite_after = min(MAX_REWRITE_AFTER, ttl / 1000) if rewrite_after is None else rewrite_after
-        if not 0 <= self.rewrite_after < ttl:
-            raise ValueError("rewrite_after must be at least 0 and below ttl")
-        self._written = RecentRefs(max_refs)
         super().__init__(
             SqliteFile(
                 path,
@@ -220,23 +201,13 @@ class SqliteSessionStore(SqliteStore):
 
     def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         check_session(session)
-        now = self._clock.now()
-        refs = self._written.refs(session, urls, since=now - self.rewrite_after, now=now)
-        if refs is not None:
-            return refs
-        refs, evicted = self._write(session, urls, now)
-        self._written.note(session, urls, refs, now, evicted=evicted)
-        return refs
+        return self._write(session, urls, self._clock.now())
 
-    def _write(self, session: str, urls: Sequence[str], now: float) -> tuple[list[int], bool]:
-        """One transaction: write pending re-showings, expire, look up, allocate, restart TTLs, evict.
-
-        Returns the refs and whether any ref was evicted.
-        """
+    def _write(self, session: str, urls: Sequence[str], now: float) -> list[int]:
+        """One transaction: expire, look up, allocate, restart TTLs, evict."""
         conn = self._writable()
         try:
             with conn:
-                conn.executemany(_WRITE_SHOWN, self._written.unwritten())
                 self._expire(conn, now)
                 known = _known_refs(conn, session, set(urls))
                 fresh = list(dict.fromkeys(url for url in urls if url not in known))
@@ -249,14 +220,14 @@ class SqliteSessionStore(SqliteStore):
                     " ON CONFLICT (session, ref) DO UPDATE SET seen_at = excluded.seen_at",
                     [(session, ref, url, now) for url, ref in dict(zip(urls, refs, strict=True)).items()],
                 )
-                evicted = conn.execute(
+                conn.execute(
                     "DELETE FROM session_refs_v1 WHERE session = ? AND ref IN (SELECT ref FROM session_refs_v1"
                     " WHERE session = ? ORDER BY seen_at DESC, ref DESC LIMIT -1 OFFSET ?)",
                     (session, session, self.max_refs),
-                ).rowcount
+                )
         except sqlite3.Error as exc:
             raise self._failure("write to", exc) from None
-        return refs, evicted > 0
+        return refs
 
     def resolve(self, session: str, ref: int) -> str:
         check_session(session)
@@ -269,25 +240,12 @@ class SqliteSessionStore(SqliteStore):
             row = conn.execute(
                 "SELECT url, seen_at FROM session_refs_v1 WHERE session = ? AND ref = ?", (session, ref)
             ).fetchone()
-            if row is not None and max(row[1], self._written.shown_at(session, ref)) > self._clock.now() - self.ttl:
+            if row is not None and row[1] > self._clock.now() - self.ttl:
                 return str(row[0])
             counter = conn.execute("SELECT next_ref FROM session_counters_v1 WHERE session = ?", (session,)).fetchone()
         except sqlite3.Error as exc:
             raise self._failure("read from", exc) from None
         raise unknown_ref(ref, int(counter[0]) if counter else 1, self.ttl)
-
-    def close(self) -> None:
-        """Write re-showings still held in memory, then close the connection."""
-        unwritten = self._written.unwritten()
-        conn = self._file.connection(create=False) if unwritten else None
-        if conn is not None:
-            try:
-                with conn:
-                    conn.executemany(_WRITE_SHOWN, unwritten)
-                self._written.forget_shown()
-            except sqlite3.Error as exc:
-                self._file.report("write to", exc)
-        super().close()
 
     def _writable(self) -> sqlite3.Connection:
         conn = self._file.connection(create=True)
