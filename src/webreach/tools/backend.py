@@ -16,7 +16,7 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("compact", "json")
 
 
 class ToolBackend(Protocol):
-    """Search and read, as the Gateway offers them. Tools never import the Gateway (it sits above them)."""
+    """Search and read, as the Gateway offers them (the Gateway satisfies it; tests pass a fake over canned answers)."""
 
     async def search(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> SearchResponse:
         """engine is 'auto', 'multi' or an engine name; engines narrows auto/multi to these."""
