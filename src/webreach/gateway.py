@@ -154,6 +154,11 @@ class Gateway:
     # --- stores -------------------------------------------------------------------------------------------
 
     @property
+    def clock(self) -> Clock:
+        """The time seam every component of this gateway reads."""
+        return self._clock
+
+    @property
     def sessions(self) -> SessionStore:
         """The session store: numbered refs per session, shared by every door over this gateway."""
         return self._sessions

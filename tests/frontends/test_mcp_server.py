@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from webreach.config import Settings
-from webreach.frontends.mcp import build_server, store_session
+from webreach.frontends.mcp import build_server, store_session, tools_over_gateway
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
@@ -35,7 +35,7 @@ def settings(web: FakeWeb, **fields: Any) -> Settings:
 
 
 def client(web: FakeWeb, mode: str, **fields: Any) -> Client:
-    server = build_server(lambda: Gateway.from_settings(settings(web, **fields)), default_session="test")
+    server = build_server(lambda: tools_over_gateway(settings(web, **fields)), default_session="test")
     return Client(server, mode=mode, raise_exceptions=True)
 
 
@@ -117,10 +117,10 @@ async def test_the_lifespan_opens_one_gateway_and_closes_it(web: FakeWeb) -> Non
     events: list[str] = []
 
     @contextlib.asynccontextmanager
-    async def opener() -> AsyncIterator[Gateway]:
+    async def opener() -> AsyncIterator[Toolbox]:
         events.append("open")
         async with Gateway.from_settings(settings(web)) as gateway:
-            yield gateway
+            yield Toolbox.over(gateway)
         events.append("closed")
 
     async with Client(build_server(opener, default_session="x"), mode="legacy") as mcp:

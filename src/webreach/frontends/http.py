@@ -27,6 +27,7 @@ import importlib.util
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,11 +44,12 @@ from webreach.config import ServerSettings, Settings
 from webreach.frontends import mcp
 from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
+from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox
 
 SESSION_HEADER = "X-Webreach-Session"
-GatewayOpener = mcp.GatewayOpener
+GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
 
 
 # --- Host / Origin guard ---------------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ class _Served:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
         async with open_gateway() as gateway:
             self.gateway = gateway
-            self.toolbox = Toolbox.over(gateway)
+            self.toolbox = served_tools(gateway)
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
@@ -149,6 +151,13 @@ class _Served:
                     yield
             finally:
                 self.gateway = self.toolbox = None
+
+
+def served_tools(gateway: Gateway) -> Toolbox:
+    """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
+    ttl = gateway.settings.tools.session_ttl_seconds
+    sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
+    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled)
 
 
 def build_app(
@@ -169,7 +178,7 @@ def build_app(
     hosts, origins = server.hosts(), server.origins()
     # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
     endpoint = mcp.http_endpoint(
-        lambda: contextlib.nullcontext(served.ready()), allowed_hosts=hosts, allowed_origins=origins
+        lambda: contextlib.nullcontext(served.ready_tools()), allowed_hosts=hosts, allowed_origins=origins
     )
     rest = _Rest(served)
     routes = [

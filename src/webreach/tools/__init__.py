@@ -11,6 +11,7 @@ The tools sit above the Gateway (anything implementing ToolBackend): they own th
 
 from __future__ import annotations
 
+from webreach.state.sessions import SessionStore
 from webreach.tools.arguments import (
     DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
@@ -59,6 +60,7 @@ __all__ = [
     "SearchOutcome",
     "SearchResults",
     "Searches",
+    "SessionStore",
     "ToolAnnotations",
     "ToolArguments",
     "ToolBackend",

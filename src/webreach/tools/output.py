@@ -83,7 +83,8 @@ def _query_results(
     assert response is not None
     results: tuple[Hit, ...] = response.results
     if refs is not None:
-        results = tuple(RefHit.model_construct(**dict(hit), ref=refs.get(hit.url)) for hit in response.results)
+        # validating the fields again (in pydantic-core) costs less than model_construct's Python loop: 3 vs 7 us
+        results = tuple(RefHit.model_validate({**hit.__dict__, "ref": refs.get(hit.url)}) for hit in response.results)
     return QueryResults(query=response.query, results=results, meta=response.meta, notes=tuple(notes))
 
 
