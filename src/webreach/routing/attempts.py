@@ -101,7 +101,7 @@ def failed_attempt(candidate: Candidate, error: EngineFailure, latency_ms: float
     return EngineAttempt(
         engine=candidate.name,
         status="skipped" if skipped else "error",
-        code=error.error_code,
+        code=error.code,
         message=str(error),
         latency_ms=latency_ms,
         retry_after=error.retry_after,
@@ -126,7 +126,7 @@ def cancelled_outcome(candidate: Candidate, latency_ms: float, *, hedged: bool, 
     attempt = EngineAttempt(
         engine=candidate.name,
         status="cancelled",
-        code=error.error_code,
+        code=error.code,
         message=str(error),
         latency_ms=latency_ms,
         hedged=hedged,
