@@ -71,7 +71,7 @@ class EngineCaller:
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
         hits = self.engine.handle(response)
-        return EngineResult(tuple(hits[: request.limit]))
+        return EngineResult(tuple(hits))
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
         warm_up = self.engine.warm_up(request)

@@ -22,14 +22,13 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import Cache, PolicyState, apply_policies
-from webreach.routing import Candidate, Router
+from webreach.policies import PolicyState, Search, apply_policies
+from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.engine_caller import EngineCaller, SecretLogFilter, TokenCache
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
-from webreach.state.memo import Memo
 
 
 class EngineStatus(BaseModel):
@@ -74,9 +73,7 @@ class Searching:
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
             for name in registry.names()
         }
-        self._searches: dict[str, Cache] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
-        # a Candidate is fixed by engine and request, and routing never changes one: repeated searches share it
-        self._candidates: Memo[tuple[str, SearchRequest], Candidate] = Memo(lambda key: self._new_candidate(*key))
+        self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
@@ -108,7 +105,7 @@ class Searching:
             )
         return self._clients[proxy]
 
-    def _policy_stack(self, engine: Engine) -> Cache:
+    def _policy_stack(self, engine: Engine) -> Search:
         settings = engine.settings
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
@@ -192,18 +189,10 @@ class Searching:
         return name
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
-        """Engine `name` as routing asks it for `request` (kept for requests seen again: see _new_candidate)."""
-        return self._candidates((name, request))
-
-    def _new_candidate(self, name: str, request: SearchRequest) -> Candidate:
+        """Engine `name` behind its policy stack, as routing asks it for `request` (built per search: it is cheap)."""
         engine = self._engines[self._check_name(name)]
-        search = self._searches[name]
         return Candidate(
-            name=name,
-            index=engine.index,
-            search=search,
-            unsupported=engine.unsupported(request),
-            cached=search.fresh,
+            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request)
         )
 
     def parse_saved(
@@ -260,13 +249,9 @@ class Searching:
         for candidate in candidates:
             result = self._state.lookup_stale(candidate.name, request)
             if result is not None and result.hits:
-                meta = SearchMeta(
-                    mode=mode,
-                    engines_used=(candidate.name,),
-                    attempts=failure.attempts,
-                    stale=True,
+                return respond(
+                    request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
                 )
-                return SearchResponse(query=request.query, results=result.hits[: request.limit], meta=meta)
         return None
 
 
