@@ -19,7 +19,7 @@ from secret_keys import TEST_KEY
 from webreach import AllEnginesFailedError, EngineSettings, Gateway, SearchRequest, Settings, WebreachError
 from webreach import engines as registry
 from webreach.config import StateSettings
-from webreach.search.engine_caller import SecretLogFilter
+from webreach.search.log_redaction import SecretLogFilter
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network

@@ -9,7 +9,7 @@ attributes set from the option, so `engine.index` is "google", "bing" or "baidu"
 the default, "google".
 
 SerpApi only takes the key as the api_key query parameter, so it is in the request URL: the Gateway's log
-filter (engine_client.SecretLogFilter) masks it in httpx's request log lines, and every message built from a
+filter (search/log_redaction.py) masks it in httpx's request log lines, and every message built from a
 response goes through `redact`.
 
 Errors (serpapi.com/api-status-and-error-codes): 401 bad key; 429 is either the hourly throughput limit or

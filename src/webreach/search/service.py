@@ -25,7 +25,9 @@ from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResp
 from webreach.policies import PolicyState, Search, apply_policies
 from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
-from webreach.search.engine_caller import EngineCaller, SecretLogFilter, TokenCache
+from webreach.search.engine_caller import EngineCaller
+from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
@@ -60,7 +62,7 @@ class Searching:
         self._clock = clock
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
-        self._tokens = TokenCache(clock)
+        self._tokens = WarmUpTokens(clock)
         self._state = PolicyState(
             clock=clock,
             cache=open_cache_store(settings.cache),
@@ -76,16 +78,15 @@ class Searching:
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
-        self._log_filter.install()
+        self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
 
     async def aclose(self) -> None:
-        """Close the HTTP clients and the policy stores, and take the key filter off the HTTP loggers."""
+        """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
         self._state.close()
-        self._log_filter.remove()
+        self._log_redaction.close()
 
     def _engine_settings(self, name: str) -> EngineSettings:
         configured = self.settings.engine(name)
