@@ -9,7 +9,6 @@ the system clock, so tests pin it with a FakeClock.
 
 from __future__ import annotations
 
-import email.utils
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
@@ -30,6 +29,7 @@ from webreach.errors import (
     UnavailableError,
 )
 from webreach.models import Hit, SearchRequest
+from webreach.retry_after import retry_after_seconds
 
 EngineKind = Literal["scraped", "api"]
 Tokens = Mapping[str, str]
@@ -189,10 +189,11 @@ class Engine(ABC):
 
     def rate_limited(self, response: httpx.Response, wait: float | None = None) -> RateLimitedError:
         """A RateLimitedError for a 429, waiting as Retry-After says, else `wait` (an engine's own hint)."""
+        said = retry_after_seconds(response.headers, now=self.clock.now())
         return RateLimitedError(
             f"rate limited (HTTP {response.status_code}){self._detail(response)}",
             engine=self.name,
-            retry_after=retry_after_seconds(response) or wait,
+            retry_after=said if said is not None else wait,
         )
 
     def _detail(self, response: httpx.Response) -> str:
@@ -240,19 +241,3 @@ def redact_secrets(text: str, forms: tuple[str, ...]) -> str:
 def query_with_site(request: SearchRequest) -> str:
     """The query with `site:` appended when the request names a site (how most engines take a site filter)."""
     return f"{request.query} site:{request.site}" if request.site else request.query
-
-
-def retry_after_seconds(response: httpx.Response) -> float | None:
-    """Retry-After as seconds, from either of its forms (delta seconds or an HTTP date)."""
-    value = response.headers.get("retry-after", "").strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-        # measured against the server's own Date header, so our clock never enters the arithmetic
-        served = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (moment - served).total_seconds())
