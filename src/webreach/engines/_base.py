@@ -134,14 +134,27 @@ class Engine(ABC):
         headers.update(extra)
         return headers
 
-    def check_response(self, response: httpx.Response) -> None:
-        """Turn a non-success response into the typed error it means. Engines extend this for their markers.
+    def classify(self, response: httpx.Response) -> bool:
+        """The engine's own reading of a response: the one hook for its quirks (ban pages, error codes in bodies).
 
-        A challenge page comes first, for every kind of engine: a 403 from a wall in front of an API is a
-        CAPTCHA, not a rejected key (which would suspend a correctly keyed engine until it is reconfigured).
+        check_response calls it after the shared challenge check and before the generic status mapping. Raise
+        the typed error a quirk means; return True when the response is an answer whatever its status (the
+        generic mapping is then skipped), False to leave it to the generic mapping.
         """
-        status = response.status_code
+        return False
+
+    def check_response(self, response: httpx.Response) -> None:
+        """Turn a non-success response into the typed error it means, in one order for every engine:
+
+        1. a challenge page (check_challenge), for every kind of engine: a 403 from a wall in front of an API is
+           a CAPTCHA, not a rejected key (which would suspend a correctly keyed engine until it is reconfigured);
+        2. the engine's quirks (classify);
+        3. the generic status mapping below.
+        """
         self.check_challenge(response)
+        if self.classify(response):
+            return
+        status = response.status_code
         if status == 429:
             raise self.rate_limited(response)
         if 300 <= status < 400:
@@ -164,7 +177,7 @@ class Engine(ABC):
     def check_challenge(self, response: httpx.Response) -> None:
         """Raise BlockedError(captcha) when `response` is a Cloudflare or reCAPTCHA challenge page.
 
-        check_response runs it first; engines that map statuses themselves before calling super() call it first too.
+        check_response runs it first, before any engine's classify, so engines never call it themselves.
         """
         status = response.status_code
         # API results are arbitrary text (a search about Turnstile quotes its markers), so only a wall's status
