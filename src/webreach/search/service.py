@@ -3,7 +3,9 @@
 It holds everything search keeps between calls (HTTP clients, warm-up tokens, breakers, buckets, the cache)
 so two gateways never share a breaker by accident. A Chinese query with no language or region asked for is
 searched as language zh, region cn (Baidu and friends first, cn.bing.com for Bing); parameters the caller did
-not ask for are never reported as ignored.
+not ask for are never reported as ignored. Every response, the stale-if-error one included, is built by
+routing's respond(), the one place `limit` is applied. Candidates are built per search (they are cheap);
+caching is the cache policy's business alone.
 """
 
 from __future__ import annotations
