@@ -1,7 +1,7 @@
 """The dependency direction of ARCHITECTURE.md section 2, checked on the import statements of src/.
 
     frontends -> tools -> gateway -> search | read -> routing | policies | net | extract -> state -> engines
-    -> models | errors | config | clock
+    -> models | errors | config | clock | retry_after
 
 ALLOWED lists every arrow between top-level packages, same layer included: an import not listed fails, so a
 new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract is the one
@@ -18,7 +18,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
-BOTTOM = {"models", "errors", "config", "clock"}
+BOTTOM = {"models", "errors", "config", "clock", "retry_after"}
 # every package -> the packages it may import ("search.contract": only that module of search/)
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "read": {"net", "extract"} | BOTTOM,
     "routing": {"search.contract"} | BOTTOM,
     "policies": {"search.contract", "state"} | BOTTOM,
-    "net": {"clock", "errors"},
+    "net": {"clock", "errors", "retry_after"},
     "extract": {"errors", "models"},
     "state": BOTTOM,
     "engines": BOTTOM,
@@ -37,6 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),  # models only under TYPE_CHECKING
     "config": {"errors"},
     "clock": set(),
+    "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}

@@ -86,7 +86,7 @@ async def test_single_engine_error_is_the_engines_own_typed_error(web: FakeWeb) 
     async with Gateway.from_settings(settings_for(web)) as gateway:
         with pytest.raises(BlockedError) as caught:
             await gateway.search(SearchRequest(query="python asyncio"), engine="bing")
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
     assert caught.value.engine == "bing"
 
 

@@ -31,6 +31,12 @@ WebreachError                        .code .retryable .retry_after .engine .hint
     ├── ExtractionError              extraction_failed    nothing readable came out of the page
     └── UnknownRefError              unknown_ref          the ref is not in this session
 
+`code` is the instance's one code (a BlockedError of kind captcha has code "captcha"). `retryable` follows one
+rule: True when asking again, unchanged, may succeed because the failure was transient upstream (timeouts,
+unavailable, rate limits, 5xx and 429, a locked session store, a robots.txt that could not be read); False when
+the same call fails the same way (invalid input, not configured, auth, quota, captcha and blocked walls, parse
+errors, our own suspensions, refusals by the guard). AllEnginesFailedError is retryable when any engine's was.
+
 Messages are written for an agent: they say what happened and, through `hint`, what to try next.
 Nothing in webreach inspects a message string; behaviour hangs off `code`, `retryable` and `retry_after`.
 """
@@ -50,8 +56,10 @@ BlockKind = Literal["captcha", "blocked"]
 class WebreachError(Exception):
     """Base of every webreach error."""
 
-    code: ClassVar[str] = "error"
-    retryable: ClassVar[bool] = False
+    # instance attributes with class defaults: a subclass sets its own, an instance may refine it (a wall's kind,
+    # a status that is or is not transient); `code` is the one code an error has
+    code: str = "error"
+    retryable: bool = False
     default_hint: ClassVar[str] = ""
 
     def __init__(
@@ -70,11 +78,6 @@ class WebreachError(Exception):
         self.retry_after = retry_after if retry_after is None or math.isfinite(retry_after) else None
         self.hint = self.default_hint if hint is None else hint
 
-    @property
-    def error_code(self) -> str:
-        """The stable code of this instance (BlockedError varies it by kind)."""
-        return self.code
-
     def __str__(self) -> str:
         prefix = f"{self.engine}: " if self.engine else ""
         text = f"{prefix}{self.message}"
@@ -87,7 +90,7 @@ class WebreachError(Exception):
         """The agent-facing error body (front doors add the tool name)."""
         return {
             "status": "error",
-            "code": self.error_code,
+            "code": self.code,
             "message": str(self),
             "retry_after": self.retry_after,
             "engine": self.engine,
@@ -154,10 +157,7 @@ class BlockedError(EngineError):
     ) -> None:
         super().__init__(message, engine=engine, retry_after=retry_after, hint=hint)
         self.kind: BlockKind = kind
-
-    @property
-    def error_code(self) -> str:
-        return self.kind
+        self.code = kind
 
 
 class EngineTimeoutError(EngineError):
@@ -226,6 +226,7 @@ class AllEnginesFailedError(WebreachError):
         super().__init__(message, retry_after=min(waits) if waits else None, hint=hint)
         self.errors = tuple(errors)
         self.attempts = tuple(attempts)
+        self.retryable = any(error.retryable for error in self.errors)
 
     def to_dict(self) -> dict[str, Any]:
         body = super().to_dict()
@@ -287,11 +288,8 @@ class HostResolutionError(FetchError):
         super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
         self.host = host
         self.reason = reason
-
-    @property
-    def retryable(self) -> bool:  # type: ignore[override]
         # offline mode resolves no public name: asking again cannot help
-        return self.reason != "offline"
+        self.retryable = reason != "offline"
 
 
 class FetchUnavailableError(FetchError):
@@ -319,10 +317,7 @@ class HttpStatusError(FetchError):
     def __init__(self, message: str, *, status: int, url: str | None = None, retry_after: float | None = None):
         super().__init__(message, url=url, retry_after=retry_after)
         self.status = status
-
-    @property
-    def retryable(self) -> bool:  # type: ignore[override]
-        return self.status >= 500 or self.status == 429
+        self.retryable = status >= 500 or status == 429
 
     def to_dict(self) -> dict[str, Any]:
         body = super().to_dict()
@@ -364,10 +359,7 @@ class PageBlockedError(FetchError):
     def __init__(self, message: str, *, kind: BlockKind = "blocked", url: str | None = None, hint: str | None = None):
         super().__init__(message, url=url, hint=hint)
         self.kind: BlockKind = kind
-
-    @property
-    def error_code(self) -> str:
-        return self.kind
+        self.code = kind
 
 
 class RobotsDisallowedError(PageBlockedError):
@@ -384,14 +376,8 @@ class RobotsDisallowedError(PageBlockedError):
         super().__init__(message, kind="blocked", url=url, hint=hint)
         self.robots_url = robots_url
         self.temporary = temporary
-
-    @property
-    def error_code(self) -> str:
-        return self.code
-
-    @property
-    def retryable(self) -> bool:  # type: ignore[override]
-        return self.temporary
+        self.code = RobotsDisallowedError.code  # robots.txt has its own code, not the wall kind PageBlockedError set
+        self.retryable = temporary
 
 
 class NeedsBrowserError(FetchError):

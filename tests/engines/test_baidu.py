@@ -79,7 +79,7 @@ def test_legacy_2015_markup_reads_display_url_and_date(shared_data: Path) -> Non
 def test_real_security_check_pages_are_captchas(shared_data: Path, capture: str) -> None:
     with pytest.raises(BlockedError) as caught:
         parse_capture("baidu", shared_data / BLOCKED / capture)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_recorded_redirect_to_wappass_is_a_captcha(shared_data: Path) -> None:
@@ -92,7 +92,7 @@ def test_recorded_redirect_to_wappass_is_a_captcha(shared_data: Path) -> None:
     response = httpx.Response(302, headers={"location": location[1]}, request=request)
     with pytest.raises(BlockedError) as caught:
         engine.handle(response)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_empty_page_loading_the_wappass_check_is_a_captcha() -> None:
@@ -100,7 +100,7 @@ def test_empty_page_loading_the_wappass_check_is_a_captcha() -> None:
     html = '<html><body><script src="https://wappass.baidu.com/static/machine/js/api/mkd.js"></script></body></html>'
     with pytest.raises(BlockedError) as caught:
         engine.handle(httpx.Response(200, html=html))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_other_redirects_are_plain_blocks() -> None:
@@ -108,7 +108,7 @@ def test_other_redirects_are_plain_blocks() -> None:
     response = httpx.Response(302, headers={"location": "https://www.baidu.com/"})
     with pytest.raises(BlockedError) as caught:
         engine.handle(response)
-    assert caught.value.error_code == "blocked"
+    assert caught.value.code == "blocked"
 
 
 def test_request_maps_page_limit_and_site() -> None:

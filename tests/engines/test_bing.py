@@ -96,7 +96,7 @@ def test_genuine_no_results_page_yields_nothing(shared_data: Path) -> None:
 def test_one_last_step_challenge_is_a_captcha(shared_data: Path) -> None:
     with pytest.raises(BlockedError) as caught:
         parse_capture("bing", shared_data / "serp/_blocked/wsmcp__bing_CHALLENGE_one_last_step.html")
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_redirect_to_the_turing_captcha_is_a_captcha_other_redirects_are_blocks() -> None:
@@ -108,10 +108,10 @@ def test_redirect_to_the_turing_captcha_is_a_captcha_other_redirects_are_blocks(
     elsewhere = httpx.Response(302, headers={"location": "https://example.com/"}, request=request)
     with pytest.raises(BlockedError) as caught:
         engine.handle(challenge)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
     with pytest.raises(BlockedError) as caught:
         engine.handle(elsewhere)
-    assert caught.value.error_code == "blocked"
+    assert caught.value.code == "blocked"
 
 
 def test_page_count_site_freshness_and_safesearch_map_to_bing_parameters() -> None:

@@ -90,7 +90,7 @@ def test_no_results_and_unexpected_shapes() -> None:
     assert engine.handle(answer(200, bare)) == []
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(200, {"code": 200, "data": {"something": "else"}}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -109,17 +109,17 @@ def test_error_table_maps_to_error_classes_without_the_key(status: int, message:
     body = {"code": str(status), "message": f"{message} ({TEST_KEY})", "log_id": "x"}
     with pytest.raises(WebreachError) as caught:
         make_engine("bocha").handle(answer(status, body))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
     assert TEST_KEY not in str(caught.value)
 
 
 def test_an_error_code_inside_a_200_body_maps_the_same_way() -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("bocha").handle(answer(200, {"code": 403, "msg": "You do not have enough money", "data": None}))
-    assert caught.value.error_code == "quota_exhausted"
+    assert caught.value.code == "quota_exhausted"
     with pytest.raises(WebreachError) as caught:
         make_engine("bocha").handle(answer(200, {"code": "500", "msg": "busy", "data": None}))
-    assert caught.value.error_code == "unavailable"
+    assert caught.value.code == "unavailable"
     with pytest.raises(WebreachError) as caught:
         make_engine("bocha").handle(answer(200, {"code": 400, "msg": "Missing parameter query", "data": None}))
-    assert caught.value.error_code == "bad_request"
+    assert caught.value.code == "bad_request"

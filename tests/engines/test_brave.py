@@ -62,21 +62,21 @@ def test_results_without_a_host_are_ads_and_skipped() -> None:
 def test_redirect_to_verification_is_a_captcha(location: str) -> None:
     with pytest.raises(BlockedError) as caught:
         make_engine("brave").handle(_respond(302, location=location))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_verification_page_is_a_captcha() -> None:
     page = "<html><head><title>Verify you are human</title></head><body><div class='captcha-card'></div></body></html>"
     with pytest.raises(BlockedError) as caught:
         make_engine("brave").handle(_respond(200, page))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 @pytest.mark.parametrize(("status", "code"), [(429, "rate_limited"), (403, "blocked")])
 def test_refusals_map_to_their_codes(status: int, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("brave").handle(_respond(status, "<html>no</html>"))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
 
 
 def test_page_without_results_or_notice_is_a_parse_error() -> None:

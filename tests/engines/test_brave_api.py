@@ -155,10 +155,10 @@ def test_unknown_subscription_token_is_auth_failed_but_validation_is_not() -> No
     engine = make_engine("brave_api")
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(422, brave_error(422, "SUBSCRIPTION_TOKEN_INVALID")))
-    assert caught.value.error_code == "auth_failed"
+    assert caught.value.code == "auth_failed"
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(422, brave_error(422, "VALIDATION")))
-    assert caught.value.error_code == "bad_request"
+    assert caught.value.code == "bad_request"
     assert not caught.value.retryable
 
 
@@ -167,12 +167,12 @@ def test_rate_limit_waits_for_the_exhausted_window_and_spent_quota_is_not_retrie
     headers = {"x-ratelimit-remaining": "0, 1500", "x-ratelimit-reset": "1, 1419704"}
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, brave_error(429, "RATE_LIMITED", quota_limit=2000, quota_current=500), headers))
-    assert (caught.value.error_code, caught.value.retry_after) == ("rate_limited", 1.0)
+    assert (caught.value.code, caught.value.retry_after) == ("rate_limited", 1.0)
 
     monthly = {"x-ratelimit-remaining": "1, 0", "x-ratelimit-reset": "1, 1419704"}
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, brave_error(429, "RATE_LIMITED", quota_limit=2000, quota_current=2000), monthly))
-    assert caught.value.error_code == "quota_exhausted"
+    assert caught.value.code == "quota_exhausted"
     assert not caught.value.retryable
 
     with pytest.raises(WebreachError) as caught:

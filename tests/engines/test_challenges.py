@@ -40,7 +40,7 @@ def test_a_cloudflare_challenge_is_a_captcha_for_every_engine(name: str, status:
     wall = challenge_page()
     with pytest.raises(BlockedError) as caught:
         make_engine(name, OPTIONS.get(name)).handle(answer(name, status, wall.body, list(wall.headers)))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
     assert caught.value.engine == name
 
 
@@ -50,7 +50,7 @@ def test_a_recaptcha_wall_in_front_of_an_api_is_a_captcha(name: str, status: int
     response = answer(name, status, RECAPTCHA, [("content-type", "text/html")])
     with pytest.raises(BlockedError) as caught:
         make_engine(name, OPTIONS.get(name)).handle(response)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_a_plain_403_from_an_api_still_means_the_key_was_rejected() -> None:

@@ -37,7 +37,7 @@ def test_engine_honours_its_recording(name: str, recording: Recording) -> None:
         return
     with pytest.raises(WebreachError) as caught:
         engine.handle(response)
-    assert caught.value.error_code == recording.expected_code
+    assert caught.value.code == recording.expected_code
     assert caught.value.engine == name
     assert TEST_KEY not in str(caught.value)
 

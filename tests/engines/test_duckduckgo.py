@@ -59,13 +59,13 @@ def test_real_anomaly_challenge_is_a_captcha(shared_data: Path, status: int) -> 
         parse_capture(
             "duckduckgo", shared_data / "serp/_blocked/celina__ddg_lite_ANOMALY_challenge.html", status=status
         )
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_http_202_is_a_captcha_even_when_the_body_looks_like_results(shared_data: Path) -> None:
     with pytest.raises(BlockedError) as caught:
         parse_capture("duckduckgo", shared_data / "serp/duckduckgo/celina__ddg_html.html", status=202)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_warm_up_reads_the_vqd_of_the_real_page(shared_data: Path) -> None:

@@ -82,7 +82,7 @@ def test_empty_list_is_no_results_and_a_missing_one_is_a_parse_error() -> None:
     assert engine.handle(answer(200, {"requestId": "r", "results": []})) == []
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(200, {"requestId": "r"}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -91,5 +91,5 @@ def test_empty_list_is_no_results_and_a_missing_one_is_a_parse_error() -> None:
 def test_status_codes_map_to_error_classes_without_the_key(status: int, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("exa").handle(answer(status, {"requestId": "r", "error": f"key {TEST_KEY} rejected"}))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
     assert TEST_KEY not in str(caught.value)

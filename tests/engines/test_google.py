@@ -100,7 +100,7 @@ def test_real_no_results_page_is_empty_not_an_error(shared_data: Path) -> None:
 def test_real_sorry_page_is_a_captcha_whatever_its_status(shared_data: Path, status: int) -> None:
     with pytest.raises(BlockedError) as caught:
         parse_capture("google", shared_data / "serp/_blocked/websearcher__google_sorry_index.html", status=status)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_redirects_instead_of_results(location: str, code: str) -> None:
     request = engine.build_request(SearchRequest(query="x"))
     with pytest.raises(BlockedError) as caught:
         engine.handle(httpx.Response(302, headers={"location": location}, request=request))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
 
 
 def test_page_without_results_or_notice_is_a_parse_error() -> None:

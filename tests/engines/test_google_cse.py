@@ -120,7 +120,7 @@ def test_missing_items_with_search_information_is_no_results() -> None:
     assert configured().handle(answer(200, body)) == []
     with pytest.raises(WebreachError) as caught:
         configured().handle(answer(200, {"kind": "customsearch#search"}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 def test_snippet_date_prefix_is_split_off() -> None:
@@ -176,7 +176,7 @@ def test_snippet_date_prefix_is_split_off() -> None:
 def test_google_api_errors_map_to_their_classes(status: int, body: dict[str, object], code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         configured().handle(answer(status, body))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
 
 
 def test_newer_error_info_reason_marks_an_invalid_key() -> None:
@@ -184,7 +184,7 @@ def test_newer_error_info_reason_marks_an_invalid_key() -> None:
     body = google_error(400, "API key not valid. Please pass a valid API key.", "badRequest", "INVALID_ARGUMENT", info)
     with pytest.raises(WebreachError) as caught:
         configured().handle(answer(400, body))
-    assert caught.value.error_code == "auth_failed"
+    assert caught.value.code == "auth_failed"
 
 
 @pytest.mark.parametrize("status", [400, 403, 429, 500])

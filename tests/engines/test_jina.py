@@ -68,7 +68,7 @@ def test_the_no_results_assertion_is_zero_hits_not_an_error() -> None:
 def test_a_body_without_data_is_a_parse_error() -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("jina").handle(answer(200, {"code": 200, "status": 20000}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -83,14 +83,14 @@ def test_a_body_without_data_is_a_parse_error() -> None:
 def test_civkit_errors_map_by_status(status: int, body: dict[str, object], code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("jina").handle(answer(status, body))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
 
 
 def test_rate_limit_carries_retry_after() -> None:
     body = civkit(429, 42903, "RateLimitTriggeredError", "Per UID rate limit exceeded")
     with pytest.raises(WebreachError) as caught:
         make_engine("jina").handle(answer(429, body, {"retry-after": "20"}))
-    assert (caught.value.error_code, caught.value.retry_after) == ("rate_limited", 20.0)
+    assert (caught.value.code, caught.value.retry_after) == ("rate_limited", 20.0)
 
 
 @pytest.mark.parametrize("status", [401, 402, 429, 451, 503])

@@ -68,7 +68,7 @@ def test_empty_list_is_no_results_and_a_missing_one_is_a_parse_error() -> None:
     assert make_engine("metaso").handle(answer(200, {"credits": 3, "webpages": [], "total": 0})) == []
     with pytest.raises(WebreachError) as caught:
         make_engine("metaso").handle(answer(200, {"credits": 3}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -77,5 +77,5 @@ def test_empty_list_is_no_results_and_a_missing_one_is_a_parse_error() -> None:
 def test_status_codes_map_to_error_classes_without_the_key(status: int, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("metaso").handle(answer(status, {"errCode": status, "errMsg": f"key {TEST_KEY}"}))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
     assert TEST_KEY not in str(caught.value)

@@ -120,7 +120,7 @@ WERKZEUG_FORBIDDEN = (
 def test_json_disabled_on_the_instance_says_what_to_change() -> None:
     with pytest.raises(NotConfiguredError) as caught:
         configured().handle(_respond(403, WERKZEUG_FORBIDDEN, "text/html"))
-    assert caught.value.error_code == "not_configured"
+    assert caught.value.code == "not_configured"
     assert caught.value.engine == "searxng"
     assert "search.formats" in (caught.value.hint or "")
 
@@ -137,14 +137,14 @@ def test_json_disabled_on_the_instance_says_what_to_change() -> None:
 def test_a_challenge_in_front_of_the_instance_is_a_captcha_not_a_configuration_problem(body: str) -> None:
     with pytest.raises(BlockedError) as caught:
         configured().handle(_respond(403, body, "text/html"))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_another_403_is_a_proxy_refusing_us_not_the_json_setting() -> None:
     nginx = "<html><head><title>403 Forbidden</title></head><body><center><h1>403 Forbidden</h1></center></body>"
     with pytest.raises(BlockedError) as caught:
         configured().handle(_respond(403, nginx, "text/html"))
-    assert caught.value.error_code == "blocked"
+    assert caught.value.code == "blocked"
     assert "proxy or firewall" in caught.value.message
 
 

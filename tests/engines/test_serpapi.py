@@ -157,10 +157,10 @@ def test_status_error_in_a_200_is_unavailable_and_a_missing_list_a_parse_error()
     failed = {"search_metadata": {"status": "Error"}, "error": "We couldn't get valid results for this search."}
     with pytest.raises(WebreachError) as caught:
         make_engine("serpapi").handle(answer(200, failed))
-    assert caught.value.error_code == "unavailable"
+    assert caught.value.code == "unavailable"
     with pytest.raises(WebreachError) as caught:
         make_engine("serpapi").handle(answer(200, {"search_metadata": {"status": "Success"}}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_status_error_in_a_200_is_unavailable_and_a_missing_list_a_parse_error()
 def test_errors_map_to_their_classes_without_the_key(status: int, error: str, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("serpapi").handle(answer(status, {"error": f"{error} (api_key={TEST_KEY})"}))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
     assert TEST_KEY not in str(caught.value)
 
 

@@ -102,7 +102,7 @@ def test_results_follow_position_and_a_missing_organic_block_is_no_results() -> 
     assert make_engine("serper").handle(answer(200, b'{"searchParameters": {"q": "x"}, "credits": 1}')) == []
     with pytest.raises(WebreachError) as caught:
         make_engine("serper").handle(answer(200, b'{"message": "weird"}'))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 @pytest.mark.parametrize(
@@ -118,5 +118,5 @@ def test_results_follow_position_and_a_missing_organic_block_is_no_results() -> 
 def test_errors_map_to_their_classes_without_the_key(status: int, body: bytes, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("serper").handle(answer(status, body.replace(b"}", f', "key": "{TEST_KEY}"}}'.encode())))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
     assert TEST_KEY not in str(caught.value)

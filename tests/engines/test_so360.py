@@ -39,7 +39,7 @@ def test_empty_body_is_a_block() -> None:
     engine = make_engine("so360")
     with pytest.raises(BlockedError) as caught:
         engine.handle(httpx.Response(200, content=b"  \n"))
-    assert caught.value.error_code == "blocked"
+    assert caught.value.code == "blocked"
 
 
 def test_warm_up_fetches_the_search_and_keeps_the_first_cookie_pair() -> None:
@@ -92,7 +92,7 @@ def test_captcha_redirect() -> None:
     response = httpx.Response(302, headers={"location": "https://www.so.com/captcha?from=x"})
     with pytest.raises(BlockedError) as caught:
         engine.handle(response)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_page_without_results_or_notice_is_a_parse_error() -> None:

@@ -41,7 +41,7 @@ def test_real_wechat_account_page_parses_to_its_ten_results(shared_data: Path) -
 def test_real_antispider_page_is_a_captcha(shared_data: Path) -> None:
     with pytest.raises(BlockedError) as caught:
         parse_capture("sogou", shared_data / "serp/_blocked/wechatsogou__sogou_antispider_captcha.html")
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_redirect_to_antispider_is_a_captcha_and_others_are_blocks() -> None:
@@ -49,11 +49,11 @@ def test_redirect_to_antispider_is_a_captcha_and_others_are_blocks() -> None:
     antispider = httpx.Response(302, headers={"location": "http://www.sogou.com/antispider/?from=%2Fweb"})
     with pytest.raises(BlockedError) as caught:
         engine.handle(antispider)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
     elsewhere = httpx.Response(302, headers={"location": "https://www.sogou.com/"})
     with pytest.raises(BlockedError) as caught:
         engine.handle(elsewhere)
-    assert caught.value.error_code == "blocked"
+    assert caught.value.code == "blocked"
 
 
 def test_link_redirects_decode_through_data_url_and_ads_are_skipped() -> None:

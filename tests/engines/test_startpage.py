@@ -109,7 +109,7 @@ def test_captcha_redirects_are_captchas(location: str) -> None:
     )
     with pytest.raises(BlockedError) as caught:
         engine.handle(response)
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_a_captcha_page_reached_after_redirects_is_a_captcha() -> None:
@@ -117,7 +117,7 @@ def test_a_captcha_page_reached_after_redirects_is_a_captcha() -> None:
     request = httpx.Request("GET", "https://www.startpage.com/sp/captcha?query=q")
     with pytest.raises(BlockedError) as caught:
         engine.handle(httpx.Response(200, text="<html><body>Verify</body></html>", request=request))
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
 
 
 def test_google_ads_and_links_back_into_startpage_are_skipped() -> None:

@@ -62,7 +62,7 @@ def test_empty_results_are_no_results_and_a_missing_list_is_a_parse_error() -> N
     assert engine.handle(answer(200, {"query": "x", "results": []})) == []
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(200, {"query": "x"}))
-    assert caught.value.error_code == "parse_error"
+    assert caught.value.code == "parse_error"
 
 
 def test_news_dates_become_iso() -> None:
@@ -86,14 +86,14 @@ def test_news_dates_become_iso() -> None:
 def test_status_codes_map_to_error_classes(status: int, code: str) -> None:
     with pytest.raises(WebreachError) as caught:
         make_engine("tavily").handle(answer(status, {"detail": {"error": "nope"}}))
-    assert caught.value.error_code == code
+    assert caught.value.code == code
 
 
 def test_rate_limit_honours_the_header_then_the_keyless_envelope() -> None:
     engine = make_engine("tavily")
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, {"detail": {"error": "Your request has been blocked"}}, {"retry-after": "30"}))
-    assert (caught.value.error_code, caught.value.retry_after) == ("rate_limited", 30.0)
+    assert (caught.value.code, caught.value.retry_after) == ("rate_limited", 30.0)
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, {"error": {"code": "rate_limited", "retry_after_seconds": 60}}))
     assert caught.value.retry_after == 60.0
@@ -105,7 +105,7 @@ def test_a_wait_no_number_holds_counts_as_not_given() -> None:
     engine = make_engine("tavily")
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, {"detail": {"error": "blocked"}}, {"retry-after": "9" * 400}))
-    assert (caught.value.error_code, caught.value.retry_after) == ("rate_limited", None)
+    assert (caught.value.code, caught.value.retry_after) == ("rate_limited", None)
     with pytest.raises(WebreachError) as caught:
         engine.handle(answer(429, {"error": {"code": "rate_limited", "retry_after_seconds": float("nan")}}))
     assert caught.value.retry_after is None

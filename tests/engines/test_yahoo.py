@@ -99,7 +99,7 @@ def test_error_999_and_the_consent_wall_are_blocks() -> None:
     for response in (ban, consent, wall):
         with pytest.raises(BlockedError) as caught:
             engine.handle(response)
-        assert caught.value.error_code == "blocked"
+        assert caught.value.code == "blocked"
 
 
 def test_a_page_without_results_or_notice_is_a_parse_error() -> None:

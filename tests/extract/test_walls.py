@@ -35,7 +35,7 @@ def test_walls_raise_blocked_errors(name: str, code: str) -> None:
     with pytest.raises(PageBlockedError) as caught:
         read(name)
     error = caught.value
-    assert error.error_code == code
+    assert error.code == code
     assert (error.engine, error.url) == (None, "https://notes.example/a")
     assert "reader='browser'" in str(error)
 

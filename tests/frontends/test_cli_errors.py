@@ -53,8 +53,8 @@ def _error_codes() -> set[str]:
         if cls.__module__ == webreach.errors.__name__:
             found.add(cls.code)
         pending.extend(cls.__subclasses__())
-    kinds = {BlockedError("x", kind=k).error_code for k in ("captcha", "blocked")}
-    return found | kinds | {PageBlockedError("x", kind=k).error_code for k in ("captcha", "blocked")}
+    kinds = {BlockedError("x", kind=k).code for k in ("captcha", "blocked")}
+    return found | kinds | {PageBlockedError("x", kind=k).code for k in ("captcha", "blocked")}
 
 
 def test_every_error_code_has_an_exit_code_and_an_http_status() -> None:

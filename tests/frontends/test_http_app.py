@@ -53,7 +53,7 @@ def _error_classes(base: type[WebreachError]) -> list[type[WebreachError]]:
 def test_every_error_code_has_an_http_status() -> None:
     codes = {cls.code for cls in _error_classes(WebreachError)} | {"captcha", "blocked"}
     assert codes <= set(HTTP_STATUS), f"add these codes to HTTP_STATUS: {sorted(codes - set(HTTP_STATUS))}"
-    assert http_status(BlockedError("x", kind="captcha").error_code) == 502
+    assert http_status(BlockedError("x", kind="captcha").code) == 502
 
 
 @pytest.mark.parametrize(

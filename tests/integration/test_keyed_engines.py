@@ -19,7 +19,7 @@ from secret_keys import TEST_KEY
 from webreach import AllEnginesFailedError, EngineSettings, Gateway, SearchRequest, Settings, WebreachError
 from webreach import engines as registry
 from webreach.config import StateSettings
-from webreach.search.engine_caller import SecretLogFilter
+from webreach.search.log_redaction import SecretLogFilter
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
@@ -99,7 +99,7 @@ async def test_a_failing_keyed_search_reports_no_key(
             await gateway.search(SearchRequest(query="python asyncio"), engine=name)
         with pytest.raises(AllEnginesFailedError) as routed:
             await gateway.search(SearchRequest(query="python asyncio", limit=4), engine="auto", engines=[name])
-    assert single.value.error_code in ("rate_limited", "quota_exhausted", "auth_failed"), single.value.to_dict()
+    assert single.value.code in ("rate_limited", "quota_exhausted", "auth_failed"), single.value.to_dict()
     assert routed.value.attempts, "meta keeps the attempt"
     assert TEST_KEY in sent_to(web, name)
     for text in error_texts(single.value) + error_texts(routed.value):

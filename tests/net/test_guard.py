@@ -132,12 +132,7 @@ async def test_refusal_names_the_rule_the_host_and_the_address() -> None:
         await guard().check("http://rebind.example/")
     error = caught.value
     assert isinstance(error, FetchError) and isinstance(error, WebreachError)
-    assert (error.code, error.error_code, error.rule, error.retryable) == (
-        "url_not_allowed",
-        "url_not_allowed",
-        "loopback",
-        False,
-    )
+    assert (error.code, error.rule, error.retryable) == ("url_not_allowed", "loopback", False)
     assert error.address == "127.0.0.1"
     assert error.url == "http://rebind.example/"
     assert "rule loopback" in str(error) and "rebind.example resolves to 127.0.0.1" in str(error)

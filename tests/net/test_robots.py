@@ -111,7 +111,7 @@ async def test_a_disallowed_url_is_refused_and_robots_is_fetched_once_per_origin
             await policy.check(h.url("echo"))
         await policy.check(h.url("echo", host="other.test"))  # another origin, no robots.txt there: 404
         await policy.check(h.url("article"))
-    assert refused.value.error_code == "robots_disallowed"
+    assert refused.value.code == "robots_disallowed"
     assert not refused.value.temporary
     assert refused.value.robots_url == h.url("/robots.txt")
     # once for site.test (other.test's /robots.txt is the fake web's JSON 404, outside the page log)

@@ -61,7 +61,7 @@ async def test_each_error_class_suspends_for_its_time(
 
     suspended = await fail(breaker, search_request, SuspendedError)
     assert suspended.retry_after == seconds
-    assert (suspended.engine, suspended.error_code) == ("mojeek", "suspended")
+    assert (suspended.engine, suspended.code) == ("mojeek", "suspended")
     view = breaker.state.view(clock.now())
     assert (view.state, view.reason, view.retry_after) == ("open", reason, seconds)
 

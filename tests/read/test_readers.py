@@ -65,7 +65,7 @@ async def test_a_challenge_on_an_error_status_is_reported_as_blocked(status: int
     async with harness() as h:
         with pytest.raises(PageBlockedError) as blocked:
             await DirectReader(h.fetcher).read(h.url(f"challenge?status={status}"), request())
-    assert blocked.value.error_code in ("captcha", "blocked")
+    assert blocked.value.code in ("captcha", "blocked")
     assert blocked.value.url is not None
 
 

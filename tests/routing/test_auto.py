@@ -107,7 +107,7 @@ async def test_all_failing_raises_with_every_engine_error_and_code_pairs() -> No
         await router().auto([baidu, keyless, sogou], REQUEST)
 
     failure = caught.value
-    assert [(e.engine, e.error_code) for e in failure.errors] == [
+    assert [(e.engine, e.code) for e in failure.errors] == [
         ("baidu", "captcha"),
         ("bocha", "not_configured"),
         ("sogou", "rate_limited"),
@@ -123,7 +123,7 @@ async def test_every_engine_unconfigured_is_not_configured_not_all_failed() -> N
     with pytest.raises(NotConfiguredError) as caught:
         await router().auto([tavily, exa], REQUEST)
 
-    assert caught.value.error_code == "not_configured"
+    assert caught.value.code == "not_configured"
     assert "tavily, exa" in caught.value.message
     assert "keyless engine" in str(caught.value)
     assert tavily_search.calls == 1  # asked (its policy stack said no key); nothing went upstream
@@ -148,7 +148,7 @@ async def test_no_results_beside_a_failure_is_still_a_failure() -> None:
     with pytest.raises(AllEnginesFailedError) as caught:
         await router().auto([mojeek, bing], REQUEST)
 
-    assert [e.error_code for e in caught.value.errors] == ["blocked"]
+    assert [e.code for e in caught.value.errors] == ["blocked"]
     assert "mojeek: no results, bing: blocked" in caught.value.message
 
 
@@ -202,7 +202,7 @@ async def test_deadline_cuts_off_hung_engines_and_reports_timeouts() -> None:
     with pytest.raises(AllEnginesFailedError) as caught:
         await router(hedge_delay=1.0, deadline=5.0).auto([first, second], REQUEST)
 
-    assert [(e.engine, e.error_code) for e in caught.value.errors] == [("duckduckgo", "timeout"), ("bing", "timeout")]
+    assert [(e.engine, e.code) for e in caught.value.errors] == [("duckduckgo", "timeout"), ("bing", "timeout")]
     assert first_search.cancelled and second_search.cancelled
 
 
@@ -213,7 +213,7 @@ async def test_deadline_before_the_hedge_delay_leaves_later_engines_untried() ->
     with pytest.raises(AllEnginesFailedError) as caught:
         await router(hedge_delay=10.0, deadline=2.0).auto([first, second], REQUEST)
 
-    assert [e.error_code for e in caught.value.errors] == ["timeout"]
+    assert [e.code for e in caught.value.errors] == ["timeout"]
     assert "1 more not tried" in caught.value.message
     assert second_search.calls == 0
 

@@ -71,7 +71,6 @@ def test_merge_dedupes_and_keeps_the_best_fields() -> None:
             "brave": [hit("brave", 3, "https://example.com/a#x", date="2024-05-01", source="Example")],
         },
         {},
-        10,
     )
 
     (only,) = merged
@@ -85,17 +84,17 @@ def test_merge_dedupes_and_keeps_the_best_fields() -> None:
     assert only.score == pytest.approx(2 / (RRF_K + 1) + 1 / (RRF_K + 3))
 
 
-def test_merge_ranks_by_fused_score_renumbers_and_truncates() -> None:
+def test_merge_ranks_by_fused_score_and_renumbers() -> None:
     merged = merge(
         {
             "bing": [hit("bing", 1, "https://a.example/"), hit("bing", 2, "https://b.example/")],
             "mojeek": [hit("mojeek", 1, "https://b.example/"), hit("mojeek", 2, "https://c.example/")],
         },
         {"bing": "bing", "mojeek": "mojeek"},
-        2,
     )
 
-    assert [(h.rank, h.url) for h in merged] == [(1, "https://b.example/"), (2, "https://a.example/")]
+    ranked = [(h.rank, h.url) for h in merged]
+    assert ranked == [(1, "https://b.example/"), (2, "https://a.example/"), (3, "https://c.example/")]
     assert merged[0].engines == ("bing", "mojeek")
     assert merged[0].score is not None and merged[1].score is not None
     assert merged[0].score > merged[1].score
@@ -108,7 +107,6 @@ def test_shared_index_counts_once_with_its_best_rank() -> None:
             "yahoo": [hit("yahoo", 1, "https://a.example/")],
         },
         {"duckduckgo": "bing", "yahoo": "bing"},
-        10,
     )
 
     assert merged[0].score == pytest.approx(1 / (RRF_K + 1))
@@ -123,14 +121,13 @@ def test_ties_break_by_best_original_rank_then_engine_order() -> None:
             "mojeek": [hit("mojeek", 1, "https://m0.example/")],
         },
         {},
-        10,
     )
 
     assert [h.url for h in merged] == ["https://b0.example/", "https://m0.example/", "https://b1.example/"]
 
 
 def test_same_page_twice_from_one_engine_counts_once() -> None:
-    merged = merge({"bing": [hit("bing", 1, "https://a.example/"), hit("bing", 4, "http://a.example")]}, {}, 10)
+    merged = merge({"bing": [hit("bing", 1, "https://a.example/"), hit("bing", 4, "http://a.example")]}, {})
 
     (only,) = merged
     assert only.engines == ("bing",)
@@ -138,5 +135,5 @@ def test_same_page_twice_from_one_engine_counts_once() -> None:
 
 
 def test_merge_of_nothing_is_empty() -> None:
-    assert merge({}, {}, 10) == ()
-    assert merge({"bing": []}, {}, 10) == ()
+    assert merge({}, {}) == ()
+    assert merge({"bing": []}, {}) == ()

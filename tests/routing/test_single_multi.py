@@ -51,7 +51,7 @@ async def test_single_reraises_the_engines_own_error() -> None:
         await router().single(baidu, REQUEST)
 
     assert caught.value is error
-    assert caught.value.error_code == "captcha"
+    assert caught.value.code == "captcha"
     assert caught.value.engine == "baidu"  # filled in by routing
     attempt = failed_attempt(baidu, caught.value, 0.0, hedged=False)
     assert (attempt.status, attempt.code, attempt.retry_after) == ("error", "captcha", 3600)
@@ -130,7 +130,7 @@ async def test_multi_all_failing_raises() -> None:
     with pytest.raises(AllEnginesFailedError) as caught:
         await router(deadline=5.0).multi([bing, keyless, slow], REQUEST)
 
-    assert [(e.engine, e.error_code) for e in caught.value.errors] == [
+    assert [(e.engine, e.code) for e in caught.value.errors] == [
         ("bing", "captcha"),
         ("exa", "not_configured"),
         ("google", "timeout"),

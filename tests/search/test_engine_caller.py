@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
@@ -16,7 +15,8 @@ from webreach.config import EngineSettings
 from webreach.engines import Engine, Tokens
 from webreach.errors import BlockedError, EngineTimeoutError, UnavailableError
 from webreach.models import Hit, SearchRequest
-from webreach.search.engine_caller import EngineCaller, SecretLogFilter, TokenCache
+from webreach.search.engine_caller import EngineCaller
+from webreach.search.warm_up import WarmUpTokens
 from webreach.testing import FakeClock
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -85,7 +85,7 @@ async def client_for() -> AsyncIterator[Callable[[Site], httpx.AsyncClient]]:
 
 
 def caller(client: httpx.AsyncClient, clock: FakeClock, max_body_bytes: int = 100_000) -> EngineCaller:
-    return EngineCaller(TokenEngine(), client, tokens=TokenCache(clock), max_body_bytes=max_body_bytes)
+    return EngineCaller(TokenEngine(), client, tokens=WarmUpTokens(clock), max_body_bytes=max_body_bytes)
 
 
 async def test_warm_up_is_sent_once_and_its_tokens_are_cached_until_they_expire(
@@ -190,49 +190,8 @@ async def test_transport_error_texts_never_carry_the_key(
         raise httpx.ConnectError(f"cannot reach {request.url}", request=request)  # httpx texts may quote the URL
 
     engine = KeyedEngine(EngineSettings(api_key=TEST_KEY))  # type: ignore[arg-type]
-    search = EngineCaller(engine, client_for(Site(handler)), tokens=TokenCache(clock), max_body_bytes=1_000)
+    search = EngineCaller(engine, client_for(Site(handler)), tokens=WarmUpTokens(clock), max_body_bytes=1_000)
     with pytest.raises(UnavailableError) as caught:
         await search(SearchRequest(query="q"))
     assert TEST_KEY not in str(caught.value)
     assert "api_key=***" in caught.value.message
-
-
-def httpx_record(message: str, *args: object, name: str = "httpx") -> logging.LogRecord:
-    return logging.LogRecord(name, logging.INFO, __file__, 1, message, args, None)
-
-
-def test_secret_log_filter_masks_keys_in_rendered_records_as_written_and_encoded() -> None:
-    odd = "sk+odd/key=1"
-    keep = SecretLogFilter([TEST_KEY, odd, None, ""])
-    url = httpx.URL("https://serpapi.com/search.json", params={"q": "x", "api_key": TEST_KEY, "k": odd})
-    record = httpx_record('HTTP Request: %s %s "%s %d %s"', "GET", url, "HTTP/1.1", 200, "OK")
-    assert keep.filter(record) is True  # it never drops a record
-    message = record.getMessage()
-    assert message == 'HTTP Request: GET https://serpapi.com/search.json?q=x&api_key=***&k=*** "HTTP/1.1 200 OK"'
-    assert "sk%2Bodd%2Fkey%3D1" in str(url)  # what the odd key looked like on the wire: masked above
-    untouched = httpx_record("connect_tcp.started host=%r", "serpapi.com")
-    keep.filter(untouched)
-    assert untouched.args == ("serpapi.com",)  # records without a key keep their arguments
-
-
-def test_secret_log_filter_installs_on_the_http_loggers_and_comes_off_again(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG)
-    keep = SecretLogFilter([TEST_KEY])
-    keep.install()
-    try:
-        for name in ("httpx", "httpcore.http11", "httpcore.connection"):
-            logging.getLogger(name).info("GET https://api.test/?api_key=%s", TEST_KEY)
-    finally:
-        keep.remove()
-    logging.getLogger("httpx").info("after removal the key is %s", "plain")
-    assert TEST_KEY not in caplog.text
-    assert caplog.text.count("api_key=***") == 3
-    assert not any(isinstance(f, SecretLogFilter) for f in logging.getLogger("httpx").filters)
-
-
-def test_a_filter_without_secrets_installs_nothing() -> None:
-    before = list(logging.getLogger("httpx").filters)
-    keep = SecretLogFilter([None])
-    keep.install()
-    assert logging.getLogger("httpx").filters == before
-    keep.remove()

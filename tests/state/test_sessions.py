@@ -78,7 +78,7 @@ def test_refs_expire_after_the_ttl_from_when_they_were_last_shown(make_store: Fa
     clock.advance(20)
     with pytest.raises(UnknownRefError, match="expired") as caught:
         store.resolve("s", 1)
-    assert caught.value.error_code == "unknown_ref"
+    assert caught.value.code == "unknown_ref"
     assert "search again" in str(caught.value).lower()
     assert store.resolve("s", 2) == URLS[1]
 
@@ -198,7 +198,7 @@ def test_an_unusable_file_raises_session_store_error(tmp_path: Path, caplog: pyt
     store = SqliteSessionStore(blocker / "state.sqlite3", clock=FakeClock())
     with pytest.raises(SessionStoreError) as caught:
         store.remember("s", URLS[:1])
-    assert caught.value.error_code == "session_store_unavailable"
+    assert caught.value.code == "session_store_unavailable"
     with pytest.raises(SessionStoreError):
         store.resolve("s", 1)
     assert "session refs" in caplog.text

@@ -21,7 +21,7 @@ def test_numbers_may_come_as_strings(given: Any) -> None:
 def test_bad_numbers_are_refused_naming_the_argument(given: Any) -> None:
     with pytest.raises(InvalidInputError, match="limit") as caught:
         WebSearchArguments.parse({"query": "x", "limit": given})
-    assert caught.value.error_code == "invalid_input"
+    assert caught.value.code == "invalid_input"
 
 
 def test_null_means_the_default() -> None:

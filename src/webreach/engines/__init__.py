@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines._base import Engine, EngineKind, Tokens, retry_after_seconds
+from webreach.engines._base import Engine, EngineKind, Tokens
 from webreach.errors import InvalidInputError
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "engine_class",
     "engine_classes",
     "names",
-    "retry_after_seconds",
 ]
 
 

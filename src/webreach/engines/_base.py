@@ -9,7 +9,6 @@ the system clock, so tests pin it with a FakeClock.
 
 from __future__ import annotations
 
-import email.utils
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
@@ -30,6 +29,7 @@ from webreach.errors import (
     UnavailableError,
 )
 from webreach.models import Hit, SearchRequest
+from webreach.retry_after import retry_after_seconds
 
 EngineKind = Literal["scraped", "api"]
 Tokens = Mapping[str, str]
@@ -134,14 +134,27 @@ class Engine(ABC):
         headers.update(extra)
         return headers
 
-    def check_response(self, response: httpx.Response) -> None:
-        """Turn a non-success response into the typed error it means. Engines extend this for their markers.
+    def classify(self, response: httpx.Response) -> bool:
+        """The engine's own reading of a response: the one hook for its quirks (ban pages, error codes in bodies).
 
-        A challenge page comes first, for every kind of engine: a 403 from a wall in front of an API is a
-        CAPTCHA, not a rejected key (which would suspend a correctly keyed engine until it is reconfigured).
+        check_response calls it after the shared challenge check and before the generic status mapping. Raise
+        the typed error a quirk means; return True when the response is an answer whatever its status (the
+        generic mapping is then skipped), False to leave it to the generic mapping.
         """
-        status = response.status_code
+        return False
+
+    def check_response(self, response: httpx.Response) -> None:
+        """Turn a non-success response into the typed error it means, in one order for every engine:
+
+        1. a challenge page (check_challenge), for every kind of engine: a 403 from a wall in front of an API is
+           a CAPTCHA, not a rejected key (which would suspend a correctly keyed engine until it is reconfigured);
+        2. the engine's quirks (classify);
+        3. the generic status mapping below.
+        """
         self.check_challenge(response)
+        if self.classify(response):
+            return
+        status = response.status_code
         if status == 429:
             raise self.rate_limited(response)
         if 300 <= status < 400:
@@ -164,7 +177,7 @@ class Engine(ABC):
     def check_challenge(self, response: httpx.Response) -> None:
         """Raise BlockedError(captcha) when `response` is a Cloudflare or reCAPTCHA challenge page.
 
-        check_response runs it first; engines that map statuses themselves before calling super() call it first too.
+        check_response runs it first, before any engine's classify, so engines never call it themselves.
         """
         status = response.status_code
         # API results are arbitrary text (a search about Turnstile quotes its markers), so only a wall's status
@@ -189,10 +202,11 @@ class Engine(ABC):
 
     def rate_limited(self, response: httpx.Response, wait: float | None = None) -> RateLimitedError:
         """A RateLimitedError for a 429, waiting as Retry-After says, else `wait` (an engine's own hint)."""
+        said = retry_after_seconds(response.headers, now=self.clock.now())
         return RateLimitedError(
             f"rate limited (HTTP {response.status_code}){self._detail(response)}",
             engine=self.name,
-            retry_after=retry_after_seconds(response) or wait,
+            retry_after=said if said is not None else wait,
         )
 
     def _detail(self, response: httpx.Response) -> str:
@@ -240,19 +254,3 @@ def redact_secrets(text: str, forms: tuple[str, ...]) -> str:
 def query_with_site(request: SearchRequest) -> str:
     """The query with `site:` appended when the request names a site (how most engines take a site filter)."""
     return f"{request.query} site:{request.site}" if request.site else request.query
-
-
-def retry_after_seconds(response: httpx.Response) -> float | None:
-    """Retry-After as seconds, from either of its forms (delta seconds or an HTTP date)."""
-    value = response.headers.get("retry-after", "").strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-        # measured against the server's own Date header, so our clock never enters the arithmetic
-        served = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (moment - served).total_seconds())

@@ -61,11 +61,10 @@ class Bocha(Engine):
             body["include"] = request.site
         return json_post(self.url("/v1/web-search"), body, bearer(self.api_key()))
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code in (400, 403):
             self._raise_for_code(response.status_code, response)
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         data = json_object(response, self.name)

@@ -66,8 +66,7 @@ class BraveApi(Engine):
         headers = {"Accept": "application/json", "X-Subscription-Token": self.api_key()}
         return httpx.Request("GET", self.url("/res/v1/web/search"), params=params, headers=headers)
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code in (422, 429):
             error = error_object(response)
             if error.get("code") == "SUBSCRIPTION_TOKEN_INVALID":
@@ -76,7 +75,7 @@ class BraveApi(Engine):
                 if _quota_used_up(error):
                     raise QuotaExhaustedError(f"plan quota used up{self._detail(response)}", engine=self.name)
                 raise self.rate_limited(response, reset_seconds(response))
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         data = json_object(response, self.name)

@@ -121,12 +121,12 @@ class DuckDuckGo(Engine):
         vqd = find_vqd(response.text)
         return {"vqd": vqd} if vqd else {}
 
-    def check_response(self, response: httpx.Response) -> None:
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 202:
             raise BlockedError(
                 "answered HTTP 202 with its bot challenge instead of results", kind="captcha", engine=self.name
             )
-        super().check_response(response)
+        return False
 
     def check_redirect(self, response: httpx.Response) -> None:
         location = response.headers.get("location", "")

@@ -93,13 +93,13 @@ class Google(Engine):
             raise BlockedError("redirected to its cookie-consent wall instead of results", engine=self.name)
         super().check_redirect(response)
 
-    def check_response(self, response: httpx.Response) -> None:
+    def classify(self, response: httpx.Response) -> bool:
         # the /sorry/ page arrives as 429 or 503 too: it is a CAPTCHA, not a plain rate limit
         if self.page_url(response).path.startswith("/sorry") or (
             response.status_code >= 400 and _is_sorry_page(response.text)
         ):
             raise BlockedError("answered with its /sorry/ 'unusual traffic' CAPTCHA", kind="captcha", engine=self.name)
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         text = response.text

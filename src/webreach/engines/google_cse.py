@@ -78,8 +78,7 @@ class GoogleCse(Engine):
         headers = {"Accept": "application/json", "X-Goog-Api-Key": self.api_key()}
         return httpx.Request("GET", self.url("/customsearch/v1"), params=params, headers=headers)
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         status = response.status_code
         if status in (400, 403, 429):
             error = error_object(response)
@@ -93,7 +92,7 @@ class GoogleCse(Engine):
                 )
             if status == 429:
                 raise self.rate_limited(response)
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         data = json_object(response, self.name)

@@ -38,11 +38,8 @@ class Jina(Engine):
         body = {**google_body(request, min(request.limit, MAX_RESULTS)), "provider": "google"}
         return json_post(self.url("/"), body, {**bearer(self.api_key()), "X-Respond-With": "no-content"})
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
-        if self._no_results(response):
-            return
-        super().check_response(response)
+    def classify(self, response: httpx.Response) -> bool:
+        return self._no_results(response)  # its "no results" comes with an error status: an answer all the same
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         if self._no_results(response):

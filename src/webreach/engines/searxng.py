@@ -81,9 +81,8 @@ class SearXNG(Engine):
         headers = self.browser_headers(Accept="application/json, text/html;q=0.9, */*;q=0.8")
         return httpx.Request("GET", self.url("/search"), params=params, headers=headers)
 
-    def check_response(self, response: httpx.Response) -> None:
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 403:
-            self.check_challenge(response)
             if FORBIDDEN_PAGE_MARKER not in response.text.replace("&#39;", "'"):
                 raise BlockedError(
                     "refused us (HTTP 403) with a page that is not SearXNG's own: a proxy or firewall in front of "
@@ -95,7 +94,7 @@ class SearXNG(Engine):
                 engine=self.name,
                 hint=ENABLE_JSON_HINT,
             )
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         # an HTML error page or a proxy's login page instead of JSON is a ParseError too

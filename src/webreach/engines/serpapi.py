@@ -9,7 +9,7 @@ attributes set from the option, so `engine.index` is "google", "bing" or "baidu"
 the default, "google".
 
 SerpApi only takes the key as the api_key query parameter, so it is in the request URL: the Gateway's log
-filter (engine_client.SecretLogFilter) masks it in httpx's request log lines, and every message built from a
+filter (search/log_redaction.py) masks it in httpx's request log lines, and every message built from a
 response goes through `redact`.
 
 Errors (serpapi.com/api-status-and-error-codes): 401 bad key; 429 is either the hourly throughput limit or
@@ -105,11 +105,10 @@ class SerpApi(Engine):
             params.update(baidu_params(request, count, self.clock.now()))
         return httpx.Request("GET", self.url("/search.json"), params=params, headers={"Accept": "application/json"})
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 429 and "run out of searches" in response.text:
             raise QuotaExhaustedError(f"account has run out of searches{self._detail(response)}", engine=self.name)
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         data = json_object(response, self.name)

@@ -44,11 +44,10 @@ class Serper(Engine):
             body["tbs"] = FRESHNESS_TBS[request.freshness]
         return json_post(self.url("/search"), body, {"X-API-KEY": self.api_key()})
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 400 and "not enough credits" in response.text.lower():
             raise QuotaExhaustedError(f"credits used up{self._detail(response)}", engine=self.name)
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         data = json_body(response, self.name)

@@ -54,8 +54,7 @@ class Tavily(Engine):
             body["time_range"] = request.freshness
         return json_post(self.url("/search"), body, bearer(self.api_key()))
 
-    def check_response(self, response: httpx.Response) -> None:
-        self.check_challenge(response)  # a challenge page first: its status says nothing about our key
+    def classify(self, response: httpx.Response) -> bool:
         status = response.status_code
         if status in QUOTA_STATUSES:
             raise QuotaExhaustedError(
@@ -63,7 +62,7 @@ class Tavily(Engine):
             )
         if status == 429:
             raise self.rate_limited(response, _body_retry_after(response))
-        super().check_response(response)
+        return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         return [self._hit(rank, item) for rank, item in enumerate(listed_results(response, self.name, "results"), 1)]

@@ -73,10 +73,10 @@ class Yahoo(Engine):
         headers = self.browser_headers(Cookie=f"sB={preferences}")
         return httpx.Request("GET", self.url("/search"), params=params, headers=headers)
 
-    def check_response(self, response: httpx.Response) -> None:
+    def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 999:
             raise BlockedError("refused us with its 'error 999' ban page (HTTP 999)", engine=self.name)
-        super().check_response(response)
+        return False
 
     def check_redirect(self, response: httpx.Response) -> None:
         if any(host in response.headers.get("location", "") for host in CONSENT_HOSTS):

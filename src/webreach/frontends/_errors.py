@@ -105,7 +105,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
 
 def exit_code(error: WebreachError) -> int:
     """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure."""
-    return EXIT_CODES.get(error.error_code, EXIT_UPSTREAM)
+    return EXIT_CODES.get(error.code, EXIT_UPSTREAM)
 
 
 def http_status(code: str) -> int:

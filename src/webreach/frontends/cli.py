@@ -103,7 +103,7 @@ def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     if as_json:
         click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
     else:
-        click.echo(f"error [{error.error_code}]: {error}", err=True)
+        click.echo(f"error [{error.code}]: {error}", err=True)
     sys.exit(exit_code(error))
 
 
@@ -318,7 +318,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
                 worst = max(worst, exit_code(error))
                 row = {"path": str(path), "title": None, "text": None, "error": error.to_dict()}
                 if not jsonl:
-                    click.echo(f"error [{error.error_code}] {path}: {error}", err=True)
+                    click.echo(f"error [{error.code}] {path}: {error}", err=True)
             else:
                 row = {"path": str(path), "title": extracted.title, "text": extracted.text, "error": None}
                 if not jsonl:

@@ -268,7 +268,7 @@ class _ToolCalls:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
         status = 200
         if result.error is not None:
-            status = http_status(result.error.error_code)
+            status = http_status(result.error.code)
             retry_after = retry_after_header(result.error.retry_after)
             if retry_after is not None:
                 headers.append((b"retry-after", retry_after.encode()))

@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from webreach.net.address_policy import refusal
 from webreach.net.decoding import ACCEPT_ENCODING, BodyFull, BoundedDecoder, content_codings
 from webreach.net.guard import ApprovedTarget, Guard, mask_userinfo, parse_url
 from webreach.net.transport import TARGET_EXTENSION, ConnectObserver, GuardedTransport
+from webreach.retry_after import retry_after_seconds
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
@@ -297,19 +297,8 @@ class Fetcher:
             f"{url} answered HTTP {status}{' ' + reason if reason else ''}.",
             status=status,
             url=url,
-            retry_after=self._retry_after(headers.get("retry-after")),
+            retry_after=retry_after_seconds(headers, now=self.clock.now()),
         )
-
-    def _retry_after(self, value: str | None) -> float | None:
-        if not value:
-            return None
-        if value.strip().isdigit():
-            return float(value.strip())
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - self.clock.now())
 
     async def _read_body(
         self, response: httpx.Response, limits: Budgets, url: str, content_type: str, truncate: bool

@@ -119,7 +119,7 @@ def apply_policies(
     timeout: float,
     retries: int,
     cache_ttl: float,
-) -> Cache:
+) -> Search:
     """Wrap one engine's search in the policy stack, outermost first:
 
     1. cache: a fresh hit answers without the engine, even while its breaker is open or its bucket is empty;

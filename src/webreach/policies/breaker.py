@@ -233,7 +233,7 @@ class BreakerState:
         self._save_if_changed(before)
 
     def _count_failure(self, exc: EngineError, now: float, *, probe: bool) -> None:
-        code = exc.error_code
+        code = exc.code
         if code in NOT_THE_ENGINES_FAULT:
             return
         suspension = SUSPENSIONS.get(code)

@@ -19,7 +19,6 @@ from webreach.clock import Clock
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult, Search
 from webreach.state.cache_store import CacheEntry, CacheStore
-from webreach.state.memo import Memo
 
 TtlFor = Callable[[SearchRequest], float]
 
@@ -68,21 +67,15 @@ class Cache:
         self.store = store
         self.clock = clock
         self.ttl_for = ttl_for
-        # the hot path meets the same few requests again and again; the key is a hash of all their fields
-        self._keys: Memo[SearchRequest, str] = Memo(lambda request: cache_key(engine, request))
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
-        key = self._keys(request)
+        key = cache_key(self.engine, request)
         cached = self._fresh(key)
         if cached is not None:
             return cached
         result = await self.inner(request)
         self._remember(key, request, result)
         return result
-
-    def fresh(self, request: SearchRequest) -> EngineResult | None:
-        """The fresh stored answer, without calling inner (routing answers cache hits without starting a task)."""
-        return self._fresh(self._keys(request))
 
     def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()

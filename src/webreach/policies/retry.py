@@ -66,7 +66,7 @@ class Retry:
                 delay = self._next_delay(exc, attempt, started)
                 if delay is None:
                     raise
-                logger.debug("%s: %s, retry %d in %.2f s", self.engine, exc.error_code, attempt + 1, delay)
+                logger.debug("%s: %s, retry %d in %.2f s", self.engine, exc.code, attempt + 1, delay)
             await self.clock.sleep(delay)
             attempt += 1
 

@@ -6,6 +6,6 @@ merge holds the pure dedupe and fusion rules; order holds the default engine ord
 
 from webreach.routing.attempts import Candidate, failed_attempt
 from webreach.routing.merge import canonical_url, merge
-from webreach.routing.router import Router
+from webreach.routing.router import Router, respond
 
-__all__ = ["Candidate", "Router", "canonical_url", "failed_attempt", "merge"]
+__all__ = ["Candidate", "Router", "canonical_url", "failed_attempt", "merge", "respond"]

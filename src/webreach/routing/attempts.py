@@ -12,7 +12,6 @@ Only EngineError and NotConfiguredError are an engine's own failure and let rout
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from webreach.clock import Clock
@@ -23,7 +22,7 @@ from webreach.search.contract import EngineResult, Search
 EngineFailure = EngineError | NotConfiguredError
 
 
-@dataclass(frozen=True, slots=True)  # shared: Searching keeps one per engine and request
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """An engine routing may ask, with its policy stack already applied."""
 
@@ -31,8 +30,6 @@ class Candidate:
     index: str  # the underlying index: engines sharing one (duckduckgo, yahoo -> "bing") count once in merge
     search: Search
     unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
-    # the fresh cached answer, looked up without calling `search` (None: the candidate has no cache)
-    cached: Callable[[SearchRequest], EngineResult | None] | None = None
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -66,20 +63,6 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
     return answered(candidate, result, _ms(clock.now() - started), hedged=hedged)
 
 
-def from_cache(candidate: Candidate, request: SearchRequest, clock: Clock) -> Outcome | None:
-    """The candidate's fresh cached answer as the Outcome a call would have had, or None when there is none.
-
-    On a miss the candidate's own call looks again: one more store lookup before an engine request, kept so the
-    cache stays a policy layer that every way of calling an engine goes through."""
-    if candidate.cached is None:
-        return None
-    started = clock.now()
-    result = candidate.cached(request)
-    if result is None:
-        return None
-    return answered(candidate, result, _ms(clock.now() - started), hedged=False)
-
-
 def answered(candidate: Candidate, result: EngineResult, latency_ms: float, *, hedged: bool) -> Outcome:
     """The outcome of a call that returned (hits or "no results")."""
     attempt = EngineAttempt(
@@ -101,7 +84,7 @@ def failed_attempt(candidate: Candidate, error: EngineFailure, latency_ms: float
     return EngineAttempt(
         engine=candidate.name,
         status="skipped" if skipped else "error",
-        code=error.error_code,
+        code=error.code,
         message=str(error),
         latency_ms=latency_ms,
         retry_after=error.retry_after,
@@ -126,7 +109,7 @@ def cancelled_outcome(candidate: Candidate, latency_ms: float, *, hedged: bool, 
     attempt = EngineAttempt(
         engine=candidate.name,
         status="cancelled",
-        code=error.error_code,
+        code=error.code,
         message=str(error),
         latency_ms=latency_ms,
         hedged=hedged,

@@ -109,8 +109,8 @@ class _Page:
         return min(self.index_ranks.values())
 
 
-def merge(results_by_engine: Mapping[str, Sequence[Hit]], indexes: Mapping[str, str], limit: int) -> tuple[Hit, ...]:
-    """Dedupe, fuse and rank hits from several engines (iteration order = engine order); at most `limit`.
+def merge(results_by_engine: Mapping[str, Sequence[Hit]], indexes: Mapping[str, str]) -> tuple[Hit, ...]:
+    """Dedupe, fuse and rank hits from several engines (iteration order = engine order); every page, best first.
 
     `indexes` maps engine name to its underlying index; an engine missing from it is its own index.
     """
@@ -124,7 +124,7 @@ def merge(results_by_engine: Mapping[str, Sequence[Hit]], indexes: Mapping[str, 
                 )
             pages[key].absorb(hit, engine, indexes.get(engine, engine))
     ranked = sorted(pages.values(), key=lambda p: (-p.score, p.best_rank, p.engine_order, p.seen_order))
-    return tuple(_to_hit(page, rank) for rank, page in enumerate(ranked[:limit], start=1))
+    return tuple(_to_hit(page, rank) for rank, page in enumerate(ranked, start=1))
 
 
 def _to_hit(page: _Page, rank: int) -> Hit:

@@ -19,8 +19,10 @@ Decisions (the design leaves them open):
   merged (multi), or, for an empty success, those that answered "no results". meta.stale is True when any
   of them was served from a stale cache entry.
 - Candidates listed twice are asked once (the first listing counts).
-- Fresh cache hits are answered without starting a task or a timer: single and multi when every candidate
-  has one, auto when the first candidate's has hits (it would have won before any hedge). Meta is the same.
+- `request.limit` is applied in one place, `respond()`, which builds every response search returns (the
+  routed ones here and Searching's stale-if-error one): engines, the cache and merge hand over every hit they
+  have, and only the response is cut. Routing knows nothing of caching: a cached answer is one more Search
+  result (EngineResult.cached / .stale), reported in meta as the engines gave it.
 - Timers run on the injected clock. With FakeClock a sleep returns at once, so tests drive hedging and the
   deadline deterministically; with SystemClock they are real waits raced against the engine calls.
 """
@@ -28,12 +30,12 @@ Decisions (the design leaves them open):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from webreach.clock import Clock
 from webreach.errors import AllEnginesFailedError, NotConfiguredError
-from webreach.models import Hit, SearchMeta, SearchRequest, SearchResponse
-from webreach.routing.attempts import Candidate, Outcome, from_cache
+from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
+from webreach.routing.attempts import Candidate, Outcome
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
 
@@ -53,54 +55,35 @@ class Router:
     async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
         """Ask exactly this engine; its own typed error propagates when it fails."""
         began = self._clock.now()
-        outcome = from_cache(candidate, request, self._clock)
-        if outcome is None:
-            (outcome,) = await self._fly([candidate], request)
+        (outcome,) = await self._fly([candidate], request)
         if outcome.error is not None:
             raise outcome.error
-        return self._respond(request, "engine", outcome.hits[: request.limit], [outcome], [outcome], began)
+        return self._respond(request, "engine", outcome.hits, [outcome], [outcome], began)
 
     async def auto(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
         """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
         began = self._clock.now()
         waiting = deque(_unique(candidates))
-        # the first candidate's cached hits win before any hedge could start: answered without a task
-        first = from_cache(waiting[0], request, self._clock) if waiting else None
-        if first is not None and first.good:
-            return self._respond(request, "auto", first.hits[: request.limit], [first], [first], began)
         async with Flights(self._clock, request) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
             outcomes = flights.outcomes
         if winner is None:
             return self._nothing_found(request, "auto", outcomes, began, not_tried=len(waiting))
-        return self._respond(request, "auto", winner.hits[: request.limit], [winner], outcomes, began)
+        return self._respond(request, "auto", winner.hits, [winner], outcomes, began)
 
     async def multi(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
         """Ask every candidate at once and merge what came back before the deadline."""
         began = self._clock.now()
         unique = _unique(candidates)
-        outcomes = await self._run_all(unique, request)
+        outcomes = await self._fly(unique, request)
         contributors = [outcome for outcome in outcomes if outcome.good]
         if not contributors:
             return self._nothing_found(request, "multi", outcomes, began)
         hits = merge(
             {outcome.attempt.engine: outcome.hits for outcome in contributors},
             {candidate.name: candidate.index for candidate in unique},
-            request.limit,
         )
         return self._respond(request, "multi", hits, contributors, outcomes, began)
-
-    async def _run_all(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
-        """Run every candidate concurrently until each has ended or the deadline cuts the rest off."""
-        cached: list[Outcome] = []
-        for candidate in candidates:  # all answered from the cache: no task, no timer
-            outcome = from_cache(candidate, request, self._clock)
-            if outcome is None:
-                break
-            cached.append(outcome)
-        else:
-            return cached
-        return await self._fly(candidates, request)
 
     async def _fly(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
         """Call every candidate at once (each with its own task) until all ended or the deadline cut them off."""
@@ -178,14 +161,36 @@ class Router:
         outcomes: Sequence[Outcome],
         began: float,
     ) -> SearchResponse:
-        meta = SearchMeta(
-            mode=mode,
-            engines_used=tuple([outcome.attempt.engine for outcome in used]),
-            attempts=tuple([outcome.attempt for outcome in outcomes]),
+        return respond(
+            request,
+            mode,
+            hits,
+            engines_used=[outcome.attempt.engine for outcome in used],
+            attempts=[outcome.attempt for outcome in outcomes],
             elapsed_ms=round(max(0.0, self._clock.now() - began) * 1000.0, 3),
             stale=any([outcome.result is not None and outcome.result.stale for outcome in used]),
         )
-        return SearchResponse(query=request.query, results=tuple(hits), meta=meta)
+
+
+def respond(
+    request: SearchRequest,
+    mode: str,
+    hits: Sequence[Hit],
+    *,
+    engines_used: Iterable[str],
+    attempts: Iterable[EngineAttempt],
+    elapsed_ms: float = 0.0,
+    stale: bool = False,
+) -> SearchResponse:
+    """The response to `request`: at most `request.limit` hits (the one place the limit is applied) and meta."""
+    meta = SearchMeta(
+        mode=mode,
+        engines_used=tuple(engines_used),
+        attempts=tuple(attempts),
+        elapsed_ms=elapsed_ms,
+        stale=stale,
+    )
+    return SearchResponse(query=request.query, results=tuple(hits[: request.limit]), meta=meta)
 
 
 def _unique(candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -5,49 +5,20 @@ module sends what they describe through the Gateway's engine client, never follo
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
 transport failure into EngineTimeoutError or UnavailableError.
 
-Keys stay out of logs and messages. Some providers (SerpApi) only take the key in the query string, and httpx
-logs every request URL at INFO, so `SecretLogFilter` masks the configured keys in the records of the httpx and
-httpcore loggers; the Gateway's searching component installs it while it lives. Transport error texts can
-quote the request URL too, so they pass through the engine's `redact` before they become a message.
+Keys stay out of messages: transport error texts can quote the request URL (a SerpApi URL carries the key), so
+they pass through the engine's `redact` before they become a message. Log lines are search/log_redaction.py's
+business; warm-up tokens are kept by search/warm_up.py.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
-from dataclasses import dataclass
-
 import httpx
 
-from webreach.clock import Clock
 from webreach.engines import Engine, Tokens
-from webreach.engines._base import redact_secrets, secret_forms
 from webreach.errors import EngineTimeoutError, UnavailableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult
-
-
-@dataclass
-class _CachedTokens:
-    tokens: dict[str, str]
-    expires: float
-
-
-class TokenCache:
-    """Warm-up tokens per (engine, warm-up key), expiring after the engine's warm_up_ttl."""
-
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
-        self._entries: dict[tuple[str, str], _CachedTokens] = {}
-
-    def get(self, engine: str, key: str) -> dict[str, str] | None:
-        entry = self._entries.get((engine, key))
-        if entry is None or entry.expires <= self._clock.now():
-            return None
-        return entry.tokens
-
-    def put(self, engine: str, key: str, tokens: dict[str, str], ttl: float) -> None:
-        self._entries[(engine, key)] = _CachedTokens(tokens, self._clock.now() + ttl)
+from webreach.search.warm_up import WarmUpTokens
 
 
 class EngineCaller:
@@ -58,7 +29,7 @@ class EngineCaller:
         engine: Engine,
         client: httpx.AsyncClient,
         *,
-        tokens: TokenCache,
+        tokens: WarmUpTokens,
         max_body_bytes: int,
     ) -> None:
         self.engine = engine
@@ -71,7 +42,7 @@ class EngineCaller:
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
         hits = self.engine.handle(response)
-        return EngineResult(tuple(hits[: request.limit]))
+        return EngineResult(tuple(hits))
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
         warm_up = self.engine.warm_up(request)
@@ -119,63 +90,3 @@ class EngineCaller:
                 )
             chunks.append(chunk)
         return b"".join(chunks)
-
-
-# httpx logs under "httpx", httpcore under children of "httpcore"; a logger's filters see only its own records
-# (not those propagated up from children), so the filter goes on each of them
-HTTP_LOGGERS = (
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
-    "httpcore.socks",
-)
-
-
-class SecretLogFilter(logging.Filter):
-    """Masks secrets (as written and URL-encoded) in log records, by rendering each record once and redacting it.
-
-    `install()` puts it on the HTTP client loggers (HTTP_LOGGERS and any other httpx/httpcore logger that
-    exists by then); `remove()` takes it off again. It never drops a record.
-    """
-
-    def __init__(self, secrets: Iterable[str | None]) -> None:
-        super().__init__()
-        forms = {form for secret in secrets if secret for form in secret_forms(secret)}
-        self.forms = tuple(sorted(forms, key=len, reverse=True))
-        self._loggers: list[logging.Logger] = []
-
-    def redact(self, text: str) -> str:
-        """`text` with every secret masked as ***."""
-        return redact_secrets(text, self.forms)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self.forms:
-            return True
-        try:
-            message = record.getMessage()
-        except Exception:  # a record that cannot be formatted: logging would print its raw parts, so mask those
-            message = f"{record.msg} {record.args}"
-        redacted = self.redact(message)
-        if redacted != message:
-            record.msg, record.args = redacted, None
-        return True
-
-    def install(self) -> None:
-        """Attach to the httpx and httpcore loggers (idempotent)."""
-        if self._loggers or not self.forms:
-            return
-        names = set(HTTP_LOGGERS) | {
-            name for name in logging.Logger.manager.loggerDict if name.startswith(("httpx.", "httpcore."))
-        }
-        self._loggers = [logging.getLogger(name) for name in sorted(names)]
-        for logger in self._loggers:
-            logger.addFilter(self)
-
-    def remove(self) -> None:
-        """Detach from every logger `install` attached to."""
-        for logger in self._loggers:
-            logger.removeFilter(self)
-        self._loggers = []

@@ -3,7 +3,9 @@
 It holds everything search keeps between calls (HTTP clients, warm-up tokens, breakers, buckets, the cache)
 so two gateways never share a breaker by accident. A Chinese query with no language or region asked for is
 searched as language zh, region cn (Baidu and friends first, cn.bing.com for Bing); parameters the caller did
-not ask for are never reported as ignored.
+not ask for are never reported as ignored. Every response, the stale-if-error one included, is built by
+routing's respond(), the one place `limit` is applied. Candidates are built per search (they are cheap);
+caching is the cache policy's business alone.
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import Cache, PolicyState, apply_policies
-from webreach.routing import Candidate, Router
+from webreach.policies import PolicyState, Search, apply_policies
+from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
-from webreach.search.engine_caller import EngineCaller, SecretLogFilter, TokenCache
+from webreach.search.engine_caller import EngineCaller
+from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
-from webreach.state.memo import Memo
 
 
 class EngineStatus(BaseModel):
@@ -61,7 +64,7 @@ class Searching:
         self._clock = clock
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
-        self._tokens = TokenCache(clock)
+        self._tokens = WarmUpTokens(clock)
         self._state = PolicyState(
             clock=clock,
             cache=open_cache_store(settings.cache),
@@ -74,21 +77,18 @@ class Searching:
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
             for name in registry.names()
         }
-        self._searches: dict[str, Cache] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
-        # a Candidate is fixed by engine and request, and routing never changes one: repeated searches share it
-        self._candidates: Memo[tuple[str, SearchRequest], Candidate] = Memo(lambda key: self._new_candidate(*key))
+        self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_filter = SecretLogFilter(engine.settings.key() for engine in self._engines.values())
-        self._log_filter.install()
+        self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
 
     async def aclose(self) -> None:
-        """Close the HTTP clients and the policy stores, and take the key filter off the HTTP loggers."""
+        """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
         self._state.close()
-        self._log_filter.remove()
+        self._log_redaction.close()
 
     def _engine_settings(self, name: str) -> EngineSettings:
         configured = self.settings.engine(name)
@@ -108,7 +108,7 @@ class Searching:
             )
         return self._clients[proxy]
 
-    def _policy_stack(self, engine: Engine) -> Cache:
+    def _policy_stack(self, engine: Engine) -> Search:
         settings = engine.settings
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
@@ -192,18 +192,10 @@ class Searching:
         return name
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
-        """Engine `name` as routing asks it for `request` (kept for requests seen again: see _new_candidate)."""
-        return self._candidates((name, request))
-
-    def _new_candidate(self, name: str, request: SearchRequest) -> Candidate:
+        """Engine `name` behind its policy stack, as routing asks it for `request` (built per search: it is cheap)."""
         engine = self._engines[self._check_name(name)]
-        search = self._searches[name]
         return Candidate(
-            name=name,
-            index=engine.index,
-            search=search,
-            unsupported=engine.unsupported(request),
-            cached=search.fresh,
+            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request)
         )
 
     def parse_saved(
@@ -260,13 +252,9 @@ class Searching:
         for candidate in candidates:
             result = self._state.lookup_stale(candidate.name, request)
             if result is not None and result.hits:
-                meta = SearchMeta(
-                    mode=mode,
-                    engines_used=(candidate.name,),
-                    attempts=failure.attempts,
-                    stale=True,
+                return respond(
+                    request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
                 )
-                return SearchResponse(query=request.query, results=result.hits[: request.limit], meta=meta)
         return None
 
 

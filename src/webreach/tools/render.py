@@ -134,7 +134,7 @@ def search_text(outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | Non
 def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None, *, named: bool) -> list[str]:
     if outcome.response is None:
         assert outcome.error is not None
-        return [f'Search "{outcome.query}" failed: {outcome.error.error_code}: {outcome.error}']
+        return [f'Search "{outcome.query}" failed: {outcome.error.code}: {outcome.error}']
     response = outcome.response
     engines = ", ".join(response.meta.engines_used) or response.meta.mode
     merged = len(response.meta.engines_used) > 1

@@ -90,16 +90,16 @@ class ReaderChain:
         unavailable: WebreachError | None = None
         for name in self.order:
             reader = self.readers.get(name)
-            if reader is None or (first is not None and name not in CURES.get(first.error_code, frozenset())):
+            if reader is None or (first is not None and name not in CURES.get(first.code, frozenset())):
                 continue
             try:
                 return await reader.read(url, request)
             except WebreachError as exc:
-                if exc.error_code == UNAVAILABLE:
+                if exc.code == UNAVAILABLE:
                     unavailable = unavailable or exc  # not installed or switched off here: the next may be
                 elif first is not None:
                     continue  # a fallback failed too: the first error still describes the page best
-                elif exc.error_code not in CURES:
+                elif exc.code not in CURES:
                     raise
                 else:
                     first = exc

@@ -175,7 +175,7 @@ class Interceptor:
             self._block(request, main, request.url, "skipped", exc.rule, None)
             await route.abort("blockedbyclient")
         except FetchError as exc:
-            self._block(request, main, exc.url or request.url, "failed", exc.error_code, exc)
+            self._block(request, main, exc.url or request.url, "failed", exc.code, exc)
             await route.abort("timedout" if isinstance(exc, FetchTimeoutError) else "failed")
         except Exception as exc:  # fail closed: a request this code could not serve is aborted, never let through
             error = FetchUnavailableError(f"Serving {request.url} to the browser failed: {exc!r}", url=request.url)

@@ -59,7 +59,7 @@ async def extract_result(
         )
     except WebreachError as exc:
         converted = as_fetch_error(exc, page.final_url)
-        if status_error is not None and converted.error_code not in WALL_CODES:
+        if status_error is not None and converted.code not in WALL_CODES:
             raise status_error from None
         raise converted from None
     if status_error is not None:

@@ -40,6 +40,7 @@ from webreach.extract.extracted import Extracted, as_json
 from webreach.models import ReadFormat, ReadRequest
 from webreach.net.guard import Guard
 from webreach.read.readers import ReadResult, as_fetch_error
+from webreach.retry_after import retry_after_seconds
 
 DEFAULT_BASE_URL = JINA_READER_URL
 MAX_ANSWER_BYTES = 10 * 1024 * 1024
@@ -139,8 +140,9 @@ class JinaReader:
                 said, hint="Set a Jina API key with credits (read.jina_api_key) or use reader='direct'."
             )
         if status == 429:
-            wait = headers.get("retry-after", "")
-            return FetchUnavailableError(said, url=url, retry_after=float(wait) if wait.isdigit() else 60.0)
+            # Jina's 429s come with a Date header when they carry a date at all; no header at all means a minute
+            wait = retry_after_seconds(headers, now=None)
+            return FetchUnavailableError(said, url=url, retry_after=60.0 if wait is None else wait)
         if status == 451:
             return PageBlockedError(said, url=url)
         if status < 500:
