@@ -1,8 +1,8 @@
 """Benchmark: the Gateway against raw HTTP, the cache, multi fan-out and hedged auto, on the fake web.
 
-Run: python -m bench.gateway [--n 300]. The fake web runs in its own process (so it does not share our event
-loop or GIL); every number is compared side by side with its reference in the same run. Prints a table and
-writes bench/results/gateway.json.
+Run: python -m bench.gateway [--n 300] [--out PATH]. The fake web runs in its own process (so it does not share
+our event loop or GIL); every number is compared side by side with its reference in the same run. Prints a table
+and writes bench/results/gateway.json (or the --out file).
 
 Targets: p50 overhead <= 1 ms over a raw httpx GET of the same response; cache-hit p50 <= 0.2 ms;
 multi over 3 engines <= 1.1x the slowest engine alone; auto with a hung first engine answers within
@@ -203,11 +203,12 @@ def report(results: dict[str, dict[str, float]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--out", type=Path, default=RESULTS / "gateway.json", help="results file")
     args = parser.parse_args()
     results = asyncio.run(run(args.n))
     report(results)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "gateway.json").write_text(json.dumps(results, indent=2))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ the median of each round's own ratio to the bare endpoint (the rounds' ratios ar
                omission), and a request unanswered when the run ends counts as infinitely slow.
 
 Targets: REST cached search >= 0.5x the bare endpoint's throughput; REST p99 <= 50 ms at 100 clients.
-Prints a markdown table and writes bench/results/serve.json (serve-<http>-<loop>.json for other server settings).
+Prints a markdown table and writes bench/results/serve.json (serve-<http>-<loop>.json for other server settings;
+--out names another file).
 """
 
 from __future__ import annotations
@@ -322,6 +323,7 @@ def main() -> None:
     parser.add_argument("--state", choices=("sqlite", "memory"), default="sqlite", help="session store backend")
     parser.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto", help="server HTTP parser")
     parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio", help="server event loop")
+    parser.add_argument("--out", type=Path, default=None, help="results file (default: in bench/results)")
     args = parser.parse_args()
     driver = args.driver if args.driver != "auto" else ("wrk" if shutil.which("wrk") else "python")
     if driver == "python":
@@ -333,10 +335,10 @@ def main() -> None:
     ):
         result = asyncio.run(bench(url, server, args, driver))
     report(result)
-    RESULTS.mkdir(exist_ok=True)
     default = args.http == "auto" and args.loop == "asyncio"
-    name = "serve.json" if default else f"serve-{args.http}-{args.loop}.json"
-    (RESULTS / name).write_text(json.dumps(result, indent=2) + "\n")
+    out = args.out or RESULTS / ("serve.json" if default else f"serve-{args.http}-{args.loop}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":
