@@ -78,6 +78,8 @@ def inherit(model: type[BaseModel], name: str, **changes: Any) -> Any:
 QueryText = Annotated[str, inherit(SearchRequest, "query", description=None)]
 # an empty or blank code is refused, not read as "any language": the schema says so (minLength)
 LanguageCode = Annotated[str, Field(min_length=2, max_length=MAX_LANGUAGE_CHARS)]
+# an empty url is no target at all: refused here, before a reader is asked
+UrlText = Annotated[str, Field(min_length=1)]
 EngineName = Annotated[str, Field(max_length=MAX_ENGINE_NAME_CHARS)]
 QueryList = Annotated[list[QueryText], Field(min_length=1, max_length=MAX_QUERIES)]
 
@@ -267,7 +269,7 @@ class WebSearchMultiArguments(ToolArguments):
 class WebFetchArguments(ToolArguments):
     """web_fetch."""
 
-    url: str | None = inherit(ReadRequest, "url", default=None)
+    url: UrlText | None = inherit(ReadRequest, "url", default=None)
     ref: int | None = Field(
         None, ge=1, le=MAX_REF, description="Result number from an earlier web_search in this session."
     )
