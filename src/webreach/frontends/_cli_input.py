@@ -1,8 +1,8 @@
 """What the command line takes in, checked where it enters: text options, files, the settings.
 
-- Text options and arguments (TEXT) refuse invalid UTF-8, which Python hands over as lone surrogates, and control
-  characters other than spacing: a usage error, exit 2, before anything runs. File arguments may hold any bytes,
-  as file names do.
+- Text options and arguments (cli.py's TEXT, by text_problem) refuse invalid UTF-8, which Python hands over as
+  lone surrogates, and control characters other than spacing: a usage error, exit 2, before anything runs. File
+  arguments may hold any bytes, as file names do.
 - Files are read with a byte cap whatever their size claims (devices and FIFOs report 0): read_capped reads at
   most limit + 1 bytes and refuses more.
 - The settings: a bad webreach.toml or WEBREACH_* value is InvalidInputError naming it (exit 2), never a
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-import click
 from pydantic import ValidationError
 
 from webreach.config import Settings
@@ -26,28 +24,16 @@ from webreach.models import describe_validation_error
 MAX_SAVED_BYTES = 20 * 1024 * 1024
 
 
-class Text(click.ParamType):  # type: ignore[type-arg]  # click 8.2+ generic, 8.1 not
-    """A text option or argument: refuses invalid UTF-8 and control characters (not spacing) as a usage error;
-    ascii=True also refuses anything beyond printable ASCII (a header value such as --content-type)."""
-
-    name = "text"
-
-    def __init__(self, *, ascii: bool = False) -> None:
-        self.ascii = ascii
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if not isinstance(value, str):
-            return value
-        if re.search("[\ud800-\udfff]", value):
-            self.fail("is not valid UTF-8", param, ctx)
-        if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", value):  # tab, newline and return are spacing
-            self.fail("holds a control character", param, ctx)
-        if self.ascii and not (value.isascii() and value.isprintable()):
-            self.fail("must be printable ASCII", param, ctx)
-        return value
-
-
-TEXT = Text()
+def text_problem(value: str, *, ascii: bool = False) -> str | None:
+    """Why a text option cannot be taken (invalid UTF-8, a control character other than spacing, or with
+    ascii=True anything beyond printable ASCII, as in a header value), else None."""
+    if re.search("[\ud800-\udfff]", value):
+        return "is not valid UTF-8"
+    if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", value):  # tab, newline and return are spacing
+        return "holds a control character"
+    if ascii and not (value.isascii() and value.isprintable()):
+        return "must be printable ASCII"
+    return None
 
 
 def load_settings() -> Settings:

@@ -25,7 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
-from webreach.frontends._cli_input import MAX_SAVED_BYTES, TEXT, Text, load_settings, read_capped
+from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
@@ -39,6 +39,22 @@ from webreach.models import (
 from webreach.tools import Toolbox, check_session, page_text
 
 T = TypeVar("T")
+
+
+class Text(click.ParamType):  # type: ignore[type-arg]  # generic in click 8.2+, not in 8.1
+    """Text refused as a usage error (exit 2) when _cli_input.text_problem finds one."""
+
+    name = "text"
+
+    def __init__(self, *, ascii: bool = False) -> None:
+        self.ascii = ascii
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        problem = text_problem(value, ascii=self.ascii) if isinstance(value, str) else None
+        return value if problem is None else self.fail(problem, param, ctx)
+
+
+TEXT = Text()
 
 PORT = click.IntRange(0, 65535)
 # the packages of the `server` extra: a door that needs one that is missing says how to install it
