@@ -19,7 +19,7 @@ from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import Page, ReadRequest
 from webreach.state.sessions import MemorySessionStore, check_session, storable
 from webreach.tools import Toolbox
-from webreach.tools.arguments import MAX_JSON_DEPTH, check_depth, check_json_depth, json_depth
+from webreach.tools.arguments import MAX_JSON_DEPTH, check_depth, check_json_depth, nests_deeper_than
 
 from .fakes import FakeBackend, page, response
 
@@ -89,8 +89,9 @@ async def test_nesting_is_refused_in_decoded_arguments_too() -> None:
 
 
 def test_depth_scan_ignores_brackets_in_strings() -> None:
-    assert json_depth('{"query": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}') == 1
-    assert json_depth('{"q": "\\"[[[", "l": [[1]]}') == 3
+    assert not nests_deeper_than('{"query": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}', 1)
+    assert not nests_deeper_than('{"q": "\\"[[[", "l": [[1]]}', 3)
+    assert nests_deeper_than('{"q": "\\"[[[", "l": [[1]]}', 2)
     check_json_depth('{"query": "' + "[" * 1000 + '"}')
     with pytest.raises(InvalidInputError):
         check_json_depth(b"[" * (MAX_JSON_DEPTH + 1))
