@@ -22,6 +22,10 @@ MAX_LIMIT = 50
 # DEFAULT_TOOL_LIMIT, smaller because every result costs context tokens
 DEFAULT_LIMIT = 10
 MAX_PAGE = 10
+# a host name is at most 253 characters (RFC 1035); measured as sent, before a scheme or slash is removed
+MAX_SITE_CHARS = 253
+# language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
+MAX_LANGUAGE_CHARS = 8
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does
 OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
@@ -35,7 +39,9 @@ class SearchRequest(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to search for.")
     limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
     page: int = Field(1, ge=1, le=MAX_PAGE, description="Result page, 1-based.")
-    site: str | None = Field(None, description="Restrict results to this domain, e.g. 'python.org'.")
+    site: str | None = Field(
+        None, max_length=MAX_SITE_CHARS, description="Restrict results to this domain, e.g. 'python.org'."
+    )
     freshness: Freshness | None = Field(None, description="Only results from the last day/week/month/year.")
     language: str | None = Field(None, description="Result language as ISO 639-1, e.g. 'en', 'zh'.")
     region: str | None = Field(None, description="Region as ISO 3166-1 alpha-2, e.g. 'us', 'cn'.")
@@ -55,7 +61,9 @@ class SearchRequest(BaseModel):
         if value is None:
             return None
         site = value.strip().lower().removeprefix("https://").removeprefix("http://").strip("/")
-        if not site or " " in site or "/" in site:
+        # isprintable() is False for spaces, control characters and lone surrogates (invalid UTF-8 on a command
+        # line): none belongs in a host name, and a lone surrogate cannot even become a cache key
+        if not site or not site.isprintable() or " " in site or "/" in site:
             raise ValueError("site must be a bare domain such as 'python.org'")
         return site
 
@@ -65,7 +73,7 @@ class SearchRequest(BaseModel):
         if value is None or not value.strip():
             return None
         code = value.strip().lower().replace("_", "-")
-        if not code.replace("-", "").isalpha() or len(code) > 8:
+        if not code.replace("-", "").isalpha() or len(code) > MAX_LANGUAGE_CHARS:
             raise ValueError("use a short code such as 'en', 'zh', 'us' or 'cn'")
         return code
 

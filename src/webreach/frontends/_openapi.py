@@ -2,7 +2,10 @@
 
 Nothing here is written per endpoint: each exposed tool becomes POST /v1/<tool name without "web_"> with its
 generated input schema as the request body (OpenAPI 3.1 takes JSON Schema as is), and the error responses come
-from the one status table in _errors.py. The docs page is plain HTML rendered from the same document, with no
+from the one status table in _errors.py. The document states what the server accepts: lengths are measured as
+sent (before whitespace is stripped), the session header's limits and pattern come from state/sessions.py. What
+it cannot say in JSON Schema is the forgiving side only (numbers as strings, case and spaces in enum values).
+The docs page is plain HTML rendered from the same document, with no
 script or stylesheet fetched from elsewhere.
 """
 
@@ -14,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
+from webreach.tools import MAX_SESSION_CHARS, SESSION_PATTERN
 
 Schema = dict[str, Any]
 
@@ -72,8 +76,15 @@ def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
                 "name": session_header,
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "default": "default"},
-                "description": "Session whose numbered refs this call records or resolves.",
+                "schema": {
+                    "type": "string",
+                    "default": "default",
+                    "minLength": 1,
+                    "maxLength": MAX_SESSION_CHARS,
+                    "pattern": SESSION_PATTERN,
+                },
+                "description": "Session whose numbered refs this call records or resolves: UTF-8, "
+                f"1-{MAX_SESSION_CHARS} characters, no control characters.",
             }
         ],
         "requestBody": {"required": True, "content": {"application/json": {"schema": tool["inputSchema"]}}},

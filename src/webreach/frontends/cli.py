@@ -2,8 +2,12 @@
 
 Exit codes: 0 ok, 2 invalid input, 3 refused by policy, 4 upstream failure (frontends/_errors.py has the table).
 With --json an error is printed as JSON on stdout (the same body agents get), argument errors included;
-otherwise it is a readable line on stderr. Nothing a user can cause ends in a traceback: a bad config file, a
-missing optional extra, a port in use and an unreadable file are typed errors with an exit code like any other.
+otherwise it is a readable line on stderr. Nothing a user can cause ends in a traceback: a bad config file or
+WEBREACH_* variable, a missing optional extra, a port in use and an unreadable file are typed errors with an exit
+code like any other.
+
+Input is checked where it enters (frontends/_cli_input.py): text options refuse invalid UTF-8 and control
+characters (exit 2), files are read with a byte cap, a bad setting names itself.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar
 
 import click
-from pydantic import ValidationError
 
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
@@ -31,25 +35,30 @@ from webreach.models import (
     MAX_PAGE,
     ReadRequest,
     SearchRequest,
-    describe_validation_error,
 )
-from webreach.tools import Toolbox, page_text
+from webreach.tools import Toolbox, check_session, page_text
 
 T = TypeVar("T")
+
+
+class Text(click.ParamType):  # type: ignore[type-arg]  # generic in click 8.2+, not in 8.1
+    """Text refused as a usage error (exit 2) when _cli_input.text_problem finds one."""
+
+    name = "text"
+
+    def __init__(self, *, ascii: bool = False) -> None:
+        self.ascii = ascii
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        problem = text_problem(value, ascii=self.ascii) if isinstance(value, str) else None
+        return value if problem is None else self.fail(problem, param, ctx)
+
+
+TEXT = Text()
 
 PORT = click.IntRange(0, 65535)
 # the packages of the `server` extra: a door that needs one that is missing says how to install it
 SERVER_PACKAGES = frozenset({"mcp", "starlette", "uvicorn"})
-
-
-def _settings() -> Settings:
-    try:
-        return Settings.load()
-    except ValidationError as exc:
-        raise InvalidInputError(
-            f"configuration is invalid: {describe_validation_error(exc)}",
-            hint="Fix webreach.toml or the WEBREACH_* environment.",
-        ) from None
 
 
 def _check_engines(settings: Settings, valid: Sequence[str]) -> None:
@@ -87,7 +96,7 @@ def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]]) -> T:
     """Run `work` against a fresh gateway; typed errors become output and an exit code, never a traceback."""
 
     async def main() -> T:
-        async with Gateway.from_settings(_settings()) as gateway:
+        async with Gateway.from_settings(load_settings()) as gateway:
             _check_engines(gateway.settings, gateway.engine_names())
             return await work(gateway)
 
@@ -166,16 +175,16 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("query")
-@click.option("-e", "--engine", default="auto", show_default=True, help="An engine name, 'auto' or 'multi'.")
-@click.option("--engines", help="Comma-separated engines: the order for auto, the set for multi.")
+@click.argument("query", type=TEXT)
+@click.option("-e", "--engine", type=TEXT, default="auto", show_default=True, help="An engine name, 'auto' or 'multi'.")
+@click.option("--engines", type=TEXT, help="Comma-separated engines: the order for auto, the set for multi.")
 @click.option("-n", "--limit", default=DEFAULT_LIMIT, show_default=True, help=f"Results wanted (1-{MAX_LIMIT}).")
 @click.option("--page", default=1, show_default=True, help=f"Result page (1-{MAX_PAGE}).")
-@click.option("--site", help="Only results from this domain.")
-@click.option("--freshness", help="day, week, month or year.")
-@click.option("--lang", "language", help="Result language, e.g. en, zh.")
-@click.option("--region", help="Region, e.g. us, cn.")
-@click.option("--safesearch", help="off, moderate or strict.")
+@click.option("--site", type=TEXT, help="Only results from this domain.")
+@click.option("--freshness", type=TEXT, help="day, week, month or year.")
+@click.option("--lang", "language", type=TEXT, help="Result language, e.g. en, zh.")
+@click.option("--region", type=TEXT, help="Region, e.g. us, cn.")
+@click.option("--safesearch", type=TEXT, help="off, moderate or strict.")
 @click.option(
     "--format",
     "output",
@@ -185,7 +194,9 @@ def cli() -> None:
     help="table for people, compact for a model's context (numbered refs), json for programs.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-@click.option("--session", default="default", show_default=True, help="Session whose refs `fetch --ref N` reads.")
+@click.option(
+    "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
+)
 def search(
     query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
 ) -> None:
@@ -193,6 +204,7 @@ def search(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
+        check_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
         found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
         if output == "table":
@@ -204,10 +216,14 @@ def search(
 
 
 @cli.command()
-@click.argument("engine")
+@click.argument("engine", type=TEXT)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--status", default=200, show_default=True, help="HTTP status the body came with.")
-@click.option("--content-type", help="Defaults from the file suffix (.json -> application/json, else text/html).")
+@click.option(
+    "--content-type",
+    type=Text(ascii=True),
+    help="Defaults from the file suffix (.json -> application/json, else text/html).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the SearchResponse (or error) as JSON.")
 def parse(engine: str, file: Path, status: int, content_type: str | None, as_json: bool) -> None:
     """Parse a saved response body offline with ENGINE's parser."""
@@ -216,10 +232,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
         valid = gateway.engine_names()
         if engine not in valid:  # auto and multi route searches; a saved page is parsed by one real engine
             raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: {', '.join(valid)}.")
-        try:
-            body = file.read_bytes()
-        except OSError as exc:
-            raise InvalidInputError(f"cannot read {file}: {exc.strerror}", hint="Pass a readable file.") from None
+        body = read_capped(file, MAX_SAVED_BYTES)
         kind = content_type or ("application/json" if file.suffix == ".json" else "text/html; charset=utf-8")
         _render.search_response(gateway.parse_saved(engine, body, status=status, content_type=kind), as_json)
 
@@ -229,7 +242,9 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 @cli.command(name="engines")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
-@click.option("--reset", "reset", multiple=True, help="Close this engine's circuit breaker (forget a suspension).")
+@click.option(
+    "--reset", "reset", multiple=True, type=TEXT, help="Close this engine's circuit breaker (forget a suspension)."
+)
 def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
 
@@ -245,16 +260,18 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
 
 
 @cli.command()
-@click.argument("url", required=False)
+@click.argument("url", required=False, type=TEXT)
 @click.option("--ref", type=int, help="Read result N of an earlier `webreach search` in --session.")
-@click.option("--session", default="default", show_default=True, help="Session the ref belongs to.")
+@click.option("--session", type=TEXT, default="default", show_default=True, help="Session the ref belongs to.")
 @click.option("--start", default=0, show_default=True, help="Character offset of the window (a next_start).")
 @click.option("--max-chars", default=DEFAULT_MAX_CHARS, show_default=True, help="Window size in characters.")
 @click.option("--max-tokens", type=int, help="Also cap the window at this many tokens.")
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text", "html", "json"]), default="markdown")
 @click.option("--reader", type=click.Choice(["auto", "direct", "browser", "jina"]), default="auto", show_default=True)
-@click.option("--resolve", multiple=True, help="HOST:ADDR[,ADDR...]: use these addresses for HOST (still guarded).")
-@click.option("--allow-cidr", multiple=True, help="Also allow this private network (metadata stays denied).")
+@click.option(
+    "--resolve", multiple=True, type=TEXT, help="HOST:ADDR[,ADDR...]: use these addresses for HOST (still guarded)."
+)
+@click.option("--allow-cidr", multiple=True, type=TEXT, help="Also allow this private network (metadata stays denied).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Total seconds for the read.")
 @click.option(
     "--output",
@@ -303,7 +320,7 @@ def fetch(
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--url", help="The URL the files came from (resolves relative links, helps metadata).")
+@click.option("--url", type=TEXT, help="The URL the files came from (resolves relative links, helps metadata).")
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text"]), default="markdown")
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
 def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:
@@ -352,19 +369,23 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 
 
 @cli.command()
-@click.option("--session", help="Store session for this client's refs (default: a fresh one per process).")
+@click.option("--session", type=TEXT, help="Store session for this client's refs (default: a fresh one per process).")
 def mcp(session: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
     except ImportError as exc:
         _fail(_extra_missing(exc, "mcp"), False)
-
+    if session is not None:
+        try:
+            check_session(session)  # else every call of the client would fail on it
+        except WebreachError as error:
+            _fail(error, False)
     run_stdio(_server_settings(), session=session)
 
 
 @cli.command()
-@click.option("--host", help="Address to bind (default [server] host, 127.0.0.1).")
+@click.option("--host", type=TEXT, help="Address to bind (default [server] host, 127.0.0.1).")
 @click.option("--port", type=PORT, help="Port (default [server] port, 9090; 0 picks a free one).")
 def serve(host: str | None, port: int | None) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""

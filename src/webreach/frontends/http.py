@@ -12,7 +12,13 @@ This is the only module that imports starlette and uvicorn. Routes:
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
 
 Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
-the error says when to come back; the server's own refusals (unknown path, bad Host) use the same shape.
+the error says when to come back; the server's own refusals (unknown path, bad Host) use the same shape, and so
+do uvicorn's: a request its parser refuses (a control character in a header value, a broken request line) gets
+400 invalid_input from the protocol subclass `_protocol_class` returns, not uvicorn's plain text.
+
+Bodies: REST and MCP alike are capped at [server] max_body_bytes (413 request_too_large, refused before reading
+when Content-Length says so; the MCP SDK would read any size). The session header is UTF-8 (invalid bytes are
+refused by the session check, as on the command line), so `--session 研究` and the header name one session.
 
 DNS rebinding: a web page can make a browser send requests to a loopback server under the attacker's host name.
 Every request, REST and MCP alike, must carry an allowed Host (421 otherwise) and, when it has an Origin, an
@@ -22,6 +28,7 @@ off for deployments behind a proxy that checks names itself. MCP additionally ge
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import socket
@@ -42,6 +49,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.config import ServerSettings, Settings
 from webreach.frontends import mcp
+from webreach.frontends._asgi import (
+    CLIENT_GONE,
+    CappedBody,
+    error_body,
+    header_text,
+    malformed_request_response,
+    read_body,
+)
 from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
@@ -106,8 +121,7 @@ def error_response(
     code: str, message: str, *, hint: str = "", tool: str | None = None, retry_after: float | None = None
 ) -> JSONResponse:
     """The agent error body for a refusal of the server's own, with the status of its code."""
-    text = f"{message}. {hint}" if hint else message
-    body = {"status": "error", "tool": tool, "code": code, "message": text, "retry_after": retry_after}
+    body = error_body(code, message, hint=hint, tool=tool, retry_after=retry_after)
     return JSONResponse(body, status_code=http_status(code))
 
 
@@ -186,7 +200,7 @@ def build_app(
         # matches answers a wrong method, and its Allow header must be /v1/tools' own
         Route("/v1/tools", rest.tools, methods=["GET"]),
         Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
-        Route("/mcp", endpoint.app),
+        Route("/mcp", CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -252,8 +266,8 @@ class _ToolCalls:
                 session = value
         too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
-        body = None if too_large else await _read_body(receive, self.max_body_bytes)
-        if body is _CLIENT_GONE:
+        body = None if too_large else await read_body(receive, self.max_body_bytes)
+        if body is CLIENT_GONE:
             return None
         if body is None:
             refusal = error_response("request_too_large", "the request body is too large", tool=tool)
@@ -261,7 +275,7 @@ class _ToolCalls:
         result = await self.served.ready_tools().call(
             tool,
             body.decode("utf-8", errors="replace"),
-            session=session.decode("latin-1") if session is not None else "default",
+            session=header_text(session) if session is not None else "default",
             output="json",
         )
         content = result.text.encode()
@@ -277,26 +291,6 @@ class _ToolCalls:
 
 
 _SESSION_HEADER_KEY = SESSION_HEADER.lower().encode()
-
-
-_CLIENT_GONE = b"client gone"  # compared by identity: _read_body's answer when the client disconnected
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole request body; None once it grows past `limit` bytes; _CLIENT_GONE when the client went away."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return _CLIENT_GONE
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
 
 
 async def _bare(request: Request) -> Response:
@@ -363,7 +357,7 @@ def run_http(
     config = uvicorn.Config(
         app,
         loop=server.event_loop,
-        http=server.http_parser,  # auto: httptools (the server extra installs it) parses several times faster than h11
+        http=_protocol_class(server.http_parser),
         log_level="warning",
         access_log=False,
         lifespan="on",
@@ -371,6 +365,28 @@ def run_http(
         server_header=False,
     )
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _protocol_class(parser: str) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol for `parser` (auto: httptools when installed, which the server extra does: it parses
+    several times faster than h11), answering a request it cannot parse in the agent error shape."""
+    if parser == "h11" or (parser == "auto" and importlib.util.find_spec("httptools") is None):
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        class ShapedH11(H11Protocol):
+            def send_400_response(self, msg: str) -> None:
+                self.transport.write(malformed_request_response())
+                self.transport.close()
+
+        return ShapedH11
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class ShapedHttpTools(HttpToolsProtocol):
+        def send_400_response(self, msg: str) -> None:
+            self.transport.write(malformed_request_response())
+            self.transport.close()
+
+    return ShapedHttpTools
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -131,7 +131,8 @@ def store_session(headers: Mapping[str, str], default: str) -> str:
     """The store session of a call: a named session header, else the MCP session, else `default`."""
     named = headers.get(SESSION_HEADER)
     if named:
-        return named
+        # HTTP headers arrive as latin-1; the session name is UTF-8, as REST reads it (invalid bytes are refused)
+        return named.encode("latin-1").decode("utf-8", errors="surrogateescape")
     mcp_session = headers.get(MCP_SESSION_HEADER)
     if mcp_session:
         return f"mcp-{mcp_session}"

@@ -285,10 +285,13 @@ async def extract_file(
         raise ResponseTooLargeError(f"{path} has {size:,} bytes, over the {max_bytes:,} byte limit.", url=where)
 
     def load() -> bytes:
-        try:
-            body = path.read_bytes()
+        try:  # at most max_bytes + 1: a device or FIFO says size 0 and could run on forever (/dev/zero)
+            with path.open("rb") as file:
+                body = file.read(max_bytes + 1)
         except OSError as exc:  # a directory, no permission, or gone since stat()
             raise _unreadable(path, exc) from None
+        if len(body) > max_bytes:
+            raise ResponseTooLargeError(f"{path} has over {max_bytes:,} bytes.", url=where)
         named = path.suffix.lower() == ".gz"
         if not (named or body.startswith(b"\x1f\x8b")):
             return body

@@ -12,6 +12,13 @@ Semantics every backend keeps (tests/state/test_sessions.py holds them to it):
 - A session's counter is forgotten after `forget_after` seconds without a search (30 days by default); only then
   could a new session of the same name count from 1 again.
 
+What the store takes: session names of 1 to MAX_SESSION_CHARS characters with no control character (C0, DEL, C1)
+and no lone surrogate (SESSION_PATTERN, which the OpenAPI document publishes for the session header), and URLs
+that `storable` accepts. A lone surrogate (invalid UTF-8 from a command line, a broken API answer) cannot be
+encoded for SQLite, and a NUL or control character has no business in a name or a URL, so both are refused with
+InvalidInputError before any backend sees them. The tools number only storable URLs: a result whose URL holds a
+lone surrogate gets no ref and is shown with its URL, and the search goes on.
+
 Backend trouble raises SessionStoreError (never a raw sqlite3 error) so the tools layer can fall back to showing
 URLs. The protocol is synchronous for the same reason as the cache store's: embedded backends do sub-millisecond
 local work. The SQLite backend shares the state file (state/sqlite_file.py) through its own versioned tables.
@@ -19,6 +26,7 @@ local work. The SQLite backend shares the state file (state/sqlite_file.py) thro
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -34,6 +42,9 @@ DEFAULT_TTL = 24 * 3600.0
 DEFAULT_MAX_REFS = 1000
 DEFAULT_FORGET_AFTER = 30 * 24 * 3600.0
 MAX_SESSION_CHARS = 200
+# a JSON-Schema (ECMA-262) and Python pattern alike: no C0/DEL/C1 control character, no lone surrogate
+SESSION_PATTERN = rf"^[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]{{1,{MAX_SESSION_CHARS}}}$"
+_UNSTORABLE = re.compile(r"[\u0000\ud800-\udfff]")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS session_counters_v1 ("
@@ -63,12 +74,27 @@ class SessionStore(Protocol):
 
 
 def check_session(session: str) -> str:
-    """A usable session name (any non-empty string up to MAX_SESSION_CHARS), else InvalidInputError."""
+    """A usable session name (1 to MAX_SESSION_CHARS characters matching SESSION_PATTERN), else InvalidInputError."""
     if not session or len(session) > MAX_SESSION_CHARS:
         raise InvalidInputError(
             f"session name must be 1 to {MAX_SESSION_CHARS} characters", hint="Use a short name such as 'research'."
         )
+    if re.match(SESSION_PATTERN, session) is None:
+        raise InvalidInputError(
+            "session name holds a control character or invalid UTF-8",
+            hint="Use a short printable name such as 'research'.",
+        )
     return session
+
+
+def storable(url: str) -> bool:
+    """Whether the store can keep `url`: no NUL and no lone surrogate (which no backend can encode)."""
+    return _UNSTORABLE.search(url) is None
+
+
+def _check_urls(urls: Sequence[str]) -> None:
+    if not all(map(storable, urls)):
+        raise InvalidInputError("a URL with a NUL or a lone surrogate cannot be given a ref")
 
 
 def unknown_ref(ref: int, next_ref: int, ttl: float) -> UnknownRefError:
@@ -123,6 +149,7 @@ class MemorySessionStore:
         self._next_sweep = 0.0
 
     def remember(self, session: str, urls: Sequence[str]) -> list[int]:
+        _check_urls(urls)
         now = self._clock.now()
         self._sweep(now)
         state = self._sessions.setdefault(check_session(session), _MemorySession())
@@ -201,6 +228,7 @@ class SqliteSessionStore(SqliteStore):
 
     def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         check_session(session)
+        _check_urls(urls)
         return self._write(session, urls, self._clock.now())
 
     def _write(self, session: str, urls: Sequence[str], now: float) -> list[int]:

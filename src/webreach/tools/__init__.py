@@ -11,7 +11,7 @@ The tools sit above the Gateway (anything implementing ToolBackend): they own th
 
 from __future__ import annotations
 
-from webreach.state.sessions import SessionStore
+from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_PATTERN, SessionStore, check_session
 from webreach.tools.arguments import (
     DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
@@ -47,7 +47,9 @@ __all__ = [
     "DEFAULT_TOOL_LIMIT",
     "DIALECTS",
     "MAX_QUERIES",
+    "MAX_SESSION_CHARS",
     "OUTPUT_FORMATS",
+    "SESSION_PATTERN",
     "TOOLS",
     "TOOL_NAMES",
     "CallContext",
@@ -70,6 +72,7 @@ __all__ = [
     "WebFetchArguments",
     "WebSearchArguments",
     "WebSearchMultiArguments",
+    "check_session",
     "decode_arguments",
     "error_body",
     "error_result",

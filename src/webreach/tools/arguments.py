@@ -8,12 +8,20 @@ Forgiving where it is safe: numbers as strings ("5", " 5 "), null for "use the d
 every key), case and spaces in enum-like values ("EN", " Week "), a comma string or a JSON-encoded list where a
 list is expected, "[3]" or "#3" for a ref. Strict where it is not: unknown argument names and unknown engines are
 errors that list the valid choices, and limits are never clamped silently.
+
+Hostile input is refused before it costs anything (every limit is an InvalidInputError naming it):
+- JSON nested deeper than MAX_JSON_DEPTH is refused by a linear scan of the text (check_json_depth) before any
+  decoder recurses into it; decoded arguments (MCP hands them over as objects) get the same bound (check_depth).
+- A JSON-encoded list inside a string argument is decoded only when it is short enough to be a valid list
+  (MAX_LIST_TEXT_CHARS) and flat (depth 1); anything else stays a string and fails validation as one.
+- Lengths are checked on the text as sent, before whitespace is stripped, so the schemas' maxLength is exact.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Self
 
 from pydantic import (
@@ -29,6 +37,7 @@ from pydantic.fields import FieldInfo
 
 from webreach.errors import InvalidInputError
 from webreach.models import (
+    MAX_LANGUAGE_CHARS,
     MAX_QUERY_CHARS,
     Freshness,
     ReadFormat,
@@ -43,6 +52,15 @@ MAX_QUERIES = 5
 DEFAULT_TOOL_LIMIT = 8
 # refs are counted per session from 1; a larger number is no ref (and would not fit an SQLite integer)
 MAX_REF = 2**31 - 1
+# arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
+# refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
+MAX_JSON_DEPTH = 16
+# engines asked together in web_search_multi: more than the registry could hold is never meant, and each name is
+# echoed in an "unknown engine" error, so names are short
+MAX_ENGINES = 32
+MAX_ENGINE_NAME_CHARS = 64
+# a string holding a JSON list is decoded only up to this length (MAX_QUERIES queries of MAX_QUERY_CHARS, quoted)
+MAX_LIST_TEXT_CHARS = MAX_QUERIES * (MAX_QUERY_CHARS + 8) + 8
 # json_schema_extra key: the schema generator puts the engine names (plus these extra choices) in the enum
 ENGINE_NAMES = "x-webreach-engine-names"
 
@@ -57,6 +75,11 @@ def inherit(model: type[BaseModel], name: str, **changes: Any) -> Any:
 
 # one query's constraints without its description (the query argument describes itself)
 QueryText = Annotated[str, inherit(SearchRequest, "query", description=None)]
+# an empty or blank code is refused, not read as "any language": the schema says so (minLength)
+LanguageCode = Annotated[str, Field(min_length=2, max_length=MAX_LANGUAGE_CHARS)]
+# an empty url is no target at all: refused here, before a reader is asked
+UrlText = Annotated[str, Field(min_length=1)]
+EngineName = Annotated[str, Field(max_length=MAX_ENGINE_NAME_CHARS)]
 QueryList = Annotated[list[QueryText], Field(min_length=1, max_length=MAX_QUERIES)]
 
 
@@ -89,6 +112,59 @@ class ToolArguments(BaseModel):
             raise InvalidInputError(describe_validation_error(exc)) from None
 
 
+def check_json_depth(text: str | bytes, *, limit: int = MAX_JSON_DEPTH) -> None:
+    """InvalidInputError when JSON `text` nests arrays/objects deeper than `limit`, found without decoding (so it is
+    safe on text no decoder should recurse into)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
+    if data.count(b"[") + data.count(b"{") <= limit:  # the common case: too few brackets to be too deep
+        return
+    if nests_deeper_than(data, limit):
+        raise InvalidInputError(
+            f"arguments nest deeper than {limit} levels", hint="Send a flat JSON object of the tool's arguments."
+        )
+
+
+def nests_deeper_than(text: str | bytes, limit: int) -> bool:
+    """Whether JSON text nests arrays/objects deeper than `limit` (brackets inside strings ignored; unmatched
+    brackets count as nesting). Strings are cut out, the rest reduced to brackets ("{}" read as "[]"), then
+    innermost pairs removed `limit` times: all in C (regular expression, bytes.translate, bytes.replace), so a
+    1 MB body costs milliseconds instead of a Python loop per character."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
+    brackets = _JSON_STRINGS.sub(b"", data).translate(_AS_SQUARE, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        inner_removed = brackets.replace(b"[]", b"")
+        if len(inner_removed) == len(brackets):
+            return True  # only unmatched brackets are left: a decoder would recurse into them
+        brackets = inner_removed
+    return bool(brackets)
+
+
+# a JSON string, the unrolled-loop form (linear, no backtracking); an unterminated one runs to the end
+_JSON_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def check_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> None:
+    """InvalidInputError when decoded arguments (dicts and lists) nest deeper than `limit`; iterative, so a deep
+    value cannot exhaust the stack here either."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Mapping | list | tuple):
+            if depth >= limit:
+                raise InvalidInputError(
+                    f"arguments nest deeper than {limit} levels", hint="Send a flat object of the tool's arguments."
+                )
+            pending.extend((child, depth + 1) for child in _children(item))
+
+
+def _children(item: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> Iterator[Any]:
+    return iter(item.values()) if isinstance(item, Mapping) else iter(item)
+
+
 def _lowered(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
@@ -99,12 +175,20 @@ def _as_list(value: Any) -> Any:
         return value
     text = value.strip()
     if text.startswith("["):
+        if len(text) > MAX_LIST_TEXT_CHARS or nests_deeper_than(text, 1):
+            return value  # not a list of strings this argument could take: validation says so
         try:
             decoded = json.loads(text)
         except ValueError:
             return value
         return decoded if isinstance(decoded, list) else value
     return [part for part in text.replace(",", " ").split() if part]
+
+
+def _check_query_length(value: Any) -> None:
+    """Queries are measured as sent, whitespace included, so the schemas' maxLength is exactly what is accepted."""
+    if isinstance(value, str) and len(value) > MAX_QUERY_CHARS:
+        raise ValueError(f"a query may have at most {MAX_QUERY_CHARS} characters, whitespace included")
 
 
 class WebSearchArguments(ToolArguments):
@@ -122,7 +206,7 @@ class WebSearchArguments(ToolArguments):
     page: int = inherit(SearchRequest, "page")
     site: str | None = inherit(SearchRequest, "site")
     freshness: Freshness | None = inherit(SearchRequest, "freshness")
-    lang: str | None = inherit(SearchRequest, "language")
+    lang: LanguageCode | None = inherit(SearchRequest, "language")
 
     @field_validator("query", mode="before")
     @classmethod
@@ -131,7 +215,9 @@ class WebSearchArguments(ToolArguments):
         if isinstance(value, str) and value.strip().startswith("["):
             decoded = _as_list(value)
             if isinstance(decoded, list) and all(isinstance(item, str) for item in decoded):
-                return decoded
+                value = decoded
+        for item in value if isinstance(value, list) else [value]:
+            _check_query_length(item)
         return value
 
     @field_validator("query", mode="wrap")
@@ -166,12 +252,18 @@ class WebSearchMultiArguments(ToolArguments):
     """web_search_multi."""
 
     query: str = inherit(SearchRequest, "query")
-    engines: Annotated[list[str], Field(min_length=1)] | None = Field(
+    engines: Annotated[list[EngineName], Field(min_length=1, max_length=MAX_ENGINES)] | None = Field(
         None,
         description="Engines to ask together; default: a set with different indexes chosen for the query.",
         json_schema_extra={ENGINE_NAMES: []},
     )
     limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _query_length(cls, value: Any) -> Any:
+        _check_query_length(value)
+        return value
 
     @field_validator("engines", mode="before")
     @classmethod
@@ -185,7 +277,7 @@ class WebSearchMultiArguments(ToolArguments):
 class WebFetchArguments(ToolArguments):
     """web_fetch."""
 
-    url: str | None = inherit(ReadRequest, "url", default=None)
+    url: UrlText | None = inherit(ReadRequest, "url", default=None)
     ref: int | None = Field(
         None, ge=1, le=MAX_REF, description="Result number from an earlier web_search in this session."
     )

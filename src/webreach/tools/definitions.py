@@ -14,7 +14,7 @@ from typing import Any
 
 from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
-from webreach.state.sessions import SessionStore
+from webreach.state.sessions import SessionStore, storable
 from webreach.tools import render
 from webreach.tools.arguments import (
     MAX_QUERIES,
@@ -177,7 +177,8 @@ async def _search(
 def _remembered(sessions: SessionStore | None, session: str, outcomes: Sequence[render.SearchOutcome]) -> SearchResults:
     """Remember every result URL in the session; a failing store means URLs instead of refs, with a note."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
-    urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results]))
+    # a URL the store cannot keep (a lone surrogate from a broken answer) gets no ref and is shown as a URL
+    urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results if storable(hit.url)]))
     refs: dict[str, int] | None = None
     notes: tuple[str, ...] = ()
     if sessions is not None:

@@ -26,6 +26,7 @@ from webreach.errors import InvalidInputError, WebreachError
 from webreach.models import SearchRequest
 from webreach.state.sessions import SessionStore, check_session
 from webreach.tools import render
+from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.definitions import (
     TOOLS,
@@ -191,8 +192,11 @@ def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefiniti
 
 
 def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:
-    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong."""
+    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong.
+
+    Nesting is bounded before anything decodes or validates (tools/arguments.py: check_json_depth)."""
     if isinstance(arguments, str):
+        check_json_depth(arguments)
         parsed = tool.arguments.parse_json(arguments)
         if parsed is not None:
             return parsed
@@ -206,10 +210,12 @@ def decode_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
     if isinstance(arguments, str):
         if not arguments.strip():
             return {}
+        check_json_depth(arguments)
         try:
             arguments = json.loads(arguments)
         except ValueError as exc:
             raise InvalidInputError(f"arguments are not valid JSON: {exc}", hint="Send a JSON object.") from None
     if not isinstance(arguments, Mapping):
         raise InvalidInputError("arguments must be a JSON object", hint='Send e.g. {"query": "..."}.')
+    check_depth(arguments)
     return arguments

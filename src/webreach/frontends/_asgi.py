@@ -1,0 +1,110 @@
+"""Plain-ASGI pieces of the HTTP server that need no web framework: the error body of the server's own refusals,
+the capped body reader, the body cap in front of the MCP endpoint, and the answer to a request uvicorn cannot parse.
+
+Limits (one table, enforced before anything decodes a request):
+- body: [server] max_body_bytes (1 MB by default), REST and MCP alike; over it, 413 request_too_large, refused
+  before reading when Content-Length says so;
+- JSON nesting: tools/arguments.py MAX_JSON_DEPTH, checked by the tools pipeline on every door;
+- the session header: 1-200 characters of UTF-8 without control characters (state/sessions.py SESSION_PATTERN).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from webreach.frontends._errors import http_status
+
+# ASGI, spelled out so this module needs no web framework import
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CLIENT_GONE = b"client gone"  # compared by identity: read_body's answer when the client disconnected
+
+
+def error_body(
+    code: str, message: str, *, hint: str = "", tool: str | None = None, retry_after: float | None = None
+) -> dict[str, Any]:
+    """The agent error body of a refusal of the server's own."""
+    text = f"{message}. {hint}" if hint else message
+    return {"status": "error", "tool": tool, "code": code, "message": text, "retry_after": retry_after}
+
+
+async def send_error(send: Send, code: str, message: str, *, hint: str = "", tool: str | None = None) -> None:
+    """Answer with the error body and the HTTP status of `code`."""
+    content = json.dumps(error_body(code, message, hint=hint, tool=tool), ensure_ascii=False).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+    await send({"type": "http.response.start", "status": http_status(code), "headers": headers})
+    await send({"type": "http.response.body", "body": content})
+
+
+def header_text(value: bytes) -> str:
+    """A header value as UTF-8 text; invalid bytes become lone surrogates, which the session check refuses."""
+    return value.decode("utf-8", errors="surrogateescape")
+
+
+def malformed_request_response() -> bytes:
+    """The whole HTTP response to a request the server's parser refused: 400 invalid_input, connection closed."""
+    content = json.dumps(
+        error_body(
+            "invalid_input",
+            "malformed HTTP request",
+            hint="Check the request line and headers: no control characters in header values, one Content-Length",
+        )
+    ).encode()
+    head = (
+        b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
+        b"content-length: " + str(len(content)).encode() + b"\r\nconnection: close\r\n\r\n"
+    )
+    return head + content
+
+
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body; None once it grows past `limit` bytes; CLIENT_GONE when the client went away."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return CLIENT_GONE
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+class CappedBody:
+    """ASGI wrapper giving the MCP endpoint the REST body cap: a POST body over `max_body_bytes` is refused with
+    413 request_too_large; a smaller one is read here and handed on whole."""
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        declared = next((value for name, value in scope["headers"] if name == b"content-length"), b"0")
+        too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
+        body = None if too_large else await read_body(receive, self.max_body_bytes)
+        if body is CLIENT_GONE:
+            return None
+        if body is None:
+            return await send_error(send, "request_too_large", "the request body is too large")
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()  # what follows the body: a disconnect
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
