@@ -43,6 +43,7 @@ import trafilatura
 from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
+from webreach.extract.last_resort import typed_errors
 from webreach.extract.metadata import read_metadata
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
@@ -70,6 +71,7 @@ class ExtractOptions:
     pdf_max_pages: int = DEFAULT_MAX_PAGES
 
 
+@typed_errors  # anything untyped that still escapes below becomes an ExtractionError (last_resort.py)
 def extract(
     body: bytes,
     *,
