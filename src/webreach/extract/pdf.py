@@ -71,7 +71,7 @@ def read_pdf(
                     break
             total = len(reader.pages)
             info = _info(reader)
-    except ExtractionError:
+    except (ExtractionError, MemoryError):  # out of memory is a budget (see last_resort.py), not a damaged file
         raise
     except (FileNotDecryptedError, DependencyError):
         raise _failed("the PDF is encrypted and cannot be opened", url, PASSWORD_HINT) from None
