@@ -6,8 +6,8 @@ import io
 
 import pytest
 from pypdf import PdfReader, PdfWriter
-from tests.extract.hostile_pdf import bomb_pdf
 
+from extract.hostile_pdf import bomb_pdf
 from webreach.errors import ExtractionError, ResponseTooLargeError
 from webreach.extract.cascade import extract
 from webreach.extract.pdf import read_pdf

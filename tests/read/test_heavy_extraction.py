@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from extract.hostile_pdf import bomb_pdf
 from net.harness import SAFE, CountingResolver
-from tests.extract.hostile_pdf import bomb_pdf
 from webreach.config import ReadSettings
 from webreach.errors import ExtractionError, FetchTimeoutError, ResponseTooLargeError
 from webreach.extract.worker import ExtractionWorkers, WorkerBudget
