@@ -116,6 +116,10 @@ class ReadSettings(BaseModel):
     jina_timeout: float = Field(30.0, gt=0)
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
+    extract_workers: int = Field(
+        2, ge=1, le=64, description="PDFs and bodies over 4 MiB extracted at once, each in a killable child process."
+    )
+    extract_memory: int = Field(1024 * MIB, ge=64 * MIB, description="Memory one such child may add, in bytes.")
     cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
     cache_max_entries: int = Field(128, ge=1)
 

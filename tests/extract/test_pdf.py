@@ -7,7 +7,8 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from webreach.errors import ExtractionError
+from extract.hostile_pdf import bomb_pdf
+from webreach.errors import ExtractionError, ResponseTooLargeError
 from webreach.extract.cascade import extract
 from webreach.extract.pdf import read_pdf
 
@@ -74,7 +75,7 @@ def test_pdf_in_html_and_json_formats() -> None:
 
 def test_page_cap_says_what_was_left_out() -> None:
     result = read_pdf(build_pdf([f"Page {n}" for n in range(1, 6)]), max_pages=2)
-    assert result.text.endswith("Page 2\n\n[3 more pages not extracted]")
+    assert result.text.endswith("Page 2\n\n[3 more pages not extracted: the 2 page budget was reached]")
 
 
 def test_empty_user_password_is_opened() -> None:
@@ -109,3 +110,23 @@ def test_truncated_pdf_is_a_typed_error() -> None:
     pdf = build_pdf(["High water at ten"])
     with pytest.raises(ExtractionError):
         read_pdf(pdf[: len(pdf) // 3])
+
+
+def test_text_budget_stops_extraction_and_says_so() -> None:
+    result = read_pdf(build_pdf(["A" * 30, "B" * 30, "C" * 30]), max_chars=40)
+    assert result.text == "A" * 30 + "\n\n--- page 2 ---\n\n" + "B" * 10 + (
+        "\n\n[1 more pages not extracted: the 40 character budget was reached]"
+    )
+
+
+def test_time_budget_stops_after_the_first_page() -> None:
+    result = read_pdf(build_pdf(["High water", "Low water"]), seconds=0)
+    assert result.text == "High water\n\n[1 more pages not extracted: the time budget ran out]"
+
+
+def test_a_page_inflating_past_the_stream_budget_is_refused_by_size() -> None:
+    with pytest.raises(ResponseTooLargeError) as caught:
+        read_pdf(bomb_pdf(pages=2, inflated=4 * 1024 * 1024), max_stream_bytes=1024 * 1024, url=URL)
+    assert caught.value.code == "too_large" and caught.value.url == URL
+    small = read_pdf(bomb_pdf(inflated=64 * 1024), max_stream_bytes=1024 * 1024)
+    assert small.text == "still here"

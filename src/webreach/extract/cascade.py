@@ -43,6 +43,7 @@ import trafilatura
 from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
+from webreach.extract.last_resort import typed_errors
 from webreach.extract.metadata import read_metadata
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
@@ -68,8 +69,10 @@ class ExtractOptions:
     links: bool = True  # keep links in markdown and html (never in text)
     tables: bool = True
     pdf_max_pages: int = DEFAULT_MAX_PAGES
+    pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
 
 
+@typed_errors  # anything untyped that still escapes below becomes an ExtractionError (last_resort.py)
 def extract(
     body: bytes,
     *,
@@ -92,7 +95,7 @@ def extract(
     # json wraps the markdown rendering (plus structured data where the body has it)
     inner: ReadFormat = "markdown" if format == "json" else format
     if sniffed.kind == "pdf":
-        pdf = read_pdf(body, max_pages=options.pdf_max_pages, url=url or None)
+        pdf = read_pdf(body, max_pages=options.pdf_max_pages, seconds=options.pdf_seconds, url=url or None)
         text = paragraphs_html(pdf.text, pdf.title) if inner == "html" else pdf.text
         result = Extracted(text, sniffed.media_type, inner, pdf.title, pdf.author, pdf.date, extractor="pypdf")
     else:

@@ -10,7 +10,10 @@ Where the charset comes from, first answer wins:
 A label is first mapped the way browsers map it (latin-1 and ascii mean windows-1252, gb2312 means GB18030...)
 and must then name one of the web's real encodings: an unknown or bogus label (`utf-7`, `rot13`, `base64`,
 `x-user-defined`) is ignored and the next source decides. One exception to header-first: a header naming a
-single-byte Latin charset over a body that is valid, non-ASCII UTF-8 is the classic mislabel, and UTF-8 wins.
+single-byte Latin charset over a body that is valid, non-ASCII UTF-8 is the classic mislabel, and UTF-8 wins;
+so does a header naming UTF-16 or UTF-32 (without a BOM) over a body of valid UTF-8 without NUL bytes, which
+real UTF-16 text nearly always has (Latin script) or is not valid UTF-8 (other scripts): read as UTF-16, the
+page would be a wall of CJK-looking nonsense.
 Decoding always uses errors="replace".
 """
 
@@ -53,6 +56,7 @@ WEB_CODECS = frozenset(
      "iso8859-15", "iso8859-16"}
 )  # fmt: skip
 SINGLE_BYTE_LATIN = frozenset({"cp1252", "iso8859-15", "cp1254"})
+WIDE_UTFS = ("utf-16", "utf-32")
 
 META_CHARSET = re.compile(
     rb"""<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9._:()-]+)"""  # charset= or content="...; charset=..."
@@ -93,6 +97,8 @@ def decode(body: bytes, charset: str | None = None, *, markup: bool = True) -> D
     if declared is not None:
         if declared in SINGLE_BYTE_LATIN and is_utf8_beyond_ascii(body):
             return Decoded(body.decode("utf-8", "replace"), "utf-8", "utf-8")
+        if declared.startswith(WIDE_UTFS) and is_narrow_text(body):
+            return Decoded(body.decode("utf-8", "replace"), "utf-8", "utf-8")
         return Decoded(body.decode(declared, "replace"), declared, "header")
     if markup:
         meta = meta_charset(body)
@@ -123,6 +129,17 @@ def meta_charset(body: bytes) -> str | None:
 def is_utf8_beyond_ascii(body: bytes) -> bool:
     """True when `body` has non-ASCII bytes and all of them form valid UTF-8."""
     if body.isascii():
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def is_narrow_text(body: bytes) -> bool:
+    """True when `body` cannot be UTF-16 or UTF-32 text: valid UTF-8 without a single NUL byte."""
+    if b"\x00" in body:
         return False
     try:
         body.decode("utf-8")

@@ -22,6 +22,8 @@ from typing import Any
 from lxml import etree, html
 
 from webreach.errors import ExtractionError
+from webreach.extract import nesting
+from webreach.extract.xml_chars import xml_safe
 
 # elements whose text a reader never sees
 HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"})
@@ -40,6 +42,7 @@ HTML_BLANKS = " \t\n\r\f"
 # elements that start and end a line: the spaces next to their edges are never seen
 LINE_TAGS = BLOCK_TAGS | {"body", "td", "th", "caption", "thead", "tbody", "tfoot", "fieldset", "legend", "center"}
 SPACED_TAGS = frozenset({"pre", "code", "textarea", "listing", "xmp", "plaintext", "script", "style"})
+FATAL = etree.ErrorLevels.FATAL
 EMPTY_HINT = "Try reader='browser' or reader='jina', or another source for the same information."
 
 
@@ -50,15 +53,24 @@ def parse(text: str, *, url: str | None = None) -> Any:
     page = page_name(url)
     if not text.strip():
         raise ExtractionError(f"No readable text: {page} is empty.", url=url, hint=EMPTY_HINT)
-    parser = html.HTMLParser(collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True)
+    text = xml_safe(text)  # one stray control character would make lxml refuse the text of its node
     try:
-        tree = html.document_fromstring(text, parser=parser)
+        tree, stopped = _parse_html(text)
+        if stopped:  # the parser gave up part way (nesting past its depth limit): flattened, the whole page parses
+            tree, _ = _parse_html(nesting.flatten(text))
     except (etree.ParserError, ValueError) as exc:
         raise ExtractionError(
             f"No readable text: the HTML of {page} could not be parsed ({exc}).", url=url, hint=EMPTY_HINT
         ) from None
     collapse_whitespace(tree)
     return tree
+
+
+def _parse_html(text: str) -> tuple[Any, bool]:
+    """The lxml tree of `text`, and whether the parser stopped early on a fatal error (the rest of it lost)."""
+    parser = html.HTMLParser(collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True)
+    tree = html.document_fromstring(text, parser=parser)
+    return tree, any(error.level == FATAL for error in parser.error_log)
 
 
 def collapse_whitespace(tree: Any) -> None:

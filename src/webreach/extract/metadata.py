@@ -14,7 +14,6 @@ well under a millisecond. Each field takes the first source that has it:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin
 
-from webreach.extract import html_tree
+from webreach.extract import bounded_json, html_tree
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")
@@ -40,6 +39,7 @@ ARTICLE_TYPES = (
 TITLE_SEPARATORS = re.compile(r"\s+[|–—·»:-]\s+|\s+::\s+")
 ISO_DATE = re.compile(r"((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])")
 BYLINE = re.compile(r"^by\s+", re.IGNORECASE)
+MAX_JSON_LD_CHARS = 1_000_000  # real JSON-LD blocks are a few kilobytes; product catalogues reach hundreds
 URL_DATE = re.compile(r"/((?:19|20)\d\d)/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])(?:/|$)")
 
 
@@ -96,8 +96,8 @@ def json_ld_article(tree: Any) -> dict[str, Any]:
     rank = len(ARTICLE_TYPES)
     for script in tree.iterfind(".//script[@type='application/ld+json']"):
         try:
-            data = json.loads(script.text or "")
-        except ValueError:
+            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
+        except ValueError:  # invalid, too large or too deep: the page's other metadata still counts
             continue
         for node in _nodes(data):
             types = node.get("@type")

@@ -16,8 +16,10 @@ from typing import Any
 
 from lxml import etree
 
+from webreach.extract import bounded_json
 from webreach.extract.extracted import Extracted, paragraphs_html, preformatted_html
 from webreach.extract.metadata import iso_date
+from webreach.extract.xml_chars import xml_safe
 from webreach.models import ReadFormat
 
 SUMMARY_CHARS = 500
@@ -45,8 +47,8 @@ def read_text(text: str, content_type: str, fmt: ReadFormat) -> Extracted:
 def read_json(text: str, content_type: str, fmt: ReadFormat) -> Extracted:
     """JSON pretty-printed (an invalid document is passed through as text)."""
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = bounded_json.loads(text)
+    except ValueError:  # not JSON, or nested too deep to parse and print again safely: shown as it is
         return read_text(text, content_type, fmt)
     pretty = json.dumps(value, indent=2, ensure_ascii=False)
     rendered = preformatted_html(pretty) if fmt == "html" else pretty
@@ -73,13 +75,16 @@ def parse_xml(text: str) -> Any:
     """The root element, or None when the text is not well-formed enough to recover."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
     try:
-        return etree.fromstring(XML_DECLARATION.sub("", text, count=1).strip(), parser=parser)
+        return etree.fromstring(xml_safe(XML_DECLARATION.sub("", text, count=1)).strip(), parser=parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
 
 
 def local_name(element: Any) -> str:
-    return str(etree.QName(element).localname) if isinstance(element.tag, str) else ""
+    """The tag without its namespace. Not etree.QName: the recovering parser keeps tag names QName refuses
+    (`<titlsts:>`), and one such tag in a feed must not fail the read."""
+    tag = element.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
 
 
 def first(element: Any, *names: str) -> Any:

@@ -42,6 +42,7 @@ from webreach.errors import (
 )
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.extracted import Extracted
+from webreach.extract.worker import ExtractionWorkers, WorkerBudget
 from webreach.models import Page, ReadFormat, ReadRequest
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.decoding import BoundedDecoder
@@ -54,6 +55,8 @@ from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_erro
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
 from webreach.read.window import Tokenizer, load_tokenizer, window
+
+FILE_SECONDS = 120.0  # a local file has no fetch deadline; this bounds a hostile PDF's extraction
 
 
 def read_budgets(settings: ReadSettings) -> Budgets:
@@ -136,6 +139,7 @@ class Reading:
         connect_observer: ConnectObserver | None = None,
         extract_options: ExtractOptions | None = None,
         tokenizer: Tokenizer | None = None,
+        workers: ExtractionWorkers | None = None,
     ) -> None:
         self.settings = settings = settings or ReadSettings()
         self.clock: Clock = clock or SystemClock()
@@ -155,9 +159,12 @@ class Reading:
         )
         self.renderer = renderer if renderer is not None else _LazyRenderer(self._browser)
         self.jina = self._jina()
+        self.workers = workers or ExtractionWorkers(
+            WorkerBudget(max_concurrent=settings.extract_workers, memory_bytes=settings.extract_memory)
+        )
         readers: dict[str, Reader] = {
-            "direct": DirectReader(self.fetcher, self.interstitials, extract_options),
-            "browser": RenderedReader(self.renderer, self.fetcher, extract_options),
+            "direct": DirectReader(self.fetcher, self.interstitials, extract_options, self.workers),
+            "browser": RenderedReader(self.renderer, self.fetcher, extract_options, self.workers),
             "jina": self.jina,
         }
         self.chain = ReaderChain(readers, settings.reader_order)
@@ -265,9 +272,17 @@ def parse_resolve(option: str) -> tuple[str, tuple[str, ...]]:
 
 
 async def extract_file(
-    path: Path, *, url: str | None = None, format: ReadFormat = "markdown", max_bytes: int = 50 * MIB
+    path: Path,
+    *,
+    url: str | None = None,
+    format: ReadFormat = "markdown",
+    max_bytes: int = 50 * MIB,
+    seconds: float = FILE_SECONDS,
 ) -> Extracted:
     """Extract a local HTML, PDF, text or JSON file offline (`webreach extract`); errors as FetchErrors.
+
+    A PDF or a large file is extracted in a child process under the worker budgets (extract/worker.py) and
+    given `seconds`: a hostile PDF ends in FetchTimeoutError or ResponseTooLargeError, not a hung command.
 
     A file that cannot be read (missing, a directory, no permission) is InvalidInputError naming the file and
     the operating system's reason.
@@ -308,6 +323,9 @@ async def extract_file(
 
     body = await asyncio.to_thread(load)
     try:
+        workers = ExtractionWorkers()
+        if workers.is_heavy(body, None, where):
+            return await workers.extract(body, content_type=None, url=where, format=format, seconds=seconds)
         return await asyncio.to_thread(extract, body, content_type=None, url=where, format=format)
     except WebreachError as exc:
         raise as_fetch_error(exc, where) from None

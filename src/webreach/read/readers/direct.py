@@ -1,9 +1,13 @@
 """The direct reader (guarded fetch, interstitials, extraction) and the adapter that makes the browser a Reader.
 
-Both end in `extract_result`: the body goes to the extractor (in a worker thread, so a slow PDF or a huge page
-does not stall other reads on the event loop). For an error status (anything from 300 up that was not followed)
-the body is still extracted, only to find bot walls: a 403 or 503 challenge page becomes PageBlockedError
-(captcha or blocked), which tells the agent more than "HTTP 403"; any other error page is an HttpStatusError.
+Both end in `extract_result`: the body goes to the extractor off the event loop. A PDF or a very large body
+goes to a child process (extract/worker.py) that is killed when the read's deadline passes, a bounded number
+at once; any other page to a thread, since HTML extraction is linear in the page's size and a child would cost
+as much as the extraction. The direct reader's deadline is the fetch budget's total seconds, counted from the
+start of the read, so fetching and extracting together stay within it.
+For an error status (anything from 300 up that was not followed) the body is still extracted, only to find bot
+walls: a 403 or 503 challenge page becomes PageBlockedError (captcha or blocked), which tells the agent more
+than "HTTP 403"; any other error page is an HttpStatusError.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Protocol
 
 from webreach.errors import WebreachError
 from webreach.extract.cascade import ExtractOptions, extract
+from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadRequest
 from webreach.net.fetcher import Fetcher
 from webreach.read.interstitials import Interstitials
@@ -43,20 +48,27 @@ async def extract_result(
     reader: str,
     fetcher: Fetcher,
     options: ExtractOptions | None = None,
+    workers: ExtractionWorkers | None = None,
+    seconds: float | None = None,
 ) -> ReadResult:
-    """Extract `page` (what `reader` got for `url`) into a ReadResult; an error status raises the fetcher's
-    HttpStatusError unless the page turns out to be a bot wall."""
+    """Extract `page` (what `reader` got for `url`) into a ReadResult, a heavy body by `workers` within `seconds`
+    (default: the fetch budget); an error status raises the fetcher's HttpStatusError unless the page turns out to
+    be a bot wall."""
     failed = page.status >= 300
     status_error = fetcher.status_error(url, page.status, page.headers) if failed else None
+    content_type = page.content_type or None
     try:
-        extracted = await asyncio.to_thread(
-            extract,
-            page.body,
-            content_type=page.content_type or None,
-            url=page.final_url,
-            format=request.format,
-            options=options,
-        )
+        if workers is not None and workers.is_heavy(page.body, content_type, page.final_url):
+            time_left = fetcher.budgets.total_seconds if seconds is None else seconds
+            extracted = await workers.extract(
+                page.body, content_type=content_type, url=page.final_url, format=request.format, options=options,
+                seconds=time_left,
+            )  # fmt: skip
+        else:
+            extracted = await asyncio.to_thread(
+                extract, page.body, content_type=content_type, url=page.final_url, format=request.format,
+                options=options,
+            )  # fmt: skip
     except WebreachError as exc:
         converted = as_fetch_error(exc, page.final_url)
         if status_error is not None and converted.code not in WALL_CODES:
@@ -73,19 +85,28 @@ class DirectReader:
     name = "direct"
 
     def __init__(
-        self, fetcher: Fetcher, interstitials: Interstitials | None = None, options: ExtractOptions | None = None
+        self,
+        fetcher: Fetcher,
+        interstitials: Interstitials | None = None,
+        options: ExtractOptions | None = None,
+        workers: ExtractionWorkers | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.interstitials = interstitials if interstitials is not None else Interstitials(fetcher)
         self.options = options
+        self.workers = workers
 
     async def read(self, url: str, request: ReadRequest) -> ReadResult:
+        loop = asyncio.get_running_loop()
+        started = loop.time()  # the fetcher's deadlines run on the loop's clock too
         fetched = await self.fetcher.fetch(url, raise_for_status=False)
         if fetched.status < 300:
             fetched = await self.interstitials.follow(fetched)
+        time_left = self.fetcher.budgets.total_seconds - (loop.time() - started)
         return await extract_result(
-            fetched, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
-        )
+            fetched, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
+            workers=self.workers, seconds=time_left,
+        )  # fmt: skip
 
 
 class RenderedPage(FetchedPage, Protocol):
@@ -108,16 +129,24 @@ class RenderedReader:
 
     name = "browser"
 
-    def __init__(self, renderer: Renderer, fetcher: Fetcher, options: ExtractOptions | None = None) -> None:
+    def __init__(
+        self,
+        renderer: Renderer,
+        fetcher: Fetcher,
+        options: ExtractOptions | None = None,
+        workers: ExtractionWorkers | None = None,
+    ) -> None:
         self.renderer = renderer
         self.fetcher = fetcher
         self.options = options
+        self.workers = workers
 
     async def read(self, url: str, request: ReadRequest) -> ReadResult:
         page = await self.renderer.read(url)
         return await extract_result(
-            page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options
-        )
+            page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
+            workers=self.workers,
+        )  # fmt: skip
 
     async def aclose(self) -> None:
         await self.renderer.aclose()

@@ -1,0 +1,57 @@
+"""json.loads for hostile documents: a size and a nesting-depth cap checked before the parser recurses.
+
+The standard parser recurses once per nesting level, so a body of 100,000 `[` raised RecursionError out of the
+extractor (and rendering such a value again recurses as deep). `loads` refuses such a document with
+JsonTooDeepError (a ValueError, like every other reason a text is not usable JSON) after one linear scan; the
+scan only runs when the text holds more brackets than MAX_DEPTH, which ordinary documents rarely do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 64  # JSON-LD and API responses nest a dozen levels; 64 leaves room and keeps recursion shallow
+STRUCTURE = re.compile(r'[\[\]{}"\\]')
+
+
+class JsonTooDeepError(ValueError):
+    """The document nests deeper than allowed (or is larger than allowed): treat it as not JSON."""
+
+
+def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int | None = None) -> Any:
+    """json.loads(text), refusing documents over `max_chars` or nested deeper than `max_depth` (ValueError)."""
+    if max_chars is not None and len(text) > max_chars:
+        raise JsonTooDeepError(f"JSON document of {len(text):,} characters, over the {max_chars:,} allowed")
+    if text.count("[") + text.count("{") > max_depth and nesting_depth(text, stop_after=max_depth) > max_depth:
+        raise JsonTooDeepError(f"JSON document nested deeper than {max_depth} levels")
+    try:
+        return json.loads(text)
+    except RecursionError:  # the depth check above should make this unreachable; a parser change must not crash
+        raise JsonTooDeepError("JSON document nested too deeply for the parser") from None
+
+
+def nesting_depth(text: str, *, stop_after: int) -> int:
+    """The deepest bracket nesting outside strings, counting stopped once it passes `stop_after`."""
+    depth = deepest = 0
+    in_string = False
+    escaped_at = -1
+    for match in STRUCTURE.finditer(text):
+        char, at = match.group(), match.start()
+        if in_string:
+            if char == "\\" and at != escaped_at:
+                escaped_at = at + 1  # the next character is escaped, whatever it is
+            elif char == '"' and at != escaped_at:
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop_after:
+                    break
+        elif char in "]}":
+            depth -= 1
+    return deepest

@@ -1,0 +1,88 @@
+"""Inputs that used to crash the extractor (an HTTP 500, a CLI traceback) end in a document or a typed error."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from webreach.errors import ExtractionError, WebreachError
+from webreach.extract import bounded_json, charset, html_tree, nesting
+from webreach.extract.cascade import extract
+from webreach.extract.last_resort import typed_errors
+from webreach.extract.passthrough import read_json, read_xml
+from webreach.extract.xml_chars import xml_safe
+
+URL = "https://hostile.example/page"
+PARAGRAPH = "<p>" + "The tide tables list high and low water for every harbour on the coast. " * 12 + "</p>"
+
+
+def test_control_characters_are_dropped_before_lxml_sees_them() -> None:
+    for body in (b"<p>a \x01\n  b</p>", b"<p>a \x0b b\x0c c\x1f\n d</p>"):
+        assert extract(body, content_type="text/html", url=URL, format="text").text in ("a b", "a b c d")
+    assert xml_safe("a\x00b\x0cc\ud800d\uffff") == "ab cd"
+
+
+def test_a_json_ld_block_of_a_hundred_thousand_brackets_is_ignored() -> None:
+    script = "<script type='application/ld+json'>" + "[" * 100_000 + "</script>"
+    page = f"<html><head><title>Tides</title>{script}</head><body>{PARAGRAPH}</body></html>"
+    result = extract(page.encode(), content_type="text/html", url=URL, format="json")
+    assert "high and low water" in result.text
+
+
+def test_deep_json_is_passed_through_as_text() -> None:
+    assert read_json("[" * 100_000, "application/json", "markdown").extractor == "text"
+    assert read_json('{"a": [1, {"b": "[[[["}]}', "application/json", "markdown").data == {"a": [1, {"b": "[[[["}]}
+
+
+def test_json_depth_counts_brackets_outside_strings_only() -> None:
+    assert bounded_json.nesting_depth(r'["[[[\"[[", {"a": [1]}]', stop_after=10) == 3
+    assert bounded_json.nesting_depth(r'["\\", [[1]]]', stop_after=10) == 3
+    with pytest.raises(ValueError):
+        bounded_json.loads("[" * 65 + "]" * 65)
+    with pytest.raises(ValueError):
+        bounded_json.loads('"' + "x" * 100 + '"', max_chars=50)
+
+
+def test_a_feed_with_a_tag_name_lxml_refuses_is_still_read() -> None:
+    feed = "<rss><channel><titlsts:>x</titlsts:><title>Tides</title><item><title>Spring</title></item></channel></rss>"
+    result = read_xml(feed, "application/rss+xml", "markdown")
+    assert (result.title, result.extractor) == ("Tides", "feed")
+
+
+def test_a_utf16_label_on_a_utf8_body_is_ignored() -> None:
+    body = "<html><body><p>héllo wörld</p></body></html>".encode()
+    assert charset.decode(body, "utf-16").text == body.decode()
+    assert extract(body, content_type="text/plain; charset=utf-16", url=URL, format="text").text == body.decode()
+    real = "héllo".encode("utf-16-le")
+    assert charset.decode(real, "utf-16").text == "héllo"
+
+
+def test_nesting_past_the_parser_limit_keeps_the_rest_of_the_page() -> None:
+    page = "<div>" * 300 + "<p>deep</p>" + "</div>" * 300 + "<p>after</p>"
+    tree = html_tree.parse(page)
+    assert html_tree.visible_text(tree) == "deep\n\nafter"
+    assert max(len(list(element.iterancestors())) for element in tree.iter()) <= nesting.MAX_DEPTH + 2
+
+
+def test_a_hundred_thousand_open_divs_end_in_a_typed_outcome() -> None:
+    with pytest.raises(ExtractionError):
+        extract(b"<div>" * 100_000, content_type="text/html", url=URL)
+    result = extract(b"<div>" * 100_000 + PARAGRAPH.encode(), content_type="text/html", url=URL, format="text")
+    assert "high and low water" in result.text
+
+
+def test_flatten_leaves_scripts_void_and_shallow_markup_alone() -> None:
+    shallow = "<div><script>if (a<b) x('<div>');</script><br><img src=x/><p>t</p></div>"
+    assert nesting.flatten(shallow, max_depth=2) == shallow
+    assert nesting.flatten("<b><i><u>x</u></i></b>", max_depth=2) == "<b><i> x </i></b>"
+
+
+def test_any_other_exception_becomes_a_logged_extraction_error(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(body: bytes, *, url: str) -> str:
+        raise KeyError(body)
+
+    with caplog.at_level(logging.ERROR), pytest.raises(WebreachError) as caught:
+        typed_errors(broken)(b"x", url=URL)
+    assert isinstance(caught.value, ExtractionError) and caught.value.url == URL
+    assert "KeyError" in caplog.text
