@@ -82,6 +82,12 @@ async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed() -> None:
             html_read = reading.read(ReadRequest.create(url=f"{base}/article", reader="direct"))
             *pdfs, html = await asyncio.gather(*pdf_reads, html_read, return_exceptions=True)
         recorder.assert_clean()
-    assert [getattr(error, "code", error) for error in pdfs] == ["timeout"] * 3
+    # each ends within its budget: killed at the deadline, or stopped between pages with a note (how far a PDF
+    # gets before its deadline depends on the machine's speed)
+    for outcome in pdfs:
+        if isinstance(outcome, BaseException):
+            assert isinstance(outcome, FetchTimeoutError), outcome
+        else:
+            assert "the time budget ran out" in outcome.content
     assert not isinstance(html, BaseException) and "Tide tables" in (html.title or "")
     assert multiprocessing.active_children() == []
