@@ -6,6 +6,7 @@ quickly, against the fake web in a thread.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,7 +37,11 @@ def client(web: FakeWeb) -> Iterator[TestClient]:
 
 
 def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
-    return Gateway(Settings(state={"backend": "memory"}, **fields)).tool_schemas("mcp")
+    async def schemas() -> list[dict[str, Any]]:
+        async with Gateway(Settings(state={"backend": "memory"}, **fields)) as gateway:
+            return gateway.tool_schemas("mcp")
+
+    return asyncio.run(schemas())
 
 
 # --- the status table ------------------------------------------------------------------------------------------

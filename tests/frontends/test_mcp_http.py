@@ -44,7 +44,8 @@ def rest_fetch(server: ServerProcess, ref: int, session: str | None = None) -> d
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_tools_search_and_errors(server: ServerProcess, mode: str) -> None:
-    expected = Gateway(Settings(state={"backend": "memory"})).tool_schemas("mcp")
+    async with Gateway(Settings(state={"backend": "memory"})) as gateway:
+        expected = gateway.tool_schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with mcp_client(server, mode) as mcp:
             listed = await mcp.list_tools()
