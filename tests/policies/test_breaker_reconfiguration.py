@@ -6,6 +6,7 @@ them from EngineSettings); two of them on one SQLite file are two processes shar
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -93,7 +94,8 @@ async def test_a_spent_quota_lifts_with_a_new_key_too(
     suspended = await fail(guarded(first, ScriptedSearch(), ENGINE), search_request, SuspendedError)
     assert "lifts as soon as the key" in suspended.message
     first.close()
-    assert process(clock, state_file, NEW).breaker_view("tavily").state == "closed"
+    with closing(process(clock, state_file, NEW)) as later:
+        assert later.breaker_view("tavily").state == "closed"
 
 
 async def test_a_captcha_holds_whatever_the_key(
@@ -157,7 +159,8 @@ async def test_reset_closes_the_breaker_and_deletes_its_record(
     first.reset_breaker("bing")  # an engine never called: nothing to do, nothing breaks
     assert first.breaker_view("bing").state == "closed"
     first.close()
-    assert process(clock, state_file, OLD).breaker_view("tavily").state == "closed"
+    with closing(process(clock, state_file, OLD)) as later:
+        assert later.breaker_view("tavily").state == "closed"
 
 
 def test_without_a_fingerprint_a_stored_suspension_is_taken_as_it_is(clock: FakeClock, state_file: Path) -> None:
