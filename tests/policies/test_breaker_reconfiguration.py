@@ -80,7 +80,8 @@ async def test_a_rejected_key_stays_suspended_until_the_key_changes(
     assert inner.calls == 1
     new_key.close()
     # the stale suspension was cleared in the file, not just ignored here
-    assert SqliteBreakerStore(state_file).load("tavily") == BreakerRecord("tavily", fingerprint=NEW)
+    with closing(SqliteBreakerStore(state_file)) as reopened:
+        assert reopened.load("tavily") == BreakerRecord("tavily", fingerprint=NEW)
     bytes_on_disk = b"".join(path.read_bytes() for path in state_file.parent.iterdir() if path.is_file())
     assert TEST_KEY.encode() not in bytes_on_disk and GATEWAY_KEY.encode() not in bytes_on_disk
 
@@ -152,7 +153,8 @@ async def test_reset_closes_the_breaker_and_deletes_its_record(
     await fail(guarded(first, ScriptedSearch(CAPTCHA), ENGINE), search_request, BlockedError)
     first.reset_breaker("tavily")
     assert first.breaker_view("tavily").state == "closed"
-    assert SqliteBreakerStore(state_file).load("tavily") is None
+    with closing(SqliteBreakerStore(state_file)) as reopened:
+        assert reopened.load("tavily") is None
     inner = ScriptedSearch(make_hits())
     await guarded(first, inner, ENGINE)(search_request)
     assert inner.calls == 1
@@ -166,7 +168,8 @@ async def test_reset_closes_the_breaker_and_deletes_its_record(
 def test_without_a_fingerprint_a_stored_suspension_is_taken_as_it_is(clock: FakeClock, state_file: Path) -> None:
     store = SqliteBreakerStore(state_file)
     store.save(BreakerRecord("tavily", open_until=clock.now() + DAY, reason="auth_failed", openings=1, fingerprint=OLD))
-    assert PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file)).breaker_view("tavily").state == "open"
+    with closing(PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))) as reopened:
+        assert reopened.breaker_view("tavily").state == "open"
     store.close()
 
 
