@@ -53,6 +53,15 @@ CONFINED = {
     "mcp": ("frontends/mcp.py",),
     "starlette": ("frontends/http.py", "frontends/_openapi.py"),
     "uvicorn": ("frontends/http.py",),
+    "protego": ("net/robots.py",),
+    "platformdirs": ("config.py",),
+    "cachetools": (
+        "net/robots.py",
+        "read/page_cache.py",
+        "state/cache_store.py",
+        "search/warm_up.py",
+        "frontends/_recent_refs.py",
+    ),
 }
 
 

@@ -1,13 +1,16 @@
-"""Settings.load(): the file problems a front door reports as invalid_input, and the engine-name check's data."""
+"""Settings.load(): the file problems a front door reports as invalid_input, the engine-name check's data, and
+where the per-user data and cache directories are."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
+import platformdirs
 import pytest
 
-from webreach.config import Settings, config_file
+from webreach.config import Settings, config_file, user_directory
 from webreach.errors import InvalidInputError
 
 
@@ -75,3 +78,18 @@ def test_config_file_follows_the_environment_given() -> None:
     assert config_file({}) == Path("webreach.toml")
     assert config_file({"WEBREACH_CONFIG": ""}) == Path("webreach.toml")
     assert config_file({"WEBREACH_CONFIG": "/etc/webreach.toml"}) == Path("/etc/webreach.toml")
+
+
+def test_user_directories_are_the_platforms_own_without_xdg(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_DATA_HOME")  # conftest points both at a temporary directory
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    dirs = platformdirs.PlatformDirs("webreach", appauthor=False)
+    assert user_directory("data", {}) == dirs.user_data_path
+    assert user_directory("cache", {}) == dirs.user_cache_path
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no XDG variables")
+def test_an_absolute_xdg_variable_wins_and_a_relative_one_is_ignored(tmp_path: Path) -> None:
+    assert user_directory("data", {"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "webreach"
+    assert user_directory("cache", {"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "webreach"
+    assert user_directory("cache", {"XDG_CACHE_HOME": "relative"}) != Path("relative") / "webreach"

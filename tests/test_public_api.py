@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 import webreach
+from webreach import errors
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -22,3 +23,16 @@ def test_every_exported_error_is_in_the_tree() -> None:
         obj = getattr(webreach, name)
         if name.endswith("Error"):
             assert issubclass(obj, webreach.WebreachError)
+
+
+def test_the_whole_error_tree_is_exported() -> None:
+    tree = {
+        name
+        for name, obj in vars(errors).items()
+        if inspect.isclass(obj) and issubclass(obj, errors.WebreachError) and obj.__module__ == errors.__name__
+    }
+    assert tree <= set(webreach.__all__)
+
+
+def test_the_read_side_is_public() -> None:
+    assert {"ReadRequest", "Page", "FetchError", "RobotsDisallowedError"} <= set(webreach.__all__)

@@ -75,6 +75,8 @@ def http_server(web: FakeWeb, home: Path, **extra_env: str) -> Iterator[ServerPr
     finally:
         _stop(process)
         reader.join(STOP_TIMEOUT)
+        if process.stderr is not None:  # the pipe is ours to close once the reader is done with it
+            process.stderr.close()
         # echoed so pytest captures the server's log and the secret-leak scan (conftest.py) reads it
         print(server.output(), file=sys.stderr)
 

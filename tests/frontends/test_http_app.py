@@ -6,6 +6,7 @@ quickly, against the fake web in a thread.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,7 +38,11 @@ def client(web: FakeWeb) -> Iterator[TestClient]:
 
 
 def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
-    return Toolbox.over(Gateway(Settings(state={"backend": "memory"}, **fields))).schemas("mcp")
+    async def schemas() -> list[dict[str, Any]]:
+        async with Gateway(Settings(state={"backend": "memory"}, **fields)) as gateway:
+            return Toolbox.over(gateway).schemas("mcp")
+
+    return asyncio.run(schemas())
 
 
 # --- the status table ------------------------------------------------------------------------------------------

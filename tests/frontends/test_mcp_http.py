@@ -45,7 +45,8 @@ def rest_fetch(server: ServerProcess, ref: int, session: str | None = None) -> d
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_tools_search_and_errors(server: ServerProcess, mode: str) -> None:
-    expected = Toolbox.over(Gateway(Settings(state={"backend": "memory"}))).schemas("mcp")
+    async with Gateway(Settings(state={"backend": "memory"})) as gateway:
+        expected = Toolbox.over(gateway).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with mcp_client(server, mode) as mcp:
             listed = await mcp.list_tools()

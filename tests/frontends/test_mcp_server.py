@@ -47,7 +47,8 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_tools_are_the_generated_schemas(web: FakeWeb, mode: str) -> None:
-    expected = Toolbox.over(Gateway(settings(web))).schemas("mcp")
+    async with Gateway(settings(web)) as gateway:
+        expected = Toolbox.over(gateway).schemas("mcp")
     async with client(web, mode) as mcp:
         listed = await mcp.list_tools()
     assert [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in listed.tools] == expected

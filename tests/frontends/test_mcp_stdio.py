@@ -40,7 +40,8 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_lists_the_generated_tools_and_searches(web: FakeWeb, tmp_path: Path, mode: str) -> None:
-    expected = Toolbox.over(Gateway(Settings(state={"backend": "memory"}))).schemas("mcp")
+    async with Gateway(Settings(state={"backend": "memory"})) as gateway:
+        expected = Toolbox.over(gateway).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with stdio(web, tmp_path, mode) as mcp:
             listed = await mcp.list_tools()

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from webreach.errors import RobotsDisallowedError
-from webreach.net.robots import ALLOW_ALL, RobotsPolicy, RobotsTxt, normalize_path
+from webreach.net.robots import RobotsPolicy, RobotsTxt
 from webreach.testing import FakeClock
 
 from .harness import BUDGETS, harness
@@ -90,7 +90,20 @@ def test_percent_encoding_is_compared_normalized() -> None:
     assert not robots.allows("/caf%C3%A9/menu")
     assert not robots.allows("/~user/home")
     assert not robots.allows("/%C3%BCn%C3%AF")
-    assert normalize_path("/a%2fb%7e") == "/a%2Fb~"  # reserved stays encoded, unreserved is decoded
+    robots = RobotsTxt.parse("User-agent: *\nDisallow: /a%2fb%7e\n")
+    assert not robots.allows("/a%2Fb~")  # unreserved is decoded, hex case does not matter
+    assert robots.allows("/a/b~")  # an encoded slash is not a slash
+
+
+def test_a_path_starting_with_two_slashes_stays_a_path() -> None:
+    robots = RobotsTxt.parse("User-agent: *\nDisallow: //private\n")
+    assert not robots.allows("//private/x")
+    assert robots.allows("/private/x")
+
+
+def test_a_group_for_another_product_is_not_ours() -> None:
+    robots = RobotsTxt.parse("User-agent: webreacher\nDisallow: /\n\nUser-agent: reach\nDisallow: /\n")
+    assert robots.allows("/x")
 
 
 def test_nothing_applies_when_no_group_matches() -> None:
@@ -182,7 +195,7 @@ async def test_a_huge_robots_txt_is_read_up_to_its_limit() -> None:
         policy = RobotsPolicy(h.fetcher, clock=FakeClock())
         await policy.check(h.url("article"))
         robots = await policy.robots_for(h.url("article"))
-    assert robots == ALLOW_ALL
+    assert robots.allows("/") and robots.allows("/anything")
 
 
 @pytest.mark.network
@@ -202,3 +215,15 @@ async def test_the_cache_expires_and_errors_are_retried_sooner() -> None:
         with pytest.raises(RobotsDisallowedError):
             await policy.check(h.url("echo"))  # still cached
     assert sum(r.path == "/robots.txt" for r in h.web.pages.requests) == 2
+
+
+@pytest.mark.network
+async def test_past_max_origins_the_least_recently_used_origin_is_asked_again() -> None:
+    async with harness() as h:
+        h.web.pages.add("/robots.txt", "User-agent: *\nDisallow: /_pages/echo\n", host="site.test")
+        policy = RobotsPolicy(h.fetcher, clock=FakeClock(), max_origins=1)
+        await policy.check(h.url("article"))
+        await policy.check(h.url("article"))  # cached
+        await policy.check(h.url("article", host="other.test"))  # pushes site.test out
+        await policy.check(h.url("article"))
+    assert [(r.host, r.path) for r in h.web.pages.requests] == [("site.test", "/robots.txt")] * 2

@@ -6,6 +6,7 @@ them from EngineSettings); two of them on one SQLite file are two processes shar
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -79,7 +80,8 @@ async def test_a_rejected_key_stays_suspended_until_the_key_changes(
     assert inner.calls == 1
     new_key.close()
     # the stale suspension was cleared in the file, not just ignored here
-    assert SqliteBreakerStore(state_file).load("tavily") == BreakerRecord("tavily", fingerprint=NEW)
+    with closing(SqliteBreakerStore(state_file)) as reopened:
+        assert reopened.load("tavily") == BreakerRecord("tavily", fingerprint=NEW)
     bytes_on_disk = b"".join(path.read_bytes() for path in state_file.parent.iterdir() if path.is_file())
     assert TEST_KEY.encode() not in bytes_on_disk and GATEWAY_KEY.encode() not in bytes_on_disk
 
@@ -93,7 +95,8 @@ async def test_a_spent_quota_lifts_with_a_new_key_too(
     suspended = await fail(guarded(first, ScriptedSearch(), ENGINE), search_request, SuspendedError)
     assert "lifts as soon as the key" in suspended.message
     first.close()
-    assert process(clock, state_file, NEW).breaker_view("tavily").state == "closed"
+    with closing(process(clock, state_file, NEW)) as later:
+        assert later.breaker_view("tavily").state == "closed"
 
 
 async def test_a_captcha_holds_whatever_the_key(
@@ -150,20 +153,23 @@ async def test_reset_closes_the_breaker_and_deletes_its_record(
     await fail(guarded(first, ScriptedSearch(CAPTCHA), ENGINE), search_request, BlockedError)
     first.reset_breaker("tavily")
     assert first.breaker_view("tavily").state == "closed"
-    assert SqliteBreakerStore(state_file).load("tavily") is None
+    with closing(SqliteBreakerStore(state_file)) as reopened:
+        assert reopened.load("tavily") is None
     inner = ScriptedSearch(make_hits())
     await guarded(first, inner, ENGINE)(search_request)
     assert inner.calls == 1
     first.reset_breaker("bing")  # an engine never called: nothing to do, nothing breaks
     assert first.breaker_view("bing").state == "closed"
     first.close()
-    assert process(clock, state_file, OLD).breaker_view("tavily").state == "closed"
+    with closing(process(clock, state_file, OLD)) as later:
+        assert later.breaker_view("tavily").state == "closed"
 
 
 def test_without_a_fingerprint_a_stored_suspension_is_taken_as_it_is(clock: FakeClock, state_file: Path) -> None:
     store = SqliteBreakerStore(state_file)
     store.save(BreakerRecord("tavily", open_until=clock.now() + DAY, reason="auth_failed", openings=1, fingerprint=OLD))
-    assert PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file)).breaker_view("tavily").state == "open"
+    with closing(PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))) as reopened:
+        assert reopened.breaker_view("tavily").state == "open"
     store.close()
 
 

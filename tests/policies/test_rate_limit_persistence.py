@@ -5,6 +5,7 @@ Each PolicyState stands for one process; several of them on one SQLite file are 
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,8 @@ async def test_a_short_wait_is_slept_and_a_refusal_takes_nothing(
     await run_once(clock, state_file, inner, search_request, rate=60)
     assert clock.slept == [1.0]  # slept on the clock, which moved on by the wait
     assert inner.calls == 11
-    level = SqliteBucketStore(state_file).update("baidu", lambda stored: (None, stored))
+    with closing(SqliteBucketStore(state_file)) as reopened:
+        level = reopened.update("baidu", lambda stored: (None, stored))
     assert level == BucketLevel(-1.0, clock.now() - 1.0)
 
 

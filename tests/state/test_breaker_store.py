@@ -71,7 +71,8 @@ def test_a_second_store_on_the_same_file_sees_the_first_ones_suspension(tmp_path
     assert second.load_all() == {"duckduckgo": CAPTCHA, "mojeek": FLAKY}
     first.close()
     second.close()
-    assert SqliteBreakerStore(path).load_all() == {"duckduckgo": CAPTCHA, "mojeek": FLAKY}
+    with closing(SqliteBreakerStore(path)) as reopened:
+        assert reopened.load_all() == {"duckduckgo": CAPTCHA, "mojeek": FLAKY}
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -111,7 +112,8 @@ def test_a_record_another_process_writes_is_read_here(tmp_path: Path) -> None:
 @pytest.mark.skipif(sqlite3.threadsafety != 3, reason="this SQLite library is not built serialized")
 def test_a_store_opened_on_one_thread_works_on_another(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
-    SqliteBreakerStore(path).save(FLAKY)
+    with closing(SqliteBreakerStore(path)) as writer:
+        writer.save(FLAKY)
     store = SqliteBreakerStore(path)
     assert store.load_all() == {"mojeek": FLAKY}  # opens the file on this thread, as a Gateway's constructor does
     seen: list[BreakerRecord | None] = []
@@ -119,7 +121,8 @@ def test_a_store_opened_on_one_thread_works_on_another(tmp_path: Path) -> None:
     worker.start()
     worker.join(timeout=30)
     assert seen == [CAPTCHA]
-    assert SqliteBreakerStore(path).load("duckduckgo") == CAPTCHA  # written to the file, not just remembered
+    with closing(SqliteBreakerStore(path)) as reopened:
+        assert reopened.load("duckduckgo") == CAPTCHA  # written to the file, not just remembered
     store.close()
 
 
@@ -170,7 +173,9 @@ def test_a_file_that_is_not_a_database_is_tolerated(tmp_path: Path, caplog: pyte
     store.close()
 
 
-def test_default_path_is_under_the_user_data_directory(tmp_path: Path) -> None:
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="platformdirs names macOS's and Windows's place")
+def test_default_path_is_under_the_user_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_DATA_HOME")  # conftest points it at a temporary directory; the fallback reads the process
     assert default_state_path({"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "webreach" / "state.sqlite3"
     home_default = Path.home() / ".local" / "share" / "webreach" / "state.sqlite3"
     assert default_state_path({"XDG_DATA_HOME": "relative/dir"}) == home_default

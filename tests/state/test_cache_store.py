@@ -125,7 +125,9 @@ def test_sqlite_store_in_an_unusable_place_misses_and_warns_once(
     assert "searching without the cache" in warnings[0].getMessage()
 
 
-def test_default_path_honours_an_absolute_xdg_cache_home(tmp_path: Path) -> None:
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="platformdirs names macOS's and Windows's place")
+def test_default_path_honours_an_absolute_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME")  # conftest points it at a temporary directory; the fallback reads the process
     assert default_cache_path({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "webreach" / "cache.sqlite3"
     home_default = Path.home() / ".cache" / "webreach" / "cache.sqlite3"
     assert default_cache_path({"XDG_CACHE_HOME": "relative/dir"}) == home_default

@@ -1,4 +1,8 @@
-"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json."""
+"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json.
+
+Text from the web or an engine (titles, URLs, snippets, sources) goes through rich.markup.escape before it is
+printed as markup, so a title like "[red]x" or "[/]" is shown as written rather than styled or crashing rich.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from webreach.gateway import EngineStatus
@@ -37,12 +42,12 @@ def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> No
     table.add_column("result", ratio=1, overflow="fold")
     table.add_column("engines", no_wrap=True)
     for hit in response.results:
-        text = f"[bold]{_escape(hit.title)}[/bold]\n[cyan]{_escape(hit.url)}[/cyan]"
+        text = f"[bold]{escape(hit.title)}[/bold]\n[cyan]{escape(hit.url)}[/cyan]"
         if hit.snippet:
-            text += f"\n{_escape(hit.snippet)}"
+            text += f"\n{escape(hit.snippet)}"
         dated = " · ".join(p for p in (hit.source, hit.date) if p)
         if dated:
-            text += f"\n[dim]{_escape(dated)}[/dim]"
+            text += f"\n[dim]{escape(dated)}[/dim]"
         number = refs.get(hit.url) if refs is not None else hit.rank
         table.add_row(str(number), text, ", ".join(hit.engines or [hit.engine]))
     if response.results:
@@ -54,7 +59,7 @@ def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> No
     stale = "; STALE cache (every engine failed)" if meta.stale else ""
     err.print(f"[dim]{meta.mode}; {meta.elapsed_ms:.0f} ms{stale}")
     for attempt in meta.attempts:
-        err.print(f"[dim]  {attempt_line(attempt)}[/dim]")
+        err.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]")
     if response.results and refs is not None:
         err.print("[dim]read one with: webreach fetch --ref N[/dim]")
 
@@ -108,7 +113,3 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         table.add_row(s.name, s.kind, s.index, key, usable, breaker)
     Console().print(table)
-
-
-def _escape(text: str) -> str:
-    return text.replace("[", r"\[")

@@ -8,11 +8,13 @@ Fetch outcomes, as the RFC puts them (section 2.3.1):
   disallow for now, cached only briefly (`error_ttl`), so a site that was down is asked again soon. 429 goes
   with 5xx as Google treats it: a server asking us to slow down is not a server saying "no rules".
 
-Parsing: groups start with one or more `user-agent` lines; a group applies when a line names our product token
-(case-insensitively, `webreach` by default) and all such groups are merged, else the `*` groups, else nothing
-applies. Rules are matched against the URL's path and query with percent-encoding normalized on both sides;
-`*` matches any run of characters and a trailing `$` anchors the end; the longest matching pattern wins and
-`allow` wins a tie; an empty `disallow` is no rule. `/robots.txt` itself is always allowed.
+Parsing and matching are Protego's (Scrapy's robots.txt parser, written to the RFC and Google's behaviour):
+groups start with one or more `user-agent` lines; the group naming our product token (case-insensitively,
+`webreach` by default; groups for the same token are merged) applies, else the `*` groups, else nothing applies.
+Rules are matched against the URL's path and query with percent-encoding normalized on both sides; `*` matches
+any run of characters and a trailing `$` anchors the end; the longest matching pattern wins and `allow` wins a
+tie; an empty `disallow` is no rule. `/robots.txt` itself is always allowed. One leniency of Protego's: a group
+for a leading part of our token ("web") counts as naming us when no longer one does, so it may restrict us.
 
 A disallowed URL raises RobotsDisallowedError, a PageBlockedError (code `robots_disallowed`) with `robots_url` and
 `temporary` (True when the site's robots.txt could not be read right now, so a retry later may succeed).
@@ -21,11 +23,11 @@ A disallowed URL raises RobotsDisallowedError, a PageBlockedError (code `robots_
 from __future__ import annotations
 
 import asyncio
-import re
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import httpx
+from cachetools import TLRUCache
+from protego import Protego
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import FetchError, HttpStatusError, RobotsDisallowedError, TooManyRedirectsError
@@ -34,86 +36,30 @@ from webreach.net.guard import parse_url
 
 DEFAULT_TOKEN = "webreach"
 MAX_ROBOTS_BYTES = 512 * 1024
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
-
-
-def normalize_path(path: str) -> str:
-    """Percent-encoding made comparable: non-ASCII encoded as UTF-8, unreserved octets decoded, hex upper-cased."""
-    encoded = "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in path)
-
-    def fix(match: re.Match[str]) -> str:
-        char = chr(int(match.group(1), 16))
-        return char if char in _UNRESERVED else f"%{match.group(1).upper()}"
-
-    return _PERCENT.sub(fix, encoded)
-
-
-@dataclass(frozen=True)
-class Rule:
-    allow: bool
-    pattern: str
-    regex: re.Pattern[str]
-
-    @classmethod
-    def make(cls, allow: bool, pattern: str) -> Rule:
-        pattern = normalize_path(pattern)
-        anchored = pattern.endswith("$")
-        body = pattern[:-1] if anchored else pattern
-        regex = ".*".join(re.escape(part) for part in body.split("*")) + ("$" if anchored else "")
-        return cls(allow, pattern, re.compile(regex, re.DOTALL))
+# Protego matches whole URLs; a bare path is given this origin first, so a path starting "//" stays a path
+_ANY_ORIGIN = "http://robots.invalid"
 
 
 @dataclass(frozen=True)
 class RobotsTxt:
-    """The rules that apply to one product token; `allows(path)` decides."""
+    """One site's robots.txt as it applies to one product token; `allows(path)` decides."""
 
-    rules: tuple[Rule, ...] = ()
+    rules: Protego | None = None  # None: no rules at all
+    token: str = DEFAULT_TOKEN
     disallow_all: bool = False
 
     @classmethod
     def parse(cls, text: str, token: str = DEFAULT_TOKEN) -> RobotsTxt:
-        token = token.lower()
-        mine: list[Rule] = []
-        anyone: list[Rule] = []
-        agents: list[str] = []
-        named, in_rules = False, False
-        for raw_line in text.splitlines():
-            key, sep, value = raw_line.split("#", 1)[0].partition(":")
-            key, value = key.strip().lower(), value.strip()
-            if not sep:
-                continue
-            if key == "user-agent":
-                if in_rules:
-                    agents, in_rules = [], False
-                agents.append(value.lower())
-                named = named or value.lower() == token
-            elif key in ("allow", "disallow") and agents:
-                in_rules = True
-                rule = Rule.make(key == "allow", value) if value else None  # an empty disallow is no rule
-                if rule is not None and token in agents:
-                    mine.append(rule)
-                if rule is not None and "*" in agents:
-                    anyone.append(rule)
-        # a group naming us applies even when it has no rules, and then the * groups do not
-        return cls(tuple(mine) if named else tuple(anyone))
+        return cls(Protego.parse(text), token.lower())
 
-    def allows(self, path: str) -> bool:
-        """Whether `path` (path and query, as sent) may be fetched."""
+    def allows(self, target: str) -> bool:
+        """Whether `target` (path and query as sent, or a whole URL) may be fetched."""
         if self.disallow_all:
             return False
-        path = normalize_path(path)
-        if path == "/robots.txt":
+        if self.rules is None:
             return True
-        best: Rule | None = None
-        for rule in self.rules:
-            if rule.regex.match(path) and (
-                best is None
-                or len(rule.pattern) > len(best.pattern)
-                or (len(rule.pattern) == len(best.pattern) and rule.allow)
-            ):
-                best = rule
-        return best is None or best.allow
+        url = _ANY_ORIGIN + target if target.startswith("/") else target
+        return self.rules.can_fetch(url, self.token)
 
 
 ALLOW_ALL = RobotsTxt()
@@ -124,7 +70,6 @@ DISALLOW_ALL = RobotsTxt(disallow_all=True)
 class _Entry:
     robots: RobotsTxt
     temporary: bool
-    expires: float
 
 
 class RobotsPolicy:
@@ -148,7 +93,8 @@ class RobotsPolicy:
         self.ttl = ttl
         self.error_ttl = error_ttl
         self.max_origins = max_origins
-        self._cache: OrderedDict[str, _Entry] = OrderedDict()
+        # per entry: error answers are asked again sooner; past max_origins the least recently used goes
+        self._cache: TLRUCache[str, _Entry] = TLRUCache(maxsize=max_origins, ttu=self._expires, timer=self.clock.now)
         self._pending: dict[str, asyncio.Task[_Entry]] = {}
 
     async def check(self, url: str) -> None:
@@ -171,8 +117,7 @@ class RobotsPolicy:
 
     async def _entry(self, robots_url: str) -> _Entry:
         cached = self._cache.get(robots_url)
-        if cached is not None and cached.expires > self.clock.now():
-            self._cache.move_to_end(robots_url)
+        if cached is not None:
             return cached
         task = self._pending.get(robots_url)
         if task is None:  # concurrent readers of one site share one robots.txt fetch
@@ -180,10 +125,10 @@ class RobotsPolicy:
             task.add_done_callback(lambda _: self._pending.pop(robots_url, None))
         entry = await asyncio.shield(task)
         self._cache[robots_url] = entry
-        self._cache.move_to_end(robots_url)
-        while len(self._cache) > self.max_origins:
-            self._cache.popitem(last=False)
         return entry
+
+    def _expires(self, robots_url: str, entry: _Entry, now: float) -> float:
+        return now + (self.error_ttl if entry.temporary else self.ttl)
 
     async def _load(self, robots_url: str) -> _Entry:
         budgets = replace(
@@ -195,17 +140,14 @@ class RobotsPolicy:
                 robots_url, raise_for_status=False, budgets=budgets, truncate=True, headers={"accept": "text/plain"}
             )
         except (TooManyRedirectsError, HttpStatusError):
-            return self._made(ALLOW_ALL, temporary=False)  # unavailable: a redirect loop, or one without Location
+            return _Entry(ALLOW_ALL, temporary=False)  # unavailable: a redirect loop, or one without Location
         except FetchError:
-            return self._made(DISALLOW_ALL, temporary=True)  # unreachable
+            return _Entry(DISALLOW_ALL, temporary=True)  # unreachable
         if 200 <= fetched.status < 300:
-            return self._made(RobotsTxt.parse(fetched.body.decode("utf-8", "replace"), self.token), temporary=False)
+            return _Entry(RobotsTxt.parse(fetched.body.decode("utf-8", "replace"), self.token), temporary=False)
         if fetched.status == 429 or fetched.status >= 500:
-            return self._made(DISALLOW_ALL, temporary=True)
-        return self._made(ALLOW_ALL, temporary=False)  # 3xx left over and 4xx: unavailable
-
-    def _made(self, robots: RobotsTxt, *, temporary: bool) -> _Entry:
-        return _Entry(robots, temporary, self.clock.now() + (self.error_ttl if temporary else self.ttl))
+            return _Entry(DISALLOW_ALL, temporary=True)
+        return _Entry(ALLOW_ALL, temporary=False)  # 3xx left over and 4xx: unavailable
 
 
 def _robots_url(parsed_url: httpx.URL) -> str:

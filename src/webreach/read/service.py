@@ -10,9 +10,9 @@ the readers in their configured order (direct, browser, jina; reader='auto' move
 describes), the extractor and the window. The Jina reader gets a guard of its own with no allow_cidrs, so an
 intranet page the operator allowed is never handed to a third party.
 
-Extracted documents are cached in memory for `cache_ttl` seconds, keyed by reader choice, format and URL
-(the URL asked for and the final one), so paging through a long document with `start` fetches it once; a
-window served from the cache says `cached=True`.
+Extracted documents are cached in memory (read/page_cache.py) for `cache_ttl` seconds, keyed by reader choice,
+format and URL (the URL asked for and the final one), so paging through a long document with `start` fetches it
+once; a window served from the cache says `cached=True`.
 
 Operator-only overrides (`with_overrides`: curl-style `--resolve HOST:ADDR[,ADDR]`, extra `--allow-cidr`, a
 `--timeout`) build a separate Reading with its own cache, so a pinned answer never leaks into ordinary reads.
@@ -22,9 +22,7 @@ They are CLI options, never agent tool arguments: an agent that could set them c
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from ipaddress import ip_address
 from pathlib import Path
 from types import TracebackType
@@ -51,6 +49,7 @@ from webreach.net.guard import Guard, Resolver, StaticResolver, SystemResolver
 from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
 from webreach.read.interstitials import Interstitials
+from webreach.read.page_cache import PageCache
 from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
@@ -69,42 +68,6 @@ def read_budgets(settings: ReadSettings) -> Budgets:
         max_decoded_bytes=settings.max_decoded_bytes,
         max_redirects=settings.max_redirects,
     )
-
-
-@dataclass(frozen=True)
-class _Entry:
-    result: ReadResult
-    expires: float
-
-
-class PageCache:
-    """Extracted documents for `ttl` seconds, least recently used evicted past `max_entries`."""
-
-    def __init__(self, clock: Clock, *, ttl: float, max_entries: int) -> None:
-        self.clock = clock
-        self.ttl = ttl
-        self.max_entries = max_entries
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
-
-    def get(self, key: str) -> ReadResult | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        if entry.expires <= self.clock.now():
-            del self._entries[key]
-            return None
-        self._entries.move_to_end(key)
-        return entry.result
-
-    def put(self, keys: Sequence[str], result: ReadResult) -> None:
-        if self.ttl <= 0:
-            return
-        entry = _Entry(result, self.clock.now() + self.ttl)
-        for key in keys:
-            self._entries[key] = entry
-            self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
 
 
 class _LazyRenderer:

@@ -14,15 +14,15 @@ which is cheaper inline than hopping to a thread. A networked backend (Redis) wi
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from webreach.config import CacheSettings
+from cachetools import LRUCache
+
+from webreach.config import CacheSettings, user_directory
 from webreach.models import Hit
 from webreach.state.sqlite_file import SqliteFile, SqliteStore
 
@@ -66,32 +66,32 @@ class CacheStore(Protocol):
 
 
 class MemoryCacheStore:
-    """A bounded in-process LRU: the default, nothing survives the process."""
+    """A bounded in-process LRU: the default, nothing survives the process.
+
+    cachetools' LRUCache keeps the bound and the recency order. Expiry stays here rather than in a TTLCache:
+    each entry carries its own keep_until and the caller passes `now`, so the store needs no clock of its own.
+    """
 
     def __init__(self, max_entries: int = 2000) -> None:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, CacheEntry] = OrderedDict()
+        self._entries: LRUCache[str, CacheEntry] = LRUCache(maxsize=max_entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, key: str, *, now: float) -> CacheEntry | None:
-        entry = self._entries.get(key)
+        entry = self._entries.get(key)  # a hit becomes the most recently used
         if entry is None:
             return None
         if now >= entry.keep_until:
             del self._entries[key]
             return None
-        self._entries.move_to_end(key)
         return entry
 
     def set(self, key: str, entry: CacheEntry) -> None:
-        self._entries[key] = entry
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._entries[key] = entry  # past max_entries, the least recently used goes
 
     def close(self) -> None:
         return None
@@ -174,12 +174,8 @@ def _decode_hits(payload: str) -> tuple[Hit, ...] | None:
 
 
 def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
-    """$XDG_CACHE_HOME/webreach/cache.sqlite3, else ~/.cache/webreach/cache.sqlite3."""
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_CACHE_HOME", "")
-    # the XDG spec says relative values are invalid and must be ignored
-    root = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return root / "webreach" / "cache.sqlite3"
+    """cache.sqlite3 in the user cache directory ($XDG_CACHE_HOME/webreach, else ~/.cache/webreach on Linux)."""
+    return user_directory("cache", environ) / "cache.sqlite3"
 
 
 def open_cache_store(settings: CacheSettings, *, environ: Mapping[str, str] | None = None) -> CacheStore:

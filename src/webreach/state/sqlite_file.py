@@ -1,6 +1,7 @@
 """The state file: where webreach keeps what outlives a process, and one lazily opened SQLite connection to it.
 
-One file ($XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/state.sqlite3) holds every kind of
+One file (state.sqlite3 in the user data directory: $XDG_DATA_HOME/webreach or ~/.local/share/webreach on Linux,
+the platform's equivalent elsewhere, see config.user_directory) holds every kind of
 persistent state, each in its own versioned table (breaker_state_v2, rate_buckets_v1, session refs), so each
 store opens its own connection to it and WAL lets them and other processes read while one writes.
 
@@ -13,21 +14,18 @@ instead of failing a search.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from webreach.config import user_directory
 
 logger = logging.getLogger(__name__)
 
 
 def default_state_path(environ: Mapping[str, str] | None = None) -> Path:
-    """$XDG_DATA_HOME/webreach/state.sqlite3, else ~/.local/share/webreach/state.sqlite3."""
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_DATA_HOME", "")
-    # the XDG spec says relative values are invalid and must be ignored
-    root = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
-    return root / "webreach" / "state.sqlite3"
+    """state.sqlite3 in the user data directory ($XDG_DATA_HOME/webreach, else ~/.local/share/webreach on Linux)."""
+    return user_directory("data", environ) / "state.sqlite3"
 
 
 class SqliteFile:
