@@ -23,6 +23,8 @@ Decisions (the design leaves them open):
   routed ones here and Searching's stale-if-error one): engines, the cache and merge hand over every hit they
   have, and only the response is cut. Routing knows nothing of caching: a cached answer is one more Search
   result (EngineResult.cached / .stale), reported in meta as the engines gave it.
+- single runs its one call in the caller's task under the clock's timeout (Clock.timeout), so an answer that
+  needs no I/O (a cache hit) starts no task and no timer task; auto and multi start a task per engine.
 - Timers run on the injected clock. With FakeClock a sleep returns at once, so tests drive hedging and the
   deadline deterministically; with SystemClock they are real waits raced against the engine calls.
 """
@@ -35,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from webreach.clock import Clock
 from webreach.errors import AllEnginesFailedError, NotConfiguredError
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
-from webreach.routing.attempts import Candidate, Outcome
+from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
 
@@ -55,7 +57,13 @@ class Router:
     async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
         """Ask exactly this engine; its own typed error propagates when it fails."""
         began = self._clock.now()
-        (outcome,) = await self._fly([candidate], request)
+        try:
+            # in this task, under the clock's timeout: an answer that needs no I/O (a cache hit) costs no task
+            async with self._clock.timeout(self._deadline):
+                outcome = await call_engine(candidate, request, self._clock, hedged=False)
+        except TimeoutError:
+            latency_ms = round(max(0.0, self._clock.now() - began) * 1000.0, 3)
+            outcome = cancelled_outcome(candidate, latency_ms, hedged=False, deadline=self._deadline)
         if outcome.error is not None:
             raise outcome.error
         return self._respond(request, "engine", outcome.hits, [outcome], [outcome], began)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 
 class FakeClock:
@@ -23,3 +25,29 @@ class FakeClock:
         self.slept.append(seconds)
         self.current += max(0.0, seconds)
         await asyncio.sleep(0)
+
+    @contextlib.asynccontextmanager
+    async def timeout(self, seconds: float) -> AsyncIterator[None]:
+        """Cancel the block with TimeoutError once a timer sleeping `seconds` on this clock wakes (at once, as
+        every sleep here does, unless the block finished first)."""
+        body = asyncio.current_task()
+        assert body is not None, "timeout() needs a running task"
+        expired = False
+
+        async def expire() -> None:
+            nonlocal expired
+            await self.sleep(seconds)
+            expired = True
+            body.cancel()
+
+        timer = asyncio.create_task(expire(), name="fake-clock-timeout")
+        try:
+            yield
+        except asyncio.CancelledError:
+            if expired and body.uncancel() == 0:
+                raise TimeoutError from None
+            raise
+        finally:
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer

@@ -30,7 +30,7 @@ from webreach.tools.definitions import (
     select_tools,
 )
 from webreach.tools.fence import fence
-from webreach.tools.output import QueryResults, RefHit, Searches, search_json, search_output
+from webreach.tools.output import QueryResults, Searches, search_json, search_output, with_ref
 from webreach.tools.pipeline import (
     CallContext,
     CallPolicy,
@@ -58,7 +58,6 @@ __all__ = [
     "OutputFormat",
     "PreparedCall",
     "QueryResults",
-    "RefHit",
     "SearchOutcome",
     "SearchResults",
     "Searches",
@@ -87,4 +86,5 @@ __all__ = [
     "select_tools",
     "tool_schema",
     "tool_schemas",
+    "with_ref",
 ]

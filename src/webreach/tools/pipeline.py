@@ -93,6 +93,7 @@ class Toolbox:
         tools exist here (None: all); `policies` run around every checked call, the first outermost."""
         select_tools(enabled)  # unknown names fail here, not at the first call
         self.backend = backend
+        self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
         self.enabled = enabled
         self._policies = tuple(policies)
@@ -104,7 +105,7 @@ class Toolbox:
 
     def schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
-        return tool_schemas(dialect, engines=self.backend.engine_names(), enabled=self.enabled, strict=strict)
+        return tool_schemas(dialect, engines=self.engines, enabled=self.enabled, strict=strict)
 
     async def call(
         self,
@@ -145,7 +146,7 @@ class Toolbox:
         tool = find_tool(context.tool, self.enabled)
         if self.sessions is not None:
             check_session(context.session)  # before searching, so a bad session name costs no engine call
-        plan = tool.prepare(parse_arguments(tool, context.arguments), self.backend.engine_names())
+        plan = tool.prepare(parse_arguments(tool, context.arguments), self.engines)
         return PreparedCall(context=context, tool=tool, plan=plan)
 
     # --- for doors that offer more than the agent tools expose (the CLI) --------------------------------
