@@ -44,6 +44,7 @@ from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
 from webreach.extract.metadata import read_metadata
+from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.sniff import sniff
@@ -68,6 +69,32 @@ class ExtractOptions:
     links: bool = True  # keep links in markdown and html (never in text)
     tables: bool = True
     pdf_max_pages: int = DEFAULT_MAX_PAGES
+    page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """trafilatura's settings for one kind of page."""
+
+    precision: bool = False
+    recall: bool = False
+    fast: bool = False
+    comments: bool = False
+
+
+# the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
+# (bench/extraction.py --wcxb --split tune; F1 of the pages classified so, article cascade -> profile:
+# forum 0.54 -> 0.69 with comments kept, product 0.63 -> 0.67, documentation 0.90 -> 0.92, service 0.69 -> 0.69);
+# collections scored best with the article cascade (0.61 against 0.58 balanced), so they keep it
+PRECISE = Profile(precision=True, fast=True)
+BALANCED = Profile()
+PROFILES: dict[str, Profile] = {
+    "forum": Profile(comments=True),  # the replies are the content of a thread
+    "product": BALANCED,
+    "listing": BALANCED,
+    "documentation": BALANCED,
+    "service": BALANCED,
+}
 
 
 def extract(
@@ -119,8 +146,11 @@ def extract_html(
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
     tree = html_tree.parse(page, url=url or None)
-    # 1. trafilatura, precision mode
-    text, extractor = run_trafilatura(tree, url, format, options, precise=True), "trafilatura"
+    kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
+    settings = PROFILES.get(kind.name, PRECISE) if kind.confident else PRECISE
+    # 1. trafilatura with the page kind's profile; precision mode for articles and unsure pages
+    text = run_trafilatura(tree, url, format, options, settings)
+    extractor = "trafilatura" if settings is PRECISE else f"trafilatura-{kind.name}"
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
@@ -139,9 +169,9 @@ def extract_html(
             url=url or None,
             hint=SHELL_HINT,
         )
-    if short and options.fallback:
-        # 2. trafilatura balanced, with its own fallbacks
-        fallback = run_trafilatura(tree, url, format, options, precise=False)
+    if short and options.fallback and settings is PRECISE:
+        # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
+        fallback = run_trafilatura(tree, url, format, options, BALANCED)
         if len(fallback) > options.fallback_gain * len(text.strip()):
             text, extractor = fallback, "trafilatura-fallback"
     if not text.strip():
@@ -151,7 +181,8 @@ def extract_html(
             raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
         text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
     meta = read_metadata(tree, url)
-    return Extracted(text, content_type, format, extractor=extractor, **vars(meta))
+    page_type = kind.name if kind.confident else None
+    return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
 
 
 def short_visible_text(tree: Any) -> str | None:
@@ -162,16 +193,17 @@ def short_visible_text(tree: Any) -> str | None:
     return html_tree.visible_text(tree)
 
 
-def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, *, precise: bool) -> str:
-    """trafilatura's extraction of `tree` (it works on a copy), "" when it finds nothing."""
+def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, settings: Profile) -> str:
+    """trafilatura's extraction of `tree` (it works on a copy) with `settings`, "" when it finds nothing."""
     try:
         text = trafilatura.extract(
             tree,
             url=url or None,
             output_format=TRAFILATURA_FORMATS[format],
-            favor_precision=precise,
-            fast=precise,
-            include_comments=False,
+            favor_precision=settings.precision,
+            favor_recall=settings.recall,
+            fast=settings.fast,
+            include_comments=settings.comments,
             include_tables=options.tables,
             include_links=options.links and format in ("markdown", "html", "json"),
             include_images=False,
