@@ -47,6 +47,7 @@ from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
+from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
@@ -148,9 +149,8 @@ def extract_html(
     tree = html_tree.parse(page, url=url or None)
     kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
     settings = PROFILES.get(kind.name, PRECISE) if kind.confident else PRECISE
-    # 1. trafilatura with the page kind's profile; precision mode for articles and unsure pages
-    text = run_trafilatura(tree, url, format, options, settings)
-    extractor = "trafilatura" if settings is PRECISE else f"trafilatura-{kind.name}"
+    # 1. trafilatura with the page kind's profile (precision mode for articles and unsure pages)
+    text, extractor = first_stage(tree, url, format, options, kind, settings)
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
@@ -183,6 +183,21 @@ def extract_html(
     meta = read_metadata(tree, url)
     page_type = kind.name if kind.confident else None
     return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
+
+
+def first_stage(
+    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, kind: PageKind, settings: Profile
+) -> tuple[str, str]:
+    """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup lists
+    them and they are the page's content (posts.py)."""
+    text = run_trafilatura(tree, url, format, options, settings)
+    if settings is PRECISE:
+        return text, "trafilatura"
+    if kind.name == "forum" and (found := thread_posts(tree)):
+        thread = render_thread(found, format)
+        if worth_keeping(thread, text):
+            return thread, "microdata-posts"
+    return text, f"trafilatura-{kind.name}"
 
 
 def short_visible_text(tree: Any) -> str | None:
