@@ -28,6 +28,7 @@ from webreach.extract.metadata import json_ld_nodes
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
+MICRODATA_CAP = 5  # items counted per itemtype: a thread of many Comment items outvotes an og:type "article"
 
 JSON_LD_VOTES: dict[str, tuple[str, int]] = {
     "DiscussionForumPosting": ("forum", 3),
@@ -55,7 +56,7 @@ MICRODATA_VOTES: dict[str, tuple[str, int]] = {
 URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind, votes)
     for pattern, kind, votes in (
-        (r"/(threads?|topics?|discussions?|d)/[^/]*\d", "forum", 2),
+        (r"/(threads?|topics?|discussions?|d)/[^/]*\d", "forum", 3),
         (r"/t/[^/]+/\d+", "forum", 3),
         (r"(viewtopic|showthread|showtopic)\.php|[?&]topic=\d", "forum", 3),
         (r"/questions/\d+/", "forum", 3),
@@ -68,6 +69,8 @@ URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
         (r"/(services?|solutions?|pricing|tuition|consulting)(/|-|$)", "service", 2),
     )
 )  # fmt: skip
+ARTICLE_META = "//meta[@property='og:type' and @content='article'] | //meta[@property='article:published_time']"
+DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
 PRICE_MARKUP = ".//*[@itemprop='price'] | .//meta[@property='product:price:amount' or @property='og:price:amount']"
 
@@ -79,6 +82,7 @@ class PageKind:
     name: str
     confident: bool
     signals: tuple[str, ...] = ()
+    article_evidence: bool = False  # the page declares itself an article somewhere (JSON-LD, og:type, dates)
 
 
 def classify(tree: Any, url: str) -> PageKind:
@@ -89,12 +93,14 @@ def classify(tree: Any, url: str) -> PageKind:
     _vote_microdata(tree, votes, signals)
     _vote_url(url, votes, signals)
     _vote_markup(tree, votes, signals)
+    _vote_article(tree, url, votes, signals)
     if not votes:
         return PageKind("article", False)
     ranked = votes.most_common(2)
     best, lead = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0
-    return PageKind(best, lead >= CONFIDENT_VOTES and lead > runner_up, tuple(signals))
+    confident = lead >= CONFIDENT_VOTES and lead > runner_up
+    return PageKind(best, confident, tuple(signals), article_evidence=votes["article"] > 0)
 
 
 def _vote_json_ld(tree: Any, votes: Counter[str], signals: list[str]) -> None:
@@ -129,7 +135,7 @@ def _vote_microdata(tree: Any, votes: Counter[str], signals: list[str]) -> None:
     for kind, count in counts.items():
         if kind in MICRODATA_VOTES:
             name, weight = MICRODATA_VOTES[kind]
-            votes[name] += weight * min(count, 3)
+            votes[name] += weight * min(count, MICRODATA_CAP)
             signals.append(f"microdata:{kind}x{count}")
 
 
@@ -144,6 +150,15 @@ def _vote_url(url: str, votes: Counter[str], signals: list[str]) -> None:
             votes[kind] += weight
             signals.append(f"url:{kind}")
             break  # the first (most specific) route decides
+
+
+def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) -> None:
+    if tree.xpath(ARTICLE_META):
+        votes["article"] += 2
+        signals.append("meta:article")
+    if DATED_PATH.search(urlsplit(url).path):
+        votes["article"] += 1
+        signals.append("url:dated")
 
 
 def _vote_markup(tree: Any, votes: Counter[str], signals: list[str]) -> None:
