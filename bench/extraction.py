@@ -53,7 +53,7 @@ import trafilatura
 from readability import Document  # type: ignore[import-untyped]
 
 from bench.captures import SHARED_DATA
-from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb
+from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.read.window import load_tokenizer
@@ -296,29 +296,36 @@ def render_sweep(rows: list[dict[str, object]]) -> str:
 
 
 def run_wcxb(split: str, limit: int | None, repeat: int) -> None:
-    """The WCXB table: per page type, webreach beside trafilatura and readability on the same bytes."""
+    """The WCXB tables: per page type, webreach beside trafilatura and readability on the same bytes; with
+    --split all, one measurement gives the tune half, the check half and the whole split."""
     if not WCXB.is_dir():
         raise SystemExit(f"benchmark data not found at {WCXB}")
     pages = [Page(key, url, body, truth, path, kind) for key, url, kind, truth, body, path in load_wcxb(split, limit)]
     runs = measure(pages, repeat, WCXB_SYSTEMS)
     tokenizer = load_tokenizer()
-    kinds, truths = [page.kind for page in pages], [page.truth for page in pages]
-    table: dict[str, dict[str, object]] = {}
-    for run in runs:
-        tokens = [tokenizer.count(text) for text in run.outputs]
-        by_type: dict[str, dict[str, float]] = {}
-        for kind in {*kinds, "all"}:
-            chosen = [i for i, k in enumerate(kinds) if kind in (k, "all")]
-            by_type[kind] = {
-                "median_ms": round(statistics.median(run.millis[i] for i in chosen), 2),
-                "tokens_per_page": round(statistics.fmean(tokens[i] for i in chosen), 1),
-            }
-        types = per_type(kinds, truths, run.outputs)
-        table[run.name] = {"types": types, "by_type": by_type, "failures": dict(run.failures)}
-    print(render_wcxb(table, split, len(pages)))
+    tokens = {run.name: [tokenizer.count(text) for text in run.outputs] for run in runs}
+    result: dict[str, object] = {"benchmark": "wcxb-dev", "split": split, "pages": len(pages), "repeat": repeat}
+    for half in ("tune", "check", "all") if split == "all" else (split,):
+        chosen = [i for i, page in enumerate(pages) if half in ("all", split_of(page.key))]
+        table = {run.name: wcxb_row(run, tokens[run.name], [pages[i] for i in chosen], chosen) for run in runs}
+        print(render_wcxb(table, half, len(chosen)) + "\n")
+        result[half] = table
     RESULTS.mkdir(exist_ok=True)
-    result = {"benchmark": "wcxb-dev", "split": split, "pages": len(pages), "repeat": repeat, "systems": table}
     (RESULTS / f"extraction-wcxb-{split}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def wcxb_row(run: Run, tokens: list[int], pages: list[Page], chosen: list[int]) -> dict[str, object]:
+    """One system's scores, median ms and tokens per page type over the pages at `chosen`."""
+    kinds = [page.kind for page in pages]
+    by_type: dict[str, dict[str, float]] = {}
+    for kind in {*kinds, "all"}:
+        mine = [index for index, page in zip(chosen, pages, strict=True) if kind in (page.kind, "all")]
+        by_type[kind] = {
+            "median_ms": round(statistics.median(run.millis[i] for i in mine), 2),
+            "tokens_per_page": round(statistics.fmean(tokens[i] for i in mine), 1),
+        }
+    types = per_type(kinds, [page.truth for page in pages], [run.outputs[i] for i in chosen])
+    return {"types": types, "by_type": by_type, "failures": dict(run.failures)}
 
 
 def main() -> None:
