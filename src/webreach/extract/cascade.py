@@ -17,6 +17,13 @@ Which reader: sniff.py decides (PDF, HTML, JSON, XML, text or binary); charset.p
 passthrough.py handle the non-HTML kinds. HTML is parsed once (html_tree.py, which also lays out whitespace as a
 browser would, so pretty-printed sources do not leak line breaks and indentation into paragraphs) and goes
 through this cascade, each stage engaging only when the one before it under-delivered:
+0. page_type.py names the page's kind (article, forum, product, listing, collection, documentation, service)
+   from what it declares (JSON-LD, microdata, URL routes, markup); the kind picks stage 1's profile and becomes
+   Extracted.page_type when the classifier is sure. Forums, products, listings, docs and service pages are read
+   balanced (forums with comments, their replies being the content; a thread whose microdata lists its posts
+   is read post by post, posts.py); collections and article-like pages take the precision path below; a page
+   the classifier is unsure of is read balanced unless something marks it as an article. docs/page-kinds.md has
+   the per-kind measurements on WCXB (bench/extraction.py --wcxb).
 1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
    extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
    Before anything is returned, a short result (under walls.STRONG_TEXT chars) has the page checked for bot
@@ -35,6 +42,7 @@ trafilatura is imported here and nowhere else.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +50,7 @@ import trafilatura
 
 from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
 from webreach.extract import charset, html_tree, walls
+from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
@@ -54,6 +63,8 @@ from webreach.models import ReadFormat
 __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
 
 LOGGER = logging.getLogger(__name__)
+WORD = re.compile(r"\w+")
+MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
 WALL_HINT = "The site put a bot check in front of the page; try reader='browser' or reader='jina', or another source."
 SHELL_HINT = "Read it again with reader='browser' (or reader='jina'), which render JavaScript."
@@ -81,6 +92,7 @@ class Profile:
     recall: bool = False
     fast: bool = False
     comments: bool = False
+    grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
 
 
 # the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
@@ -89,12 +101,13 @@ class Profile:
 # collections scored best with the article cascade (0.61 against 0.58 balanced), so they keep it
 PRECISE = Profile(precision=True, fast=True)
 BALANCED = Profile()
+UNSURE = Profile(grid=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
 PROFILES: dict[str, Profile] = {
     "forum": Profile(comments=True),  # the replies are the content of a thread
     "product": BALANCED,
-    "listing": BALANCED,
+    "listing": Profile(grid=True),
     "documentation": BALANCED,
-    "service": BALANCED,
+    "service": Profile(grid=True),
 }
 
 
@@ -187,11 +200,11 @@ def extract_html(
 
 def profile_for(kind: PageKind) -> Profile:
     """The kind's profile; an unsure page keeps the article cascade if it shows any sign of being an article and
-    is read balanced otherwise (tune half: such pages scored 0.935 -> 0.927 as articles, but services 0.716 -> 0.756,
-    listings 0.479 -> 0.579, products 0.658 -> 0.834)."""
+    is read balanced, its card grid considered, otherwise (tune half, such pages read balanced: articles 0.935 ->
+    0.927, but services 0.716 -> 0.756, listings 0.479 -> 0.579, products 0.658 -> 0.834)."""
     if kind.confident:
         return PROFILES.get(kind.name, PRECISE)
-    return PRECISE if kind.article_evidence else BALANCED
+    return PRECISE if kind.article_evidence else UNSURE
 
 
 def first_stage(
@@ -206,7 +219,14 @@ def first_stage(
         thread = render_thread(found, format)
         if worth_keeping(thread, text):
             return thread, "microdata-posts"
+    if settings.grid and (cards := grid_text(tree)) and content_words(cards) > content_words(text):
+        return (paragraphs_html(cards) if format == "html" else cards), "card-grid"
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
+
+
+def content_words(text: str) -> int:
+    """Words a reader sees: markdown link targets and HTML tags are not content."""
+    return len(WORD.findall(MARKUP.sub(" ", text)))
 
 
 def short_visible_text(tree: Any) -> str | None:
