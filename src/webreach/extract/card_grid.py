@@ -18,7 +18,9 @@ from collections import defaultdict
 from typing import Any
 
 from webreach.extract import html_tree
+from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK
+from webreach.models import ReadFormat
 
 MIN_ITEMS = 4
 MIN_ITEM_WORDS = 3
@@ -46,9 +48,10 @@ def grid_items(tree: Any) -> list[Any]:
     return best
 
 
-def grid_text(tree: Any) -> str:
-    """The main grid's cards as paragraphs ("" when the page has no grid)."""
-    texts = (html_tree.visible_text(card) for card in grid_items(tree))
+def grid_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
+    """The main grid's cards as paragraphs, markdown ones for format="markdown" ("" when there is no grid)."""
+    cards = grid_items(tree)
+    texts = (to_markdown(card, base_url) if format == "markdown" else html_tree.visible_text(card) for card in cards)
     return PARAGRAPH_BREAK.join(text for text in texts if text)
 
 

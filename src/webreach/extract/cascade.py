@@ -216,10 +216,10 @@ def first_stage(
     if settings is PRECISE:
         return text, "trafilatura"
     if kind.name == "forum" and (found := thread_posts(tree)):
-        thread = render_thread(found, format)
+        thread = render_thread(found, format, url)
         if worth_keeping(thread, text):
             return thread, "microdata-posts"
-    if settings.grid and (cards := grid_text(tree)) and content_words(cards) > content_words(text):
+    if settings.grid and (cards := grid_text(tree, format, url)) and content_words(cards) > content_words(text):
         return (paragraphs_html(cards) if format == "html" else cards), "card-grid"
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webreach.extract import html_tree
+from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
 from webreach.models import ReadFormat
 
@@ -36,6 +37,7 @@ class Post:
 
     author: str
     text: str
+    body: Any  # the post's element, rendered again for markdown
 
 
 def thread_posts(tree: Any) -> list[Post]:
@@ -48,7 +50,7 @@ def thread_posts(tree: Any) -> list[Post]:
     for body in outermost:
         text = html_tree.visible_text(body)
         if text:
-            posts.append(Post(_author(_post_item(body)), text))
+            posts.append(Post(_author(_post_item(body)), text, body))
     return posts if len(posts) >= MIN_POSTS else []
 
 
@@ -66,12 +68,14 @@ def _author(item: Any) -> str:
     return next((name for name in names if name), "")
 
 
-def render_thread(posts: list[Post], format: ReadFormat) -> str:
+def render_thread(posts: list[Post], format: ReadFormat, base_url: str = "") -> str:
     """The posts one after another, each opened by its author line (bold in markdown)."""
     parts = []
     for post in posts:
-        author = f"**{post.author}**" if post.author and format == "markdown" else post.author
-        parts.append(f"{author}{PARAGRAPH_BREAK}{post.text}" if author else post.text)
+        markdown = format == "markdown"
+        author = f"**{post.author}**" if post.author and markdown else post.author
+        text = to_markdown(post.body, base_url) if markdown else post.text
+        parts.append(f"{author}{PARAGRAPH_BREAK}{text}" if author else text)
     text = PARAGRAPH_BREAK.join(parts)
     return paragraphs_html(text) if format == "html" else text
 
