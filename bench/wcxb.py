@@ -7,7 +7,7 @@ multisets of re.findall(r"\\w+", text.lower()), averaged over pages; a page whos
 the prediction is empty too, else 0. Precision and recall in the table are the per-page means of the same counts.
 
 The split: a page belongs to the "tune" half when the first 8 hex digits of sha256(page id) are even, else to
-"check" (750 / 747 pages, every type in both). Profiles and thresholds are chosen on tune only; check is the
+"check" (716 / 781 pages, every type in both). Profiles and thresholds are chosen on tune only; check is the
 held-out half that says whether those choices generalise.
 """
 
