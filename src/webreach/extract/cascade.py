@@ -162,7 +162,7 @@ def extract_html(
     tree = html_tree.parse(page, url=url or None)
     kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
-    # 1. trafilatura with the page kind's profile (precision mode for articles and unsure pages)
+    # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
     text, extractor = first_stage(tree, url, format, options, kind, settings)
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:

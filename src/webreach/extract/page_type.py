@@ -52,6 +52,9 @@ MICRODATA_VOTES: dict[str, tuple[str, int]] = {
     "Question": ("forum", 1),
     "Product": ("product", 2),
     "Offer": ("product", 1),
+    "Article": ("article", 1),
+    "NewsArticle": ("article", 1),
+    "BlogPosting": ("article", 1),
 }
 URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind, votes)
@@ -69,7 +72,10 @@ URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
         (r"/(services?|solutions?|pricing|tuition|consulting)(/|-|$)", "service", 2),
     )
 )  # fmt: skip
-ARTICLE_META = "//meta[@property='og:type' and @content='article'] | //meta[@property='article:published_time']"
+ARTICLE_META = (
+    "//meta[@property='og:type' and translate(@content, 'ARTICLE', 'article')='article']"
+    " | //meta[@property='article:published_time']"
+)
 DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
 PRICE_MARKUP = ".//*[@itemprop='price'] | .//meta[@property='product:price:amount' or @property='og:price:amount']"
