@@ -1,8 +1,11 @@
 """Benchmark: main-content extraction on the article-extraction-benchmark, webreach beside its baselines.
 
-Run: python -m bench.extraction [--repeat N] [--limit N] [--sweep]. Prints a markdown table and writes
-bench/results/extraction.json. --sweep adds an untimed table: trafilatura's single settings (how stage 1 was
-chosen) and the cascade's thresholds around its defaults (that the defaults sit on a plateau, not a peak).
+Run: python -m bench.extraction [--repeat N] [--limit N] [--sweep] [--wcxb [--split tune|check|all]]. Prints
+a markdown table and writes bench/results/extraction.json. --wcxb scores the multi-type WCXB dev split instead
+(bench/wcxb.py: data, its fixed tune/check halves, word F1) for webreach, trafilatura and readability, per page
+type, and writes bench/results/extraction-wcxb-<split>.json. --sweep adds an untimed table: trafilatura's single
+settings (how stage 1 was chosen) and the cascade's thresholds around its defaults (that the defaults sit on a
+plateau, not a peak).
 
 Data: ../shared/data/extraction/aeb (scrapinghub/article-extraction-benchmark, MIT): 181 gzipped HTML pages and
 ground-truth.json ({sha256: {articleBody, url}}). The metric is that benchmark's own: tokens are
@@ -50,6 +53,7 @@ import trafilatura
 from readability import Document  # type: ignore[import-untyped]
 
 from bench.captures import SHARED_DATA
+from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.read.window import load_tokenizer
@@ -67,6 +71,7 @@ class Page:
     html: bytes
     truth: str
     path: Path  # the .html.gz file the html came from
+    kind: str = "article"  # WCXB's page type
 
 
 @dataclass
@@ -123,6 +128,12 @@ def webreach_text(page: Page) -> str:
     return extract(page.html, content_type="text/html", url=page.url, format="text").text
 
 
+def webreach_article_cascade_text(page: Page) -> str:
+    """The cascade as it was before page kinds: every page read as an article."""
+    options = ExtractOptions(page_types=False)
+    return extract(page.html, content_type="text/html", url=page.url, format="text", options=options).text
+
+
 def trafilatura_text(page: Page) -> str:
     return trafilatura.extract(page.html) or ""
 
@@ -141,12 +152,19 @@ SYSTEMS: dict[str, Callable[[Page], str]] = {
     "trafilatura": trafilatura_text,
     "trafilatura (no comments)": trafilatura_benchmark_text,
     "readability": readability_text,
+    "webreach, article cascade only": webreach_article_cascade_text,
 }
 
 
-def measure(pages: list[Page], repeat: int) -> list[Run]:
+WCXB_SYSTEMS = ("webreach", "webreach, article cascade only", "trafilatura", "readability")
+
+
+AEB_SYSTEMS = ("webreach", "trafilatura", "trafilatura (no comments)", "readability")
+
+
+def measure(pages: list[Page], repeat: int, names: tuple[str, ...] = AEB_SYSTEMS) -> list[Run]:
     """Run every system over every page, rotating the order per page so no system always goes first."""
-    runs = [Run(name) for name in SYSTEMS]
+    runs = [Run(name) for name in names]
     for page in pages[:5]:  # warm-up: compiled regexes, lazy imports
         for run in runs:
             _call(run.name, page)
@@ -277,12 +295,50 @@ def render_sweep(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+def run_wcxb(split: str, limit: int | None, repeat: int) -> None:
+    """The WCXB tables: per page type, webreach beside trafilatura and readability on the same bytes; with
+    --split all, one measurement gives the tune half, the check half and the whole split."""
+    if not WCXB.is_dir():
+        raise SystemExit(f"benchmark data not found at {WCXB}")
+    pages = [Page(key, url, body, truth, path, kind) for key, url, kind, truth, body, path in load_wcxb(split, limit)]
+    runs = measure(pages, repeat, WCXB_SYSTEMS)
+    tokenizer = load_tokenizer()
+    tokens = {run.name: [tokenizer.count(text) for text in run.outputs] for run in runs}
+    result: dict[str, object] = {"benchmark": "wcxb-dev", "split": split, "pages": len(pages), "repeat": repeat}
+    for half in ("tune", "check", "all") if split == "all" else (split,):
+        chosen = [i for i, page in enumerate(pages) if half in ("all", split_of(page.key))]
+        table = {run.name: wcxb_row(run, tokens[run.name], [pages[i] for i in chosen], chosen) for run in runs}
+        print(render_wcxb(table, half, len(chosen)) + "\n")
+        result[half] = table
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"extraction-wcxb-{split}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def wcxb_row(run: Run, tokens: list[int], pages: list[Page], chosen: list[int]) -> dict[str, object]:
+    """One system's scores, median ms and tokens per page type over the pages at `chosen`."""
+    kinds = [page.kind for page in pages]
+    by_type: dict[str, dict[str, float]] = {}
+    for kind in {*kinds, "all"}:
+        mine = [index for index, page in zip(chosen, pages, strict=True) if kind in (page.kind, "all")]
+        by_type[kind] = {
+            "median_ms": round(statistics.median(run.millis[i] for i in mine), 2),
+            "tokens_per_page": round(statistics.fmean(tokens[i] for i in mine), 1),
+        }
+    types = per_type(kinds, [page.truth for page in pages], [run.outputs[i] for i in chosen])
+    return {"types": types, "by_type": by_type, "failures": dict(run.failures)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per page and system (median kept)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages (quick check)")
     parser.add_argument("--sweep", action="store_true", help="also score settings and thresholds (untimed)")
+    parser.add_argument("--wcxb", action="store_true", help="the multi-type WCXB dev split instead of AEB")
+    parser.add_argument("--split", choices=SPLITS, default="all", help="WCXB half: tune, check or all")
     args = parser.parse_args()
+    if args.wcxb:
+        run_wcxb(args.split, args.limit, max(1, args.repeat))
+        return
     if not AEB.is_dir():
         raise SystemExit(f"benchmark data not found at {AEB}")
     pages = load_pages(limit=args.limit)

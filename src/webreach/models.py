@@ -217,6 +217,11 @@ class Page(BaseModel):
     date: str | None = None
     language: str | None = None
     canonical_url: str | None = None
+    page_type: str | None = Field(
+        None,
+        description="The HTML page's kind when the extractor was sure of it: article, forum, product, listing, "
+        "collection, documentation or service.",
+    )
     format: ReadFormat = "markdown"
     content: str = Field(description="The window [start, start + len(content)) of the extracted content.")
     start: int = 0

@@ -75,9 +75,20 @@ def test_links_can_be_left_out_of_markdown() -> None:
     assert "rock pool guide explains" in text and "](" not in text
 
 
+# the stage tests read the links page as an article (page kinds off): with kinds on it has no sign of being one
+ARTICLE_CASCADE = ExtractOptions(page_types=False)
+
+
 def test_stage_two_takes_over_when_precision_keeps_too_little() -> None:
-    result = read("links_page.html", "text")
+    result = read("links_page.html", "text", options=ARTICLE_CASCADE)
     assert result.extractor == "trafilatura-fallback"  # type: ignore[attr-defined]
+    assert "Lifeguarded beaches and their summer opening hours" in result.text  # type: ignore[attr-defined]
+
+
+def test_a_page_with_no_sign_of_an_article_is_read_balanced_from_the_start() -> None:
+    result = read("links_page.html", "text")
+    assert result.extractor == "trafilatura-balanced"  # type: ignore[attr-defined]
+    assert result.page_type is None  # type: ignore[attr-defined]
     assert "Lifeguarded beaches and their summer opening hours" in result.text  # type: ignore[attr-defined]
 
 
@@ -87,16 +98,16 @@ def test_stage_two_is_not_engaged_above_min_chars() -> None:
 
 
 def test_stage_two_engages_whenever_stage_one_is_empty() -> None:
-    result = read("links_page.html", "text", options=ExtractOptions(min_chars=0))
+    result = read("links_page.html", "text", options=ExtractOptions(min_chars=0, page_types=False))
     assert result.extractor == "trafilatura-fallback"  # type: ignore[attr-defined]
 
 
 def test_stage_three_returns_the_visible_text_when_trafilatura_gives_nothing() -> None:
     # precision mode finds nothing in a bare list of links; with stage 2 off, the visible text is the answer
-    result = read("links_page.html", "text", options=ExtractOptions(fallback=False))
+    result = read("links_page.html", "text", options=ExtractOptions(fallback=False, page_types=False))
     assert result.extractor == "visible-text"  # type: ignore[attr-defined]
     assert result.text.startswith("Useful links\n\nTide tables for every harbour")  # type: ignore[attr-defined]
-    html = read("links_page.html", "html", options=ExtractOptions(fallback=False)).text  # type: ignore[attr-defined]
+    html = read("links_page.html", "html", options=ExtractOptions(fallback=False, page_types=False)).text  # type: ignore[attr-defined]
     assert html.startswith("<html><body>") and "<p>Useful links</p>" in html
 
 

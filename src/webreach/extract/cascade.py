@@ -17,6 +17,13 @@ Which reader: sniff.py decides (PDF, HTML, JSON, XML, text or binary); charset.p
 passthrough.py handle the non-HTML kinds. HTML is parsed once (html_tree.py, which also lays out whitespace as a
 browser would, so pretty-printed sources do not leak line breaks and indentation into paragraphs) and goes
 through this cascade, each stage engaging only when the one before it under-delivered:
+0. page_type.py names the page's kind (article, forum, product, listing, collection, documentation, service)
+   from what it declares (JSON-LD, microdata, URL routes, markup); the kind picks stage 1's profile and becomes
+   Extracted.page_type when the classifier is sure. Forums, products, listings, docs and service pages are read
+   balanced (forums with comments, their replies being the content; a thread whose microdata lists its posts
+   is read post by post, posts.py); collections and article-like pages take the precision path below; a page
+   the classifier is unsure of is read balanced unless something marks it as an article. docs/page-kinds.md has
+   the per-kind measurements on WCXB (bench/extraction.py --wcxb).
 1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
    extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
    Before anything is returned, a short result (under walls.STRONG_TEXT chars) has the page checked for bot
@@ -35,6 +42,7 @@ trafilatura is imported here and nowhere else.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,17 +50,22 @@ import trafilatura
 
 from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
 from webreach.extract import charset, html_tree, walls
+from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.metadata import read_metadata
+from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
+from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
 __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
 
 LOGGER = logging.getLogger(__name__)
+WORD = re.compile(r"\w+")
+MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
 WALL_HINT = "The site put a bot check in front of the page; try reader='browser' or reader='jina', or another source."
 SHELL_HINT = "Read it again with reader='browser' (or reader='jina'), which render JavaScript."
@@ -70,6 +83,34 @@ class ExtractOptions:
     tables: bool = True
     pdf_max_pages: int = DEFAULT_MAX_PAGES
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
+    page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """trafilatura's settings for one kind of page."""
+
+    precision: bool = False
+    recall: bool = False
+    fast: bool = False
+    comments: bool = False
+    grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
+
+
+# the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
+# (bench/extraction.py --wcxb --split tune; F1 of the pages classified so, article cascade -> profile:
+# forum 0.54 -> 0.69 with comments kept, product 0.63 -> 0.67, documentation 0.90 -> 0.92, service 0.69 -> 0.69);
+# collections scored best with the article cascade (0.61 against 0.58 balanced), so they keep it
+PRECISE = Profile(precision=True, fast=True)
+BALANCED = Profile()
+UNSURE = Profile(grid=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
+PROFILES: dict[str, Profile] = {
+    "forum": Profile(comments=True),  # the replies are the content of a thread
+    "product": BALANCED,
+    "listing": Profile(grid=True),
+    "documentation": BALANCED,
+    "service": Profile(grid=True),
+}
 
 
 @typed_errors  # anything untyped that still escapes below becomes an ExtractionError (last_resort.py)
@@ -122,8 +163,10 @@ def extract_html(
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
     tree = html_tree.parse(page, url=url or None)
-    # 1. trafilatura, precision mode
-    text, extractor = run_trafilatura(tree, url, format, options, precise=True), "trafilatura"
+    kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
+    settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
+    # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
+    text, extractor = first_stage(tree, url, format, options, kind, settings)
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
@@ -142,9 +185,9 @@ def extract_html(
             url=url or None,
             hint=SHELL_HINT,
         )
-    if short and options.fallback:
-        # 2. trafilatura balanced, with its own fallbacks
-        fallback = run_trafilatura(tree, url, format, options, precise=False)
+    if short and options.fallback and settings is PRECISE:
+        # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
+        fallback = run_trafilatura(tree, url, format, options, BALANCED)
         if len(fallback) > options.fallback_gain * len(text.strip()):
             text, extractor = fallback, "trafilatura-fallback"
     if not text.strip():
@@ -154,7 +197,39 @@ def extract_html(
             raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
         text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
     meta = read_metadata(tree, url)
-    return Extracted(text, content_type, format, extractor=extractor, **vars(meta))
+    page_type = kind.name if kind.confident else None
+    return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
+
+
+def profile_for(kind: PageKind) -> Profile:
+    """The kind's profile; an unsure page keeps the article cascade if it shows any sign of being an article and
+    is read balanced, its card grid considered, otherwise (tune half, such pages read balanced: articles 0.935 ->
+    0.927, but services 0.716 -> 0.756, listings 0.479 -> 0.579, products 0.658 -> 0.834)."""
+    if kind.confident:
+        return PROFILES.get(kind.name, PRECISE)
+    return PRECISE if kind.article_evidence else UNSURE
+
+
+def first_stage(
+    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, kind: PageKind, settings: Profile
+) -> tuple[str, str]:
+    """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup lists
+    them and they are the page's content (posts.py)."""
+    text = run_trafilatura(tree, url, format, options, settings)
+    if settings is PRECISE:
+        return text, "trafilatura"
+    if kind.name == "forum" and (found := thread_posts(tree)):
+        thread = render_thread(found, format, url)
+        if worth_keeping(thread, text):
+            return thread, "microdata-posts"
+    if settings.grid and (cards := grid_text(tree, format, url)) and content_words(cards) > content_words(text):
+        return (paragraphs_html(cards) if format == "html" else cards), "card-grid"
+    return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
+
+
+def content_words(text: str) -> int:
+    """Words a reader sees: markdown link targets and HTML tags are not content."""
+    return len(WORD.findall(MARKUP.sub(" ", text)))
 
 
 def short_visible_text(tree: Any) -> str | None:
@@ -165,16 +240,17 @@ def short_visible_text(tree: Any) -> str | None:
     return html_tree.visible_text(tree)
 
 
-def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, *, precise: bool) -> str:
-    """trafilatura's extraction of `tree` (it works on a copy), "" when it finds nothing."""
+def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, settings: Profile) -> str:
+    """trafilatura's extraction of `tree` (it works on a copy) with `settings`, "" when it finds nothing."""
     try:
         text = trafilatura.extract(
             tree,
             url=url or None,
             output_format=TRAFILATURA_FORMATS[format],
-            favor_precision=precise,
-            fast=precise,
-            include_comments=False,
+            favor_precision=settings.precision,
+            favor_recall=settings.recall,
+            fast=settings.fast,
+            include_comments=settings.comments,
             include_tables=options.tables,
             include_links=options.links and format in ("markdown", "html", "json"),
             include_images=False,

@@ -32,6 +32,7 @@ class Extracted:
     canonical_url: str | None = None
     sitename: str | None = None
     extractor: str = ""  # which reader or cascade stage produced the text
+    page_type: str | None = None  # the HTML page's kind when the classifier was sure (extract/page_type.py)
     data: Any = None  # a structured value for the json format (parsed JSON, feed items); else the text is used
 
     def metadata(self) -> dict[str, str | None]:

@@ -99,7 +99,7 @@ def json_ld_article(tree: Any) -> dict[str, Any]:
             data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
         except ValueError:  # invalid, too large or too deep: the page's other metadata still counts
             continue
-        for node in _nodes(data):
+        for node in json_ld_nodes(data):
             types = node.get("@type")
             for kind in types if isinstance(types, list) else [types]:
                 if kind in ARTICLE_TYPES and ARTICLE_TYPES.index(kind) < rank:
@@ -107,16 +107,16 @@ def json_ld_article(tree: Any) -> dict[str, Any]:
     return best
 
 
-def _nodes(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+def json_ld_nodes(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
     """Every object in a JSON-LD document, through lists and @graph (bounded depth)."""
     if depth > 4:
         return
     if isinstance(data, list):
         for item in data:
-            yield from _nodes(item, depth + 1)
+            yield from json_ld_nodes(item, depth + 1)
     elif isinstance(data, dict):
         yield data
-        yield from _nodes(data.get("@graph"), depth + 1)
+        yield from json_ld_nodes(data.get("@graph"), depth + 1)
 
 
 def page_title(tree: Any) -> str | None:

@@ -1,0 +1,84 @@
+"""The main repeated-item block of a listing or catalogue page: every card of the grid, in page order.
+
+Listing, category and landing pages put their content in cards: many sibling elements of one tag and class, each
+a link with a title, a teaser, a price. trafilatura reads pages as articles and keeps few of them (on WCXB's tune
+half it often kept a cookie banner instead). This finds, outside navigation, headers, footers and consent boxes,
+the parent whose largest group of same-signature children (MIN_ITEMS or more, most with a link, a median of
+MIN_ITEM_WORDS words or more) holds the most words, and returns those children's text.
+
+The cascade uses it for listings, service pages and pages it is unsure of, and keeps whichever of trafilatura's
+text and the grid has more words (tune half, those pages: 0.790 -> 0.820 word F1; articles would lose, 0.933 ->
+0.926, so pages marked as articles never take this path). One pass over the tree; a few milliseconds on a big page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from webreach.extract import html_tree
+from webreach.extract.element_markdown import to_markdown
+from webreach.extract.extracted import PARAGRAPH_BREAK
+from webreach.models import ReadFormat
+
+MIN_ITEMS = 4
+MIN_ITEM_WORDS = 3
+MIN_LINKED_SHARE = 0.5
+# page furniture whose repeated links (menus, footers, language pickers) are never the content
+FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "select", "button"})
+FURNITURE_NAMES = ("cookie", "consent", "footer", "menu", "nav", "breadcrumb", "newsletter", "modal", "popup")
+
+
+def grid_items(tree: Any) -> list[Any]:
+    """The cards of the page's main grid ([] when it has none)."""
+    best: list[Any] = []
+    best_words = 0
+    for parent in tree.iter():
+        if not isinstance(parent.tag, str) or parent.tag in html_tree.HIDDEN_TAGS or parent.tag in FURNITURE_TAGS:
+            continue
+        cards = _largest_group(parent)
+        if not cards:
+            continue
+        counts = [_words(card) for card in cards]
+        if statistics.median(counts) < MIN_ITEM_WORDS or sum(counts) <= best_words:
+            continue
+        if not _in_furniture(parent):
+            best, best_words = cards, sum(counts)
+    return best
+
+
+def grid_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
+    """The main grid's cards as paragraphs, markdown ones for format="markdown" ("" when there is no grid)."""
+    cards = grid_items(tree)
+    texts = (to_markdown(card, base_url) if format == "markdown" else html_tree.visible_text(card) for card in cards)
+    return PARAGRAPH_BREAK.join(text for text in texts if text)
+
+
+def _largest_group(parent: Any) -> list[Any]:
+    """`parent`'s largest group of children sharing tag and class, if it is big enough and mostly links."""
+    groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for child in parent:
+        if isinstance(child.tag, str):
+            groups[(child.tag, child.get("class") or "")].append(child)
+    if not groups:
+        return []
+    cards = max(groups.values(), key=len)
+    if len(cards) < MIN_ITEMS:
+        return []
+    linked = sum(1 for card in cards if card.tag == "a" or card.find(".//a") is not None)
+    return cards if linked >= MIN_LINKED_SHARE * len(cards) else []
+
+
+def _words(element: Any) -> int:
+    return len(" ".join(element.itertext()).split())
+
+
+def _in_furniture(element: Any) -> bool:
+    for node in (element, *element.iterancestors()):
+        if node.tag in FURNITURE_TAGS:
+            return True
+        names = f"{node.get('class') or ''} {node.get('id') or ''}".lower()
+        if any(name in names for name in FURNITURE_NAMES):
+            return True
+    return False

@@ -1,0 +1,177 @@
+"""What kind of page this is, from its structure, so the cascade can read each kind with its own profile.
+
+    classify(tree, url) -> PageKind(name, confident, signals)
+
+Kinds are WCXB's seven (bench/extraction.py --wcxb measures them): article, forum, product, listing,
+collection, documentation, service. The evidence is cheap and declared by the page itself, never its prose:
+- JSON-LD @type and microdata itemtype (Product, QAPage, DiscussionForumPosting, Comment, ItemList, TechArticle,
+  Article ...), which sites publish for search engines and so are rarely wrong;
+- the URL path, since forum, shop and docs software name their routes alike (/threads/, /t/slug/123,
+  /products/, /collections/, docs.host or /docs/);
+- markup counts: several <pre> blocks beside a navigation sidebar (docs), price markup (products).
+Each signal adds votes to one kind; the kind with the most votes wins when it reaches CONFIDENT_VOTES and
+leads the runner-up, otherwise the page is "unsure" and the caller keeps the article cascade, which is what the
+extractor did before kinds existed. Classification reads the tree and never changes it; it costs well under a
+millisecond beside a 50-100 ms extraction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from webreach.extract.metadata import json_ld_nodes
+
+PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
+CONFIDENT_VOTES = 2
+MICRODATA_CAP = 5  # items counted per itemtype: a thread of many Comment items outvotes an og:type "article"
+
+JSON_LD_VOTES: dict[str, tuple[str, int]] = {
+    "DiscussionForumPosting": ("forum", 3),
+    "QAPage": ("forum", 3),
+    "Product": ("product", 3),
+    "ProductGroup": ("product", 3),
+    "ItemList": ("listing", 1),
+    "CollectionPage": ("collection", 2),
+    "OfferCatalog": ("collection", 2),
+    "TechArticle": ("documentation", 2),
+    "APIReference": ("documentation", 3),
+    "Article": ("article", 2),
+    "NewsArticle": ("article", 3),
+    "BlogPosting": ("article", 3),
+    "Recipe": ("article", 2),
+    "Service": ("service", 2),
+}
+MICRODATA_VOTES: dict[str, tuple[str, int]] = {
+    "Comment": ("forum", 1),  # per item, capped: a thread is many comments; an article may carry a few
+    "Answer": ("forum", 2),
+    "Question": ("forum", 1),
+    "Product": ("product", 2),
+    "Offer": ("product", 1),
+    "Article": ("article", 1),
+    "NewsArticle": ("article", 1),
+    "BlogPosting": ("article", 1),
+}
+URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind, votes)
+    for pattern, kind, votes in (
+        (r"/(threads?|topics?|discussions?|d)/[^/]*\d", "forum", 3),
+        (r"/t/[^/]+/\d+", "forum", 3),
+        (r"(viewtopic|showthread|showtopic)\.php|[?&]topic=\d", "forum", 3),
+        (r"/questions/\d+/", "forum", 3),
+        (r"/r/[^/]+/comments/", "forum", 3),
+        (r"/(products?|dp|pdp|listing|item)/[^/]+", "product", 2),
+        (r"/p/[^/]+", "product", 1),
+        (r"/(collections?|categor(y|ies)|c|b|shop|browse)(/|$)", "collection", 2),
+        (r"^/(news|blog|articles|stories|latest|archive)/?$", "listing", 2),
+        (r"/(docs?|documentation|manual|reference|api|guide|userguide|handbook|library)(/|$)", "documentation", 2),
+        (r"/(services?|solutions?|pricing|tuition|consulting)(/|-|$)", "service", 2),
+    )
+)  # fmt: skip
+ARTICLE_META = (
+    "//meta[@property='og:type' and translate(@content, 'ARTICLE', 'article')='article']"
+    " | //meta[@property='article:published_time']"
+)
+DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
+DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
+PRICE_MARKUP = ".//*[@itemprop='price'] | .//meta[@property='product:price:amount' or @property='og:price:amount']"
+
+
+@dataclass(frozen=True)
+class PageKind:
+    """A page's kind; `confident` is False when the evidence was too thin to act on."""
+
+    name: str
+    confident: bool
+    signals: tuple[str, ...] = ()
+    article_evidence: bool = False  # the page declares itself an article somewhere (JSON-LD, og:type, dates)
+
+
+def classify(tree: Any, url: str) -> PageKind:
+    """The page's kind from its declared structure and URL; see the module docstring."""
+    votes: Counter[str] = Counter()
+    signals: list[str] = []
+    _vote_json_ld(tree, votes, signals)
+    _vote_microdata(tree, votes, signals)
+    _vote_url(url, votes, signals)
+    _vote_markup(tree, votes, signals)
+    _vote_article(tree, url, votes, signals)
+    if not votes:
+        return PageKind("article", False)
+    ranked = votes.most_common(2)
+    best, lead = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else 0
+    confident = lead >= CONFIDENT_VOTES and lead > runner_up
+    return PageKind(best, confident, tuple(signals), article_evidence=votes["article"] > 0)
+
+
+def _vote_json_ld(tree: Any, votes: Counter[str], signals: list[str]) -> None:
+    seen: set[str] = set()
+    for script in tree.iterfind(".//script[@type='application/ld+json']"):
+        try:
+            data = json.loads(script.text or "")
+        except ValueError:
+            continue
+        for node in json_ld_nodes(data):
+            for kind in _types(node):
+                if kind in JSON_LD_VOTES and kind not in seen:
+                    seen.add(kind)
+                    name, weight = JSON_LD_VOTES[kind]
+                    votes[name] += weight
+                    signals.append(f"json-ld:{kind}")
+
+
+def _types(node: dict[str, Any]) -> list[str]:
+    declared = node.get("@type")
+    found = [t for t in (declared if isinstance(declared, list) else [declared]) if isinstance(t, str)]
+    main = node.get("mainEntity")  # QAPage / ItemList pages often declare their kind one level down
+    if isinstance(main, dict) and isinstance(main.get("@type"), str):
+        found.append(main["@type"])
+    return found
+
+
+def _vote_microdata(tree: Any, votes: Counter[str], signals: list[str]) -> None:
+    counts = Counter(
+        str(item.get("itemtype", "")).rstrip("/").rsplit("/", 1)[-1] for item in tree.xpath("//*[@itemtype]")
+    )
+    for kind, count in counts.items():
+        if kind in MICRODATA_VOTES:
+            name, weight = MICRODATA_VOTES[kind]
+            votes[name] += weight * min(count, MICRODATA_CAP)
+            signals.append(f"microdata:{kind}x{count}")
+
+
+def _vote_url(url: str, votes: Counter[str], signals: list[str]) -> None:
+    parts = urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    if DOCS_HOST.match(parts.hostname or ""):
+        votes["documentation"] += 2
+        signals.append("url:docs-host")
+    for pattern, kind, weight in URL_VOTES:
+        if weight and pattern.search(path):
+            votes[kind] += weight
+            signals.append(f"url:{kind}")
+            break  # the first (most specific) route decides
+
+
+def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) -> None:
+    if tree.xpath(ARTICLE_META):
+        votes["article"] += 2
+        signals.append("meta:article")
+    if DATED_PATH.search(urlsplit(url).path):
+        votes["article"] += 1
+        signals.append("url:dated")
+
+
+def _vote_markup(tree: Any, votes: Counter[str], signals: list[str]) -> None:
+    code_blocks = len(tree.xpath("//pre"))
+    if code_blocks >= 2 and tree.xpath("//nav | //aside"):
+        votes["documentation"] += 1
+        signals.append(f"markup:pre x{code_blocks}")
+    if tree.xpath(PRICE_MARKUP):
+        votes["product"] += 1
+        signals.append("markup:price")

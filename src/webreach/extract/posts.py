@@ -1,0 +1,85 @@
+"""Every post of a forum thread or Q&A page, with its author line, from the schema.org microdata the page declares.
+
+Forum software (XenForo, vBulletin, Discourse, NodeBB, Stack Exchange ...) marks each post as a Comment, Answer,
+Question or DiscussionForumPosting item whose body is `itemprop="text"` (or articleBody) and whose author is
+`itemprop="author"`. trafilatura reads a thread as an article and keeps the opening post and a few replies at
+best; the markup names every post. On WCXB's tune half, forum pages with such markup scored word F1 0.76 with
+trafilatura (comments kept) and 0.88 with these posts (bench/extraction.py --wcxb).
+
+The caller still extracts with trafilatura and keeps the posts only when they hold at least MIN_SHARE of
+trafilatura's words: review widgets and article comment sections use the same markup, and there the posts are
+a small part of the page, not its content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from webreach.extract import html_tree
+from webreach.extract.element_markdown import to_markdown
+from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
+from webreach.models import ReadFormat
+
+MIN_POSTS = 2
+MIN_SHARE = 0.4  # tune half: 0.4 scored 0.881, 0.6 0.857, 0.8 0.856 on the forum pages that have the markup
+POST_ITEMS = ("Comment", "Answer", "Question", "DiscussionForumPosting", "SocialMediaPosting")
+POST_BODIES = "//*[@itemprop='text' or @itemprop='articleBody']"
+AUTHOR_NAMES = (
+    ".//*[@itemprop='author']//*[@itemprop='name']/text() | .//*[@itemprop='author'][not(*)]/text()"
+    " | .//*[@itemprop='author']//@content | .//*[@itemprop='author']/@content"
+)
+
+
+@dataclass(frozen=True)
+class Post:
+    """One post: who wrote it (empty when the markup does not say) and its text."""
+
+    author: str
+    text: str
+    body: Any  # the post's element, rendered again for markdown
+
+
+def thread_posts(tree: Any) -> list[Post]:
+    """The posts the page's microdata declares, in page order; [] when it declares fewer than MIN_POSTS."""
+    bodies = [body for body in tree.xpath(POST_BODIES) if _post_item(body) is not None]
+    chosen = set(bodies)
+    # a quoted post nested in another's body is part of that body, not a post of its own
+    outermost = [body for body in bodies if not any(parent in chosen for parent in body.iterancestors())]
+    posts = []
+    for body in outermost:
+        text = html_tree.visible_text(body)
+        if text:
+            posts.append(Post(_author(_post_item(body)), text, body))
+    return posts if len(posts) >= MIN_POSTS else []
+
+
+def _post_item(body: Any) -> Any:
+    """The Comment/Answer/... item `body` belongs to (its nearest itemtype), or None for other items."""
+    for parent in body.iterancestors():
+        declared = parent.get("itemtype")
+        if declared is not None:
+            return parent if declared.rstrip("/").rsplit("/", 1)[-1] in POST_ITEMS else None
+    return None
+
+
+def _author(item: Any) -> str:
+    names = [" ".join(str(name).split()) for name in item.xpath(AUTHOR_NAMES)]
+    return next((name for name in names if name), "")
+
+
+def render_thread(posts: list[Post], format: ReadFormat, base_url: str = "") -> str:
+    """The posts one after another, each opened by its author line (bold in markdown)."""
+    parts = []
+    for post in posts:
+        markdown = format == "markdown"
+        author = f"**{post.author}**" if post.author and markdown else post.author
+        text = to_markdown(post.body, base_url) if markdown else post.text
+        parts.append(f"{author}{PARAGRAPH_BREAK}{text}" if author else text)
+    text = PARAGRAPH_BREAK.join(parts)
+    return paragraphs_html(text) if format == "html" else text
+
+
+def worth_keeping(thread: str, extracted: str) -> bool:
+    """Whether the posts are the page's content rather than a side widget (see the module docstring)."""
+    return len(thread.split()) >= MIN_SHARE * len(extracted.split())
