@@ -17,14 +17,14 @@ millisecond beside a 50-100 ms extraction.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from webreach.extract.metadata import json_ld_nodes
+from webreach.extract import bounded_json
+from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
@@ -113,8 +113,8 @@ def _vote_json_ld(tree: Any, votes: Counter[str], signals: list[str]) -> None:
     seen: set[str] = set()
     for script in tree.iterfind(".//script[@type='application/ld+json']"):
         try:
-            data = json.loads(script.text or "")
-        except ValueError:
+            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
+        except ValueError:  # JsonTooDeepError included: a hostile block votes for nothing
             continue
         for node in json_ld_nodes(data):
             for kind in _types(node):

@@ -22,7 +22,7 @@ from webreach.search.contract import EngineResult, Search
 EngineFailure = EngineError | NotConfiguredError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every search, and frozen doubles its cost
 class Candidate:
     """An engine routing may ask, with its policy stack already applied."""
 

@@ -123,7 +123,7 @@ async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
     return _rendered(call, _remembered(call.sessions, call.session, [outcome]))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every search call, and frozen doubles its cost
 class SearchResults:
     """What a search tool found: each query's outcome, the refs its results got (None: no refs) and notes."""
 
