@@ -256,7 +256,7 @@ def main() -> None:
     result["total_seconds"] = round(time.monotonic() - started, 1)
     result["before"] = {"rev": args.baseline, "commit": commit}
     dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    result["after"] = {"root": str(ROOT), "commit": git("rev-parse", "HEAD"), "uncommitted_changes": dirty}
+    result["after"] = {"commit": git("rev-parse", "HEAD"), "uncommitted_changes": dirty}
     report(result, args)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "compare.json").write_text(json.dumps({"arguments": vars(args), **result}, indent=2) + "\n")
