@@ -1,4 +1,5 @@
-"""Hostile PDFs made at test time, small on disk: pages whose content streams inflate to many megabytes."""
+"""PDFs made at test time: a file writer for hand-built objects, and hostile ones small on disk whose pages' content
+streams inflate to many megabytes."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def bomb_pdf(*, pages: int = 1, inflated: int = 70 * CHUNK) -> bytes:
         )
         objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return write_pdf(objects)
+
+
+def write_pdf(objects: list[bytes], *, trailer: str = "") -> bytes:
+    """A PDF file of `objects` (numbered from 1, the first the catalog) with its cross-reference table;
+    `trailer` adds entries to the trailer dictionary (e.g. "/Info 9 0 R")."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -39,5 +46,6 @@ def bomb_pdf(*, pages: int = 1, inflated: int = 70 * CHUNK) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    extra = f" {trailer}" if trailer else ""
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{extra} >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)

@@ -7,7 +7,7 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from extract.hostile_pdf import bomb_pdf
+from extract.hostile_pdf import bomb_pdf, write_pdf
 from webreach.errors import ExtractionError, ResponseTooLargeError
 from webreach.extract.cascade import extract
 from webreach.extract.pdf import read_pdf
@@ -33,16 +33,7 @@ def build_pdf(pages: list[str], *, title: str = "Tide tables", author: str = "An
         objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     objects.append(f"<< /Title ({title}) /Author ({author}) /CreationDate (D:20240305100000Z) >>".encode())
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info {info} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    return write_pdf(objects, trailer=f"/Info {info} 0 R")
 
 
 def encrypt(pdf: bytes, user_password: str) -> bytes:

@@ -128,19 +128,15 @@ def meta_charset(body: bytes) -> str | None:
 
 def is_utf8_beyond_ascii(body: bytes) -> bool:
     """True when `body` has non-ASCII bytes and all of them form valid UTF-8."""
-    if body.isascii():
-        return False
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    return not body.isascii() and _is_utf8(body)
 
 
 def is_narrow_text(body: bytes) -> bool:
     """True when `body` cannot be UTF-16 or UTF-32 text: valid UTF-8 without a single NUL byte."""
-    if b"\x00" in body:
-        return False
+    return b"\x00" not in body and _is_utf8(body)
+
+
+def _is_utf8(body: bytes) -> bool:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
