@@ -51,7 +51,7 @@ CONFINED = {
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     "mcp": ("frontends/mcp.py",),
-    "starlette": ("frontends/http.py", "frontends/_openapi.py"),
+    "starlette": ("frontends/http.py", "frontends/_openapi.py", "frontends/_admin.py"),
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),

@@ -158,6 +158,11 @@ class ServerSettings(BaseModel):
         None, description="Origin header values to accept ('*' for any); default: http:// + each allowed host."
     )
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
+    admin_token: SecretStr | None = Field(
+        None,
+        description="Bearer token for the admin endpoints (/v1/admin/...); without one they answer loopback "
+        "clients only (env WEBREACH_SERVER__ADMIN_TOKEN).",
+    )
     http_parser: Literal["auto", "httptools", "h11"] = Field(
         "auto",
         description="HTTP/1.1 parser: auto is httptools when installed (the server extra installs it), else h11.",

@@ -200,6 +200,12 @@ class SuspendedError(EngineError):
     default_hint = "It is resting after earlier failures; use another engine or wait retry_after seconds."
 
 
+class AdminRequiredError(WebreachError):
+    """An admin endpoint was called without the admin token (or, when none is configured, from off the machine)."""
+
+    code = "admin_required"
+
+
 class SessionStoreError(WebreachError):
     """The session store cannot be used right now (file unwritable, database locked or corrupt)."""
 

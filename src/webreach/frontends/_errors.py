@@ -35,6 +35,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "unknown_ref": EXIT_INVALID_INPUT,
         # declined on purpose
         "not_configured": EXIT_REFUSED,
+        "admin_required": EXIT_REFUSED,
         "suspended": EXIT_REFUSED,
         "url_not_allowed": EXIT_REFUSED,
         "robots_disallowed": EXIT_REFUSED,
@@ -99,6 +100,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "method_not_allowed": 405,
         "host_not_allowed": 421,
         "origin_not_allowed": 403,
+        "admin_required": 401,
     }
 )
 

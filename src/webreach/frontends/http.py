@@ -9,6 +9,7 @@ This is the only module that imports starlette and uvicorn. Routes:
                                      X-Webreach-Session header, default "default"
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
+    GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py)
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
 
 Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
@@ -49,6 +50,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.config import ServerSettings, Settings
 from webreach.frontends import mcp
+from webreach.frontends._admin import AdminGate, AdminRoutes
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     CappedBody,
@@ -195,7 +197,9 @@ def build_app(
         lambda: contextlib.nullcontext(served.ready_tools()), allowed_hosts=hosts, allowed_origins=origins
     )
     rest = _Rest(served)
+    admin = AdminRoutes(AdminGate.from_settings(server))
     routes = [
+        *admin.all_routes(),
         # the busiest route early (Starlette tries them in order), after /v1/tools: the first route whose path
         # matches answers a wrong method, and its Allow header must be /v1/tools' own
         Route("/v1/tools", rest.tools, methods=["GET"]),
