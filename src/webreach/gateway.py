@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -23,9 +24,10 @@ from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, Search
 from webreach.net.guard import OfflineResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.service import EngineStatus, Searching
+from webreach.state.breaker_followers import Pickup
 from webreach.state.sessions import SessionStore, open_session_store
 
-__all__ = ["EngineStatus", "Gateway", "search"]
+__all__ = ["EngineStatus", "Gateway", "Pickup", "search"]
 
 
 class Gateway:
@@ -110,6 +112,16 @@ class Gateway:
     def reset_engine(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""
         self._searching.reset_breaker(name)
+
+    def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
+        """For a long-running door (`serve`, `mcp`), around serving: take in breaker changes other processes
+        make (resets, suspensions, a deleted state file) while idle too, and register this process as a running
+        server that `webreach engines --reset` can wait for."""
+        return self._searching.follow_shared_state(door)
+
+    async def reset_pickups(self) -> list[Pickup]:
+        """After reset_engine: whether each running server has picked the reset up (waits 3 s at most)."""
+        return await self._searching.pickups()
 
     def auto_order(self, query: str) -> list[str]:
         """The engines auto mode tries for `query`, in order."""

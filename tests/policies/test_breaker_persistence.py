@@ -1,15 +1,16 @@
-"""Breakers across processes: records saved on change, restored by a new PolicyState, re-read before calls.
+"""Breakers across processes: records saved on change, restored by a new PolicyState, synced while running.
 
 Each PolicyState stands for one process; two of them on one SQLite file are two processes sharing the state.
 """
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 from webreach.errors import BlockedError, SuspendedError, UnavailableError
 from webreach.models import SearchRequest
-from webreach.policies import PolicyState
+from webreach.policies import SYNC_INTERVAL, PolicyState
 from webreach.policies.breaker import BreakerState
 from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
@@ -22,20 +23,20 @@ CAPTCHA = BlockedError("captcha page", kind="captcha", engine="duckduckgo")
 
 
 class CountingStore(MemoryBreakerStore):
-    """A memory store that counts writes and reads."""
+    """A memory store that counts writes and looks for other processes' changes."""
 
     def __init__(self) -> None:
         super().__init__()
         self.saves = 0
-        self.loads = 0
+        self.looks = 0
 
     def save(self, record: BreakerRecord) -> None:
         self.saves += 1
         super().save(record)
 
-    def load(self, engine: str) -> BreakerRecord | None:
-        self.loads += 1
-        return super().load(engine)
+    def changes(self) -> dict[str, BreakerRecord] | None:
+        self.looks += 1
+        return super().changes()
 
 
 def test_a_record_round_trips_through_a_breaker(clock: FakeClock) -> None:
@@ -74,6 +75,7 @@ async def test_a_running_process_honours_a_suspension_another_one_recorded(
     await server_breaker(search_request)  # closed and answering
 
     await fail(guarded(cli, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    clock.advance(SYNC_INTERVAL)
     await fail(server_breaker, search_request, SuspendedError)
     assert on_server.calls == 1
     assert server.breaker_view("duckduckgo").state == "open"
@@ -131,7 +133,7 @@ async def test_repeated_failures_count_across_processes_and_escalate(
     last.close()
 
 
-async def test_a_healthy_engine_never_writes_and_reads_once_per_call(
+async def test_a_healthy_engine_never_writes_and_looks_at_most_once_per_interval(
     clock: FakeClock, search_request: SearchRequest
 ) -> None:
     store = CountingStore()
@@ -139,21 +141,65 @@ async def test_a_healthy_engine_never_writes_and_reads_once_per_call(
     breaker = guarded(state, ScriptedSearch(make_hits()))
     for _ in range(5):
         await breaker(search_request)
-    assert (store.saves, store.loads) == (0, 5)
+    assert (store.saves, store.looks) == (0, 0)
+    clock.advance(SYNC_INTERVAL)
+    for _ in range(5):
+        await breaker(search_request)
+    assert (store.saves, store.looks) == (0, 1)
 
 
-async def test_an_open_breaker_refuses_without_reading_the_store(
+async def test_an_open_breaker_looks_for_resets_on_the_same_interval(
     clock: FakeClock, search_request: SearchRequest
 ) -> None:
     store = CountingStore()
     state = PolicyState(clock=clock, breaker_store=store)
     breaker = guarded(state, ScriptedSearch(CAPTCHA))
     await fail(breaker, search_request, BlockedError)
-    loads = store.loads
     for _ in range(3):
         await fail(breaker, search_request, SuspendedError)
-    assert store.loads == loads
-    assert store.saves == 1
+    assert (store.saves, store.looks) == (1, 0)
+    clock.advance(SYNC_INTERVAL)
+    await fail(breaker, search_request, SuspendedError)
+    assert store.looks == 1
+
+
+async def test_a_reset_by_another_process_reaches_an_open_breaker(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    server = PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))
+    await fail(guarded(server, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    cli = PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))
+    assert cli.breaker_view("duckduckgo").state == "open"
+    cli.reset_breaker("duckduckgo")
+    cli.close()
+
+    await refused_without_a_call(server, search_request)  # within the interval the server has not looked
+    clock.advance(SYNC_INTERVAL)
+    inner = ScriptedSearch(make_hits())
+    await guarded(server, inner)(search_request)
+    assert inner.calls == 1
+    assert server.breaker_view("duckduckgo").state == "closed"
+    server.close()
+
+
+async def test_deleting_the_state_file_closes_every_breaker_of_a_running_process(
+    clock: FakeClock, search_request: SearchRequest, state_file: Path
+) -> None:
+    server = PolicyState(clock=clock, breaker_store=SqliteBreakerStore(state_file))
+    await fail(guarded(server, ScriptedSearch(CAPTCHA)), search_request, BlockedError)
+    await fail(guarded(server, ScriptedSearch(CAPTCHA), "mojeek"), search_request, BlockedError)
+    for leftover in state_file.parent.glob(state_file.name + "*"):
+        leftover.unlink()  # what `rm ~/.local/share/webreach/state.sqlite3*` does
+    clock.advance(SYNC_INTERVAL)
+    inner = ScriptedSearch(make_hits(), CAPTCHA)
+    await guarded(server, inner)(search_request)
+    assert [view.state for view in server.breaker_views()] == ["closed", "closed"]
+    assert not state_file.exists()  # nothing to record yet: the file is not recreated
+
+    await fail(guarded(server, inner), search_request, BlockedError)  # the next trip writes a new file
+    with closing(SqliteBreakerStore(state_file)) as reopened:
+        assert reopened.load("duckduckgo") == server.breaker_for("duckduckgo").snapshot()
+    server.close()
 
 
 async def test_every_change_is_saved(clock: FakeClock, search_request: SearchRequest) -> None:

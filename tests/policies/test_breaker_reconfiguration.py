@@ -23,7 +23,7 @@ from webreach.errors import (
 )
 from webreach.gateway import Gateway
 from webreach.models import SearchRequest
-from webreach.policies import PolicyState
+from webreach.policies import SYNC_INTERVAL, PolicyState
 from webreach.search.service import config_fingerprint
 from webreach.state.breaker_store import BreakerRecord, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
@@ -141,6 +141,7 @@ async def test_the_same_key_in_a_running_process_honours_the_suspension(
     server, cli = process(clock, state_file, OLD), process(clock, state_file, OLD)
     await guarded(server, ScriptedSearch(make_hits()), ENGINE)(search_request)
     await fail(guarded(cli, ScriptedSearch(REJECTED), ENGINE), search_request, AuthFailedError)
+    clock.advance(SYNC_INTERVAL)  # the server takes other processes' changes in on this interval
     await refused_without_a_call(server, search_request, ENGINE)
     server.close()
     cli.close()

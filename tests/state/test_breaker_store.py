@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import stat
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from webreach.config import Settings, StateSettings
+from webreach.state.breaker_followers import BreakerFollowers, Follower
 from webreach.state.breaker_store import (
     BreakerRecord,
     BreakerStore,
@@ -212,3 +214,49 @@ def test_records_of_the_fingerprintless_version_1_table_are_not_read(tmp_path: P
     store.save(CAPTCHA)
     assert store.load_all() == {"duckduckgo": CAPTCHA}
     store.close()
+
+
+def test_changes_report_other_writers_only(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    server, cli = SqliteBreakerStore(path), SqliteBreakerStore(path)
+    assert server.changes() is None  # no file yet: nothing was ever recorded
+    server.save(CAPTCHA)
+    assert server.changes() is None  # its own write is no news
+    assert cli.changes() == {"duckduckgo": CAPTCHA}
+    assert cli.changes() is None
+    cli.delete("duckduckgo")
+    assert server.changes() == {}
+    assert server.generation == cli.generation == 2
+    server.close()
+    cli.close()
+
+
+def test_a_deleted_file_reads_as_no_records_and_a_new_one_is_read_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    server = SqliteBreakerStore(path)
+    server.save(CAPTCHA)
+    for leftover in tmp_path.glob("state.sqlite3*"):
+        leftover.unlink()
+    assert server.changes() == {}
+    assert server.changes() is None
+    assert not path.exists()
+    with closing(SqliteBreakerStore(path)) as other:
+        other.save(FLAKY)
+    assert server.changes() == {"mojeek": FLAKY}
+    server.close()
+
+
+def test_the_followers_registry_names_live_servers_and_what_they_applied(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    with closing(BreakerFollowers(path)) as server, closing(BreakerFollowers(path)) as cli:
+        assert cli.running(besides=1) == []
+        finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+        dead = int(finished.stdout)
+        server.register(dead, "serve", 0, T0)  # a server that died without unregistering
+        server.register(os.getpid(), "serve", 3, T0)
+        assert cli.running(besides=-1) == [Follower(os.getpid(), "serve", 3)]
+        server.acknowledge(os.getpid(), "serve", 5, T0)
+        assert cli.running(besides=-1) == [Follower(os.getpid(), "serve", 5)]
+        assert cli.running(besides=os.getpid()) == []
+        server.unregister(os.getpid())
+        assert cli.running(besides=-1) == []

@@ -3,12 +3,24 @@
 The stack order lives in one place, apply_policies(): cache -> breaker -> rate limit -> retry -> deadline.
 Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals;
 what must outlive the process (breaker suspensions, token-bucket levels) goes through the stores it is given.
+
+Other processes' breaker changes (a CLI's `engines --reset`, a suspension a CLI run recorded, the state file
+deleted) are taken in by PolicyState.sync: before any breaker admits a call, at most every SYNC_INTERVAL
+(0.5 s) of the clock, it asks the store whether the shared generation moved (state/breaker_store.py: one stat
+and a one-row read, 8.8 us measured) and restores every breaker from the records when it did. In between a
+call pays one clock read and a comparison (0.37 us; the per-call record read this replaced cost 13.5 us).
+A server also runs `follow()`, which syncs on that interval while idle and records in the state file which
+generation it has applied (state/breaker_followers.py), so `webreach engines --reset` can say when the
+running server has picked the reset up.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from functools import partial
 
 from webreach.clock import Clock, SystemClock
@@ -19,7 +31,8 @@ from webreach.policies.deadline import Deadline
 from webreach.policies.rate_limit import RateLimit, TokenBucket
 from webreach.policies.retry import Retry
 from webreach.search.contract import EngineResult, Search
-from webreach.state.breaker_store import BreakerStore, MemoryBreakerStore
+from webreach.state.breaker_followers import BreakerFollowers, Pickup
+from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore
 from webreach.state.bucket_store import BucketStore, MemoryBucketStore
 from webreach.state.cache_store import CacheStore, MemoryCacheStore
 
@@ -27,10 +40,16 @@ __all__ = [
     "BreakerView",
     "Cache",
     "EngineResult",
+    "Pickup",
     "PolicyState",
     "Search",
     "apply_policies",
 ]
+
+# how stale this process's view of other processes' breaker changes may get (seconds of the clock)
+SYNC_INTERVAL = 0.5
+# how long a process that changed a breaker waits for running servers to take the change in
+PICKUP_WAIT = 3.0
 
 
 class PolicyState:
@@ -54,6 +73,7 @@ class PolicyState:
         bucket_store: BucketStore | None = None,
         fingerprints: Mapping[str, str] | None = None,
         rng: random.Random | None = None,
+        followers: BreakerFollowers | None = None,
     ) -> None:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.cache: CacheStore = cache if cache is not None else MemoryCacheStore()
@@ -61,12 +81,11 @@ class PolicyState:
         self.bucket_store: BucketStore = bucket_store if bucket_store is not None else MemoryBucketStore()
         self.random = rng if rng is not None else random.Random()
         self._fingerprints = dict(fingerprints or {})
-        self._breakers: dict[str, BreakerState] = {
-            engine: BreakerState.from_record(
-                record, store=self.breaker_store, fingerprint=self._fingerprints.get(engine)
-            )
-            for engine, record in self.breaker_store.load_all().items()
-        }
+        self.followers = followers
+        self._breakers: dict[str, BreakerState] = {}
+        for record in self.breaker_store.load_all().values():
+            self.breaker_for(record.engine).restore(record)
+        self._synced_at = self.clock.now()
         self._buckets: dict[str, TokenBucket] = {}
 
     def breaker_for(self, engine: str) -> BreakerState:
@@ -74,9 +93,63 @@ class PolicyState:
         breaker = self._breakers.get(engine)
         if breaker is None:
             breaker = self._breakers[engine] = BreakerState(
-                engine, store=self.breaker_store, fingerprint=self._fingerprints.get(engine)
+                engine, store=self.breaker_store, fingerprint=self._fingerprints.get(engine), sync=self.sync
             )
         return breaker
+
+    def sync(self, *, force: bool = False) -> None:
+        """Take in other processes' breaker changes, at most every SYNC_INTERVAL unless `force`d.
+
+        An engine without a record after a change was reset (or the state file deleted): its breaker closes.
+        """
+        now = self.clock.now()
+        if not force and 0.0 <= now - self._synced_at < SYNC_INTERVAL:
+            return
+        self._synced_at = now
+        records = self.breaker_store.changes()
+        if records is None:
+            return
+        for engine in sorted(self._breakers.keys() | records.keys()):
+            self.breaker_for(engine).restore(records.get(engine) or BreakerRecord(engine))
+
+    @contextlib.asynccontextmanager
+    async def follow(self, door: str) -> AsyncIterator[None]:
+        """While a long-running door serves: sync every SYNC_INTERVAL and tell other processes what was applied."""
+        if self.followers is None:
+            yield
+            return
+        pid = os.getpid()
+        self.followers.register(pid, door, self.breaker_store.generation, self.clock.now())
+        task = asyncio.create_task(self._follow(self.followers, pid, door))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self.followers.unregister(pid)
+
+    async def _follow(self, followers: BreakerFollowers, pid: int, door: str) -> None:
+        applied = self.breaker_store.generation
+        while True:
+            await self.clock.sleep(SYNC_INTERVAL)
+            self.sync(force=True)
+            if self.breaker_store.generation != applied:
+                applied = self.breaker_store.generation
+                followers.acknowledge(pid, door, applied, self.clock.now())
+
+    async def pickups(self, wait: float = PICKUP_WAIT) -> list[Pickup]:
+        """After a breaker change here: which running servers have taken it in, waiting up to `wait` seconds."""
+        if self.followers is None:
+            return []
+        target = self.breaker_store.generation
+        deadline = self.clock.now() + wait
+        while True:
+            running = self.followers.running(besides=os.getpid())
+            pending = [f for f in running if f.generation < target]
+            if not pending or self.clock.now() >= deadline:
+                return [Pickup(f.pid, f.door, f.generation >= target) for f in running]
+            await self.clock.sleep(SYNC_INTERVAL / 5)
 
     def reset_breaker(self, engine: str) -> None:
         """Close the engine's breaker here and delete its stored record (an operator's "try it again now")."""
@@ -108,6 +181,8 @@ class PolicyState:
         self.cache.close()
         self.breaker_store.close()
         self.bucket_store.close()
+        if self.followers is not None:
+            self.followers.close()
 
 
 def apply_policies(

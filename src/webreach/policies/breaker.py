@@ -15,11 +15,12 @@ InvalidInputError, NotConfiguredError, BadRequestError (our request was malforme
 
 Across processes: given a BreakerStore, a breaker writes its record (state/breaker_store.py) whenever a trip,
 a close or a failure count changes it, and PolicyState restores every stored record when it is created, so a
-CLI run skips an engine an earlier run saw a CAPTCHA from. Before each call that would reach the engine (the
-breaker is closed or half-open here and no probe of ours is in flight) it re-reads its record, one primary-key
-read: a suspension another process recorded (an MCP server and a CLI, two CLI runs in parallel) takes effect
-at once, and a probe another process already won or lost is not repeated. While open here it reads nothing: it
-is refusing anyway. Status and views show what this process last saw.
+CLI run skips an engine an earlier run saw a CAPTCHA from. Before each call, open or not, the breaker asks its
+`sync` (PolicyState.sync) whether other processes changed the shared state; that looks at the store at most
+every SYNC_INTERVAL and otherwise costs a clock read. So a suspension another process recorded, a reset
+(`webreach engines --reset`, the admin endpoint) and a deleted state file reach a running server within
+SYNC_INTERVAL, with no restart; within that interval two processes may both probe a half-open engine once
+(a request each, never a suspension). Status and views show what this process last saw.
 
 "Until reconfigured": each breaker knows its engine's configuration fingerprint (a short hash of API key, base
 URL and options that searching.py computes; the key itself is never stored) and writes it into every record.
@@ -31,7 +32,7 @@ configuration. BreakerState.reset() closes a breaker and deletes its record, for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
@@ -88,6 +89,8 @@ class BreakerView:
     state: BreakerStatus
     reason: str | None = None
     retry_after: float | None = None
+    failures: int = 0  # consecutive failures counted while closed
+    open_until: float | None = None  # epoch seconds the rest ends (also once it has: half-open)
 
 
 class BreakerState:
@@ -98,10 +101,18 @@ class BreakerState:
     bad credentials are taken as they are).
     """
 
-    def __init__(self, engine: str, *, store: BreakerStore | None = None, fingerprint: str | None = None) -> None:
+    def __init__(
+        self,
+        engine: str,
+        *,
+        store: BreakerStore | None = None,
+        fingerprint: str | None = None,
+        sync: Callable[[], None] | None = None,
+    ) -> None:
         self.engine = engine
         self.fingerprint = fingerprint
         self._store = store
+        self._sync = sync  # takes in other processes' changes (PolicyState.sync); may call restore() on us
         self._tripped = False
         self._open_until = 0.0
         self._reason: str | None = None
@@ -111,10 +122,15 @@ class BreakerState:
 
     @classmethod
     def from_record(
-        cls, record: BreakerRecord, *, store: BreakerStore | None = None, fingerprint: str | None = None
+        cls,
+        record: BreakerRecord,
+        *,
+        store: BreakerStore | None = None,
+        fingerprint: str | None = None,
+        sync: Callable[[], None] | None = None,
     ) -> BreakerState:
         """A breaker in the state `record` describes (see restore)."""
-        state = cls(record.engine, store=store, fingerprint=fingerprint)
+        state = cls(record.engine, store=store, fingerprint=fingerprint, sync=sync)
         state.restore(record)
         return state
 
@@ -176,14 +192,14 @@ class BreakerState:
         """A snapshot for display."""
         status = self.status(now)
         if status == "closed":
-            return BreakerView(self.engine, status)
+            return BreakerView(self.engine, status, failures=self._failures)
         retry_after = self._open_until - now if status == "open" else 0.0
-        return BreakerView(self.engine, status, self._reason, retry_after)
+        return BreakerView(self.engine, status, self._reason, retry_after, self._failures, self._open_until)
 
     def admit(self, now: float) -> bool:
         """Let a call through, returning True when it is the half-open probe, or raise SuspendedError."""
-        if not self._probing and self.status(now) != "open":
-            self._refresh()
+        if self._sync is not None:
+            self._sync()
         status = self.status(now)
         if status == "closed":
             return False
@@ -260,12 +276,6 @@ class BreakerState:
             self._reason = reason
         self._tripped = True
         self._failures = 0
-
-    def _refresh(self) -> None:
-        # no record means nothing was ever stored (or the store is unusable): what this process knows stands
-        record = self._store.load(self.engine) if self._store is not None else None
-        if record is not None and record != self.snapshot():
-            self.restore(record)
 
     def _save_if_changed(self, before: BreakerRecord) -> None:
         # a healthy engine's success changes nothing, so the common path never writes

@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -30,13 +31,19 @@ from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.warm_up import WarmUpTokens
+from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
 
 
 class EngineStatus(BaseModel):
-    """One engine as `webreach engines` shows it."""
+    """One engine as `webreach engines` and GET /v1/admin/engines show it.
+
+    The breaker fields: `breaker` closed | open | half_open, `retry_after` seconds of rest left, `failures`
+    consecutive failures counted while closed, `suspended_until` epoch seconds the rest ends, `last_error` the
+    error code that opened it. Consumers read fields by name: more per-engine fields may be added.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -52,6 +59,9 @@ class EngineStatus(BaseModel):
     reason: str | None
     breaker: str
     retry_after: float | None
+    failures: int = 0
+    suspended_until: float | None = None
+    last_error: str | None = None
 
 
 class Searching:
@@ -72,6 +82,7 @@ class Searching:
             bucket_store=open_bucket_store(settings.state),
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.names()},
             rng=rng,
+            followers=open_breaker_followers(settings.state),
         )
         self._engines: dict[str, Engine] = {
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
@@ -142,7 +153,8 @@ class Searching:
         return True
 
     def engine_statuses(self) -> list[EngineStatus]:
-        """Kind, key status and breaker state of every engine."""
+        """Kind, key status and breaker state of every engine (other processes' changes taken in first)."""
+        self._state.sync(force=True)
         statuses = []
         for name, engine in self._engines.items():
             reason = None
@@ -165,6 +177,9 @@ class Searching:
                     reason=reason,
                     breaker=breaker.state,
                     retry_after=breaker.retry_after,
+                    failures=breaker.failures,
+                    suspended_until=breaker.open_until,
+                    last_error=breaker.reason,
                 )
             )
         return statuses
@@ -172,6 +187,14 @@ class Searching:
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
         self._state.reset_breaker(self._check_name(name))
+
+    def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
+        """While a long-running door serves: take in other processes' breaker changes and say which it applied."""
+        return self._state.follow(door)
+
+    async def pickups(self) -> list[Pickup]:
+        """After a breaker change: whether each running server has taken it in (waits a few seconds at most)."""
+        return await self._state.pickups()
 
     def auto_order(self, query: str) -> list[str]:
         """The engines auto mode tries for `query`, in order."""

