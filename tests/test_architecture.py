@@ -51,7 +51,8 @@ CONFINED = {
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     "mcp": ("frontends/mcp.py",),
-    "starlette": ("frontends/http.py", "frontends/_openapi.py", "frontends/_admin.py"),
+    # the HTTP door's own modules: the app, its docs, the admin gate and the admin endpoints it mounts
+    "starlette": ("frontends/http.py", "frontends/_openapi.py", "frontends/_admin.py", "frontends/_admin_engines.py"),
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),

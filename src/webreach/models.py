@@ -31,6 +31,16 @@ MAX_LANGUAGE_CHARS = 8
 OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
 
 
+# the one message for an empty query, whichever door it came through (CLI, REST, MCP)
+EMPTY_QUERY = "empty or only whitespace; give the words to search for"
+
+
+def check_query_not_blank(value: object) -> None:
+    """Raise ValueError(EMPTY_QUERY) for a query string with nothing but whitespace (a validator's first step)."""
+    if isinstance(value, str) and not value.split():
+        raise ValueError(EMPTY_QUERY)
+
+
 class SearchRequest(BaseModel):
     """What to search for, engine-independent. Routing (which engines) is passed beside it."""
 
@@ -47,13 +57,16 @@ class SearchRequest(BaseModel):
     region: str | None = Field(None, description="Region as ISO 3166-1 alpha-2, e.g. 'us', 'cn'.")
     safesearch: SafeSearch = Field("moderate", description="Adult-content filter.")
 
+    @field_validator("query", mode="before")
+    @classmethod
+    def _blank_query(cls, value: Any) -> Any:
+        check_query_not_blank(value)
+        return value
+
     @field_validator("query")
     @classmethod
     def _strip_query(cls, value: str) -> str:
-        stripped = " ".join(value.split())
-        if not stripped:
-            raise ValueError("query is empty or only whitespace")
-        return stripped
+        return " ".join(value.split())
 
     @field_validator("site")
     @classmethod

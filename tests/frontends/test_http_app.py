@@ -7,6 +7,7 @@ quickly, against the fake web in a thread.
 from __future__ import annotations
 
 import asyncio
+import html
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,12 +16,13 @@ from starlette.testclient import TestClient
 
 from webreach.config import ServerSettings, Settings
 from webreach.errors import BlockedError, WebreachError
+from webreach.frontends._admin import ADMIN_PREFIX as ADMIN
 from webreach.frontends._errors import HTTP_STATUS, http_status, retry_after_header
 from webreach.frontends._openapi import rest_path
 from webreach.frontends.http import HostGuard, build_app, matches
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
-from webreach.tools import Toolbox
+from webreach.tools import DIALECTS, Toolbox
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
@@ -198,7 +200,8 @@ def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
     app = build_app(settings(web, tools={"enabled": ["web_search"]}), server=ServerSettings(port=9090))
     with TestClient(app, base_url=BASE) as narrow:
         assert narrow.post("/v1/fetch", json={"ref": 1}).status_code == 404
-        assert list(narrow.get("/openapi.json").json()["paths"]) == ["/v1/search", "/healthz"]
+        documented = [path for path in narrow.get("/openapi.json").json()["paths"] if not path.startswith(ADMIN)]
+        assert documented == ["/v1/search", "/v1/tools", "/healthz"]
 
 
 def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
@@ -212,7 +215,8 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     assert document["openapi"].startswith("3.1")
     tools = mcp_schemas()
-    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/healthz"}
+    admin = {"/v1/admin", "/v1/admin/engines", "/v1/admin/engines/{name}/reset"}
+    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin
     for tool in tools:
         operation = document["paths"][rest_path(tool["name"])]["post"]
         assert operation["operationId"] == tool["name"]
@@ -221,6 +225,22 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
         assert operation["parameters"][0]["name"] == "X-Webreach-Session"
         assert {"200", "400", "404", "429", "502", "503", "504"} <= set(operation["responses"])
     assert "rate_limited" in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]
+    dialect = document["paths"]["/v1/tools"]["get"]["parameters"][0]
+    assert (dialect["name"], dialect["in"], dialect["schema"]["enum"]) == ("dialect", "query", list(DIALECTS))
+
+
+def test_openapi_marks_the_admin_endpoints_and_their_token(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    scheme = document["components"]["securitySchemes"]["adminToken"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    assert "loopback" in scheme["description"]
+    reset = document["paths"]["/v1/admin/engines/{name}/reset"]["post"]
+    listing = document["paths"]["/v1/admin/engines"]["get"]
+    for operation in (reset, listing, document["paths"]["/v1/admin"]["get"]):
+        assert operation["security"] == [{"adminToken": []}, {}]
+        assert operation["responses"]["401"]["description"] == "admin_required"
+    assert reset["parameters"] == [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]
+    assert (reset["operationId"], listing["operationId"]) == ("post_admin_engines_name_reset", "get_admin_engines")
 
 
 def test_docs_page_describes_each_endpoint(client: TestClient) -> None:
@@ -230,6 +250,11 @@ def test_docs_page_describes_each_endpoint(client: TestClient) -> None:
         assert path in page.text
     assert f"curl -s {BASE}/v1/search" in page.text
     assert "<script" not in page.text
+    # errors are shown as a body an agent really gets, not as a schema dump
+    shown = client.post("/v1/search", json={"query": ""}).json()
+    assert html.escape(f'"code": "{shown["code"]}"', quote=True) in page.text
+    assert html.escape(f'"message": "{shown["message"]}"', quote=True) in page.text
+    assert "additionalProperties" not in page.text and '"description"' not in page.text
 
 
 async def _guarded(headers: list[tuple[bytes, bytes]]) -> int:

@@ -6,7 +6,12 @@ from the one status table in _errors.py. The document states what the server acc
 sent (before whitespace is stripped), the session header's limits and pattern come from state/sessions.py. What
 it cannot say in JSON Schema is the forgiving side only (numbers as strings, case and spaces in enum values).
 The docs page is plain HTML rendered from the same document, with no
-script or stylesheet fetched from elsewhere.
+script or stylesheet fetched from elsewhere; it shows an example error body (the schema is in /openapi.json).
+
+GET /v1/tools and the admin endpoints are listed too. Admin operations carry the `adminToken` bearer scheme as
+optional security (`[{"adminToken": []}, {}]`): required once `[server] admin_token` is set, and without one
+the server answers loopback clients only (frontends/_admin.py); OpenAPI cannot express "loopback", so the
+description says it.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
-from webreach.tools import MAX_SESSION_CHARS, SESSION_PATTERN
+from webreach.models import EMPTY_QUERY
+from webreach.tools import DIALECTS, MAX_SESSION_CHARS, SESSION_PATTERN
 
 Schema = dict[str, Any]
 
@@ -34,6 +40,20 @@ ERROR_SCHEMA: Schema = {
     },
     "additionalProperties": True,
 }
+# what /docs shows for errors: a real body (the one an empty query gets), not the schema
+ERROR_EXAMPLE: Schema = {
+    "status": "error",
+    "tool": "web_search",
+    "code": "invalid_input",
+    "message": f"query: {EMPTY_QUERY} (got ''). Fix the argument and call again.",
+    "retry_after": None,
+}
+ADMIN_SECURITY: Schema = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "The server's [server] admin_token. Without one configured, admin endpoints answer loopback "
+    "clients only and need no token; anything else gets 401 admin_required.",
+}
 
 
 def rest_path(tool: str) -> str:
@@ -41,9 +61,22 @@ def rest_path(tool: str) -> str:
     return f"/v1/{tool.removeprefix('web_')}"
 
 
-def openapi_document(tools: Sequence[Mapping[str, Any]], *, version: str, session_header: str) -> Schema:
-    """OpenAPI 3.1 for the REST API, from MCP-dialect tool schemas (name, title, description, inputSchema)."""
+def openapi_document(
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    version: str,
+    session_header: str,
+    admin: Mapping[str, str] | None = None,
+) -> Schema:
+    """OpenAPI 3.1 for the REST API, from MCP-dialect tool schemas (name, title, description, inputSchema).
+
+    `admin` maps "METHOD /v1/admin/..." to a summary (AdminRoutes.described).
+    """
     paths: Schema = {rest_path(tool["name"]): {"post": _operation(tool, session_header)} for tool in tools}
+    paths["/v1/tools"] = {"get": _tools_operation()}
+    for endpoint, summary in (admin or {}).items():
+        method, _, path = endpoint.partition(" ")
+        paths.setdefault(path, {})[method.lower()] = _admin_operation(method, path, summary)
     paths["/healthz"] = {
         "get": {
             "operationId": "healthz",
@@ -62,8 +95,43 @@ def openapi_document(tools: Sequence[Mapping[str, Any]], *, version: str, sessio
             ),
         },
         "paths": paths,
-        "components": {"schemas": {"Error": ERROR_SCHEMA}},
+        "components": {"schemas": {"Error": ERROR_SCHEMA}, "securitySchemes": {"adminToken": ADMIN_SECURITY}},
     }
+
+
+def _tools_operation() -> Schema:
+    return {
+        "operationId": "tools",
+        "summary": "Tool schemas",
+        "description": "The agent tools' schemas in an agent framework's dialect (what `webreach tools` prints).",
+        "parameters": [
+            {
+                "name": "dialect",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string", "enum": list(DIALECTS), "default": "openai"},
+            }
+        ],
+        "responses": {"200": {"description": "A JSON list of tool schemas."}, **_error_responses()},
+    }
+
+
+def _admin_operation(method: str, path: str, summary: str) -> Schema:
+    names = [part[1:-1] for part in path.split("/") if part.startswith("{") and part.endswith("}")]
+    operation: Schema = {
+        # GET /v1/admin/engines -> get_admin_engines; path parameters lose their braces
+        "operationId": "_".join([method.lower(), *(part.strip("{}") for part in path.split("/")[2:] if part)]),
+        "summary": summary,
+        "description": "Admin endpoint: the admin token when one is configured, else loopback clients only.",
+        "tags": ["admin"],
+        "security": [{"adminToken": []}, {}],
+        "responses": {"200": {"description": "JSON with status ok."}, **_error_responses()},
+    }
+    if names:
+        operation["parameters"] = [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in names
+        ]
+    return operation
 
 
 def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
@@ -127,8 +195,11 @@ def docs_html(document: Mapping[str, Any], *, base_url: str) -> str:
                 schema = body["content"]["application/json"]["schema"]
                 parts.append(_properties_table(schema))
                 parts.append(f"<pre>{_e(_curl(base_url, path, schema))}</pre>")
-    parts.append("<h2>Errors</h2><p>Every error is JSON:</p>")
-    parts.append(f"<pre>{_e(json.dumps(ERROR_SCHEMA['properties'], indent=1))}</pre>")
+    parts.append(
+        "<h2>Errors</h2><p>Every error is JSON with an HTTP status by its <code>code</code> (act on the code, "
+        "show the message; <code>retry_after</code> says when to come back). For example:</p>"
+    )
+    parts.append(f"<pre>{_e(json.dumps(ERROR_EXAMPLE, indent=2))}</pre>")
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -9,7 +9,8 @@ This is the only module that imports starlette and uvicorn. Routes:
                                      X-Webreach-Session header, default "default"
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
-    GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py)
+    GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py): engine
+                                     states and breaker resets (frontends/_admin_engines.py)
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
 
 Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
@@ -50,7 +51,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.config import ServerSettings, Settings
 from webreach.frontends import mcp
-from webreach.frontends._admin import AdminGate, AdminRoutes
+from webreach.frontends._admin import ADMIN_PREFIX, AdminGate, AdminRoutes
+from webreach.frontends._admin_engines import mount_engine_admin
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     CappedBody,
@@ -138,6 +140,7 @@ class _Served:
     toolbox: Toolbox | None = None
     tools: dict[str, str] = field(default_factory=dict)
     openapi: dict[str, Any] = field(default_factory=dict)
+    admin_endpoints: dict[str, str] = field(default_factory=dict)  # "METHOD /v1/admin/..." -> summary
 
     def ready(self) -> Gateway:
         if self.gateway is None:
@@ -154,13 +157,16 @@ class _Served:
         self, open_gateway: GatewayOpener, endpoint: mcp.McpHttpEndpoint, on_ready: Callable[[], None] | None
     ) -> AsyncIterator[None]:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
-        async with open_gateway() as gateway:
+        # the server follows breaker changes other processes make (engines --reset, a deleted state file)
+        async with open_gateway() as gateway, gateway.follow_shared_state("serve"):
             self.gateway = gateway
             self.toolbox = served_tools(gateway)
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
-                self.openapi = openapi_document(schemas, version=mcp.version(), session_header=SESSION_HEADER)
+                self.openapi = openapi_document(
+                    schemas, version=mcp.version(), session_header=SESSION_HEADER, admin=self.admin_endpoints
+                )
                 async with endpoint.running():
                     if on_ready is not None:
                         on_ready()
@@ -198,6 +204,8 @@ def build_app(
     )
     rest = _Rest(served)
     admin = AdminRoutes(AdminGate.from_settings(server))
+    mount_engine_admin(admin, served.ready)
+    served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
     routes = [
         *admin.all_routes(),
         # the busiest route early (Starlette tries them in order), after /v1/tools: the first route whose path

@@ -162,7 +162,7 @@ def run_stdio(settings: Settings, *, session: str | None = None) -> None:
 @contextlib.asynccontextmanager
 async def tools_over_gateway(settings: Settings) -> AsyncIterator[Toolbox]:
     """The tools over a gateway opened from `settings` (closed with it)."""
-    async with Gateway.from_settings(settings) as gateway:
+    async with Gateway.from_settings(settings) as gateway, gateway.follow_shared_state("mcp"):
         yield Toolbox.over(gateway)
 
 

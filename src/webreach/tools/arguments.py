@@ -43,6 +43,7 @@ from webreach.models import (
     ReadFormat,
     ReadRequest,
     SearchRequest,
+    check_query_not_blank,
     describe_validation_error,
 )
 
@@ -224,6 +225,8 @@ class WebSearchArguments(ToolArguments):
     @classmethod
     def _query_message(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         # the union's own errors name pydantic internals ("query.constrained-str: ..."): say it plainly once
+        for item in value if isinstance(value, list) else [value]:
+            check_query_not_blank(item)  # the same words as every door's empty query
         try:
             return handler(value)
         except ValidationError:
@@ -262,6 +265,7 @@ class WebSearchMultiArguments(ToolArguments):
     @field_validator("query", mode="before")
     @classmethod
     def _query_length(cls, value: Any) -> Any:
+        check_query_not_blank(value)
         _check_query_length(value)
         return value
 
