@@ -109,7 +109,13 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         table.add_column(column)
     for s in statuses:
         key = "n/a" if not s.needs_key else ("set" if s.key_configured else "missing")
-        usable = "yes" if s.usable else f"no ({s.reason})"
+        usable = "yes" if s.usable else "no (below)"
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         table.add_row(s.name, s.kind, s.index, key, usable, breaker)
     Console().print(table)
+    # below the table, as plain lines: a table cell narrower than an environment variable's name would cut it
+    missing = [s for s in statuses if not s.usable]
+    if missing:
+        click.echo("Not usable yet:")
+    for s in missing:
+        click.echo(f"  {s.name}: {s.reason}")

@@ -25,6 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_engines import reset_engines
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
@@ -243,14 +244,20 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
 @click.option(
-    "--reset", "reset", multiple=True, type=TEXT, help="Close this engine's circuit breaker (forget a suspension)."
+    "--reset",
+    "reset",
+    multiple=True,
+    type=TEXT,
+    help="Close this engine's circuit breaker (forget a suspension; 'all': every engine's); a running server"
+    " picks it up too.",
 )
 def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
 
     async def work(gateway: Gateway) -> None:
-        for name in reset:
-            gateway.reset_engine(name)
+        if reset:
+            for line in await reset_engines(gateway, reset):
+                click.echo(line, err=True)
         if markdown:
             click.echo(_render.engine_catalog(gateway.engine_statuses()), nl=False)
             return

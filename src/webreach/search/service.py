@@ -186,7 +186,8 @@ class Searching:
 
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
-        self._state.reset_breaker(self._check_name(name))
+        registry.engine_class(name, allow_modes=False)  # an unknown name lists the engines, not auto and multi
+        self._state.reset_breaker(name)
 
     def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
         """While a long-running door serves: take in other processes' breaker changes and say which it applied."""
