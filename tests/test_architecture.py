@@ -50,7 +50,7 @@ CONFINED = {
     "trafilatura": ("extract/cascade.py",),
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
-    "mcp": ("frontends/mcp.py",),
+    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py"),  # the stdio door's end-of-input handling beside it
     # the HTTP door's own modules: the app, its docs, the admin gate and the admin endpoints it mounts
     "starlette": ("frontends/http.py", "frontends/_openapi.py", "frontends/_admin.py", "frontends/_admin_engines.py"),
     "uvicorn": ("frontends/http.py",),

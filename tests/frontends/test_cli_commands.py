@@ -93,6 +93,24 @@ def test_extract_without_jsonl_reports_bad_files_on_stderr(tmp_path: Path) -> No
     assert "invalid_input" in err and str(missing) in err
 
 
+def test_extract_of_several_files_names_each_and_prints_its_title_once(tmp_path: Path) -> None:
+    first, second = page(tmp_path / "a.html", "Alpha"), page(tmp_path / "b.html", "Beta")
+    code, out, _ = invoke("extract", str(first), str(second))
+    assert code == 0
+    sections = out.split("==> ")[1:]
+    assert [section.partition(" <==")[0] for section in sections] == [str(first), str(second)]
+    for section, title in zip(sections, ["Alpha", "Beta"], strict=True):
+        lines = section.splitlines()
+        assert [line for line in lines if title in line and "enough words" not in line] == [f"# {title}"], section
+
+
+def test_extract_of_one_file_prints_its_text_only(tmp_path: Path) -> None:
+    code, out, _ = invoke("extract", str(page(tmp_path / "a.html", "Alpha")))
+    assert code == 0
+    assert "==>" not in out
+    assert out.strip() == "Alpha has enough words in one paragraph to count as content."
+
+
 # --- fetch -------------------------------------------------------------------------------------------------------
 
 

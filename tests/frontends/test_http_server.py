@@ -157,6 +157,12 @@ def test_a_taken_port_is_a_clear_error(server: ServerProcess, web: FakeWeb, tmp_
     assert done.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "Traceback" not in done.stderr
+    # the same words, code and exit code as `webreach fakeweb` on a taken port
+    fakeweb = [sys.executable, "-m", "webreach", "fakeweb", "--host", "127.0.0.1", "--port", port]
+    fake = subprocess.run(fakeweb, capture_output=True, text=True, timeout=60, env=server_env(web, tmp_path))
+    assert (fake.returncode, fake.stderr) == (done.returncode, done.stderr)
+    assert done.stderr.startswith("error [invalid_input]: ")
+    assert "Pick another port (0: any free one)." in done.stderr
 
 
 @pytest.mark.skipif(importlib.util.find_spec("uvloop") is not None, reason="uvloop is installed here")

@@ -16,10 +16,11 @@ Every error status carries the agent error body; Retry-After is sent whenever th
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from webreach.errors import WebreachError
+from webreach.errors import InvalidInputError, WebreachError
 
 EXIT_OK = 0
 EXIT_INVALID_INPUT = 2
@@ -120,3 +121,10 @@ def retry_after_header(seconds: float | None) -> str | None:
     if seconds is None or not math.isfinite(seconds):
         return None
     return str(max(0, math.ceil(seconds)))
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> InvalidInputError:
+    """The error for a server door that cannot bind (`serve`, `fakeweb`): a port in use, an address not ours."""
+    # asyncio words its bind errors its own way; the errno's text is the same from every server
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc))
+    return InvalidInputError(f"cannot listen on {host}:{port}: {reason}", hint="Pick another port (0: any free one).")

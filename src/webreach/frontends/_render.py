@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -119,3 +120,14 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         click.echo("Not usable yet:")
     for s in missing:
         click.echo(f"  {s.name}: {s.reason}")
+
+
+def extracted_file(path: Path, title: str | None, text: str, *, several: bool) -> str:
+    """One file of `webreach extract`: the text alone, or, among several files, a line naming the file (as
+    `head` does) and the title once: as a heading unless the text already opens with it."""
+    if not several:
+        return text
+    first_line = text.lstrip().partition("\n")[0].strip()
+    heading = f"# {title}" if title and first_line not in (f"# {title}", title) else None
+    parts = [f"==> {path} <==", *([heading, ""] if heading else []), text, ""]
+    return "\n".join(parts)

@@ -27,7 +27,7 @@ from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._cli_engines import reset_engines
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
-from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
+from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
     DEFAULT_LIMIT,
@@ -346,9 +346,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
             else:
                 row = {"path": str(path), "title": extracted.title, "text": extracted.text, "error": None}
                 if not jsonl:
-                    click.echo(
-                        f"# {extracted.title or path}\n\n{extracted.text}\n" if len(files) > 1 else extracted.text
-                    )
+                    click.echo(_render.extracted_file(path, extracted.title, extracted.text, several=len(files) > 1))
             if jsonl:
                 click.echo(json.dumps(row, ensure_ascii=False))
         return worst
@@ -402,7 +400,10 @@ def serve(host: str | None, port: int | None) -> None:
         _fail(_extra_missing(exc, "serve"), False)
 
     settings = _server_settings()
-    run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
+    try:
+        run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
+    except WebreachError as error:  # a port in use: the same answer as `webreach fakeweb` gives
+        _fail(error, False)
 
 
 @cli.command()
@@ -417,11 +418,7 @@ def fakeweb(host: str, port: int) -> None:
     except ValueError as exc:
         _fail(InvalidInputError(str(exc), hint="Use a loopback address such as 127.0.0.1."), False)
     except OSError as exc:  # the port in use, or not ours to bind
-        reason = exc.strerror or str(exc)
-        _fail(
-            InvalidInputError(f"cannot listen on {host}:{port}: {reason}", hint="Pick another port (0: any free one)."),
-            False,
-        )
+        _fail(cannot_listen(host, port, exc), False)
     except KeyboardInterrupt:
         pass
 

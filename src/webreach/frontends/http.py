@@ -61,7 +61,7 @@ from webreach.frontends._asgi import (
     malformed_request_response,
     read_body,
 )
-from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_after_header
+from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.gateway import Gateway
@@ -340,13 +340,12 @@ def run_http(
 
     Prints one line to stderr once serving, naming the actual address, e.g.
     "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
-    A port in use or an unknown address ends the process with exit code 2 and one line saying so.
+    A port in use or an unknown address raises InvalidInputError (frontends/_errors.cannot_listen).
     """
     try:
         sock = _listen(host, port)
-    except OSError as exc:
-        print(f"webreach: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
-        raise SystemExit(EXIT_INVALID_INPUT) from None
+    except OSError as exc:  # the CLI prints it as `webreach fakeweb` does: code, message, hint, exit 2
+        raise cannot_listen(host, port, exc) from None
     actual = sock.getsockname()[1]
     server = (server or settings.server).model_copy(update={"host": host, "port": actual})
     address = f"http://{f'[{host}]' if ':' in host else host}:{actual}"

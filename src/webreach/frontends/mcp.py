@@ -39,6 +39,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 
 from webreach.config import Settings
+from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
 
@@ -150,7 +151,8 @@ def stdio_session() -> str:
 async def serve_stdio(settings: Settings, *, session: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call."""
     server = build_server(lambda: tools_over_gateway(settings), default_session=session or stdio_session())
-    async with stdio_server() as (read_stream, write_stream):
+    # a request whose stdin closes right after it is still answered (_mcp_drain.py)
+    async with stdio_server() as (stdin, stdout), answered_before_eof(stdin, stdout) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
