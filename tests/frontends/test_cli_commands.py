@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from webreach.engines import engine_class
 from webreach.errors import InvalidInputError
 from webreach.frontends.cli import cli
+from webreach.models import EMPTY_QUERY
 from webreach.tools.arguments import WebSearchArguments
 
 PAGE = "<html><head><title>{title}</title></head><body><article><p>{text}</p></article></body></html>"
@@ -222,7 +223,14 @@ def test_engines_json_has_one_row_per_engine_with_its_status() -> None:
 # --- the agent's web_search arguments ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("query", ["", "   ", [], [""], ["q"] * 6])
+@pytest.mark.parametrize("query", ["", "   ", [""]])
+def test_a_blank_query_gets_the_one_empty_query_message(query: Any) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        WebSearchArguments.parse({"query": query})
+    assert caught.value.message.startswith(f"query: {EMPTY_QUERY} (got ")
+
+
+@pytest.mark.parametrize("query", [[], ["q"] * 6])
 def test_an_unusable_query_gets_a_plain_message(query: Any) -> None:
     with pytest.raises(InvalidInputError) as caught:
         WebSearchArguments.parse({"query": query})

@@ -66,6 +66,7 @@ async def answered_before_eof(
                 if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
                     pending.settle(message.message.id)
                 await write_stream.send(message)
+        await write_stream.aclose()  # as the server would close it: the transport's writer ends with it
         flushed.set()
 
     async with anyio.create_task_group() as tasks:
