@@ -1,6 +1,8 @@
 """openai-agents with convert_schemas_to_strict=True over stdio: the tools as a strict model sees them, and calls
-shaped like a strict model's (every property present, the ones not wanted null) sent through the agent's own
-FunctionTool.on_invoke_tool. Prints the converted schemas, the arguments sent and the results as JSON.
+shaped like a strict model's (every property present, the ones not wanted null), each checked against the
+converted schema (a strict model can only send what it allows) and sent through the agent's own
+FunctionTool.on_invoke_tool. Prints the converted schemas, the arguments sent, the schema's complaints about
+them and the results as JSON.
 
     python openai_agents_strict.py '<MCPServerStdio params JSON>' '<search arguments JSON>' <url to read>
 
@@ -11,6 +13,7 @@ import asyncio
 import json
 import sys
 
+import jsonschema
 from agents import Agent
 from agents.mcp import MCPServerStdio
 from agents.run_context import RunContextWrapper
@@ -36,10 +39,14 @@ async def main(params: dict, search: dict, url: str) -> None:
         results = []
         for number, (name, given) in enumerate(calls):
             tool = tools[name]
-            arguments = json.dumps(strict_call(tool.params_json_schema, given))
+            call = strict_call(tool.params_json_schema, given)
+            invalid = [
+                error.message for error in jsonschema.Draft202012Validator(tool.params_json_schema).iter_errors(call)
+            ]
+            arguments = json.dumps(call)
             context = ToolContext(None, tool_name=name, tool_call_id=f"call_{number}", tool_arguments=arguments)
             output = await tool.on_invoke_tool(context, arguments)
-            results.append({"tool": name, "arguments": json.loads(arguments), "output": str(output)})
+            results.append({"tool": name, "arguments": call, "schema_errors": invalid, "output": str(output)})
         strict = {name: tool.strict_json_schema for name, tool in tools.items()}
         schemas = {name: tool.params_json_schema for name, tool in tools.items()}
     print(json.dumps({"strict": strict, "schemas": schemas, "calls": results}))
