@@ -36,7 +36,7 @@ from webreach.models import (
     ReadRequest,
     SearchRequest,
 )
-from webreach.tools import Toolbox, check_session, page_text
+from webreach.tools import Toolbox, page_text, store_session
 
 T = TypeVar("T")
 
@@ -204,7 +204,7 @@ def search(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        check_session(session)  # before any engine is asked
+        store_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
         found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
         if output == "table":
@@ -357,7 +357,12 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
     default="openai",
     show_default=True,
 )
-@click.option("--strict", is_flag=True, help="OpenAI strict mode: every property required, optional ones nullable.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help='Strict shape in every format: all properties required, optional ones nullable; "strict": true where the '
+    "format has the flag (all but mcp).",
+)
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""
 
@@ -369,7 +374,9 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 
 
 @cli.command()
-@click.option("--session", type=TEXT, help="Store session for this client's refs (default: a fresh one per process).")
+@click.option(
+    "--session", type=TEXT, help="Session for this client's refs (default: the state file's default session)."
+)
 def mcp(session: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
@@ -378,7 +385,7 @@ def mcp(session: str | None) -> None:
         _fail(_extra_missing(exc, "mcp"), False)
     if session is not None:
         try:
-            check_session(session)  # else every call of the client would fail on it
+            store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
     run_stdio(_server_settings(), session=session)

@@ -6,7 +6,8 @@ This is the only module that imports starlette and uvicorn. Routes:
     POST /v1/search, /v1/search_multi, /v1/fetch
                                      one per exposed tool: the JSON body is the tool's arguments, the answer its
                                      JSON output (Toolbox.call(..., output="json")); session from the
-                                     X-Webreach-Session header, default "default"
+                                     X-Webreach-Session header, else the caller's or the default
+                                     (tools/call_session.py)
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
     GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py)
@@ -305,7 +306,7 @@ class _ToolCalls:
         result = await self.served.ready_tools().call(
             tool,
             body.decode("utf-8", errors="replace"),
-            session=header_text(session) if session is not None else "default",
+            session=header_text(session) if session is not None else None,
             output="json",
         )
         content = result.text.encode()
