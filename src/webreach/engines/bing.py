@@ -52,6 +52,7 @@ class Bing(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 12.0
+    page_markers = ('id="b_results"', "b_algo", "bing.com/ck/a", 'id="b_header"', "/rp/", "_EDGE_")
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
@@ -134,6 +135,10 @@ class Bing(Engine):
             date=when,
             source=text_of(item.css_first(".tptt")) or None,
         )
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        parts = urlsplit(page_url)
+        return decode_click_url(href, f"{parts.scheme}://{parts.netloc}")
 
     def _locale(self, request: SearchRequest) -> tuple[str | None, str | None]:
         """(language, region) from the request, falling back to options["market"] such as "zh-CN"."""

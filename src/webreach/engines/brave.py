@@ -50,6 +50,7 @@ class Brave(Engine):
     index = "brave"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 10.0
+    page_markers = ("search.brave.com", 'data-type="web"', "Brave Search", "brave.com/static", "snippet-title")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"q": query_with_site(request), "source": "web"}

@@ -80,6 +80,7 @@ class DuckDuckGo(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
     rate_per_minute = 8.0
+    page_markers = ("duckduckgo.com", "result__a", "uddg=", "DuckDuckGo", 'data-testid="result', "result-link")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         kl = region_code(request)
@@ -171,6 +172,9 @@ class DuckDuckGo(Engine):
         if "/d.js?" in response.text:
             raise self.parse_error("got the JavaScript duckduckgo.com page (results load from d.js), not html results")
         raise self.parse_error("no web-result items and no no-results notice on the page")
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        return decode_redirect(href, page_url)
 
     def _check_challenge(self, tree: LexborHTMLParser) -> None:
         if tree.css_first(CHALLENGE) is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -58,6 +58,12 @@ class Google(Engine):
     index = "google"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 6.0
+    # Google's own pages; other *.google.com sites (developers, cloud) are real results
+    own_domains = (
+        "www.google.com", "google.com", "accounts.google.com", "policies.google.com", "support.google.com",
+        "maps.google.com", "translate.google.com", "webcache.googleusercontent.com", "www.gstatic.com",
+    )  # fmt: skip
+    page_markers = ("www.google.", "/url?q=", "LC20lb", "BNeawe", "gstatic.com", "Google Search")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {
@@ -131,6 +137,13 @@ class Google(Engine):
             )
         if not any(marker in text for marker in NO_RESULTS_MARKERS):
             raise self.parse_error("no result links (a > h3 or h3 > a) and no no-results notice on the page")
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        return _target(href) or urljoin(page_url, href)
+
+    def result_wrapper(self, href: str) -> bool:
+        # a query about Google itself lists Google's own sites, and the basic page wraps them in /url?q= too
+        return urlsplit(href).path == "/url"
 
     def _hit(self, rank: int, title: str, url: str, block: LexborNode) -> Hit:
         snippet, date = _snippet_and_date(block)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import ClassVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -51,6 +51,7 @@ class Sogou(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     rate_per_minute = 10.0
     language_hint = "zh"
+    page_markers = ("sogou.com", "搜狗", "news-list", "vrwrap", "sogou_vr_")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"query": query_with_site(request), "page": str(request.page), "ie": "utf8"}
@@ -87,6 +88,9 @@ class Sogou(Engine):
         if any(marker in text for marker in NO_RESULTS_MARKERS):
             return hits
         raise self.parse_error("no result items and no no-results notice on the page")
+
+    def opaque_result(self, url: str) -> bool:
+        return urlsplit(url).path == "/link" and "url=" in urlsplit(url).query
 
     def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
         if item.css_first("div.special-wrap") is not None or _in_ad_block(item):

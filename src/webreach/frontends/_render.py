@@ -70,6 +70,10 @@ def attempt_line(attempt: EngineAttempt) -> str:
     if attempt.status in ("ok", "empty"):
         parts.append(f"{attempt.count} hits")
     parts.append(f"{attempt.latency_ms:.0f} ms")
+    if attempt.parsed_by == "generic":
+        parts.append("parsed by the GENERIC parser (the engine's own parser found nothing)")
+    elif attempt.parsed_by == "engine":
+        parts.append("parsed by the engine parser")
     if attempt.cached:
         parts.append("cached")
     if attempt.hedged:

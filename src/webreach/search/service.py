@@ -205,8 +205,11 @@ class Searching:
         engine = self._engines[self._check_name(name)]
         request = httpx.Request("GET", engine.url("/"))
         response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
-        hits = engine.handle(response)
-        attempt = EngineAttempt(engine=name, status="ok" if hits else "empty", count=len(hits))
+        parsed = engine.handle_page(response)
+        hits = parsed.hits
+        attempt = EngineAttempt(
+            engine=name, status="ok" if hits else "empty", count=len(hits), parsed_by=parsed.parsed_by
+        )
         meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
         return SearchResponse(query="", results=tuple(hits), meta=meta)
 
