@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,10 +23,10 @@ from bench.captures import SHARED_DATA
 from webreach import engines
 from webreach.config import EngineSettings
 from webreach.errors import WebreachError
+from webreach.testing import rename_classes
 
 RESULTS = Path(__file__).parent / "results"
 BLOCKED_ENGINE = {"baidu": "baidu", "ddg": "duckduckgo", "google": "google", "sogou": "sogou", "bing": "bing"}
-NAMED = re.compile(r"""\b(class|id)=(["'])(.*?)\2""", re.S)
 
 
 @dataclass
@@ -52,16 +50,6 @@ class Row:
     @property
     def recall(self) -> float:
         return self.matched / self.expected if self.expected else 1.0
-
-
-def mutate(html: str) -> str:
-    """Every class and id token renamed to a meaningless one (deterministic), as a markup change would."""
-
-    def rename(match: re.Match[str]) -> str:
-        tokens = " ".join(f"x{zlib.crc32(t.encode()) % 10**6:06d}" for t in match.group(3).split())
-        return f"{match.group(1)}={match.group(2)}{tokens}{match.group(2)}"
-
-    return NAMED.sub(rename, html)
 
 
 def pages(data: Path) -> list[tuple[str, Path]]:
@@ -95,7 +83,7 @@ def measure(engine_name: str, path: Path, row: Row, *, mutated: bool) -> None:
         hits, state = [], exc.code
     expected = {_norm(hit.url) for hit in hits}
     titles = {hit.title for hit in hits}
-    generic = engine.generic_parse(response(mutate(body) if mutated else body))
+    generic = engine.generic_parse(response(rename_classes(body) if mutated else body))
     found = {_norm(hit.url) for hit in generic}
     row.other_form += sum(1 for hit in generic if _norm(hit.url) not in expected and hit.title in titles)
     row.pages += 1

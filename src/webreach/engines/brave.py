@@ -12,7 +12,8 @@ Decisions:
 - Blocks: 403 and 429 (base mapping: blocked, rate_limited). Brave's verification page lives at /captcha or
   /verify; a redirect there, or a page from there, is a CAPTCHA, and so is a page with no results that carries
   that page's markers (community-observed, not from a capture). The no-results notice text is likewise
-  community-observed; a page with neither results nor a known notice is a ParseError.
+  community-observed, and counts only in the page's visible text: every real results page carries the same
+  words in its scripts' strings. A page with neither results nor a known notice is a ParseError.
 """
 
 from __future__ import annotations
@@ -75,15 +76,19 @@ class Brave(Engine):
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         text = response.text
+        tree = LexborHTMLParser(text)
         hits: list[Hit] = []
-        for item in LexborHTMLParser(text).css('div.snippet[data-type="web"]'):
+        for item in tree.css('div.snippet[data-type="web"]'):
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)
         if not hits:
             if self.page_url(response).path.startswith(CAPTCHA_PATHS) or any(m in text for m in CAPTCHA_MARKERS):
                 raise BlockedError("answered with its 'verify you are human' page", kind="captcha", engine=self.name)
-            if not any(marker in text for marker in NO_RESULTS_MARKERS):
+            # the notice must be on the page, not in the strings its scripts carry (every results page has them)
+            tree.strip_tags(["script", "style", "template"])
+            shown = tree.body.text() if tree.body is not None else ""
+            if not any(marker in shown for marker in NO_RESULTS_MARKERS):
                 raise self.parse_error("no div.snippet[data-type=web] results and no no-results notice on the page")
         return hits
 
