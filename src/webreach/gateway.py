@@ -22,10 +22,11 @@ from webreach.extract.extracted import Extracted
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.guard import OfflineResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
+from webreach.search.parse_health import ParseHealth
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.sessions import SessionStore, open_session_store
 
-__all__ = ["EngineStatus", "Gateway", "search"]
+__all__ = ["EngineStatus", "Gateway", "ParseHealth", "search"]
 
 
 class Gateway:
@@ -106,6 +107,11 @@ class Gateway:
     def engine_statuses(self) -> list[EngineStatus]:
         """Kind, key status and breaker state of every engine."""
         return self._searching.engine_statuses()
+
+    def parse_health(self) -> list[ParseHealth]:
+        """Each scraped engine's parse health: its last parse mode and how many recent answers needed the generic
+        parser (recorded in the state file, so it covers every process sharing it)."""
+        return self._searching.parse_health()
 
     def reset_engine(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""

@@ -109,11 +109,12 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         click.echo(json.dumps([s.model_dump() for s in statuses]))
         return
     table = Table()
-    for column in ("engine", "kind", "index", "key", "usable", "breaker"):
+    for column in ("engine", "kind", "index", "key", "usable", "breaker", "parser (recent)"):
         table.add_column(column)
     for s in statuses:
         key = "n/a" if not s.needs_key else ("set" if s.key_configured else "missing")
         usable = "yes" if s.usable else f"no ({s.reason})"
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
-        table.add_row(s.name, s.kind, s.index, key, usable, breaker)
+        parser = s.parse_health.summary() if s.parse_health is not None else "n/a"
+        table.add_row(s.name, s.kind, s.index, key, usable, breaker, parser)
     Console().print(table)

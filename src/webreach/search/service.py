@@ -29,10 +29,12 @@ from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
+from webreach.state.parse_health_store import open_parse_health_store
 
 
 class EngineStatus(BaseModel):
@@ -52,6 +54,7 @@ class EngineStatus(BaseModel):
     reason: str | None
     breaker: str
     retry_after: float | None
+    parse_health: ParseHealth | None = None  # scraped engines: which parser read their recent answers
 
 
 class Searching:
@@ -73,6 +76,7 @@ class Searching:
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.names()},
             rng=rng,
         )
+        self._parse_health = open_parse_health_store(settings.state)
         self._engines: dict[str, Engine] = {
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
             for name in registry.names()
@@ -88,6 +92,7 @@ class Searching:
             await client.aclose()
         self._clients.clear()
         self._state.close()
+        self._parse_health.close()
         self._log_redaction.close()
 
     def _engine_settings(self, name: str) -> EngineSettings:
@@ -117,8 +122,9 @@ class Searching:
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
         )
+        recorded = ParseHealthRecorder(caller, engine=engine.name, store=self._parse_health, clock=self._clock)
         return apply_policies(
-            caller,
+            recorded,
             engine=engine.name,
             state=self._state,
             rate_per_minute=settings.rate_per_minute or engine.rate_per_minute,
@@ -141,8 +147,14 @@ class Searching:
             return False
         return True
 
+    def parse_health(self) -> list[ParseHealth]:
+        """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
+        records = self._parse_health.load_all()
+        return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
+
     def engine_statuses(self) -> list[EngineStatus]:
-        """Kind, key status and breaker state of every engine."""
+        """Kind, key status, breaker state and parse health of every engine."""
+        health = {view.engine: view for view in self.parse_health()}
         statuses = []
         for name, engine in self._engines.items():
             reason = None
@@ -165,6 +177,7 @@ class Searching:
                     reason=reason,
                     breaker=breaker.state,
                     retry_after=breaker.retry_after,
+                    parse_health=health.get(name),
                 )
             )
         return statuses
