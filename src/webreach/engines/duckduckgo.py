@@ -80,7 +80,9 @@ class DuckDuckGo(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
     rate_per_minute = 8.0
-    page_markers = ("duckduckgo.com", "result__a", "uddg=", "DuckDuckGo", 'data-testid="result', "result-link")
+    page_markers = (
+        "duckduckgo.com", "DuckDuckGo", "result__a", "uddg=", "web-result", "result-link", 'data-testid="result',
+    )  # fmt: skip
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         kl = region_code(request)

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from webreach.gateway import EngineStatus
+from webreach.gateway import CanaryResult, EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
 from webreach.tools import SearchResults
 
@@ -117,4 +117,22 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         parser = s.parse_health.summary() if s.parse_health is not None else "n/a"
         table.add_row(s.name, s.kind, s.index, key, usable, breaker, parser)
+    Console().print(table)
+
+
+CANARY_STYLE = {"ok": "green", "generic": "yellow", "parse_error": "red", "blocked": "red", "error": "red"}
+
+
+def canary_table(results: Sequence[CanaryResult]) -> None:
+    """The canary's answer per engine: status in colour, and what went wrong."""
+    table = Table()
+    for column in ("engine", "status", "hits", "ms", "detail"):
+        table.add_column(column)
+    for result in results:
+        style = CANARY_STYLE[result.status]
+        detail = f"{result.code}: {result.message}" if result.message else (result.code or "")
+        if result.status == "generic":
+            detail = "its own parser found nothing; the generic parser read the page (check its markup)"
+        status = f"[{style}]{result.status}[/{style}]"
+        table.add_row(result.engine, status, str(result.hits), f"{result.latency_ms:.0f}", escape(detail))
     Console().print(table)

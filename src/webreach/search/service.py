@@ -24,9 +24,10 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import PolicyState, Search, apply_policies
+from webreach.policies import PolicyState, Search, apply_policies, without_cache
 from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
+from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
@@ -182,6 +183,13 @@ class Searching:
             )
         return statuses
 
+    async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
+        """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
+        names = [self._check_name(n) for n in engines] if engines else [n for n in self._engines if self.usable(n)]
+        request = SearchRequest.create(query=query)
+        searches = {name: without_cache(self._searches[name]) for name in names}
+        return await run_canary(searches, names, request, self._clock)
+
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
         self._state.reset_breaker(self._check_name(name))
@@ -214,8 +222,10 @@ class Searching:
     def parse_saved(
         self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes)."""
-        engine = self._engines[self._check_name(name)]
+        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline (how
+        users check a parser after markup changes); the attempt says which parser produced the hits."""
+        engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
+        name = engine.name
         request = httpx.Request("GET", engine.url("/"))
         response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
         parsed = engine.handle_page(response)
@@ -225,6 +235,18 @@ class Searching:
         )
         meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
         return SearchResponse(query="", results=tuple(hits), meta=meta)
+
+    def guess_engine(self, body: bytes) -> str:
+        """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
+        text = body.decode("utf-8", errors="replace")
+        scores = sorted(((engine.recognise(text), name) for name, engine in self._engines.items()), reverse=True)
+        (best, name), (runner_up, _) = scores[0], scores[1]
+        if best == 0 or best == runner_up:
+            raise InvalidInputError(
+                "cannot tell which engine's page this is",
+                hint=f"Name the engine instead of auto: one of {', '.join(self.engine_names())}.",
+            )
+        return name
 
     # --- search -----------------------------------------------------------------------------------------
 
