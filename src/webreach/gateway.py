@@ -109,6 +109,10 @@ class Gateway:
         """Kind, key status and breaker state of every engine."""
         return self._searching.engine_statuses()
 
+    def guess_engine(self, body: bytes) -> str:
+        """The engine a saved results page most looks like (InvalidInputError when it is none of them)."""
+        return self._searching.guess_engine(body)
+
     def parse_health(self) -> list[ParseHealth]:
         """Each scraped engine's parse health: its last parse mode and how many recent answers needed the generic
         parser (recorded in the state file, so it covers every process sharing it)."""
