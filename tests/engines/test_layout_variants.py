@@ -128,3 +128,29 @@ def test_google_sitelinks_inside_headings_of_a_current_page_are_not_results(shar
     hits = make_engine("google").handle(read_page("google", path))
     assert len(hits) == 8
     assert "https://github.com/facebook/react/releases" not in [hit.url for hit in hits]
+
+
+def test_google_wml_page_for_old_phones_has_no_h3_but_is_read() -> None:
+    hits = fixture_hits("google", "wml")
+    assert [url for _, url, _, _ in hits] == [
+        "https://v8.dev/blog/wasm-gc-porting",
+        "https://github.com/WebAssembly/gc",
+        "https://developer.chrome.com/blog/wasmgc",
+    ]  # the image-search tab and the suggestion table are not results
+    assert hits[0][0] == "A new way to bring garbage collected languages to WebAssembly"
+    assert hits[2][2] == "Chrome 119 ships WasmGC by default."
+
+
+def test_brave_2023_generation_reads_titles_snippets_and_dates() -> None:
+    engine = make_engine("brave")
+    hits = engine.handle(read_page("brave", FIXTURES / "brave" / "2023-fdb.html"))
+    assert [hit.title for hit in hits] == [
+        "htmx ~ hx-boost Attribute",
+        "Is hx-boost worth it? : r/htmx",
+        "htmx ~ Documentation",
+    ]
+    assert hits[0].display_url == "htmx.org › attributes › hx-boost"
+    assert (hits[1].date, hits[1].snippet) == (
+        "2023-03-02",
+        "Boosting gives SPA-like navigation for free, but watch out for scripts in the head.",
+    )

@@ -7,7 +7,10 @@ Decisions:
 - A result is a link wrapping an `<h3>`, or, in the older generation still served to some clients (`h3.r > a`,
   `span.st` snippets; fixture tests/fixtures/serp/google/older-h3-r.html, written from the documented markup),
   a link inside the `<h3>`. Its block is the largest ancestor holding no other such link; the snippet, date,
-  display URL and site name are read from that block. Links to Google's own `/search` pages
+  display URL and site name are read from that block. The WML/XHTML page Google serves old phones (what
+  SearXNG asks for since 2026) has no h3: its titles are `a.fuLhoc span.CVA68e`, snippets `span.FrIlee`
+  (fixture tests/fixtures/serp/google/wml.html, written from the documented markup). Those class names rotate;
+  when they do, the generic parser takes over. Links to Google's own `/search` pages
   (local-pack entries) are not results.
 - "People also ask" answers cite a page with the same markup. They are not organic results, so they come after
   the organic ones (their answer text is a good snippet); a URL already listed is not repeated.
@@ -45,7 +48,15 @@ ENABLE_JS_MARKER = "/httpservice/retry/enablejs"
 NO_RESULTS_MARKERS = ("did not match any documents", "No results found for")
 
 # newest markup first: desktop snippet, featured/"People also ask" answer, video description, basic page
-SNIPPET_SELECTORS = ("div.VwiC3b", 'div[data-sncf="1"]', "span.hgKElc", "div.ITZIwc", "span.st")
+SNIPPET_SELECTORS = (
+    "div.VwiC3b",
+    'div[data-sncf="1"]',
+    "span.hgKElc",
+    "div.ITZIwc",
+    "span.st",
+    "div.taTFJ span.FrIlee",
+)
+WML_TITLES = "a.fuLhoc span.CVA68e"
 DATE_SELECTORS = ("span.YrbPuc", "span.LEwnzc", "span.kX21rb", "span.st > span.f")
 
 
@@ -136,7 +147,7 @@ class Google(Engine):
                 engine=self.name,
             )
         if not any(marker in text for marker in NO_RESULTS_MARKERS):
-            raise self.parse_error("no result links (a > h3 or h3 > a) and no no-results notice on the page")
+            raise self.parse_error("no result links (a > h3, h3 > a, WML titles) and no no-results notice on the page")
 
     def decode_link(self, href: str, page_url: str) -> str:
         return _target(href) or urljoin(page_url, href)
@@ -180,7 +191,10 @@ def _title_links(tree: LexborHTMLParser) -> list[tuple[LexborNode, LexborNode]]:
     wrapped = [(heading, link) for heading in tree.css("a h3") if (link := _enclosing_link(heading)) is not None]
     if wrapped:
         return wrapped
-    return [(heading, link) for heading in tree.css("h3") if (link := heading.css_first("a[href]")) is not None]
+    inside = [(heading, link) for heading in tree.css("h3") if (link := heading.css_first("a[href]")) is not None]
+    if inside:
+        return inside
+    return [(title, link) for title in tree.css(WML_TITLES) if (link := _enclosing_link(title)) is not None]
 
 
 def _enclosing_link(node: LexborNode) -> LexborNode | None:
@@ -217,7 +231,7 @@ def _result_block(link: LexborNode) -> LexborNode:
 
 def _result_links(node: LexborNode) -> int:
     """How many result titles (either nesting) `node` holds."""
-    return len(node.css("a h3")) + len(node.css("h3 a[href]"))
+    return len(node.css("a h3")) + len(node.css("h3 a[href]")) + len(node.css(WML_TITLES))
 
 
 def _in_related_questions(node: LexborNode) -> bool:
