@@ -66,9 +66,9 @@ def find_results(html: str, target: Target) -> list[Found]:
     if not links:
         return []
     best: list[Found] = []
-    for records in _groups(links):
+    for records in _groups(links):  # largest first: once a group cannot beat the best, none after it can
         if len(records) < max(MIN_RECORDS, len(best) + 1):
-            continue
+            break
         found = [hit for record in records if (hit := _record(record, links)) is not None]
         if len(found) > len(best):
             best = found
@@ -153,9 +153,12 @@ def _contains(outer: LexborNode, inner: LexborNode) -> bool:
 
 def _snippet(record: LexborNode, title_link: LexborNode, title: str) -> str:
     """The record's longest text block outside the title link (the snippet)."""
+    # nodes holding the title link, and nodes inside it, are not the snippet
+    around = {title_link.mem_id, *(node.mem_id for node in ancestors(title_link))}
+    inside = {node.mem_id for node in title_link.css("*")}
     best = ""
     for node in record.css("p, div, span, td, dd, li, a"):
-        if node.mem_id == title_link.mem_id or _contains(node, title_link) or _contains(title_link, node):
+        if node.mem_id in around or node.mem_id in inside:
             continue
         text = text_of(node)
         if len(text) > len(best) and text != title:
