@@ -12,10 +12,11 @@ from selectolax.lexbor import LexborHTMLParser
 
 from conftest import SHARED_DATA
 from webreach.config import EngineSettings
-from webreach.engines import create
+from webreach.engines import create, names
 from webreach.engines._generic import CHROME
 from webreach.errors import BlockedError, ParseError, WebreachError
-from webreach.testing import rename_classes
+from webreach.models import SearchRequest
+from webreach.testing import engine_recordings, rename_classes
 
 from .test_layout_variants import BLOCKED_ENGINE, JS_SHELL, NO_RESULTS, captures
 
@@ -187,3 +188,33 @@ def test_captures_exist_for_the_measurement() -> None:
     if not SHARED_DATA.is_dir():
         pytest.skip("real captures absent")
     assert len(RESULT_PAGES) >= 30 and len(EMPTY_PAGES) >= 9
+
+
+SCRAPED_RESULTS = [
+    (name, case)
+    for name in names()
+    if create(name).kind == "scraped"
+    for case in engine_recordings(name)
+    if case.startswith("results") and case != "results-relayout"
+]
+
+
+@pytest.mark.parametrize(("name", "case"), SCRAPED_RESULTS, ids=[f"{n}/{c}" for n, c in SCRAPED_RESULTS])
+def test_renamed_class_names_in_every_engines_recording_keep_its_results(name: str, case: str) -> None:
+    # the recordings cover the engines without a real results capture (sogou's web page, so360) too; the real
+    # URLs they carry beside their redirects (data-url, data-mdurl) are read by the same engine hooks
+    engine = create(name)
+    recording = engine_recordings(name)[case]
+    request = engine.build_request(SearchRequest(query="test"))
+    original = [hit.url for hit in engine.handle(recording.to_response(request))]
+    renamed = rename_classes(recording.body.decode("utf-8"))
+    answer = httpx.Response(200, headers=recording.headers, content=renamed.encode(), request=request)
+    elsewhere = [url for url in original if engine.result_link(url, str(request.url)) is not None]
+    if len(elsewhere) < 3:  # mojeek's lists its own about page: two results on other sites are not a list
+        with pytest.raises(ParseError):
+            engine.handle_page(answer)
+        return
+    page = engine.handle_page(answer)
+    got = [hit.url for hit in page.hits]
+    assert set(original) <= set(got)
+    assert len(got) <= len(original) + 1  # at most one of the engine's own cards (Baidu's baike) comes along

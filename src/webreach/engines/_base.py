@@ -23,10 +23,12 @@ from typing import ClassVar, Literal
 from urllib.parse import quote, quote_plus, urljoin, urlsplit
 
 import httpx
+from selectolax.lexbor import LexborNode
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
 from webreach.engines._generic import find_results
+from webreach.engines._html import attribute
 from webreach.errors import (
     AuthFailedError,
     BadRequestError,
@@ -141,12 +143,20 @@ class Engine(ABC):
         if "html" not in response.headers.get("content-type", "text/html"):
             return []
         page_url = str(self.page_url(response))
-        found = find_results(response.text, lambda href: self.result_link(href, page_url))
+        found = find_results(response.text, lambda link: self.link_target(link, page_url), self.record_target)
         return [self.hit(rank, item.title, item.url, snippet=item.snippet) for rank, item in enumerate(found, 1)]
 
     def decode_link(self, href: str, page_url: str) -> str:
         """A link of this engine's pages as its target: redirect wrappers decoded, relative links made absolute."""
         return urljoin(page_url, href)
+
+    def link_target(self, link: LexborNode, page_url: str) -> str | None:
+        """For the generic parser: the decoded target of a link that may be a result, else None."""
+        return self.result_link(attribute(link, "href"), page_url)
+
+    def record_target(self, record: LexborNode, url: str) -> str:
+        """For the generic parser: the URL of the result `record` (the engine may carry it beside a redirect)."""
+        return url
 
     def result_link(self, href: str, page_url: str) -> str | None:
         """The decoded target when `href` may be a result (http(s), on another site), else None."""

@@ -51,10 +51,17 @@ class Found:
     snippet: str
 
 
-Target = Callable[[str], str | None]
+# a link node -> its decoded target when it may be a result, else None
+Target = Callable[[LexborNode], str | None]
+# (record, the title link's target) -> the result URL (engines that carry the real URL beside a redirect)
+Refine = Callable[[LexborNode, str], str]
 
 
-def find_results(html: str, target: Target) -> list[Found]:
+def _as_is(record: LexborNode, url: str) -> str:
+    return url
+
+
+def find_results(html: str, target: Target, refine: Refine = _as_is) -> list[Found]:
     """Results of the page's main repeated list of external links, [] when it has none or is a bot wall."""
     tree = LexborHTMLParser(html)
     if tree.css_first(BLOCK_SELECTORS) is not None:
@@ -69,7 +76,7 @@ def find_results(html: str, target: Target) -> list[Found]:
     for records in _groups(links):  # largest first: once a group cannot beat the best, none after it can
         if len(records) < max(MIN_RECORDS, len(best) + 1):
             break
-        found = [hit for record in records if (hit := _record(record, links)) is not None]
+        found = [hit for record in records if (hit := _record(record, links, refine)) is not None]
         if len(found) > len(best):
             best = found
     return _unique(best) if len(best) >= MIN_RECORDS else []
@@ -79,7 +86,7 @@ def _candidate_links(tree: LexborHTMLParser, target: Target) -> dict[int, tuple[
     """Links to other sites, by node id: (the link, its decoded URL)."""
     links: dict[int, tuple[LexborNode, str]] = {}
     for link in tree.css("a[href]"):
-        url = target(link.attributes.get("href") or "")
+        url = target(link)
         if url is not None and text_of(link):
             links[link.mem_id] = (link, url)
     return links
@@ -99,7 +106,7 @@ def _groups(links: dict[int, tuple[LexborNode, str]]) -> list[list[LexborNode]]:
     return [list(records.values()) for records in ordered]
 
 
-def _record(record: LexborNode, links: dict[int, tuple[LexborNode, str]]) -> Found | None:
+def _record(record: LexborNode, links: dict[int, tuple[LexborNode, str]], refine: Refine) -> Found | None:
     """The result a record holds: its title link and snippet, or None when it lacks either."""
     inside = [links[node.mem_id] for node in record.css("a[href]") if node.mem_id in links]
     if not inside:
@@ -110,7 +117,7 @@ def _record(record: LexborNode, links: dict[int, tuple[LexborNode, str]]) -> Fou
     snippet = _snippet(record, title_link, title)
     if len(snippet) < _min_text(snippet):
         return None
-    return Found(title=title, url=url, snippet=snippet)
+    return Found(title=title, url=refine(record, url), snippet=snippet)
 
 
 def _title(record: LexborNode, inside: list[tuple[LexborNode, str]]) -> tuple[LexborNode | None, str, str]:

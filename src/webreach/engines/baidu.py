@@ -95,6 +95,10 @@ class Baidu(Engine):
     def opaque_result(self, url: str) -> bool:
         return urlsplit(url).path == "/link" and "url=" in urlsplit(url).query
 
+    def record_target(self, record: LexborNode, url: str) -> str:
+        landing = attribute(record, "mu")  # the landing page, as the engine's own parser reads it
+        return landing if landing.startswith(("http://", "https://")) else url
+
     def _captcha(self) -> BlockedError:
         return BlockedError(
             f"answered with its security check page ({CAPTCHA_TITLE})", kind="captcha", engine=self.name

@@ -97,6 +97,10 @@ class So360(Engine):
     def opaque_result(self, url: str) -> bool:
         return urlsplit(url).path == "/link"
 
+    def link_target(self, link: LexborNode, page_url: str) -> str | None:
+        carried = attribute(link, "data-mdurl")  # the real URL beside a so.com redirect
+        return carried if carried.startswith(("http://", "https://")) else super().link_target(link, page_url)
+
     def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
         link = item.css_first("h3.res-title a, h3 a")
         if link is None or _in_ad_block(item):
