@@ -1,4 +1,4 @@
-"""The `webreach` command line: search, parse, engines, fakeweb. Parse -> Gateway -> render, nothing else.
+"""The `webreach` command line: search, parse, engines, canary, fakeweb. Parse -> Gateway -> render, nothing else.
 
 Exit codes: 0 ok, 2 invalid input, 3 refused by policy, 4 upstream failure (frontends/_errors.py has the table).
 With --json an error is printed as JSON on stdout (the same body agents get), argument errors included;
@@ -25,6 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_engines import add_engine_commands
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
@@ -226,12 +227,14 @@ def search(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the SearchResponse (or error) as JSON.")
 def parse(engine: str, file: Path, status: int, content_type: str | None, as_json: bool) -> None:
-    """Parse a saved response body offline with ENGINE's parser."""
+    """Parse a saved response body offline with ENGINE's parser (auto: guess it from the page).
+
+    The attempt line says which parser produced the hits: the engine's own, or the generic fallback."""
 
     async def work(gateway: Gateway) -> None:
         valid = gateway.engine_names()
-        if engine not in valid:  # auto and multi route searches; a saved page is parsed by one real engine
-            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: {', '.join(valid)}.")
+        if engine not in valid and engine != "auto":  # auto guesses the engine from the page; multi is no engine
+            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: auto, {', '.join(valid)}.")
         body = read_capped(file, MAX_SAVED_BYTES)
         kind = content_type or ("application/json" if file.suffix == ".json" else "text/html; charset=utf-8")
         _render.search_response(gateway.parse_saved(engine, body, status=status, content_type=kind), as_json)
@@ -424,6 +427,9 @@ def fakeweb(host: str, port: int) -> None:
         )
     except KeyboardInterrupt:
         pass
+
+
+add_engine_commands(cli, _run, TEXT)
 
 
 def main() -> None:
