@@ -47,7 +47,7 @@ def webreach_parser(capture: Capture) -> Callable[[], int | str]:
         try:
             return len(engine.handle(response))
         except WebreachError as exc:
-            return exc.error_code
+            return exc.code
 
     return parse
 

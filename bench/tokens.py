@@ -67,7 +67,7 @@ def parse(capture: Capture) -> list[Hit] | str:
     try:
         return engine.handle(response)
     except WebreachError as exc:
-        return exc.error_code
+        return exc.code
 
 
 def as_response(capture: Capture, hits: list[Hit], limit: int, query: str) -> SearchResponse:

@@ -23,11 +23,13 @@ from webreach.extract.extracted import Extracted
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.guard import OfflineResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
+from webreach.search.canary import CANARY_QUERY, CanaryResult
+from webreach.search.parse_health import ParseHealth
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
 from webreach.state.sessions import SessionStore, open_session_store
 
-__all__ = ["EngineStatus", "Gateway", "Pickup", "search"]
+__all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "search"]
 
 
 class Gateway:
@@ -108,6 +110,20 @@ class Gateway:
     def engine_statuses(self) -> list[EngineStatus]:
         """Kind, key status and breaker state of every engine."""
         return self._searching.engine_statuses()
+
+    def guess_engine(self, body: bytes) -> str:
+        """The engine a saved results page most looks like (InvalidInputError when it is none of them)."""
+        return self._searching.guess_engine(body)
+
+    def parse_health(self) -> list[ParseHealth]:
+        """Each scraped engine's parse health: its last parse mode and how many recent answers needed the generic
+        parser (recorded in the state file, so it covers every process sharing it)."""
+        return self._searching.parse_health()
+
+    async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
+        """Run `query` against each configured engine (or those named), bypassing the cache, and say per engine
+        whether its own parser read the answer (ok), only the generic one did, nothing did, or it was blocked."""
+        return await self._searching.canary(query, engines)
 
     def reset_engine(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""

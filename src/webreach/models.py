@@ -15,6 +15,8 @@ from webreach.errors import InvalidInputError
 Freshness = Literal["day", "week", "month", "year"]
 SafeSearch = Literal["off", "moderate", "strict"]
 AttemptStatus = Literal["ok", "empty", "error", "skipped", "cancelled"]
+# which parser read a scraped page: the engine's own selectors, or the generic structural fallback
+ParsedBy = Literal["engine", "generic"]
 
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
@@ -158,6 +160,13 @@ class EngineAttempt(BaseModel):
     retry_after: float | None = None
     hedged: bool = Field(False, description="Started early because the previous engine was slow.")
     unsupported: tuple[str, ...] = Field((), description="Requested parameters this engine ignores.")
+    parsed_by: ParsedBy | None = Field(
+        None,
+        description="Which parser read the engine's answer: 'engine' (its own selectors) or 'generic' (the "
+        "structural fallback: results are likely right but the engine's parser needs attention). Left out when "
+        "nothing was parsed (an error, or an answer from the cache).",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class SearchMeta(BaseModel):

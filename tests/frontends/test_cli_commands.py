@@ -150,15 +150,24 @@ def test_fetch_with_a_malformed_resolve_is_invalid_input() -> None:
 # --- parse, tools, engines ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["altavista", "auto", "multi"])
-def test_parse_hint_lists_only_real_engines(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["altavista", "multi"])
+def test_parse_hint_lists_real_engines_and_auto(tmp_path: Path, name: str) -> None:
+    # parse takes one real engine, or auto (the engine guessed from the page); multi routes searches only
     saved = page(tmp_path / "p.html", "Saved")
     code, out, _ = invoke("parse", name, str(saved), "--json")
     message = json.loads(out)["message"]
     assert code == 2
-    valid = message.partition("Valid engines: ")[2]
-    assert "mojeek" in valid and "duckduckgo" in valid
-    assert "auto" not in valid.split(", ") and "multi" not in valid.rstrip(".").split(", ")
+    valid = message.partition("Valid engines: ")[2].rstrip(".").split(", ")
+    assert "mojeek" in valid and "duckduckgo" in valid and "auto" in valid
+    assert "multi" not in valid
+
+
+def test_parse_auto_on_a_page_of_no_known_engine_asks_for_the_engine(tmp_path: Path) -> None:
+    saved = page(tmp_path / "p.html", "Saved")
+    code, out, _ = invoke("parse", "auto", str(saved), "--json")
+    message = json.loads(out)["message"]
+    assert code == 2
+    assert "cannot tell which engine" in message and "mojeek" in message
 
 
 def test_search_hint_still_offers_the_routing_modes() -> None:

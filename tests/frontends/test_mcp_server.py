@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from webreach.config import Settings
-from webreach.frontends.mcp import build_server, store_session, tools_over_gateway
+from webreach.frontends.mcp import SESSION_META, build_server, named_session, tools_over_gateway
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
@@ -131,7 +131,23 @@ async def test_the_lifespan_opens_one_gateway_and_closes_it(web: FakeWeb) -> Non
     assert events == ["open", "closed"]
 
 
-def test_store_session_precedence() -> None:
-    assert store_session({}, "stdio-1") == "stdio-1"
-    assert store_session({"mcp-session-id": "abc"}, "default") == "mcp-abc"
-    assert store_session({"mcp-session-id": "abc", "x-webreach-session": "research"}, "default") == "research"
+def test_the_named_session_precedence() -> None:
+    assert named_session(None, {}, None) is None  # none named: the pipeline uses the caller's or the default
+    assert named_session(None, {}, "cli") == "cli"  # `webreach mcp --session cli`
+    assert named_session(None, {"mcp-session-id": "abc"}, None) is None  # an MCP session is no ref namespace
+    assert named_session(None, {"x-webreach-session": "research"}, "cli") == "research"
+    assert named_session({SESSION_META: "meta"}, {"x-webreach-session": "research"}, "cli") == "meta"
+
+
+async def test_a_meta_session_keeps_its_own_refs(web: FakeWeb) -> None:
+    async with client(web, "legacy") as mcp:
+        await mcp.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek", "limit": 3})
+        await mcp.call_tool("web_search", {"query": "rust", "engine": "mojeek", "limit": 2}, meta={SESSION_META: "r"})
+        default = await mcp.call_tool("web_fetch", {"ref": 9})
+        named = await mcp.call_tool("web_fetch", {"ref": 9}, meta={SESSION_META: "r"})
+        bad = await mcp.call_tool("web_fetch", {"ref": 1}, meta={SESSION_META: 5})
+        reserved = await mcp.call_tool("web_fetch", {"ref": 1}, meta={SESSION_META: "@someone/default"})
+    assert "refs so far: 1-3" in body(default)["message"]
+    assert "refs so far: 1-2" in body(named)["message"]
+    assert bad.is_error and body(bad)["code"] == "invalid_input"
+    assert reserved.is_error and body(reserved)["code"] == "invalid_input"

@@ -67,6 +67,21 @@ async def test_fetch_by_ref_after_search(web: FakeWeb, tmp_path: Path) -> None:
     assert_ref_resolved(fetched, "docs.python.org")
 
 
+async def test_a_later_stdio_process_reads_the_refs_of_an_earlier_one(web: FakeWeb, tmp_path: Path) -> None:
+    """Clients that start `webreach mcp` for every call share the state file's default session."""
+    parameters = StdioServerParameters(
+        command=sys.executable, args=STDIO_ARGS, env=server_env(web, tmp_path, WEBREACH_STATE__BACKEND="sqlite")
+    )
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(parameters, read_timeout_seconds=TIME_LIMIT) as first:
+            await first.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek", "limit": 2})
+        async with Client(parameters, read_timeout_seconds=TIME_LIMIT) as second:
+            fetched = await second.call_tool("web_fetch", {"ref": 1})
+            unknown = await second.call_tool("web_fetch", {"ref": 3})
+    assert_ref_resolved(fetched, "docs.python.org")
+    assert "refs so far: 1-2" in body(unknown)["message"]
+
+
 def assert_ref_resolved(fetched: Any, host: str) -> None:
     """The ref resolved in this session: the page came back, or reading its URL failed (offline) - not the ref."""
     text = fetched.content[0].text

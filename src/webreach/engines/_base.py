@@ -5,19 +5,30 @@ cookie, Startpage's sc token) is a warm-up: the engine describes the request and
 its response; the gateway sends it and caches the tokens, then passes them to build_request.
 Engines that need the time (freshness filters given as absolute dates) read it from `self.clock`, never from
 the system clock, so tests pin it with a FakeClock.
+
+handle_page() is the one path from a response to hits. When a scraped engine's own parser raises ParseError (its
+selectors found nothing, and the page carries neither its no-results notice nor a block marker: parse() checked
+those first), the generic parser (engines/_generic.py) looks for the page's repeated result blocks by structure,
+with links decoded by the engine's decode_link(); its hits come back marked parsed_by "generic", so the agent
+still gets results and the operator sees that the engine's parser needs attention. The option
+`generic_fallback = "off"` turns it off per engine.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import ClassVar, Literal
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, urljoin, urlsplit
 
 import httpx
+from selectolax.lexbor import LexborNode
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
+from webreach.engines._generic import find_results
+from webreach.engines._html import attribute
 from webreach.errors import (
     AuthFailedError,
     BadRequestError,
@@ -28,7 +39,7 @@ from webreach.errors import (
     RateLimitedError,
     UnavailableError,
 )
-from webreach.models import Hit, SearchRequest
+from webreach.models import Hit, ParsedBy, SearchRequest
 from webreach.retry_after import retry_after_seconds
 
 EngineKind = Literal["scraped", "api"]
@@ -48,6 +59,14 @@ RECAPTCHA_MARKER = "https://www.google.com/recaptcha/"
 CHALLENGE_STATUSES = frozenset({403, 429, 503})
 
 
+@dataclass(frozen=True)
+class ParsedPage:
+    """Hits from one response, and which parser found them: the engine's own, or the generic one."""
+
+    hits: list[Hit]
+    parsed_by: ParsedBy
+
+
 class Engine(ABC):
     """One search engine or search API. Subclasses set the ClassVars and the two abstract methods."""
 
@@ -61,6 +80,11 @@ class Engine(ABC):
     rate_per_minute: ClassVar[float] = 15.0
     language_hint: ClassVar[str | None] = None  # "zh" for engines that serve Chinese best
     warm_up_ttl: ClassVar[float] = 3600.0
+    # hosts whose links are the engine's own pages (navigation, paging), not results; default: the base URL's
+    # domain. The generic parser counts only links elsewhere (after decode_link) as results.
+    own_domains: ClassVar[tuple[str, ...]] = ()
+    # strings only this engine's result pages carry, for `webreach parse auto` (engine.recognise)
+    page_markers: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
@@ -95,9 +119,68 @@ class Engine(ABC):
     # --- shared behaviour -----------------------------------------------------------------------------
 
     def handle(self, response: httpx.Response) -> list[Hit]:
-        """Check the response for errors and blocks, then parse it: the one path every caller uses."""
+        """Check the response for errors and blocks, then parse it (the generic parser as the fallback)."""
+        return self.handle_page(response).hits
+
+    def handle_page(self, response: httpx.Response) -> ParsedPage:
+        """handle(), saying which parser produced the hits: the one path every caller uses."""
         self.check_response(response)
-        return self.parse(response)
+        try:
+            return ParsedPage(self.parse(response), "engine")
+        except ParseError:
+            hits = self.generic_parse(response) if self.generic_fallback else []
+            if not hits:
+                raise
+            return ParsedPage(hits, "generic")
+
+    @property
+    def generic_fallback(self) -> bool:
+        """Whether the generic parser may answer for this engine: scraped engines unless the option turns it off."""
+        return self.kind == "scraped" and self.settings.options.get("generic_fallback", "on").lower() != "off"
+
+    def generic_parse(self, response: httpx.Response) -> list[Hit]:
+        """Hits the generic parser finds on an HTML response by structure alone (no engine selectors)."""
+        if "html" not in response.headers.get("content-type", "text/html"):
+            return []
+        page_url = str(self.page_url(response))
+        found = find_results(response.text, lambda link: self.link_target(link, page_url), self.record_target)
+        return [self.hit(rank, item.title, item.url, snippet=item.snippet) for rank, item in enumerate(found, 1)]
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        """A link of this engine's pages as its target: redirect wrappers decoded, relative links made absolute."""
+        return urljoin(page_url, href)
+
+    def link_target(self, link: LexborNode, page_url: str) -> str | None:
+        """For the generic parser: the decoded target of a link that may be a result, else None."""
+        return self.result_link(attribute(link, "href"), page_url)
+
+    def record_target(self, record: LexborNode, url: str) -> str:
+        """For the generic parser: the URL of the result `record` (the engine may carry it beside a redirect)."""
+        return url
+
+    def result_link(self, href: str, page_url: str) -> str | None:
+        """The decoded target when `href` may be a result (http(s), on another site), else None."""
+        url = self.decode_link(href, page_url)
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if parts.scheme not in ("http", "https") or not host:
+            return None
+        own = {*(self.own_domains or (_domain(urlsplit(type(self).base_url).hostname or ""),))}
+        if host == (urlsplit(page_url).hostname or "").lower() or any(_under(host, d) for d in own):
+            return url if self.opaque_result(url) or self.result_wrapper(href) else None
+        return url
+
+    def opaque_result(self, url: str) -> bool:
+        """True for a link on the engine's own host that stands for a result (Baidu's /link?url= redirects)."""
+        return False
+
+    def result_wrapper(self, href: str) -> bool:
+        """True for a redirect the engine wraps only around results (Google's /url?q=), whatever its target."""
+        return False
+
+    def recognise(self, text: str) -> int:
+        """How many of this engine's page markers `text` carries (`webreach parse auto` picks the most)."""
+        return sum(1 for marker in self.page_markers if marker in text)
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
@@ -235,6 +318,16 @@ class Engine(ABC):
         cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
         snippet = cleaned.pop("snippet", None) or ""
         return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def _domain(host: str) -> str:
+    """The last two labels of a host name (search.brave.com -> brave.com)."""
+    return ".".join(host.lower().split(".")[-2:])
+
+
+def _under(host: str, domain: str) -> bool:
+    """True when `host` is `domain` or one of its subdomains."""
+    return host == domain or host.endswith(f".{domain}")
 
 
 def secret_forms(secret: str) -> tuple[str, ...]:

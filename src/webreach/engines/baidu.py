@@ -15,7 +15,7 @@ Decisions:
 from __future__ import annotations
 
 from typing import ClassVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -45,6 +45,7 @@ class Baidu(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     rate_per_minute = 10.0
     language_hint = "zh"
+    page_markers = ("www.baidu.com", 'id="content_left"', "百度", "baidu.com/link?url=", "c-container")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         per_page = min(request.limit, MAX_PER_PAGE)
@@ -90,6 +91,13 @@ class Baidu(Engine):
         if any(marker in text for marker in CAPTCHA_MARKERS):
             raise self._captcha()
         raise self.parse_error("no result blocks in #content_left and no no-results notice on the page")
+
+    def opaque_result(self, url: str) -> bool:
+        return urlsplit(url).path == "/link" and "url=" in urlsplit(url).query
+
+    def record_target(self, record: LexborNode, url: str) -> str:
+        landing = attribute(record, "mu")  # the landing page, as the engine's own parser reads it
+        return landing if landing.startswith(("http://", "https://")) else url
 
     def _captcha(self) -> BlockedError:
         return BlockedError(

@@ -1,8 +1,11 @@
 """Bing: Microsoft's web index, scraped from its HTML results page (www.bing.com/search, or cn.bing.com).
 
 Decisions:
-- Results are `#b_results > li.b_algo` (title `h2 a`, snippet the first `p` of `.b_caption`, display URL `cite`,
-  site name `.tptt`); ads are `li.b_ad` and never match, and stray `/aclick` links are dropped too.
+- Results are `li.b_algo` wherever they sit (desktop: children of `#b_results`; the mobile page nests them in
+  wrappers): title `h2 a`, or the mobile header's `a` around the `h2`; snippet the first `p` of `.b_caption`
+  (mobile: `.b_snippet`, `p.b_lineclamp*`), display URL `cite`, site name `.tptt`. Ads are `li.b_ad` and never
+  match, and stray `/aclick` links are dropped too. tests/fixtures/serp/bing/ holds the mobile variant, written
+  from the documented markup.
 - Links are `/ck/a?...&u=a1<base64url>` click trackers on any Bing host; the target is decoded from `u`.
 - Freshness uses `filters=ex1:"ez1|ez2|ez3"` (day/week/month); a year is an explicit range of days since the
   epoch, `ex1:"ez5_<d-365>_<d>"` with d today by the engine's clock (ddgs's bing.py).
@@ -30,7 +33,7 @@ from webreach.config import EngineSettings
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import shown_date, split_dot_date
 from webreach.engines._freshness import bing_filters
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import ancestors, attribute, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -49,6 +52,7 @@ class Bing(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 12.0
+    page_markers = ('id="b_results"', "b_algo", "bing.com/ck/a", 'id="b_header"', "/rp/", "_EDGE_")
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
@@ -95,24 +99,29 @@ class Bing(Engine):
         served = self.page_url(response)
         page_origin = f"{served.scheme}://{served.netloc.decode('ascii')}"
         hits: list[Hit] = []
-        for item in tree.css("#b_results > li.b_algo"):
+        for item in tree.css("li.b_algo"):
             hit = self._hit(item, len(hits) + 1, page_origin)
             if hit is not None:
                 hits.append(hit)
-        if not hits and tree.css_first("#b_results li.b_no") is None:
+        if not hits and tree.css_first("#b_results li.b_no, li.b_no") is None:
             raise self.parse_error("no b_algo results and no no-results notice on the page")
         return hits
 
     def _hit(self, item: LexborNode, rank: int, page_origin: str) -> Hit | None:
         link = item.css_first("h2 a")
+        if link is None:  # the mobile header wraps the h2 in its link
+            heading = item.css_first("a h2")
+            link = next((node for node in ancestors(heading) if node.tag == "a"), None) if heading else None
+            title = text_of(heading)
+        else:
+            title = text_of(link)
         href = attribute(link, "href")
-        title = text_of(link)
         if not href or not title:
             return None
         url = decode_click_url(href, page_origin)
         if "/aclick?" in url:
             return None
-        caption = item.css_first(".b_caption p") or item.css_first("p")
+        caption = item.css_first(".b_caption p, .b_snippet, p[class^='b_lineclamp']") or item.css_first("p")
         when, snippet = split_dot_date(text_of(caption))
         shown = text_of(item.css_first("span.news_dt"))
         if shown and when is None:
@@ -126,6 +135,10 @@ class Bing(Engine):
             date=when,
             source=text_of(item.css_first(".tptt")) or None,
         )
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        parts = urlsplit(page_url)
+        return decode_click_url(href, f"{parts.scheme}://{parts.netloc}")
 
     def _locale(self, request: SearchRequest) -> tuple[str | None, str | None]:
         """(language, region) from the request, falling back to options["market"] such as "zh-CN"."""

@@ -6,16 +6,27 @@ Decisions:
   token is read from its `input[name=vqd]` (or a `vqd="..."` script variable on duckduckgo.com pages), and
   build_request raises UnavailableError when it has no token rather than send a request that invites CAPTCHAs.
   Offsets follow SearXNG: s = 10 + (page-2)*15, dc = s + 1, with nextParams/api/o/v as the next-page form.
-- Results are `#links div.web-result` (current: `h2 a.result__a`, `a.result__snippet`, `a.result__url`; the
-  2015 markup: `a.large`, `div.snippet`, `div.url`); `result--ad` blocks and y.js ad links are skipped.
-- Links are `//duckduckgo.com/l/?uddg=<target>` redirects; the target is decoded.
+- Layout generations read (newest first; real captures for the html endpoint, fixtures written from the
+  documented markup for the others, see tests/fixtures/serp/duckduckgo/):
+  - html.duckduckgo.com: `#links div.web-result` (`h2 a.result__a`, `a.result__snippet`, `a.result__url`; the
+    2015 markup: `a.large`, `div.snippet`, `div.url`);
+  - duckduckgo.com saved from a browser's DOM (React, 2023+): `article[data-testid=result]` with
+    `a[data-testid=result-title-a]` and `[data-result=snippet]`; ads are `li[data-layout=ad]`;
+  - duckduckgo.com DOM of 2016-2022: `#links div.results_links_deep` (`a.result__a`, `.result__snippet`);
+  - lite.duckduckgo.com: table rows, `a.result-link` then a row with `td.result-snippet` and `span.link-text`;
+    sponsored rows are `tr.result-sponsored`.
+  `result--ad` blocks and y.js ad links are skipped everywhere.
+- Links are `//duckduckgo.com/l/?uddg=<target>` redirects (the rendered DOM has direct links); the target is
+  decoded.
 - Region: kl from the region (and language, where DuckDuckGo has that variant), using the codes its own
   region menu offers; unknown regions search all regions (wt-wt). The endpoint has no language filter.
 - Blocks: HTTP 202 (a "success" status that carries a challenge), `form#challenge-form` and the anomaly
   modal (also as served by lite.duckduckgo.com) are CAPTCHAs. `.no-results` / `result--no-result` is the
   genuine no-results notice.
 - A duckduckgo.com JavaScript shell (results load later from d.js) holds no results and no notice; it is a
-  ParseError, not an empty success: nothing on it says the query has no results.
+  ParseError, not an empty success: nothing on it says the query has no results. A page mentioning d.js is
+  only taken for the shell when none of the layouts above finds a result in it: a rendered DOM saved from a
+  browser keeps its d.js preload link beside the results.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import ancestors, attribute, text_of
 from webreach.errors import BlockedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
@@ -48,7 +59,14 @@ REGIONS = frozenset(REGION_MENU.split())
 COUNTRY_ALIASES: Mapping[str, str] = MappingProxyType({"gb": "uk", "sa": "xa", "si": "sl"})
 CHALLENGE = "form#challenge-form, [data-testid='anomaly-modal'], div.anomaly-modal__modal, form[action*='anomaly.js']"
 NO_RESULTS = "#links .no-results, div.result--no-result"
-ITEMS = "#links div.web-result"
+ITEMS = (
+    "#links div.web-result, #links div.results_links_deep, "
+    "article[data-testid='result'], li[data-layout='organic'] > article"
+)
+TITLE_LINKS = ("a[data-testid='result-title-a']", "h2 a", "a.result__a", "a.large")
+SNIPPETS = ".result__snippet, div.snippet, [data-result='snippet']"
+DISPLAY_URLS = ".result__url, div.url, a[data-testid='result-extras-url-link']"
+LITE_LINKS = "a.result-link"
 VQD_IN_SCRIPT = re.compile(r"""vqd=["']?(\d+-[\d-]+)""")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -62,6 +80,9 @@ class DuckDuckGo(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
     rate_per_minute = 8.0
+    page_markers = (
+        "duckduckgo.com", "DuckDuckGo", "result__a", "uddg=", "web-result", "result-link", 'data-testid="result',
+    )  # fmt: skip
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         kl = region_code(request)
@@ -138,15 +159,24 @@ class DuckDuckGo(Engine):
         tree = LexborHTMLParser(response.text)
         self._check_challenge(tree)
         hits: list[Hit] = []
+        seen: set[int] = set()
         for item in tree.css(ITEMS):
+            if item.mem_id in seen:  # an article inside an organic li matches both selectors
+                continue
+            seen.add(item.mem_id)
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)
+        if not hits:
+            hits = self._lite_hits(tree)
         if hits or tree.css_first(NO_RESULTS) is not None:
             return hits
         if "/d.js?" in response.text:
             raise self.parse_error("got the JavaScript duckduckgo.com page (results load from d.js), not html results")
         raise self.parse_error("no web-result items and no no-results notice on the page")
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        return decode_redirect(href, page_url)
 
     def _check_challenge(self, tree: LexborHTMLParser) -> None:
         if tree.css_first(CHALLENGE) is not None:
@@ -155,9 +185,9 @@ class DuckDuckGo(Engine):
             )
 
     def _hit(self, item: LexborNode, rank: int) -> Hit | None:
-        if "result--ad" in (item.attributes.get("class") or ""):
+        if "result--ad" in (item.attributes.get("class") or "") or _in_ad(item):
             return None
-        link = item.css_first("h2 a") or item.css_first("a.result__a") or item.css_first("a.large")
+        link = next((node for sel in TITLE_LINKS if (node := item.css_first(sel)) is not None), None)
         href, title = attribute(link, "href"), text_of(link)
         if not href or not title:
             return None
@@ -168,10 +198,33 @@ class DuckDuckGo(Engine):
             rank,
             title,
             url,
-            snippet=text_of(item.css_first(".result__snippet") or item.css_first("div.snippet")),
-            display_url=text_of(item.css_first(".result__url") or item.css_first("div.url")) or None,
+            snippet=text_of(item.css_first(SNIPPETS)),
+            display_url=text_of(item.css_first(DISPLAY_URLS)) or None,
             date=_date(item),
         )
+
+    def _lite_hits(self, tree: LexborHTMLParser) -> list[Hit]:
+        """lite.duckduckgo.com: a title row with a.result-link, then rows with the snippet and the link text."""
+        hits: list[Hit] = []
+        for link in tree.css(LITE_LINKS):
+            row = next((node for node in ancestors(link) if node.tag == "tr"), None)
+            href, title = attribute(link, "href"), text_of(link)
+            if row is None or not href or not title or "result-sponsored" in attribute(row, "class"):
+                continue
+            url = decode_redirect(href, self.url("/lite/"))
+            if urlsplit(url).path.startswith("/y.js"):
+                continue
+            snippet_row, url_row = _next_rows(row, 2)
+            hits.append(
+                self.hit(
+                    len(hits) + 1,
+                    title,
+                    url,
+                    snippet=text_of(snippet_row.css_first("td.result-snippet") if snippet_row else None),
+                    display_url=text_of(url_row.css_first("span.link-text") if url_row else None) or None,
+                )
+            )
+        return hits
 
 
 def region_code(request: SearchRequest) -> str:
@@ -208,6 +261,22 @@ def find_vqd(html: str) -> str | None:
         return value
     match = VQD_IN_SCRIPT.search(html)
     return match[1] if match else None
+
+
+def _in_ad(item: LexborNode) -> bool:
+    """A result of the rendered DOM inside an ad slot (`li[data-layout=ad]`)."""
+    return any(attribute(node, "data-layout") == "ad" for node in ancestors(item))
+
+
+def _next_rows(row: LexborNode, count: int) -> list[LexborNode | None]:
+    """The `count` table rows after `row` (None where the table ends)."""
+    rows: list[LexborNode | None] = []
+    node = row.next
+    while node is not None and len(rows) < count:
+        if node.tag == "tr":
+            rows.append(node)
+        node = node.next
+    return rows + [None] * (count - len(rows))
 
 
 def _date(item: LexborNode) -> str | None:

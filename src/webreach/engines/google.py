@@ -4,8 +4,13 @@ Decisions:
 - The request asks for the basic HTML page (gbv=1, a text-browser User-Agent, cookie CONSENT=YES+) because the
   normal page needs JavaScript. The parser reads both that page (result links are `/url?q=<target>&sa=U...`,
   decoded here) and the modern desktop page (direct links around `h3.LC20lb`), so saved browser pages parse too.
-- A result is a link wrapping an `<h3>`. Its block is the largest ancestor holding no other such link; the
-  snippet, date, display URL and site name are read from that block. Links to Google's own `/search` pages
+- A result is a link wrapping an `<h3>`, or, in the older generation still served to some clients (`h3.r > a`,
+  `span.st` snippets; fixture tests/fixtures/serp/google/older-h3-r.html, written from the documented markup),
+  a link inside the `<h3>`. Its block is the largest ancestor holding no other such link; the snippet, date,
+  display URL and site name are read from that block. The WML/XHTML page Google serves old phones (what
+  SearXNG asks for since 2026) has no h3: its titles are `a.fuLhoc span.CVA68e`, snippets `span.FrIlee`
+  (fixture tests/fixtures/serp/google/wml.html, written from the documented markup). Those class names rotate;
+  when they do, the generic parser takes over. Links to Google's own `/search` pages
   (local-pack entries) are not results.
 - "People also ask" answers cite a page with the same markup. They are not organic results, so they come after
   the organic ones (their answer text is a good snippet); a URL already listed is not repeated.
@@ -21,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -43,8 +48,16 @@ ENABLE_JS_MARKER = "/httpservice/retry/enablejs"
 NO_RESULTS_MARKERS = ("did not match any documents", "No results found for")
 
 # newest markup first: desktop snippet, featured/"People also ask" answer, video description, basic page
-SNIPPET_SELECTORS = ("div.VwiC3b", 'div[data-sncf="1"]', "span.hgKElc", "div.ITZIwc")
-DATE_SELECTORS = ("span.YrbPuc", "span.LEwnzc", "span.kX21rb")
+SNIPPET_SELECTORS = (
+    "div.VwiC3b",
+    'div[data-sncf="1"]',
+    "span.hgKElc",
+    "div.ITZIwc",
+    "span.st",
+    "div.taTFJ span.FrIlee",
+)
+WML_TITLES = "a.fuLhoc span.CVA68e"
+DATE_SELECTORS = ("span.YrbPuc", "span.LEwnzc", "span.kX21rb", "span.st > span.f")
 
 
 class Google(Engine):
@@ -56,6 +69,12 @@ class Google(Engine):
     index = "google"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 6.0
+    # Google's own pages; other *.google.com sites (developers, cloud) are real results
+    own_domains = (
+        "www.google.com", "google.com", "accounts.google.com", "policies.google.com", "support.google.com",
+        "maps.google.com", "translate.google.com", "webcache.googleusercontent.com", "www.gstatic.com",
+    )  # fmt: skip
+    page_markers = ("www.google.", "/url?q=", "LC20lb", "BNeawe", "gstatic.com", "Google Search")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {
@@ -105,10 +124,9 @@ class Google(Engine):
         text = response.text
         organic: dict[str, tuple[str, LexborNode]] = {}
         related: dict[str, tuple[str, LexborNode]] = {}
-        for heading in LexborHTMLParser(text).css("a h3"):
-            link = _enclosing_link(heading)
-            url = _target(link.attributes.get("href") if link is not None else None)
-            if link is None or url is None or not heading.text().strip():
+        for heading, link in _title_links(LexborHTMLParser(text)):
+            url = _target(link.attributes.get("href"))
+            if url is None or not heading.text().strip():
                 continue
             found = related if _in_related_questions(link) else organic
             found.setdefault(url, (heading.text(), _result_block(link)))
@@ -129,7 +147,14 @@ class Google(Engine):
                 engine=self.name,
             )
         if not any(marker in text for marker in NO_RESULTS_MARKERS):
-            raise self.parse_error("no result links (a > h3) and no no-results notice on the page")
+            raise self.parse_error("no result links (a > h3, h3 > a, WML titles) and no no-results notice on the page")
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        return _target(href) or urljoin(page_url, href)
+
+    def result_wrapper(self, href: str) -> bool:
+        # a query about Google itself lists Google's own sites, and the basic page wraps them in /url?q= too
+        return urlsplit(href).path == "/url"
 
     def _hit(self, rank: int, title: str, url: str, block: LexborNode) -> Hit:
         snippet, date = _snippet_and_date(block)
@@ -158,6 +183,20 @@ def _is_sorry_page(text: str) -> bool:
     return any(marker in text for marker in SORRY_MARKERS)
 
 
+def _title_links(tree: LexborHTMLParser) -> list[tuple[LexborNode, LexborNode]]:
+    """(heading, link) of every result title: links around an h3, else (the older generation) links inside one.
+
+    One page is one generation: on a current page, links inside an h3 are sitelinks under a result, not results.
+    """
+    wrapped = [(heading, link) for heading in tree.css("a h3") if (link := _enclosing_link(heading)) is not None]
+    if wrapped:
+        return wrapped
+    inside = [(heading, link) for heading in tree.css("h3") if (link := heading.css_first("a[href]")) is not None]
+    if inside:
+        return inside
+    return [(title, link) for title in tree.css(WML_TITLES) if (link := _enclosing_link(title)) is not None]
+
+
 def _enclosing_link(node: LexborNode) -> LexborNode | None:
     return next((parent for parent in ancestors(node) if parent.tag == "a"), None)
 
@@ -184,10 +223,15 @@ def _result_block(link: LexborNode) -> LexborNode:
     """The largest ancestor of `link` that holds no other result link: the result's own block."""
     block = link
     parent = link.parent
-    while parent is not None and parent.tag not in ("body", "html") and len(parent.css("a h3")) <= 1:
+    while parent is not None and parent.tag not in ("body", "html") and _result_links(parent) <= 1:
         block = parent
         parent = parent.parent
     return block
+
+
+def _result_links(node: LexborNode) -> int:
+    """How many result titles (either nesting) `node` holds."""
+    return len(node.css("a h3")) + len(node.css("h3 a[href]")) + len(node.css(WML_TITLES))
 
 
 def _in_related_questions(node: LexborNode) -> bool:

@@ -28,6 +28,7 @@ class Mojeek(Engine):
     index = "mojeek"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 15.0
+    page_markers = ("mojeek", "results-standard", "Mojeek")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"q": query_with_site(request), "safe": "0" if request.safesearch == "off" else "1"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -43,6 +43,7 @@ class So360(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     rate_per_minute = 10.0
     language_hint = "zh"
+    page_markers = ("www.so.com", "res-list", "360搜索", "data-mdurl", "res-title")
 
     def _search_request(self, request: SearchRequest, cookie: str | None) -> httpx.Request:
         params = {"q": query_with_site(request), "pn": str(request.page)}
@@ -92,6 +93,13 @@ class So360(Engine):
         if not hits and not any(marker in text for marker in NO_RESULTS_MARKERS):
             raise self.parse_error("no li.res-list results and no no-results notice on the page")
         return hits
+
+    def opaque_result(self, url: str) -> bool:
+        return urlsplit(url).path == "/link"
+
+    def link_target(self, link: LexborNode, page_url: str) -> str | None:
+        carried = attribute(link, "data-mdurl")  # the real URL beside a so.com redirect
+        return carried if carried.startswith(("http://", "https://")) else super().link_target(link, page_url)
 
     def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
         link = item.css_first("h3.res-title a, h3 a")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import ClassVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -51,6 +51,7 @@ class Sogou(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     rate_per_minute = 10.0
     language_hint = "zh"
+    page_markers = ("sogou.com", "搜狗", "news-list", "vrwrap", "sogou_vr_")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"query": query_with_site(request), "page": str(request.page), "ie": "utf8"}
@@ -88,6 +89,14 @@ class Sogou(Engine):
             return hits
         raise self.parse_error("no result items and no no-results notice on the page")
 
+    def opaque_result(self, url: str) -> bool:
+        return urlsplit(url).path == "/link" and "url=" in urlsplit(url).query
+
+    def record_target(self, record: LexborNode, url: str) -> str:
+        # the data-url the engine's own parser reads, carried beside the /link redirect
+        carried = _carried(record) if self.opaque_result(url) else []
+        return carried[0] if carried else url
+
     def _hit(self, item: LexborNode, rank: int, page_url: str) -> Hit | None:
         if item.css_first("div.special-wrap") is not None or _in_ad_block(item):
             return None
@@ -111,12 +120,14 @@ class Sogou(Engine):
 
 def _target(item: LexborNode, href: str, page_url: str) -> str:
     """The real URL: Sogou's data-url beside a /link redirect, else the href made absolute."""
-    if href.startswith("/link?"):
-        for node in item.css("[data-url]"):
-            carried = attribute(node, "data-url")
-            if carried.startswith(("http://", "https://")):
-                return carried
-    return urljoin(page_url, href)
+    carried = _carried(item) if href.startswith("/link?") else []
+    return carried[0] if carried else urljoin(page_url, href)
+
+
+def _carried(item: LexborNode) -> list[str]:
+    """The http(s) targets the item's data-url attributes carry."""
+    values = (attribute(node, "data-url") for node in item.css("[data-url]"))
+    return [value for value in values if value.startswith(("http://", "https://"))]
 
 
 def _cite(item: LexborNode) -> tuple[str | None, str | None]:

@@ -69,6 +69,7 @@ class Startpage(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     rate_per_minute = 6.0
     warm_up_ttl = 3000.0
+    page_markers = ("startpage.com", "w-gl__result", "wgl-display-url", "Startpage", "result-title")
 
     def warm_up(self, request: SearchRequest) -> httpx.Request | None:
         return httpx.Request("GET", self.url("/"), headers=self.browser_headers())

@@ -50,6 +50,7 @@ class Yahoo(Engine):
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "safesearch"})
     rate_per_minute = 10.0
+    page_markers = ("search.yahoo.com", "yimg.com", "compTitle", "r.search.yahoo.com", "Yahoo")
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         missing = super().unsupported(request)
@@ -95,6 +96,9 @@ class Yahoo(Engine):
         if not hits and not any(marker in response.text for marker in NO_RESULTS_MARKERS):
             raise self.parse_error("no algo results and no no-results notice on the page")
         return hits
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        return decode_redirect(href, page_url)
 
     def _hit(self, item: LexborNode, rank: int) -> Hit | None:
         link = item.css_first("h3 a") or item.css_first("div.compTitle a[href]")

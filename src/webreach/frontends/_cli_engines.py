@@ -1,52 +1,48 @@
-"""`webreach engines --reset`: close engines' circuit breakers and say whether a running server picked it up.
+"""`webreach canary`: is each engine's parser still reading its pages? Registered on the CLI group by cli.py.
 
-The reset is written to the state file (every process sharing it sees it); a running `webreach serve` or
-`webreach mcp` takes it in within half a second and records the generation it applied there
-(policies/__init__.py, state/breaker_followers.py). So after resetting, this waits up to 3 s for every
-running server to catch up and reports, per server, "picked up by the running server (pid N)"; when none is
-registered it says "no running server seen", at once. `all` resets every engine; an unknown name is an
-invalid_input error listing the engines (not the routing modes auto and multi, which have no breaker).
+One fixed query goes to each configured engine (or those given with --engines), bypassing the cache; each is
+reported ok / generic / parse_error / blocked / error, as a table or with --json as a list of objects. Exit code 0
+when every engine answered ok, 4 otherwise (generic included: it works, but its parser needs attention), so a
+cron job or CI step can alert on it; with no engine configured it is the usual not_configured error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-from webreach.errors import InvalidInputError
-from webreach.gateway import Gateway
+import click
 
-ALL = "all"
-DOORS = {"serve": "webreach serve", "mcp": "webreach mcp"}
+from webreach.errors import NotConfiguredError
+from webreach.frontends._errors import EXIT_OK, EXIT_UPSTREAM
+from webreach.frontends._render import canary_table
+from webreach.gateway import CANARY_QUERY, Gateway
 
-
-def check_names(names: Sequence[str], valid: Sequence[str]) -> list[str]:
-    """The engines to reset, `all` expanded; InvalidInputError for a name that is not an engine."""
-    unknown = [name for name in names if name != ALL and name not in valid]
-    if unknown:
-        raise InvalidInputError(
-            f"unknown engine{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}",
-            hint=f"Valid engines: {', '.join(valid)}; or {ALL} for every engine.",
-        )
-    return list(valid) if ALL in names else list(dict.fromkeys(names))
+T = TypeVar("T")
+Runner = Callable[[bool, Callable[[Gateway], Awaitable[T]]], T]
 
 
-async def reset_engines(gateway: Gateway, names: Sequence[str]) -> list[str]:
-    """Reset the named engines' breakers; the lines to tell the user (what was reset, who picked it up)."""
-    chosen = check_names(names, gateway.engine_names())
-    for name in chosen:
-        gateway.reset_engine(name)
-    what = "every engine's circuit breaker" if ALL in names else f"the circuit breaker of {', '.join(chosen)}"
-    lines = [f"webreach: closed {what}."]
-    pickups = await gateway.reset_pickups()
-    if not pickups:
-        lines.append("webreach: no running server seen; servers started from now on start with it closed.")
-    for pickup in pickups:
-        door = DOORS.get(pickup.door, pickup.door)
-        if pickup.picked_up:
-            lines.append(f"webreach: picked up by the running server (pid {pickup.pid}, {door}).")
-        else:
-            lines.append(
-                f"webreach: the running server (pid {pickup.pid}, {door}) has not picked it up within 3 s;"
-                " it uses the same state file? See `webreach engines` there, or restart it."
-            )
-    return lines
+def add_engine_commands(group: click.Group, run: Runner[int], text: click.ParamType) -> None:  # type: ignore[type-arg]
+    """Add the engine-health commands to the CLI group (cli.py passes its runner and its checked text type)."""
+
+    @group.command()
+    @click.option("--query", type=text, default=CANARY_QUERY, show_default=True, help="The query every engine gets.")
+    @click.option("--engines", type=text, help="Comma-separated engines (default: every configured one).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+    def canary(query: str, engines: str | None, as_json: bool) -> None:
+        """Run one query against each engine and report ok / generic / parse_error / blocked per engine."""
+
+        async def work(gateway: Gateway) -> int:
+            names = [part.strip() for part in engines.split(",") if part.strip()] if engines else None
+            results = await gateway.canary(query, names)
+            if not results:
+                raise NotConfiguredError("no engine is usable", hint="Enable a keyless engine or configure an API key.")
+            if as_json:
+                click.echo(json.dumps([result.model_dump(mode="json") for result in results], ensure_ascii=False))
+            else:
+                canary_table(results)
+            return EXIT_OK if all(result.status == "ok" for result in results) else EXIT_UPSTREAM
+
+        sys.exit(run(as_json, work))

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from webreach.gateway import EngineStatus
+from webreach.gateway import CanaryResult, EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
 from webreach.tools import SearchResults
 
@@ -71,6 +71,10 @@ def attempt_line(attempt: EngineAttempt) -> str:
     if attempt.status in ("ok", "empty"):
         parts.append(f"{attempt.count} hits")
     parts.append(f"{attempt.latency_ms:.0f} ms")
+    if attempt.parsed_by == "generic":
+        parts.append("parsed by the GENERIC parser (the engine's own parser found nothing)")
+    elif attempt.parsed_by == "engine":
+        parts.append("parsed by the engine parser")
     if attempt.cached:
         parts.append("cached")
     if attempt.hedged:
@@ -106,13 +110,14 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         click.echo(json.dumps([s.model_dump() for s in statuses]))
         return
     table = Table()
-    for column in ("engine", "kind", "index", "key", "usable", "breaker"):
+    for column in ("engine", "kind", "index", "key", "usable", "breaker", "parser (recent)"):
         table.add_column(column)
     for s in statuses:
         key = "n/a" if not s.needs_key else ("set" if s.key_configured else "missing")
         usable = "yes" if s.usable else "no (below)"
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
-        table.add_row(s.name, s.kind, s.index, key, usable, breaker)
+        parser = s.parse_health.summary() if s.parse_health is not None else "n/a"
+        table.add_row(s.name, s.kind, s.index, key, usable, breaker, parser)
     Console().print(table)
     # below the table, as plain lines: a table cell narrower than an environment variable's name would cut it
     missing = [s for s in statuses if not s.usable]
@@ -120,6 +125,24 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         click.echo("Not usable yet:")
     for s in missing:
         click.echo(f"  {s.name}: {s.reason}")
+
+
+CANARY_STYLE = {"ok": "green", "generic": "yellow", "parse_error": "red", "blocked": "red", "error": "red"}
+
+
+def canary_table(results: Sequence[CanaryResult]) -> None:
+    """The canary's answer per engine: status in colour, and what went wrong."""
+    table = Table()
+    for column in ("engine", "status", "hits", "ms", "detail"):
+        table.add_column(column)
+    for result in results:
+        style = CANARY_STYLE[result.status]
+        detail = f"{result.code}: {result.message}" if result.message else (result.code or "")
+        if result.status == "generic":
+            detail = "its own parser found nothing; the generic parser read the page (check its markup)"
+        status = f"[{style}]{result.status}[/{style}]"
+        table.add_row(result.engine, status, str(result.hits), f"{result.latency_ms:.0f}", escape(detail))
+    Console().print(table)
 
 
 def extracted_file(path: Path, title: str | None, text: str, *, several: bool) -> str:

@@ -1,4 +1,4 @@
-"""The `webreach` command line: search, parse, engines, fakeweb. Parse -> Gateway -> render, nothing else.
+"""The `webreach` command line: search, parse, engines, canary, fakeweb. Parse -> Gateway -> render, nothing else.
 
 Exit codes: 0 ok, 2 invalid input, 3 refused by policy, 4 upstream failure (frontends/_errors.py has the table).
 With --json an error is printed as JSON on stdout (the same body agents get), argument errors included;
@@ -25,7 +25,8 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
-from webreach.frontends._cli_engines import reset_engines
+from webreach.frontends._cli_engine_reset import reset_engines
+from webreach.frontends._cli_engines import add_engine_commands
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
 from webreach.gateway import Gateway
@@ -37,7 +38,7 @@ from webreach.models import (
     ReadRequest,
     SearchRequest,
 )
-from webreach.tools import Toolbox, check_session, page_text
+from webreach.tools import Toolbox, page_text, store_session
 
 T = TypeVar("T")
 
@@ -205,7 +206,7 @@ def search(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        check_session(session)  # before any engine is asked
+        store_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
         found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
         if output == "table":
@@ -227,12 +228,14 @@ def search(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the SearchResponse (or error) as JSON.")
 def parse(engine: str, file: Path, status: int, content_type: str | None, as_json: bool) -> None:
-    """Parse a saved response body offline with ENGINE's parser."""
+    """Parse a saved response body offline with ENGINE's parser (auto: guess it from the page).
+
+    The attempt line says which parser produced the hits: the engine's own, or the generic fallback."""
 
     async def work(gateway: Gateway) -> None:
         valid = gateway.engine_names()
-        if engine not in valid:  # auto and multi route searches; a saved page is parsed by one real engine
-            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: {', '.join(valid)}.")
+        if engine not in valid and engine != "auto":  # auto guesses the engine from the page; multi is no engine
+            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: auto, {', '.join(valid)}.")
         body = read_capped(file, MAX_SAVED_BYTES)
         kind = content_type or ("application/json" if file.suffix == ".json" else "text/html; charset=utf-8")
         _render.search_response(gateway.parse_saved(engine, body, status=status, content_type=kind), as_json)
@@ -362,7 +365,12 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
     default="openai",
     show_default=True,
 )
-@click.option("--strict", is_flag=True, help="OpenAI strict mode: every property required, optional ones nullable.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help='Strict shape in every format: all properties required, optional ones nullable; "strict": true where the '
+    "format has the flag (all but mcp).",
+)
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""
 
@@ -374,7 +382,9 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 
 
 @cli.command()
-@click.option("--session", type=TEXT, help="Store session for this client's refs (default: a fresh one per process).")
+@click.option(
+    "--session", type=TEXT, help="Session for this client's refs (default: the state file's default session)."
+)
 def mcp(session: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
@@ -383,7 +393,7 @@ def mcp(session: str | None) -> None:
         _fail(_extra_missing(exc, "mcp"), False)
     if session is not None:
         try:
-            check_session(session)  # else every call of the client would fail on it
+            store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
     run_stdio(_server_settings(), session=session)
@@ -421,6 +431,9 @@ def fakeweb(host: str, port: int) -> None:
         _fail(cannot_listen(host, port, exc), False)
     except KeyboardInterrupt:
         pass
+
+
+add_engine_commands(cli, _run, TEXT)
 
 
 def main() -> None:

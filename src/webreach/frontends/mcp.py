@@ -11,11 +11,12 @@ here declares a tool by hand.
   and REST share caches, breakers and session refs.
 - Results are the compact text rendering; a failed call is an error result (isError: true) whose text is the
   agent error body {"status": "error", "tool", "code", "message", "retry_after", ...}.
-- Refs live in store sessions. The store session of a call is, in order: the X-Webreach-Session header (HTTP
-  clients that want a named session, e.g. shared with `webreach fetch --session`), the Mcp-Session-Id of a
-  stateful streamable-HTTP session (as `mcp-<id>`), else the server's default: one fresh session per stdio process,
-  "default" over HTTP (2026-07-28 clients send self-contained requests without a session, like REST without
-  its header).
+- Refs live in store sessions, chosen by one rule for every door (tools/call_session.py). The session a call
+  names is, in order: the `webreach/session` field of the tools/call `_meta`, the X-Webreach-Session header
+  (HTTP), the server's `--session` (stdio); with none named the pipeline uses the caller's session or the
+  default, which outlives this process and this MCP session, so a client that opens a new session (or a new
+  stdio process) for every call still reads the refs its last search showed. The Mcp-Session-Id is not a ref
+  namespace (why: tools/call_session.py).
 - Streamable HTTP answers in JSON rather than SSE (`json_response=True`): a tool call sends no progress
   notifications, and a single JSON body is cheaper for both ends. The SDK's TransportSecuritySettings check Host
   and Origin against DNS rebinding; frontends/http.py mounts the endpoint and applies the same lists app-wide.
@@ -24,7 +25,6 @@ here declares a tool by hand.
 from __future__ import annotations
 
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -39,12 +39,14 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 
 from webreach.config import Settings
+from webreach.errors import InvalidInputError
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.gateway import Gateway
-from webreach.tools import Toolbox
+from webreach.tools import Toolbox, error_result
 
 SESSION_HEADER = "x-webreach-session"
-MCP_SESSION_HEADER = "mcp-session-id"
+# the tools/call `_meta` field naming the session (a "webreach/" prefix, as MCP asks of vendor keys)
+SESSION_META = "webreach/session"
 INSTRUCTIONS = (
     "webreach searches the web through many engines and reads pages as clean text. Search with web_search "
     "(web_search_multi when coverage matters), then read a result with web_fetch(ref=N). Results and pages are "
@@ -61,11 +63,12 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 @dataclass(frozen=True)
 class McpState:
-    """What the server's lifespan yields: the tools over the gateway, as MCP lists them, the fallback session."""
+    """What the server's lifespan yields: the tools over the gateway, as MCP lists them, the session every call
+    names unless it names its own (None: none, so the caller's or the default)."""
 
     toolbox: Toolbox
     tools: list[types.Tool]
-    default_session: str
+    default_session: str | None
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def mcp_tools(toolbox: Toolbox) -> list[types.Tool]:
     return [types.Tool.model_validate(schema) for schema in toolbox.schemas("mcp")]
 
 
-def build_server(open_tools: ToolboxOpener, *, default_session: str) -> Server[McpState]:
+def build_server(open_tools: ToolboxOpener, *, default_session: str | None = None) -> Server[McpState]:
     """A low-level MCP server whose lifespan holds the tools over one gateway (opened and closed by `open_tools`)."""
     # Without a schema lookup the SDK re-runs tools/list on every 2026-07-28 tools/call to check Mcp-Param-*
     # headers; our listing is fixed for the gateway's life, so the lifespan indexes it once for that check
@@ -117,8 +120,12 @@ async def _list_tools(
 
 async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallToolRequestParams) -> types.CallToolResult:
     state = ctx.lifespan_context
-    session = store_session(_headers(ctx.request), state.default_session)
-    result = await state.toolbox.call(params.name, params.arguments, session=session, output="compact")
+    try:
+        session = named_session(params.meta, _headers(ctx.request), state.default_session)
+    except InvalidInputError as exc:
+        result = error_result(params.name, exc, output="compact")
+    else:
+        result = await state.toolbox.call(params.name, params.arguments, session=session, output="compact")
     return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error)
 
 
@@ -128,21 +135,18 @@ def _headers(request: Any) -> Mapping[str, str]:
     return headers if isinstance(headers, Mapping) else {}
 
 
-def store_session(headers: Mapping[str, str], default: str) -> str:
-    """The store session of a call: a named session header, else the MCP session, else `default`."""
-    named = headers.get(SESSION_HEADER)
-    if named:
+def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], default: str | None) -> str | None:
+    """The session a call names: its `_meta` field, else the session header, else the server's `default`."""
+    if meta is not None and SESSION_META in meta:
+        named = meta[SESSION_META]
+        if not isinstance(named, str):
+            raise InvalidInputError(f"_meta {SESSION_META!r} must be a string", hint='e.g. "research".')
+        return named
+    header = headers.get(SESSION_HEADER)
+    if header:
         # HTTP headers arrive as latin-1; the session name is UTF-8, as REST reads it (invalid bytes are refused)
-        return named.encode("latin-1").decode("utf-8", errors="surrogateescape")
-    mcp_session = headers.get(MCP_SESSION_HEADER)
-    if mcp_session:
-        return f"mcp-{mcp_session}"
+        return header.encode("latin-1").decode("utf-8", errors="surrogateescape")
     return default
-
-
-def stdio_session() -> str:
-    """A fresh store session for one stdio server process (one process serves one client connection)."""
-    return f"stdio-{uuid.uuid4().hex[:12]}"
 
 
 # --- transports ----------------------------------------------------------------------------------------------
@@ -150,7 +154,7 @@ def stdio_session() -> str:
 
 async def serve_stdio(settings: Settings, *, session: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call."""
-    server = build_server(lambda: tools_over_gateway(settings), default_session=session or stdio_session())
+    server = build_server(lambda: tools_over_gateway(settings), default_session=session)
     # a request whose stdin closes right after it is still answered (_mcp_drain.py)
     async with stdio_server() as (stdin, stdout), answered_before_eof(stdin, stdout) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -173,7 +177,7 @@ def http_endpoint(
     *,
     allowed_hosts: Sequence[str],
     allowed_origins: Sequence[str],
-    default_session: str = "default",
+    default_session: str | None = None,
 ) -> McpHttpEndpoint:
     """The streamable HTTP endpoint, with the SDK's Host/Origin checks on the given allow-lists.
 

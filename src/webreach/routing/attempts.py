@@ -74,6 +74,7 @@ def answered(candidate: Candidate, result: EngineResult, latency_ms: float, *, h
         stale=result.stale,
         hedged=hedged,
         unsupported=candidate.unsupported,
+        parsed_by=result.parsed_by,
     )
     return Outcome(attempt, result=result)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from webreach.models import Hit, SearchRequest
+from webreach.models import Hit, ParsedBy, SearchRequest
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,7 @@ class EngineResult:
     hits: tuple[Hit, ...]
     cached: bool = False
     stale: bool = False
+    parsed_by: ParsedBy | None = None  # which parser read the page; None when nothing was parsed (cache)
 
 
 class Search(Protocol):

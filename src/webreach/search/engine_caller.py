@@ -41,8 +41,8 @@ class EngineCaller:
         self.engine.ensure_configured()
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
-        hits = self.engine.handle(response)
-        return EngineResult(tuple(hits))
+        parsed = self.engine.handle_page(response)
+        return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by)
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
         warm_up = self.engine.warm_up(request)

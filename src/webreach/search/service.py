@@ -25,16 +25,19 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import PolicyState, Search, apply_policies
+from webreach.policies import PolicyState, Search, apply_policies, without_cache
 from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
+from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
 from webreach.state.cache_store import open_cache_store
+from webreach.state.parse_health_store import open_parse_health_store
 
 
 class EngineStatus(BaseModel):
@@ -62,6 +65,7 @@ class EngineStatus(BaseModel):
     failures: int = 0
     suspended_until: float | None = None
     last_error: str | None = None
+    parse_health: ParseHealth | None = None  # scraped engines: which parser read their recent answers
 
 
 class Searching:
@@ -84,6 +88,7 @@ class Searching:
             rng=rng,
             followers=open_breaker_followers(settings.state),
         )
+        self._parse_health = open_parse_health_store(settings.state)
         self._engines: dict[str, Engine] = {
             name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
             for name in registry.names()
@@ -99,6 +104,7 @@ class Searching:
             await client.aclose()
         self._clients.clear()
         self._state.close()
+        self._parse_health.close()
         self._log_redaction.close()
 
     def _engine_settings(self, name: str) -> EngineSettings:
@@ -128,8 +134,9 @@ class Searching:
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
         )
+        recorded = ParseHealthRecorder(caller, engine=engine.name, store=self._parse_health, clock=self._clock)
         return apply_policies(
-            caller,
+            recorded,
             engine=engine.name,
             state=self._state,
             rate_per_minute=settings.rate_per_minute or engine.rate_per_minute,
@@ -152,9 +159,16 @@ class Searching:
             return False
         return True
 
+    def parse_health(self) -> list[ParseHealth]:
+        """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
+        records = self._parse_health.load_all()
+        return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
+
     def engine_statuses(self) -> list[EngineStatus]:
-        """Kind, key status and breaker state of every engine (other processes' changes taken in first)."""
+        """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
+        engine."""
         self._state.sync(force=True)
+        health = {view.engine: view for view in self.parse_health()}
         statuses = []
         for name, engine in self._engines.items():
             reason = None
@@ -180,9 +194,17 @@ class Searching:
                     failures=breaker.failures,
                     suspended_until=breaker.open_until,
                     last_error=breaker.reason,
+                    parse_health=health.get(name),
                 )
             )
         return statuses
+
+    async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
+        """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
+        names = [self._check_name(n) for n in engines] if engines else [n for n in self._engines if self.usable(n)]
+        request = SearchRequest.create(query=query)
+        searches = {name: without_cache(self._searches[name]) for name in names}
+        return await run_canary(searches, names, request, self._clock)
 
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
@@ -225,14 +247,31 @@ class Searching:
     def parse_saved(
         self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes)."""
-        engine = self._engines[self._check_name(name)]
+        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline (how
+        users check a parser after markup changes); the attempt says which parser produced the hits."""
+        engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
+        name = engine.name
         request = httpx.Request("GET", engine.url("/"))
         response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
-        hits = engine.handle(response)
-        attempt = EngineAttempt(engine=name, status="ok" if hits else "empty", count=len(hits))
+        parsed = engine.handle_page(response)
+        hits = parsed.hits
+        attempt = EngineAttempt(
+            engine=name, status="ok" if hits else "empty", count=len(hits), parsed_by=parsed.parsed_by
+        )
         meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
         return SearchResponse(query="", results=tuple(hits), meta=meta)
+
+    def guess_engine(self, body: bytes) -> str:
+        """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
+        text = body.decode("utf-8", errors="replace")
+        scores = sorted(((engine.recognise(text), name) for name, engine in self._engines.items()), reverse=True)
+        (best, name), (runner_up, _) = scores[0], scores[1]
+        if best == 0 or best == runner_up:
+            raise InvalidInputError(
+                "cannot tell which engine's page this is",
+                hint=f"Name the engine instead of auto: one of {', '.join(self.engine_names())}.",
+            )
+        return name
 
     # --- search -----------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from webreach.testing.clock import FakeClock
 from webreach.testing.fakeweb import FakeWeb, LoggedRequest, UnknownEngineError, serve
+from webreach.testing.markup import rename_classes
 from webreach.testing.recordings import (
     RECORDINGS_DIR,
     Recording,
@@ -26,5 +27,6 @@ __all__ = [
     "format_recording",
     "load_recording",
     "parse_recording",
+    "rename_classes",
     "serve",
 ]

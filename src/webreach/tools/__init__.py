@@ -21,6 +21,7 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
+from webreach.tools.call_session import DEFAULT_SESSION, store_session
 from webreach.tools.definitions import (
     TOOL_NAMES,
     TOOLS,
@@ -44,6 +45,7 @@ from webreach.tools.render import SearchOutcome, error_body, page_json, page_tex
 from webreach.tools.schemas import DIALECTS, Dialect, input_schema, tool_schema, tool_schemas
 
 __all__ = [
+    "DEFAULT_SESSION",
     "DEFAULT_TOOL_LIMIT",
     "DIALECTS",
     "MAX_QUERIES",
@@ -84,6 +86,7 @@ __all__ = [
     "search_output",
     "search_text",
     "select_tools",
+    "store_session",
     "tool_schema",
     "tool_schemas",
     "with_ref",

@@ -5,7 +5,8 @@
     result.text  # compact text with numbered refs; result.is_error / result.data for errors and JSON output
 
 A call is a CallContext (tool, arguments, session, caller identity, idempotency key, output format). The pipeline
-finds the tool, checks the session name, decodes and validates the arguments and plans the call (all before any
+finds the tool, picks the store session (tools/call_session.py: the named session, else the caller's, else the
+default), decodes and validates the arguments and plans the call (all before any
 upstream request, so a refused input costs nothing), then runs the CallPolicies (quotas, credits, idempotency:
 each wraps the rest of the call) around the tool's handler. The handler searches or reads through the Gateway and
 remembers or resolves refs in the session store; the result is rendered in the asked-for output.
@@ -24,10 +25,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.models import SearchRequest
-from webreach.state.sessions import SessionStore, check_session
+from webreach.state.sessions import SessionStore
 from webreach.tools import render
 from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
+from webreach.tools.call_session import DEFAULT_SESSION, store_session
 from webreach.tools.definitions import (
     TOOLS,
     SearchResults,
@@ -47,13 +49,14 @@ if TYPE_CHECKING:
 class CallContext:
     """One tool call as a door received it.
 
+    `session` is the session the client named (None: none; tools/call_session.py picks the store session);
     `caller` is who made it (an agent's identity once accounts exist; None for an anonymous local caller);
     `idempotency_key` lets a retried call be recognised as the same call.
     """
 
     tool: str
     arguments: Mapping[str, Any] | str | None
-    session: str = "default"
+    session: str | None = None
     output: OutputFormat = "compact"
     caller: str | None = None
     idempotency_key: str | None = None
@@ -66,6 +69,7 @@ class PreparedCall:
     context: CallContext
     tool: ToolDefinition
     plan: Any  # what the tool's handler takes (its arguments, planned: tools/definitions.py)
+    session: str  # the store session the call's refs live in (tools/call_session.py)
 
 
 Proceed = Callable[[], Awaitable[ToolResult]]
@@ -112,7 +116,7 @@ class Toolbox:
         name: str,
         arguments: Mapping[str, Any] | str | None,
         *,
-        session: str = "default",
+        session: str | None = None,
         output: OutputFormat = "compact",
         caller: str | None = None,
         idempotency_key: str | None = None,
@@ -134,7 +138,7 @@ class Toolbox:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         try:
             prepared = self._prepare(context)
-            call = ToolCall(context.tool, self.backend, self.sessions, context.session, context.output)
+            call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
             for policy in reversed(self._policies):
                 proceed = _wrapped(policy, prepared, proceed)
@@ -144,23 +148,23 @@ class Toolbox:
 
     def _prepare(self, context: CallContext) -> PreparedCall:
         tool = find_tool(context.tool, self.enabled)
-        if self.sessions is not None:
-            check_session(context.session)  # before searching, so a bad session name costs no engine call
+        # before searching, so a bad session name costs no engine call
+        session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
         plan = tool.prepare(parse_arguments(tool, context.arguments), self.engines)
-        return PreparedCall(context=context, tool=tool, plan=plan)
+        return PreparedCall(context=context, tool=tool, plan=plan, session=session)
 
     # --- for doors that offer more than the agent tools expose (the CLI) --------------------------------
 
     async def search(
-        self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None, session: str = "default"
+        self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None, session: str | None = None
     ) -> SearchResults:
-        """One search with its results remembered as refs of `session`, rendered as web_search renders it
-        (the CLI's --engines order and table); errors are raised."""
+        """One search with its results remembered as refs of `session` (None: the default), rendered as
+        web_search renders it (the CLI's --engines order and table); errors are raised."""
         return await search_results(
-            self.backend, self.sessions, request, engine=engine, engines=engines, session=session
+            self.backend, self.sessions, request, engine=engine, engines=engines, session=store_session(session)
         )
 
-    def target_url(self, url: str | None, *, ref: int | None, session: str = "default") -> str:
+    def target_url(self, url: str | None, *, ref: int | None, session: str | None = None) -> str:
         """The URL to read: `url`, or the one ref `ref` of `session` stands for (exactly one of them)."""
         if (url is None) == (ref is None):
             what = "nothing to read" if ref is None else "both a URL and a ref given"
@@ -168,7 +172,7 @@ class Toolbox:
         if ref is None:
             assert url is not None
             return url
-        return resolve_ref(self.sessions, check_session(session), ref)
+        return resolve_ref(self.sessions, store_session(session), ref)
 
 
 def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Proceed:

@@ -189,6 +189,8 @@ def _meta_note(response: SearchResponse) -> str:
             parts.append(f"{attempt.engine}: no results")
         if attempt.unsupported and attempt.status in ("ok", "empty"):
             parts.append(f"{attempt.engine} ignored {', '.join(attempt.unsupported)}")
+        if attempt.parsed_by == "generic":
+            parts.append(f"{attempt.engine} results read by the generic parser (its page layout changed)")
     if parts and response.results and response.meta.mode != "multi":
         parts.append(f"used {', '.join(response.meta.engines_used)}")
     if response.meta.stale:

@@ -5,10 +5,14 @@
 - openai-responses: Responses API, flat {"type": "function", name, description, parameters, strict}
 - anthropic:        {name, description, input_schema}
 
-Every schema is self-contained: $refs are inlined and titles dropped (noise for a model). Optional parameters are
-plain types with their default; null is still accepted on input. With strict=True (OpenAI only) the schema follows
+Every schema is self-contained: $refs are inlined and titles dropped (noise for a model). Optional parameters
+are nullable (`anyOf: [<type>, {"type": "null"}]`) with their default, and null means "the default" on input, so
+a client's own strict converter (openai-agents' `convert_schemas_to_strict=True` makes every property required)
+still leaves the model a way to leave one out. With strict=True, in every dialect, the schema follows OpenAI's
 structured-outputs rules: every property required, optional ones nullable, no defaults and no length/range
-keywords, whose limits move into the parameter's description instead.
+keywords, whose limits move into the parameter's description instead; the dialects whose tool definitions have
+a strict flag (openai, openai-responses, anthropic) get `"strict": true`. MCP has no such flag: its strict shape
+is for clients that hand MCP tools to a strict model.
 """
 
 from __future__ import annotations
@@ -45,7 +49,6 @@ def tool_schemas(
 
 def tool_schema(tool: ToolDefinition, dialect: Dialect, *, engines: Sequence[str], strict: bool = False) -> Schema:
     """One tool in one dialect."""
-    strict = strict and dialect in ("openai", "openai-responses")
     parameters = input_schema(tool, engines=engines, strict=strict)
     if dialect == "mcp":
         hints = tool.annotations
@@ -63,7 +66,8 @@ def tool_schema(tool: ToolDefinition, dialect: Dialect, *, engines: Sequence[str
             },
         }
     if dialect == "anthropic":
-        return {"name": tool.name, "description": tool.description, "input_schema": parameters}
+        anthropic: Schema = {"name": tool.name, "description": tool.description, "input_schema": parameters}
+        return {**anthropic, "strict": True} if strict else anthropic
     function: Schema = {"name": tool.name, "description": tool.description, "parameters": parameters}
     if strict or dialect == "openai-responses":
         function["strict"] = strict
@@ -81,7 +85,16 @@ def input_schema(tool: ToolDefinition, *, engines: Sequence[str], strict: bool =
     schema = _clean(schema, engines)
     if strict:
         return _strict(schema)
-    return {"type": "object", **{key: value for key, value in schema.items() if key != "type"}}
+    required = set(schema.get("required", ()))
+    properties = {
+        name: prop if name in required else _nullable(prop, keep=("description", "default"))
+        for name, prop in schema["properties"].items()
+    }
+    return {
+        "type": "object",
+        **{key: value for key, value in schema.items() if key != "type"},
+        "properties": properties,
+    }
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -150,13 +163,12 @@ def _strict(schema: Schema) -> Schema:
     }
 
 
-def _nullable(prop: Schema) -> Schema:
-    """`prop` also accepting null (how strict mode marks an optional parameter), description kept outside."""
-    inner = {key: value for key, value in prop.items() if key != "description"}
+def _nullable(prop: Schema, keep: tuple[str, ...] = ("description",)) -> Schema:
+    """`prop` also accepting null (how an optional parameter is marked), the `keep` keywords kept outside."""
+    inner = {key: value for key, value in prop.items() if key not in keep}
     branches = inner["anyOf"] if list(inner) == ["anyOf"] else [inner]
     out: Schema = {"anyOf": [*branches, {"type": "null"}]}
-    if "description" in prop:
-        out["description"] = prop["description"]
+    out.update((key, prop[key]) for key in keep if key in prop)
     return out
 
 
