@@ -22,6 +22,7 @@ from webreach.config import (
     Settings,
 )
 from webreach.errors import (
+    AdminRequiredError,
     AllEnginesFailedError,
     AuthFailedError,
     BadRequestError,
@@ -70,6 +71,7 @@ from webreach.models import (
 from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
+    "AdminRequiredError",
     "AllEnginesFailedError",
     "AuthFailedError",
     "BadRequestError",
