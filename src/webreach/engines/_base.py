@@ -9,6 +9,8 @@ the system clock, so tests pin it with a FakeClock.
 
 from __future__ import annotations
 
+import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Literal
@@ -18,6 +20,7 @@ import httpx
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
+from webreach.engines._clean import clean_hits
 from webreach.errors import (
     AuthFailedError,
     BadRequestError,
@@ -27,9 +30,12 @@ from webreach.errors import (
     QuotaExhaustedError,
     RateLimitedError,
     UnavailableError,
+    WebreachError,
 )
 from webreach.models import Hit, SearchRequest
-from webreach.retry_after import retry_after_seconds
+from webreach.retry_after import MAX_RETRY_AFTER, retry_after_seconds
+
+LOGGER = logging.getLogger(__name__)
 
 EngineKind = Literal["scraped", "api"]
 Tokens = Mapping[str, str]
@@ -95,9 +101,37 @@ class Engine(ABC):
     # --- shared behaviour -----------------------------------------------------------------------------
 
     def handle(self, response: httpx.Response) -> list[Hit]:
-        """Check the response for errors and blocks, then parse it: the one path every caller uses."""
-        self.check_response(response)
-        return self.parse(response)
+        """Check the response for errors and blocks, then parse it: the one path every caller uses.
+
+        Whatever else a hostile answer makes the parser raise (RecursionError, a ValueError from a malformed
+        URL, a TypeError from a field of the wrong type) becomes this engine's ParseError, logged with its type,
+        so one engine's answer never fails a whole search. Hits come back through `clean_hits`.
+        """
+        try:
+            self.check_response(response)
+            hits = self.parse(response)
+        except WebreachError:
+            raise
+        except Exception as exc:  # the last resort for parser bugs on odd input; the cause is fixed where found
+            raise self.unreadable(exc) from None
+        return clean_hits(hits, now=self.clock.now())
+
+    def warm_up_tokens(self, response: httpx.Response) -> dict[str, str]:
+        """check_response, then read_warm_up, with `handle`'s last resort: tokens or a typed error."""
+        try:
+            self.check_response(response)
+            return self.read_warm_up(response)
+        except WebreachError:
+            raise
+        except Exception as exc:
+            raise self.unreadable(exc) from None
+
+    def unreadable(self, exc: Exception) -> ParseError:
+        """The ParseError an unexpected exception while reading an answer becomes (logged, key redacted)."""
+        LOGGER.warning(
+            "%s: reading its answer raised %s: %s", self.name, type(exc).__name__, self.redact(str(exc))[:200]
+        )
+        return ParseError(f"could not read its answer ({type(exc).__name__})", engine=self.name)
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
@@ -203,10 +237,13 @@ class Engine(ABC):
     def rate_limited(self, response: httpx.Response, wait: float | None = None) -> RateLimitedError:
         """A RateLimitedError for a 429, waiting as Retry-After says, else `wait` (an engine's own hint)."""
         said = retry_after_seconds(response.headers, now=self.clock.now())
+        if said is None and wait is not None:
+            # an engine's own hint (a body field, a rate-limit reset header) is clamped like Retry-After
+            said = min(max(wait, 0.0), MAX_RETRY_AFTER) if math.isfinite(wait) else None
         return RateLimitedError(
             f"rate limited (HTTP {response.status_code}){self._detail(response)}",
             engine=self.name,
-            retry_after=said if said is not None else wait,
+            retry_after=said,
         )
 
     def _detail(self, response: httpx.Response) -> str:
@@ -231,10 +268,12 @@ class Engine(ABC):
         return ParseError(what, engine=self.name)
 
     def hit(self, rank: int, title: str, url: str, **fields: str | None) -> Hit:
-        """A Hit from this engine with whitespace normalized."""
-        cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
+        """A Hit from this engine with whitespace normalized; a field of another type than str (an API answer's
+        number or list where text belongs) counts as missing."""
+        cleaned = {k: " ".join(v.split()) if isinstance(v, str) else None for k, v in fields.items()}
         snippet = cleaned.pop("snippet", None) or ""
-        return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+        title = " ".join(title.split()) if isinstance(title, str) else ""
+        return Hit(rank=rank, title=title, url=url, snippet=snippet, engine=self.name, **cleaned)
 
 
 def secret_forms(secret: str) -> tuple[str, ...]:

@@ -30,7 +30,7 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import MAX_ITEMS, attribute, parse_html, text_of
 from webreach.errors import BlockedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
@@ -117,7 +117,7 @@ class DuckDuckGo(Engine):
         return f"{self.name}|{region_code(request)}|{query_with_site(request)}"
 
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        self._check_challenge(LexborHTMLParser(response.text))
+        self._check_challenge(parse_html(response.text))
         vqd = find_vqd(response.text)
         return {"vqd": vqd} if vqd else {}
 
@@ -135,10 +135,10 @@ class DuckDuckGo(Engine):
         super().check_redirect(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         self._check_challenge(tree)
         hits: list[Hit] = []
-        for item in tree.css(ITEMS):
+        for item in tree.css(ITEMS)[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)
@@ -203,7 +203,7 @@ def decode_redirect(href: str, page_url: str) -> str:
 
 def find_vqd(html: str) -> str | None:
     """The vqd token of a results page: the next-page form's input, or the script variable of duckduckgo.com."""
-    value = attribute(LexborHTMLParser(html).css_first("input[name=vqd]"), "value")
+    value = attribute(parse_html(html).css_first("input[name=vqd]"), "value")
     if value:
         return value
     match = VQD_IN_SCRIPT.search(html)

@@ -5,6 +5,10 @@ module sends what they describe through the Gateway's engine client, never follo
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
 transport failure into EngineTimeoutError or UnavailableError.
 
+Response headers are kept as the bytes that arrived (a non-ASCII byte in any header, `x-served-by: café`, is
+no reason to fail); engines read them through httpx's tolerant decoding. Anything unexpected the transport
+raises becomes UnavailableError; parsing runs through search/parsing.py, off the event loop for large answers.
+
 Keys stay out of messages: transport error texts can quote the request URL (a SerpApi URL carries the key), so
 they pass through the engine's `redact` before they become a message. Log lines are search/log_redaction.py's
 business; warm-up tokens are kept by search/warm_up.py.
@@ -12,13 +16,18 @@ business; warm-up tokens are kept by search/warm_up.py.
 
 from __future__ import annotations
 
+import logging
+
 import httpx
 
 from webreach.engines import Engine, Tokens
-from webreach.errors import EngineTimeoutError, UnavailableError
+from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult
+from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
+
+LOGGER = logging.getLogger(__name__)
 
 
 class EngineCaller:
@@ -31,17 +40,19 @@ class EngineCaller:
         *,
         tokens: WarmUpTokens,
         max_body_bytes: int,
+        parsing: EngineParsing | None = None,
     ) -> None:
         self.engine = engine
         self._client = client
         self._tokens = tokens
         self._max_body_bytes = max_body_bytes
+        self._parsing = parsing or EngineParsing()
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
         self.engine.ensure_configured()
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
-        hits = self.engine.handle(response)
+        hits = await self._parsing.handle(self.engine, response)
         return EngineResult(tuple(hits))
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
@@ -53,8 +64,7 @@ class EngineCaller:
         if cached is not None:
             return cached
         response = await self.send(warm_up)
-        self.engine.check_response(response)
-        tokens = self.engine.read_warm_up(response)
+        tokens = self.engine.warm_up_tokens(response)
         if tokens:
             # an empty answer (no cookie set, no vqd on the page) is not cached, so the next search warms up again
             self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
@@ -75,7 +85,13 @@ class EngineCaller:
             # httpx's texts may quote the request URL, and a SerpApi URL carries the key
             reason = self.engine.redact(str(exc))
             raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None
-        headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
+        except (EngineError, NotConfiguredError):
+            raise
+        except Exception as exc:  # the transport's own bugs on odd input: still this engine's failure
+            LOGGER.warning("%s: the request raised %s", name, type(exc).__name__)
+            raise UnavailableError(f"connection failed ({type(exc).__name__})", engine=name) from None
+        # raw bytes: decoded and re-encoded as str, a non-ASCII header value raised UnicodeEncodeError here
+        headers = [(k, v) for k, v in response.headers.raw if k.lower() not in (b"content-encoding", b"content-length")]
         return httpx.Response(response.status_code, headers=headers, content=body, request=http_request)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:

@@ -29,6 +29,7 @@ from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_store import open_breaker_store
 from webreach.state.bucket_store import open_bucket_store
@@ -65,6 +66,7 @@ class Searching:
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = WarmUpTokens(clock)
+        self._parsing = EngineParsing()
         self._state = PolicyState(
             clock=clock,
             cache=open_cache_store(settings.cache),
@@ -87,6 +89,7 @@ class Searching:
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
+        self._parsing.close()
         self._state.close()
         self._log_redaction.close()
 
@@ -116,6 +119,7 @@ class Searching:
             self._client(proxy),
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
+            parsing=self._parsing,
         )
         return apply_policies(
             caller,

@@ -1,0 +1,151 @@
+"""Pathological HTML made safe to parse: deep nesting flattened (the extractor), and markup that makes an HTML5
+tree builder quadratic rewritten before it sees it (the engine parsers, `tame`).
+
+libxml2 (under lxml) stops parsing at 256 open elements and drops everything after that point: a page that
+opens 300 <div>s and never closes them loses its whole text, and recursive passes over a deep tree cost far
+more than over a flat one. `flatten` scans the markup once, counting open elements roughly the way a parser
+would (void elements, self-closed tags and raw-text elements such as <script> do not nest), and removes the
+opening tags beyond MAX_DEPTH together with their closing tags, leaving their text where it was.
+The count cannot follow every implied close of HTML's tree builder, so it overestimates depth on sloppy pages;
+that is why html_tree.parse only calls it when the parser stopped on a resource limit, never on every page.
+
+`tame` is for lexbor (the engines' parser), which parses deep or misnested markup in quadratic time: 100,000
+`<div>` took 29 s, 20,000 `<div>x</b>` after three `<b>` 0.9 s (the adoption agency nests a little deeper each
+time), 20,000 closed `<option>`s in one `<select>` 5 s. It first scans the tags with a stack of open names
+(an end tag closes the nearest open element of its name among the top STACK_REACH, as a tree builder's implied
+closes would); only when that scan finds depth past MAX_DEPTH, more than MAX_MISNESTED end tags that close
+nothing open, or more than MAX_OPTIONS options does it rewrite the markup, balanced: every end tag closes the
+element on top (the ones it skips over are closed explicitly), end tags that close nothing are dropped, tags
+deeper than MAX_DEPTH and every select/option tag are dropped with their text kept. The real result pages in
+../shared/data never trigger it (their scan tops out at depth 134 and 204 misnested end tags). The scan costs
+about what lexbor's own parse of the page costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM
+characters, which no pathology can make slow, skip it.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DEPTH = 200  # below libxml2's limit of 256, leaving room for <html>, <body> and implied wrappers
+TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)[^>]*>")
+SCAN_FROM = 32_768  # characters; below this even the worst markup parses in a few milliseconds
+MAX_MISNESTED = 1_000  # end tags that close nothing open; real result pages have up to about 200
+MAX_OPTIONS = 500  # options in a page; result pages have a handful (language pickers)
+STACK_REACH = 8  # how far below the top an end tag may find its element (implied closes of sloppy markup)
+OPTION_TAGS = frozenset({"select", "option", "optgroup", "datalist"})
+VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
+     "keygen", "basefont", "frame", "isindex"}
+)  # fmt: skip
+RAW_TEXT_TAGS = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"})
+
+
+def flatten(markup: str, max_depth: int = MAX_DEPTH) -> str:
+    """`markup` with the tags that would open an element deeper than `max_depth` removed (their text kept)."""
+    parts: list[str] = []
+    depth = dropped = position = 0
+    end = markup.rfind(">") + 1  # past the last ">" no tag can match: stopping there keeps the search linear
+    while (match := TAG.search(markup, position, end)) is not None:
+        closing, name = match.group(1) == "/", match.group(2).lower()
+        parts.append(markup[position : match.start()])
+        position = match.end()
+        if closing:
+            if dropped:
+                dropped -= 1
+                parts.append(" ")
+                continue
+            depth = max(depth - 1, 0)
+        elif name in RAW_TEXT_TAGS:
+            position = _raw_text_end(markup, name, position)
+            parts.append(markup[match.start() : position])
+            continue
+        elif name not in VOID_TAGS and not match.group(0).endswith("/>"):
+            if depth >= max_depth:
+                dropped += 1
+                parts.append(" ")  # the removed tag may have separated two words
+                continue
+            depth += 1
+        parts.append(match.group(0))
+    parts.append(markup[position:])
+    return "".join(parts)
+
+
+def _raw_text_end(markup: str, name: str, start: int) -> int:
+    """Where the raw text of a <script> (or another raw-text element) opened at `start` ends, its close included."""
+    close = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(markup, start)
+    return close.end() if close is not None else len(markup)
+
+
+def tame(markup: str, *, max_depth: int = MAX_DEPTH) -> str:
+    """`markup` as is, or rewritten balanced when a tree builder would spend quadratic time on it (see above)."""
+    if len(markup) < SCAN_FROM or not _pathological(markup, max_depth):
+        return markup
+    return _balanced(markup, max_depth)
+
+
+def _pathological(markup: str, max_depth: int) -> bool:
+    """Whether `markup` nests past `max_depth`, misnests often or holds many options (one pass, no output)."""
+    stack: list[str] = []
+    misnested = options = position = 0
+    end = markup.rfind(">") + 1
+    search = TAG.search
+    while (match := search(markup, position, end)) is not None:
+        position = match.end()
+        closing, name = match.group(1, 2)
+        name = name.lower()
+        if closing:
+            popped = _close(stack, name)
+            if popped is None or len(popped) > 1:  # closes nothing open, or elements left open inside
+                misnested += 1
+                if misnested > MAX_MISNESTED:
+                    return True
+        elif name in RAW_TEXT_TAGS:
+            position = _raw_text_end(markup, name, position)
+        elif name not in VOID_TAGS and markup[position - 2] != "/":
+            if name == "option":
+                options += 1
+                if options > MAX_OPTIONS:
+                    return True
+            stack.append(name)
+            if len(stack) > max_depth:
+                return True
+    return False
+
+
+def _close(stack: list[str], name: str) -> list[str] | None:
+    """Pop `name` and what is open above it, when it is among the top STACK_REACH; the names popped, top first."""
+    for back in range(1, min(len(stack), STACK_REACH) + 1):
+        if stack[-back] == name:
+            popped = stack[-back:][::-1]
+            del stack[-back:]
+            return popped
+    return None
+
+
+def _balanced(markup: str, max_depth: int) -> str:
+    """`markup` rewritten so every end tag closes the element on top and nothing nests past `max_depth`."""
+    parts: list[str] = []
+    stack: list[str] = []
+    position = 0
+    end = markup.rfind(">") + 1
+    while (match := TAG.search(markup, position, end)) is not None:
+        parts.append(markup[position : match.start()])
+        position = match.end()
+        closing, name = match.group(1) == "/", match.group(2).lower()
+        if name in OPTION_TAGS:
+            parts.append(" ")
+        elif closing:
+            popped = _close(stack, name)
+            parts.append("".join(f"</{tag}>" for tag in popped) if popped else " ")
+        elif name in RAW_TEXT_TAGS:
+            position = _raw_text_end(markup, name, position)
+            parts.append(markup[match.start() : position])
+        elif name in VOID_TAGS or match.group(0).endswith("/>"):
+            parts.append(match.group(0))
+        elif len(stack) >= max_depth:
+            parts.append(" ")  # the removed tag may have separated two words
+        else:
+            stack.append(name)
+            parts.append(match.group(0))
+    parts.append(markup[position:])
+    return "".join(parts)

@@ -1,0 +1,68 @@
+"""Engine answers parsed off the event loop under a time budget, and every parser failure typed.
+
+    parsing = EngineParsing()
+    hits = await parsing.handle(engine, response)   # hits, or a typed EngineError; never another exception
+
+Where a parse runs: an answer of at most INLINE_BYTES is parsed in the caller's task; a larger one in one of
+`threads` worker threads that this object owns (not the loop's default executor, which the read path's DNS
+lookups share). Measured on the real captures in ../shared/data/serp (47 pages, 1.5 KB-1.8 MB, bench/
+engine_fuzz.py --hot-path): a parse costs 0.1-16 ms (median about 1.5 ms for a 300 KB page); handing it to a
+thread and back adds about 0.1 ms, so small answers (API JSON, error pages: well under 0.5 ms to parse) stay
+inline and result pages go to a thread, where lexbor parses without the GIL and the loop keeps serving.
+
+A thread cannot be killed, so the work a thread does is kept linear in the input (nesting.tame before lexbor
+sees the page, at most MAX_ITEMS result blocks read, Google's block search counted in one pass); the budget
+is the backstop: a parse still running after `seconds` (real time, as in policies/deadline.py: it measures
+CPU work, which a fake clock cannot) ends as a ParseError for that engine and routing moves on, while the
+thread finishes in the background. The engine's own deadline (policies/deadline.py) wraps this too, so a
+parse never outlives the request's deadline either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from webreach.engines import Engine
+from webreach.errors import ParseError
+from webreach.models import Hit
+
+INLINE_BYTES = 32 * 1024
+PARSE_SECONDS = 5.0
+PARSE_THREADS = 2
+
+
+class EngineParsing:
+    """Runs Engine.handle inline or in a worker thread, under a time budget; owned by one Searching."""
+
+    def __init__(self, *, seconds: float = PARSE_SECONDS, threads: int = PARSE_THREADS) -> None:
+        self.seconds = seconds
+        self._threads = threads
+        self._pool: ThreadPoolExecutor | None = None  # started at the first large answer
+
+    async def handle(self, engine: Engine, response: httpx.Response) -> list[Hit]:
+        """engine.handle(response): hits or a typed error, within `seconds` for a large answer."""
+        if len(response.content) <= INLINE_BYTES:
+            return engine.handle(response)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="webreach-parse")
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(self._pool, functools.partial(engine.handle, response))
+        try:
+            async with asyncio.timeout(self.seconds):
+                return await work
+        except TimeoutError:
+            raise ParseError(
+                f"reading its answer ({len(response.content):,} bytes) took longer than {self.seconds:g} s",
+                engine=engine.name,
+                hint="The page is built to be slow to parse; use another engine or engine='auto'.",
+            ) from None
+
+    def close(self) -> None:
+        """Stop the worker threads (a parse still running finishes on its own; nobody waits for it)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
