@@ -9,6 +9,7 @@ the system clock, so tests pin it with a FakeClock.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import math
 from abc import ABC, abstractmethod
@@ -108,6 +109,7 @@ class Engine(ABC):
         so one engine's answer never fails a whole search. Hits come back through `clean_hits`.
         """
         try:
+            settle_encoding(response)
             self.check_response(response)
             hits = self.parse(response)
         except WebreachError:
@@ -119,6 +121,7 @@ class Engine(ABC):
     def warm_up_tokens(self, response: httpx.Response) -> dict[str, str]:
         """check_response, then read_warm_up, with `handle`'s last resort: tokens or a typed error."""
         try:
+            settle_encoding(response)
             self.check_response(response)
             return self.read_warm_up(response)
         except WebreachError:
@@ -227,8 +230,11 @@ class Engine(ABC):
         location = response.headers.get("location", "")
         # the host (or a relative target's path) only: a Location may carry userinfo or a key in its query,
         # and neither belongs in a message
-        target = urlsplit(location)
-        where = target.netloc.rpartition("@")[2] if target.netloc else target.path
+        try:
+            target = urlsplit(location)
+            where = target.netloc.rpartition("@")[2] if target.netloc else target.path
+        except ValueError:  # a malformed IPv6 host
+            where = "an unreadable address"
         raise BlockedError(
             f"redirected to {where or 'nowhere'} (HTTP {response.status_code}) instead of results",
             engine=self.name,
@@ -274,6 +280,30 @@ class Engine(ABC):
         snippet = cleaned.pop("snippet", None) or ""
         title = " ".join(title.split()) if isinstance(title, str) else ""
         return Hit(rank=rank, title=title, url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def settle_encoding(response: httpx.Response) -> None:
+    """Decode `response.text` with a codec that cannot fail: a charset label no codec has, or one the body
+    contradicts (a UTF-16 label on a UTF-8 body, whose decoder raises on a missing BOM even with errors=replace),
+    gives way to UTF-8 with replacement characters, the label httpx assumes when there is none."""
+    label = response.charset_encoding
+    if label is None:
+        return
+    try:
+        codec = codecs.lookup(label).name
+    except LookupError:
+        response.encoding = "utf-8"
+        return
+    if codec in ("utf-8", "ascii"):
+        return
+    content = response.content
+    if codec.startswith(("utf-16", "utf-32")) and b"\x00" not in content:
+        response.encoding = "utf-8"  # no UTF-16 or UTF-32 text is free of NUL bytes
+        return
+    try:  # as httpx decodes: incrementally, where "utf-16" without a byte-order mark raises
+        codecs.getincrementaldecoder(codec)("replace").decode(content, final=True)
+    except (UnicodeError, ValueError):
+        response.encoding = f"{codec}-le" if codec in ("utf-16", "utf-32") else "utf-8"
 
 
 def secret_forms(secret: str) -> tuple[str, ...]:

@@ -38,6 +38,14 @@ def attribute(node: LexborNode | None, name: str) -> str:
     return value
 
 
+def host_of(url: str) -> str | None:
+    """The URL's host name, or None (also for a URL no parser accepts, such as a malformed IPv6 host)."""
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
 def ancestors(node: LexborNode) -> Iterator[LexborNode]:
     """The node's ancestors, nearest first."""
     parent = node.parent
@@ -48,6 +56,8 @@ def ancestors(node: LexborNode) -> Iterator[LexborNode]:
 
 def plain_text(fragment: str) -> str:
     """Text without tags (highlighting such as <strong>) and with entities unescaped, whitespace collapsed."""
+    if not isinstance(fragment, str):  # an API answer's number or list where text belongs: no text
+        return ""
     # the HTML parser unescapes entities as well; text without tags only needs the unescaping
     text = LexborHTMLParser(fragment).text() if "<" in fragment and ">" in fragment else html.unescape(fragment)
     return " ".join(text.split())

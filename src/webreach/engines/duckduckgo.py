@@ -162,7 +162,11 @@ class DuckDuckGo(Engine):
         if not href or not title:
             return None
         url = decode_redirect(href, self.url("/html/"))
-        if urlsplit(url).path.startswith("/y.js"):
+        try:
+            path = urlsplit(url).path
+        except ValueError:  # a malformed IPv6 host: no link to follow
+            return None
+        if path.startswith("/y.js"):
             return None
         return self.hit(
             rank,

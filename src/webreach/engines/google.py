@@ -169,14 +169,20 @@ def _target(href: str | None) -> str | None:
     """The result URL behind a link: /url?q=<target> decoded, direct links kept, Google's own pages dropped."""
     if not href:
         return None
-    parts = urlsplit(href)
+    try:
+        parts = urlsplit(href)
+    except ValueError:  # a malformed IPv6 host: no link to follow
+        return None
     target = href
     if parts.path == "/url" and (not parts.netloc or "google." in parts.netloc):
         query = parse_qs(parts.query)  # percent-decodes, so imghp%3Fhl%3DEN becomes imghp?hl=EN
         target = (query.get("q") or query.get("url") or [""])[0]
     elif not parts.netloc:
         return None  # /search?...&ludocid=: a local-pack entry, not a web result
-    target_parts = urlsplit(target)
+    try:
+        target_parts = urlsplit(target)
+    except ValueError:
+        return None
     if target_parts.scheme not in ("http", "https") or not target_parts.netloc:
         return None
     # `#:~:text=` is a highlight Google adds for the browser, not part of the page's address

@@ -17,6 +17,7 @@ business; warm-up tokens are kept by search/warm_up.py.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import httpx
 
@@ -90,9 +91,7 @@ class EngineCaller:
         except Exception as exc:  # the transport's own bugs on odd input: still this engine's failure
             LOGGER.warning("%s: the request raised %s", name, type(exc).__name__)
             raise UnavailableError(f"connection failed ({type(exc).__name__})", engine=name) from None
-        # raw bytes: decoded and re-encoded as str, a non-ASCII header value raised UnicodeEncodeError here
-        headers = [(k, v) for k, v in response.headers.raw if k.lower() not in (b"content-encoding", b"content-length")]
-        return httpx.Response(response.status_code, headers=headers, content=body, request=http_request)
+        return rebuilt_response(response.status_code, response.headers.raw, body, http_request)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks: list[bytes] = []
@@ -106,3 +105,12 @@ class EngineCaller:
                 )
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def rebuilt_response(
+    status: int, raw_headers: Sequence[tuple[bytes, bytes]], body: bytes, request: httpx.Request
+) -> httpx.Response:
+    """A response holding `body` already read and decoded (Content-Encoding and -Length dropped), its headers as
+    the bytes that arrived: decoded and encoded again as str, a non-ASCII value raised UnicodeEncodeError."""
+    headers = [(k, v) for k, v in raw_headers if k.lower() not in (b"content-encoding", b"content-length")]
+    return httpx.Response(status, headers=headers, content=body, request=request)

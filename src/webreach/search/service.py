@@ -27,7 +27,7 @@ from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResp
 from webreach.policies import PolicyState, Search, apply_policies
 from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
-from webreach.search.engine_caller import EngineCaller
+from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
@@ -203,13 +203,23 @@ class Searching:
         )
 
     def parse_saved(
-        self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
+        self,
+        name: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/html",
+        headers: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes)."""
+        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes).
+
+        `headers` (raw, as they arrived; Content-Type among them) replace the one `content_type` makes; the
+        response is built as the engine caller builds a live one, so the same bytes meet the same code.
+        """
         engine = self._engines[self._check_name(name)]
         request = httpx.Request("GET", engine.url("/"))
-        response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
-        hits = engine.handle(response)
+        raw = headers if headers is not None else [(b"content-type", content_type.encode("latin-1", "replace"))]
+        hits = engine.handle(rebuilt_response(status, raw, body, request))
         attempt = EngineAttempt(engine=name, status="ok" if hits else "empty", count=len(hits))
         meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
         return SearchResponse(query="", results=tuple(hits), meta=meta)
