@@ -14,9 +14,9 @@ that is why html_tree.parse only calls it when the parser stopped on a resource 
 time), 20,000 closed `<option>`s in one `<select>` 5 s. It first scans the tags with a stack of open names
 (an end tag closes the nearest open element of its name among the top STACK_REACH, as a tree builder's implied
 closes would); only when that scan finds depth past MAX_DEPTH, more than MAX_MISNESTED end tags that close
-nothing open, or more than MAX_OPTIONS options does it rewrite the markup, balanced: every end tag closes the
-element on top (the ones it skips over are closed explicitly), end tags that close nothing are dropped, tags
-deeper than MAX_DEPTH and every select/option tag are dropped with their text kept. The real result pages in
+nothing open, or more than MAX_OPTIONS options does it rewrite the markup, balanced: an end tag is kept only when it
+closes the element on top, tags deeper than MAX_DEPTH and every select/option tag are dropped, text is kept.
+Such a page is hostile or broken; its results may come out incomplete, but its parse is linear. The real result pages in
 ../shared/data never trigger it (their scan tops out at depth 134 and 204 misnested end tags). The scan costs
 about what lexbor's own parse of the page costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM
 characters, which no pathology can make slow, skip it.
@@ -33,6 +33,7 @@ MAX_MISNESTED = 1_000  # end tags that close nothing open; real result pages hav
 MAX_OPTIONS = 500  # options in a page; result pages have a handful (language pickers)
 STACK_REACH = 8  # how far below the top an end tag may find its element (implied closes of sloppy markup)
 OPTION_TAGS = frozenset({"select", "option", "optgroup", "datalist"})
+ANY_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
      "keygen", "basefont", "frame", "isindex"}
@@ -123,29 +124,43 @@ def _close(stack: list[str], name: str) -> list[str] | None:
 
 
 def _balanced(markup: str, max_depth: int) -> str:
-    """`markup` rewritten so every end tag closes the element on top and nothing nests past `max_depth`."""
+    """`markup` rewritten so that every end tag closes the element on top (others are dropped), nothing nests past
+    `max_depth` and no select/option tag remains. Tags kept are copied in runs, not one by one; past the depth
+    cap, everything up to the end tag of the element on top loses its tags in one C-level substitution."""
     parts: list[str] = []
     stack: list[str] = []
-    position = 0
+    closers: dict[str, re.Pattern[str]] = {}
+    copied = position = 0  # markup[:copied] is in parts; the scan resumes at position
     end = markup.rfind(">") + 1
-    while (match := TAG.search(markup, position, end)) is not None:
-        parts.append(markup[position : match.start()])
+    search = TAG.search
+    while (match := search(markup, position, end)) is not None:
         position = match.end()
-        closing, name = match.group(1) == "/", match.group(2).lower()
-        if name in OPTION_TAGS:
-            parts.append(" ")
-        elif closing:
-            popped = _close(stack, name)
-            parts.append("".join(f"</{tag}>" for tag in popped) if popped else " ")
+        closing, name = match.group(1, 2)
+        name = name.lower()
+        if closing:
+            if stack and stack[-1] == name:
+                stack.pop()
+                continue
         elif name in RAW_TEXT_TAGS:
             position = _raw_text_end(markup, name, position)
-            parts.append(markup[match.start() : position])
+            continue
         elif name in VOID_TAGS or match.group(0).endswith("/>"):
-            parts.append(match.group(0))
-        elif len(stack) >= max_depth:
-            parts.append(" ")  # the removed tag may have separated two words
-        else:
-            stack.append(name)
-            parts.append(match.group(0))
-    parts.append(markup[position:])
+            continue
+        elif name not in OPTION_TAGS:
+            if len(stack) < max_depth:
+                stack.append(name)
+                continue
+            # at the cap: no tag until the top's end tag can open or close anything, so all of them go at once
+            top = stack[-1]
+            if top not in closers:  # tag names are letters, digits, ":", "_" and "-": nothing to escape
+                closers[top] = re.compile(rf"</{top}\s*>", re.IGNORECASE)
+            close = closers[top].search(markup, position)
+            stop = close.start() if close is not None else len(markup)
+            parts += (markup[copied : match.start()], ANY_TAG.sub(" ", markup[match.start() : stop]))
+            copied = position = stop
+            continue
+        # an end tag that closes nothing on top, or a select/option tag: dropped, its neighbours kept apart
+        parts += (markup[copied : match.start()], " ")
+        copied = position
+    parts.append(markup[copied:])
     return "".join(parts)
