@@ -65,7 +65,7 @@ class EngineCaller:
         if cached is not None:
             return cached
         response = await self.send(warm_up)
-        tokens = self.engine.warm_up_tokens(response)
+        tokens = await self._parsing.warm_up_tokens(self.engine, response)
         if tokens:
             # an empty answer (no cookie set, no vqd on the page) is not cached, so the next search warms up again
             self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)

@@ -21,8 +21,9 @@ parse never outlives the request's deadline either.
 from __future__ import annotations
 
 import asyncio
-import functools
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import httpx
 
@@ -30,6 +31,7 @@ from webreach.engines import Engine
 from webreach.errors import ParseError
 from webreach.models import Hit
 
+T = TypeVar("T")
 INLINE_BYTES = 32 * 1024
 PARSE_SECONDS = 5.0
 PARSE_THREADS = 2
@@ -45,12 +47,19 @@ class EngineParsing:
 
     async def handle(self, engine: Engine, response: httpx.Response) -> list[Hit]:
         """engine.handle(response): hits or a typed error, within `seconds` for a large answer."""
+        return await self._run(engine, response, engine.handle)
+
+    async def warm_up_tokens(self, engine: Engine, response: httpx.Response) -> dict[str, str]:
+        """engine.warm_up_tokens(response) (a warm-up answer is a whole page too), under the same rules."""
+        return await self._run(engine, response, engine.warm_up_tokens)
+
+    async def _run(self, engine: Engine, response: httpx.Response, read: Callable[[httpx.Response], T]) -> T:
         if len(response.content) <= INLINE_BYTES:
-            return engine.handle(response)
+            return read(response)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="webreach-parse")
         loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(self._pool, functools.partial(engine.handle, response))
+        work = loop.run_in_executor(self._pool, read, response)
         try:
             async with asyncio.timeout(self.seconds):
                 return await work
