@@ -9,17 +9,20 @@ opening tags beyond MAX_DEPTH together with their closing tags, leaving their te
 The count cannot follow every implied close of HTML's tree builder, so it overestimates depth on sloppy pages;
 that is why html_tree.parse only calls it when the parser stopped on a resource limit, never on every page.
 
-`tame` is for lexbor (the engines' parser), which parses deep or misnested markup in quadratic time: 100,000
-`<div>` took 29 s, 20,000 `<div>x</b>` after three `<b>` 0.9 s (the adoption agency nests a little deeper each
-time), 20,000 closed `<option>`s in one `<select>` 5 s. It first scans the tags with a stack of open names
-(an end tag closes the nearest open element of its name among the top STACK_REACH, as a tree builder's implied
-closes would); only when that scan finds depth past MAX_DEPTH, more than MAX_MISNESTED end tags that close
-nothing open, or more than MAX_OPTIONS options does it rewrite the markup, balanced: an end tag is kept only when it
-closes the element on top, tags deeper than MAX_DEPTH and every select/option tag are dropped, text is kept.
-Such a page is hostile or broken; its results may come out incomplete, but its parse is linear. The real result pages in
-../shared/data never trigger it (their scan tops out at depth 134 and 204 misnested end tags). The scan costs
-about what lexbor's own parse of the page costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM
-characters, which no pathology can make slow, skip it.
+`tame` is for lexbor (the engines' parser), whose tree builder is quadratic on some markup: 100,000 `<div>`
+took 29 s, 20,000 `<div>x</b>` after three `<b>` 0.9 s (the adoption agency nests a little deeper each time),
+20,000 closed `<option>`s in one `<select>` 5 s, 40,000 runs of text between table rows 20 s (each run is
+moved in front of the table and appended to the text there by copying it). It first scans the tags with a
+stack of open names (an end tag closes the nearest open element of its name among the top STACK_REACH, as a
+tree builder's implied closes would). Only when the scan finds depth past MAX_DEPTH, more than MAX_MISNESTED
+end tags that close nothing or skip open elements, more than MAX_OPTIONS options or more than MAX_FOSTERED
+runs of text straight inside a table does it rewrite the page, balanced: an end tag is kept only when it
+closes the element on top; tags deeper than MAX_DEPTH, select/option tags and text straight inside a table
+are dropped; other text is kept. Such a page is hostile or broken: its results may come out incomplete, but
+it parses in linear time. The real result pages in ../shared/data stay far below every limit (depth 56,
+5 misnested end tags, 69 options, no text straight inside a table) and are never rewritten. The scan costs
+about what lexbor's own parse costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM characters, which
+no markup can make slow, skip it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ MAX_MISNESTED = 1_000  # end tags that close nothing open; real result pages hav
 MAX_OPTIONS = 500  # options in a page; result pages have a handful (language pickers)
 STACK_REACH = 8  # how far below the top an end tag may find its element (implied closes of sloppy markup)
 OPTION_TAGS = frozenset({"select", "option", "optgroup", "datalist"})
+MAX_FOSTERED = 1_000  # runs of text straight inside a table (not in a cell); real pages have a few
+TABLE_CONTEXT = frozenset({"table", "tbody", "thead", "tfoot", "tr"})
 ANY_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
@@ -87,10 +92,14 @@ def tame(markup: str, *, max_depth: int = MAX_DEPTH) -> str:
 def _pathological(markup: str, max_depth: int) -> bool:
     """Whether `markup` nests past `max_depth`, misnests often or holds many options (one pass, no output)."""
     stack: list[str] = []
-    misnested = options = position = 0
+    misnested = options = fostered = position = 0
     end = markup.rfind(">") + 1
     search = TAG.search
     while (match := search(markup, position, end)) is not None:
+        if stack and stack[-1] in TABLE_CONTEXT and _fostered(markup, position, match.start()):
+            fostered += 1
+            if fostered > MAX_FOSTERED:
+                return True
         position = match.end()
         closing, name = match.group(1, 2)
         name = name.lower()
@@ -111,6 +120,13 @@ def _pathological(markup: str, max_depth: int) -> bool:
             if len(stack) > max_depth:
                 return True
     return False
+
+
+def _fostered(markup: str, start: int, stop: int) -> bool:
+    """Whether markup[start:stop], text between two tags inside a table but outside its cells, is not blank: an
+    HTML5 tree builder moves such text in front of the table ("foster parenting"), and lexbor appends each run
+    to the text already there by copying it, so 40,000 runs interleaved with rows took 20 s."""
+    return stop > start and not markup[start:stop].isspace()
 
 
 def _close(stack: list[str], name: str) -> list[str] | None:
@@ -134,6 +150,9 @@ def _balanced(markup: str, max_depth: int) -> str:
     end = markup.rfind(">") + 1
     search = TAG.search
     while (match := search(markup, position, end)) is not None:
+        if stack and stack[-1] in TABLE_CONTEXT and _fostered(markup, position, match.start()):
+            parts += (markup[copied:position], " ")  # text the tree builder would move out of the table
+            copied = match.start()
         position = match.end()
         closing, name = match.group(1, 2)
         name = name.lower()
