@@ -13,7 +13,7 @@ from webreach.nesting import tame
 
 # result blocks a parser reads at most: a search asks for 50 results at most (models.MAX_LIMIT), and some blocks
 # are ads or cards that yield none; a hostile page of 100,000 blocks would otherwise build 100,000 hits
-MAX_ITEMS = 200
+MAX_ITEMS = 100
 
 
 def parse_html(markup: str) -> LexborHTMLParser:
