@@ -90,36 +90,51 @@ def tame(markup: str, *, max_depth: int = MAX_DEPTH) -> str:
 
 
 def _pathological(markup: str, max_depth: int) -> bool:
-    """Whether `markup` nests past `max_depth`, misnests often or holds many options (one pass, no output)."""
+    """Whether `markup` nests past `max_depth`, misnests often, holds many options or much text straight inside
+    a table (one pass, no output). It runs on every large result page, so the common steps are inlined: a
+    finditer per stretch between raw-text elements, and an end tag that closes the element on top handled first.
+    """
+    counts = {"misnested": 0, "options": 0, "fostered": 0}
     stack: list[str] = []
-    misnested = options = fostered = position = 0
-    end = markup.rfind(">") + 1
-    search = TAG.search
-    while (match := search(markup, position, end)) is not None:
-        if stack and stack[-1] in TABLE_CONTEXT and _fostered(markup, position, match.start()):
-            fostered += 1
-            if fostered > MAX_FOSTERED:
-                return True
-        position = match.end()
+    position, end = 0, markup.rfind(">") + 1
+    while position < end:
+        position = _scan_stretch(markup, position, end, stack, counts, max_depth)
+        if position < 0:
+            return True
+    return False
+
+
+def _scan_stretch(markup: str, start: int, end: int, stack: list[str], counts: dict[str, int], max_depth: int) -> int:
+    """Scan tags from `start` to the next raw-text element; where to resume (`end` when done), -1 when a limit
+    is passed."""
+    previous = start
+    for match in TAG.finditer(markup, start, end):
+        if stack and stack[-1] in TABLE_CONTEXT and _fostered(markup, previous, match.start()):
+            counts["fostered"] += 1
+            if counts["fostered"] > MAX_FOSTERED:
+                return -1
+        previous = match.end()
         closing, name = match.group(1, 2)
         name = name.lower()
         if closing:
-            popped = _close(stack, name)
-            if popped is None or len(popped) > 1:  # closes nothing open, or elements left open inside
-                misnested += 1
-                if misnested > MAX_MISNESTED:
-                    return True
+            if stack and stack[-1] == name:
+                stack.pop()
+                continue
+            _close(stack, name)  # closes nothing open, or leaves elements open inside: misnested either way
+            counts["misnested"] += 1
+            if counts["misnested"] > MAX_MISNESTED:
+                return -1
         elif name in RAW_TEXT_TAGS:
-            position = _raw_text_end(markup, name, position)
-        elif name not in VOID_TAGS and markup[position - 2] != "/":
+            return _raw_text_end(markup, name, previous)
+        elif name not in VOID_TAGS and markup[previous - 2] != "/":
             if name == "option":
-                options += 1
-                if options > MAX_OPTIONS:
-                    return True
+                counts["options"] += 1
+                if counts["options"] > MAX_OPTIONS:
+                    return -1
             stack.append(name)
             if len(stack) > max_depth:
-                return True
-    return False
+                return -1
+    return end
 
 
 def _fostered(markup: str, start: int, stop: int) -> bool:
