@@ -5,10 +5,11 @@
 
 Where a parse runs: an answer of at most INLINE_BYTES is parsed in the caller's task; a larger one in one of
 `threads` worker threads that this object owns (not the loop's default executor, which the read path's DNS
-lookups share). Measured on the real captures in ../shared/data/serp (47 pages, 1.5 KB-1.8 MB, bench/
-engine_fuzz.py --hot-path): a parse costs 0.1-16 ms (median about 1.5 ms for a 300 KB page); handing it to a
-thread and back adds about 0.1 ms, so small answers (API JSON, error pages: well under 0.5 ms to parse) stay
-inline and result pages go to a thread, where lexbor parses without the GIL and the loop keeps serving.
+lookups share). Measured on the 40 real result pages in ../shared/data/serp (6 KB-1.8 MB; python -m
+bench.engine_fuzz --hot-path, 2 busy cores): a parse costs 0.1-30 ms, about 2 ms for a 250 KB page; the hop
+to a thread and back adds 0.19 ms (median over the pages above INLINE_BYTES). Answers up to 32 KB (API JSON,
+error and no-results pages) parse in well under 1 ms, less than a hop is worth, so they stay inline; result
+pages go to a thread, where lexbor parses without the GIL and the loop keeps serving meanwhile.
 
 A thread cannot be killed, so the work a thread does is kept linear in the input (nesting.tame before lexbor
 sees the page, at most MAX_ITEMS result blocks read, Google's block search counted in one pass); the budget
