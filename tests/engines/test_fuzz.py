@@ -31,6 +31,7 @@ from webreach.errors import ParseError, WebreachError
 from webreach.models import Hit, SearchRequest
 from webreach.search.parsing import INLINE_BYTES, EngineParsing
 from webreach.testing.mutations import MUTATIONS, Case, generated, mutate, seed_cases
+from webreach.testing.recordings import engine_recordings
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 EXAMPLES = 2000 if os.environ.get("WEBREACH_FUZZ") == "long" else 40
@@ -176,3 +177,21 @@ async def test_small_answers_parse_inline_and_large_ones_off_the_loop() -> None:
             check(hits)
     finally:
         parsing.close()
+
+
+async def test_multi_search_keeps_the_good_engines_when_one_answers_with_a_hostile_page() -> None:
+    """Over the real engine caller and router: a 500 KB page of nested divs with a non-ASCII header costs bing
+    its attempt (parse_error), and mojeek's hits still come back."""
+    mojeek = engine_recordings("mojeek")["results"]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if "bing" in request.url.host:
+            return httpx.Response(200, headers=[(b"x-served-by", "café".encode())], content=b"<div>" * 100_000)
+        return mojeek.to_response()
+
+    settings = Settings(state={"backend": "memory"}, cache={"backend": "none"})
+    async with Gateway(settings, transport=httpx.MockTransport(answer)) as gateway:
+        response = await gateway.search(SearchRequest(query="python"), engine="multi", engines=["bing", "mojeek"])
+    attempts = {attempt.engine: attempt for attempt in response.meta.attempts}
+    assert attempts["bing"].code == "parse_error"
+    assert response.results and {hit.engine for hit in response.results} == {"mojeek"}
