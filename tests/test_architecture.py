@@ -1,7 +1,7 @@
 """The dependency direction of ARCHITECTURE.md section 2, checked on the import statements of src/.
 
     frontends -> tools -> gateway -> search | read -> routing | policies | net | extract -> state -> engines
-    -> models | errors | config | clock | retry_after
+    -> models | errors | config | clock | retry_after | nesting | bounded_json
 
 ALLOWED lists every arrow between top-level packages, same layer included: an import not listed fails, so a
 new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract is the one
@@ -18,7 +18,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
-BOTTOM = {"models", "errors", "config", "clock", "retry_after"}
+BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json"}
 # every package -> the packages it may import ("search.contract": only that module of search/)
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "routing": {"search.contract"} | BOTTOM,
     "policies": {"search.contract", "state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after"},
-    "extract": {"errors", "models"},
+    "extract": {"errors", "models", "nesting", "bounded_json"},
     "state": BOTTOM,
     "engines": BOTTOM,
     "testing": {"net", "clock"},
@@ -38,6 +38,9 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"errors"},
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it
+    # hostile markup and JSON made safe to parse, for the extractor and the engine parsers alike
+    "nesting": set(),
+    "bounded_json": set(),
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}

@@ -144,10 +144,17 @@ class Gateway:
         return self._searching.auto_order(query)
 
     def parse_saved(
-        self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
+        self,
+        name: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/html",
+        headers: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes)."""
-        return self._searching.parse_saved(name, body, status=status, content_type=content_type)
+        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes);
+        `headers`, raw as they arrived, replace the Content-Type alone. Hits, or the engine's typed error."""
+        return self._searching.parse_saved(name, body, status=status, content_type=content_type, headers=headers)
 
     # --- reading -------------------------------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ import logging
 
 import pytest
 
+from webreach import bounded_json, nesting
 from webreach.errors import ExtractionError, WebreachError
-from webreach.extract import bounded_json, charset, html_tree, nesting
+from webreach.extract import charset, html_tree
 from webreach.extract.cascade import extract
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.passthrough import read_json, read_xml

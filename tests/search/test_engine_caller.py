@@ -13,7 +13,7 @@ import pytest
 from secret_keys import TEST_KEY
 from webreach.config import EngineSettings
 from webreach.engines import Engine, Tokens
-from webreach.errors import BlockedError, EngineTimeoutError, UnavailableError
+from webreach.errors import BlockedError, EngineTimeoutError, ParseError, RateLimitedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.warm_up import WarmUpTokens
@@ -195,3 +195,42 @@ async def test_transport_error_texts_never_carry_the_key(
         await search(SearchRequest(query="q"))
     assert TEST_KEY not in str(caught.value)
     assert "api_key=***" in caught.value.message
+
+
+async def test_non_ascii_header_bytes_are_kept_and_read_tolerantly(
+    client_for: Callable[[Site], httpx.AsyncClient], clock: FakeClock
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/warm":
+            return httpx.Response(200, headers=[(b"x-token", b"abc"), (b"x-served-by", "café".encode())])
+        answer = results(request)
+        return httpx.Response(200, headers=[(b"x-served-by", b"caf\xe9")], content=answer.content)
+
+    hits = (await caller(client_for(Site(handler)), clock)(SearchRequest(query="one"))).hits
+    assert [hit.title for hit in hits] == ["token=abc"]
+
+
+async def test_a_retry_after_in_non_ascii_digits_is_no_number(
+    client_for: Callable[[Site], httpx.AsyncClient], clock: FakeClock
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/warm":
+            return httpx.Response(200, headers={"x-token": "abc"})
+        return httpx.Response(429, headers=[(b"retry-after", "²".encode()), (b"x-served-by", "café".encode())])
+
+    with pytest.raises(RateLimitedError) as caught:
+        await caller(client_for(Site(handler)), clock)(SearchRequest(query="one"))
+    assert caught.value.retry_after is None
+
+
+async def test_an_exception_inside_the_parser_is_that_engines_parse_error(
+    client_for: Callable[[Site], httpx.AsyncClient], clock: FakeClock
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/warm":
+            return httpx.Response(200, headers={"x-token": "abc"})
+        return httpx.Response(200, json={"results": 5})  # TokenEngine.parse iterates it: TypeError
+
+    with pytest.raises(ParseError, match="could not read its answer") as caught:
+        await caller(client_for(Site(handler)), clock)(SearchRequest(query="one"))
+    assert caught.value.engine == "tokens"

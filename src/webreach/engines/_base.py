@@ -16,6 +16,9 @@ still gets results and the operator sees that the engine's parser needs attentio
 
 from __future__ import annotations
 
+import codecs
+import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from selectolax.lexbor import LexborNode
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
+from webreach.engines._clean import clean_hits
 from webreach.engines._generic import find_results
 from webreach.engines._html import attribute
 from webreach.errors import (
@@ -38,9 +42,12 @@ from webreach.errors import (
     QuotaExhaustedError,
     RateLimitedError,
     UnavailableError,
+    WebreachError,
 )
 from webreach.models import Hit, ParsedBy, SearchRequest
-from webreach.retry_after import retry_after_seconds
+from webreach.retry_after import MAX_RETRY_AFTER, retry_after_seconds
+
+LOGGER = logging.getLogger(__name__)
 
 EngineKind = Literal["scraped", "api"]
 Tokens = Mapping[str, str]
@@ -123,8 +130,23 @@ class Engine(ABC):
         return self.handle_page(response).hits
 
     def handle_page(self, response: httpx.Response) -> ParsedPage:
-        """handle(), saying which parser produced the hits: the one path every caller uses."""
-        self.check_response(response)
+        """handle(), saying which parser produced the hits: the one path every caller uses.
+
+        Whatever else a hostile answer makes the parser raise (RecursionError, a ValueError from a malformed
+        URL, a TypeError from a field of the wrong type) becomes this engine's ParseError, logged with its type,
+        so one engine's answer never fails a whole search. Hits come back through `clean_hits`.
+        """
+        try:
+            settle_encoding(response)
+            self.check_response(response)
+            page = self._parse_with_fallback(response)
+        except WebreachError:
+            raise
+        except Exception as exc:  # the last resort for parser bugs on odd input; the cause is fixed where found
+            raise self.unreadable(exc) from None
+        return ParsedPage(clean_hits(page.hits, now=self.clock.now()), page.parsed_by)
+
+    def _parse_with_fallback(self, response: httpx.Response) -> ParsedPage:
         try:
             return ParsedPage(self.parse(response), "engine")
         except ParseError:
@@ -181,6 +203,24 @@ class Engine(ABC):
     def recognise(self, text: str) -> int:
         """How many of this engine's page markers `text` carries (`webreach parse auto` picks the most)."""
         return sum(1 for marker in self.page_markers if marker in text)
+
+    def warm_up_tokens(self, response: httpx.Response) -> dict[str, str]:
+        """check_response, then read_warm_up, with `handle`'s last resort: tokens or a typed error."""
+        try:
+            settle_encoding(response)
+            self.check_response(response)
+            return self.read_warm_up(response)
+        except WebreachError:
+            raise
+        except Exception as exc:
+            raise self.unreadable(exc) from None
+
+    def unreadable(self, exc: Exception) -> ParseError:
+        """The ParseError an unexpected exception while reading an answer becomes (logged, key redacted)."""
+        LOGGER.warning(
+            "%s: reading its answer raised %s: %s", self.name, type(exc).__name__, self.redact(str(exc))[:200]
+        )
+        return ParseError(f"could not read its answer ({type(exc).__name__})", engine=self.name)
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
@@ -276,8 +316,11 @@ class Engine(ABC):
         location = response.headers.get("location", "")
         # the host (or a relative target's path) only: a Location may carry userinfo or a key in its query,
         # and neither belongs in a message
-        target = urlsplit(location)
-        where = target.netloc.rpartition("@")[2] if target.netloc else target.path
+        try:
+            target = urlsplit(location)
+            where = target.netloc.rpartition("@")[2] if target.netloc else target.path
+        except ValueError:  # a malformed IPv6 host
+            where = "an unreadable address"
         raise BlockedError(
             f"redirected to {where or 'nowhere'} (HTTP {response.status_code}) instead of results",
             engine=self.name,
@@ -286,10 +329,13 @@ class Engine(ABC):
     def rate_limited(self, response: httpx.Response, wait: float | None = None) -> RateLimitedError:
         """A RateLimitedError for a 429, waiting as Retry-After says, else `wait` (an engine's own hint)."""
         said = retry_after_seconds(response.headers, now=self.clock.now())
+        if said is None and wait is not None:
+            # an engine's own hint (a body field, a rate-limit reset header) is clamped like Retry-After
+            said = min(max(wait, 0.0), MAX_RETRY_AFTER) if math.isfinite(wait) else None
         return RateLimitedError(
             f"rate limited (HTTP {response.status_code}){self._detail(response)}",
             engine=self.name,
-            retry_after=said if said is not None else wait,
+            retry_after=said,
         )
 
     def _detail(self, response: httpx.Response) -> str:
@@ -314,10 +360,36 @@ class Engine(ABC):
         return ParseError(what, engine=self.name)
 
     def hit(self, rank: int, title: str, url: str, **fields: str | None) -> Hit:
-        """A Hit from this engine with whitespace normalized."""
-        cleaned = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in fields.items()}
+        """A Hit from this engine with whitespace normalized; a field of another type than str (an API answer's
+        number or list where text belongs) counts as missing."""
+        cleaned = {k: " ".join(v.split()) if isinstance(v, str) else None for k, v in fields.items()}
         snippet = cleaned.pop("snippet", None) or ""
-        return Hit(rank=rank, title=" ".join(title.split()), url=url, snippet=snippet, engine=self.name, **cleaned)
+        title = " ".join(title.split()) if isinstance(title, str) else ""
+        return Hit(rank=rank, title=title, url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def settle_encoding(response: httpx.Response) -> None:
+    """Decode `response.text` with a codec that cannot fail: a charset label no codec has, or one the body
+    contradicts (a UTF-16 label on a UTF-8 body, whose decoder raises on a missing BOM even with errors=replace),
+    gives way to UTF-8 with replacement characters, the label httpx assumes when there is none."""
+    label = response.charset_encoding
+    if label is None:
+        return
+    try:
+        codec = codecs.lookup(label).name
+    except LookupError:
+        response.encoding = "utf-8"
+        return
+    if codec in ("utf-8", "ascii"):
+        return
+    content = response.content
+    if codec.startswith(("utf-16", "utf-32")) and b"\x00" not in content:
+        response.encoding = "utf-8"  # no UTF-16 or UTF-32 text is free of NUL bytes
+        return
+    try:  # as httpx decodes: incrementally, where "utf-16" without a byte-order mark raises
+        codecs.getincrementaldecoder(codec)("replace").decode(content, final=True)
+    except (UnicodeError, ValueError):
+        response.encoding = f"{codec}-le" if codec in ("utf-16", "utf-32") else "utf-8"
 
 
 def _domain(host: str) -> str:

@@ -60,7 +60,7 @@ def shown_date(text: str) -> str | None:
 def api_date(text: str | None) -> str | None:
     """A date field of an API answer: ISO when it is a date with a month name ("Jan 29, 2023"); timestamps,
     relative ages ("3 hours ago") and anything else stay as given."""
-    if not text:
+    if not text or not isinstance(text, str):  # a number or a list where a date belongs is no date
         return None
     return named_date(text) or text
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from webreach.engines._html import ancestors, text_of
+from webreach.engines._html import ancestors, parse_html, text_of
 
 # a bot wall's markup (challenge forms, widgets and scripts; the engines' own CAPTCHA pages), matched as elements
 # so a results page whose scripts merely name a widget class is not taken for one: never parse such a page
@@ -63,7 +63,7 @@ def _as_is(record: LexborNode, url: str) -> str:
 
 def find_results(html: str, target: Target, refine: Refine = _as_is) -> list[Found]:
     """Results of the page's main repeated list of external links, [] when it has none or is a bot wall."""
-    tree = LexborHTMLParser(html)
+    tree = parse_html(html)
     if tree.css_first(BLOCK_SELECTORS) is not None:
         return []
     tree.strip_tags(DROPPED_TAGS)

@@ -3,12 +3,15 @@ ParseError, error envelopes, result lists)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 import httpx
 
 from webreach.engines._base import query_with_site
+from webreach.engines._html import MAX_ITEMS
 from webreach.errors import ParseError
 from webreach.models import SearchRequest
 
@@ -36,12 +39,25 @@ def google_body(request: SearchRequest, count: int) -> dict[str, Any]:
 
 
 def json_body(response: httpx.Response, engine: str) -> Any:
-    """The decoded JSON body, or ParseError when the engine answered with something else (an HTML error page)."""
-    # response.json() decodes bytes, so a UTF-8 byte-order mark (some providers send one) is tolerated
+    """The decoded JSON body, or ParseError when the engine answered with something else (an HTML error page,
+    JSON nested past bounded_json's depth, which the standard parser would meet with RecursionError)."""
     try:
-        return response.json()
+        return loads_bounded(response)
     except ValueError:
         raise ParseError("answered with something other than JSON", engine=engine) from None
+
+
+def loads_bounded(response: httpx.Response) -> Any:
+    """The JSON value of the body, decoded as response.json() does (a UTF-8 byte-order mark is tolerated);
+    ValueError when it is no JSON, nesting too deep for the parser included.
+
+    No pre-scan (bounded_json's costs a pass over the answer): the C parser stops at the recursion limit with
+    RecursionError, which unwinds cleanly, and engines read fields by name, never recursing into a value.
+    """
+    try:
+        return json.loads(response.content)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def json_object(response: httpx.Response, engine: str) -> dict[str, Any]:
@@ -68,7 +84,7 @@ def listed_results(response: httpx.Response, engine: str, key: str, url_key: str
 def error_object(response: httpx.Response) -> dict[str, Any]:
     """The `error` object of an error answer ({"error": {...}}), or {} when the body has none."""
     try:
-        body = response.json()
+        body = loads_bounded(response)
     except ValueError:
         return {}
     error = body.get("error") if isinstance(body, dict) else None
@@ -76,12 +92,20 @@ def error_object(response: httpx.Response) -> dict[str, Any]:
 
 
 def items_with(values: Any, key: str) -> list[dict[str, Any]]:
-    """The objects of a JSON result list that carry a non-empty `key` (entries without a URL are not results)."""
+    """The objects of a JSON result list that carry a non-empty string `key` (entries without a URL are not
+    results), at most MAX_ITEMS of them."""
     if not isinstance(values, list):
         return []
-    return [item for item in values if isinstance(item, dict) and item.get(key)]
+    found = (item for item in values if isinstance(item, dict) and item.get(key) and isinstance(item[key], str))
+    return list(islice(found, MAX_ITEMS))
 
 
 def by_position(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Result objects in the provider's own `position` order (stable for entries without one)."""
-    return sorted(items, key=lambda item: item.get("position") or 0)
+    return sorted(items, key=_position)
+
+
+def _position(item: dict[str, Any]) -> float:
+    """An item's `position` when it is a number (a string or a list there would not sort against the others)."""
+    value = item.get("position")
+    return value if isinstance(value, int | float) and not isinstance(value, bool) and value == value else 0

@@ -23,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import NUMERIC_YMD, numeric_date
 from webreach.engines._freshness import baidu_gpc
-from webreach.engines._html import ancestors, attribute
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -74,14 +74,14 @@ class Baidu(Engine):
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         text = response.text
-        tree = LexborHTMLParser(text)
+        tree = parse_html(text)
         title = tree.css_first("title")
         if title is not None and CAPTCHA_TITLE in title.text():
             raise self._captcha()
         # inline <style>/<script> sit inside result footers and would leak CSS into the text
         tree.strip_tags(["style", "script"])
         hits: list[Hit] = []
-        for item in tree.css("#content_left > div.result"):
+        for item in tree.css("#content_left > div.result")[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)

@@ -26,14 +26,14 @@ from typing import ClassVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import shown_date, split_dot_date
 from webreach.engines._freshness import bing_filters
-from webreach.engines._html import ancestors, attribute, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -93,13 +93,13 @@ class Bing(Engine):
         super().check_redirect(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         if tree.css_first(CHALLENGE) is not None:
             raise BlockedError("answered with its 'One last step' challenge page", kind="captcha", engine=self.name)
         served = self.page_url(response)
         page_origin = f"{served.scheme}://{served.netloc.decode('ascii')}"
         hits: list[Hit] = []
-        for item in tree.css("li.b_algo"):
+        for item in tree.css("li.b_algo")[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1, page_origin)
             if hit is not None:
                 hits.append(hit)

@@ -70,7 +70,7 @@ class Bocha(Engine):
         data = json_object(response, self.name)
         code = data.get("code")
         if code is not None and str(code) != "200":
-            self._raise_for_code(int(code) if str(code).isdigit() else 500, response)
+            self._raise_for_code(int(code) if str(code).isascii() and str(code).isdigit() else 500, response)
         # Bocha wraps the Bing-shaped answer in "data"; a bare Bing v7 answer has it at the top level
         wrapped = isinstance(data.get("data"), dict)
         answer: dict[str, Any] = data["data"] if wrapped else data
@@ -113,7 +113,7 @@ class Bocha(Engine):
 
 def iso_date(text: str | None) -> str | None:
     """An ISO timestamp tidied (Bing's 7-digit fractions dropped; a bare midnight becomes the date alone)."""
-    if not text:
+    if not text or not isinstance(text, str):
         return None
     try:
         moment = datetime.fromisoformat(text)

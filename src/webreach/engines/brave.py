@@ -27,11 +27,11 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import named_date, split_shown_date
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import MAX_ITEMS, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -79,9 +79,9 @@ class Brave(Engine):
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         text = response.text
-        tree = LexborHTMLParser(text)
+        tree = parse_html(text)
         hits: list[Hit] = []
-        for item in tree.css('div.snippet[data-type="web"]'):
+        for item in tree.css('div.snippet[data-type="web"]')[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)

@@ -122,6 +122,8 @@ def reset_seconds(response: httpx.Response) -> float | None:
 
 
 def _numbers(header: str) -> list[float]:
+    if not header.isascii():  # float() reads "١٢" as 12: HTTP numbers are ASCII digits
+        return []
     try:
         return [float(part) for part in header.split(",") if part.strip()]
     except ValueError:

@@ -41,7 +41,7 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
-from webreach.engines._html import ancestors, attribute, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
@@ -138,7 +138,7 @@ class DuckDuckGo(Engine):
         return f"{self.name}|{region_code(request)}|{query_with_site(request)}"
 
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        self._check_challenge(LexborHTMLParser(response.text))
+        self._check_challenge(parse_html(response.text))
         vqd = find_vqd(response.text)
         return {"vqd": vqd} if vqd else {}
 
@@ -156,11 +156,11 @@ class DuckDuckGo(Engine):
         super().check_redirect(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         self._check_challenge(tree)
         hits: list[Hit] = []
         seen: set[int] = set()
-        for item in tree.css(ITEMS):
+        for item in tree.css(ITEMS)[:MAX_ITEMS]:
             if item.mem_id in seen:  # an article inside an organic li matches both selectors
                 continue
             seen.add(item.mem_id)
@@ -192,7 +192,11 @@ class DuckDuckGo(Engine):
         if not href or not title:
             return None
         url = decode_redirect(href, self.url("/html/"))
-        if urlsplit(url).path.startswith("/y.js"):
+        try:
+            path = urlsplit(url).path
+        except ValueError:  # a malformed IPv6 host: no link to follow
+            return None
+        if path.startswith("/y.js"):
             return None
         return self.hit(
             rank,
@@ -256,7 +260,7 @@ def decode_redirect(href: str, page_url: str) -> str:
 
 def find_vqd(html: str) -> str | None:
     """The vqd token of a results page: the next-page form's input, or the script variable of duckduckgo.com."""
-    value = attribute(LexborHTMLParser(html).css_first("input[name=vqd]"), "value")
+    value = attribute(parse_html(html).css_first("input[name=vqd]"), "value")
     if value:
         return value
     match = VQD_IN_SCRIPT.search(html)

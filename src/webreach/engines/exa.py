@@ -10,12 +10,12 @@ Errors use the base mapping: 400 bad request, 401 key, 402 credits or key budget
 from __future__ import annotations
 
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 import httpx
 
 from webreach.engines._base import Engine, Tokens
 from webreach.engines._freshness import first_day
+from webreach.engines._html import host_of
 from webreach.engines._json import json_post, listed_results
 from webreach.models import Freshness, Hit, SearchRequest
 
@@ -62,7 +62,7 @@ class Exa(Engine):
             url,
             snippet=snippet_of(item),
             date=item.get("publishedDate"),
-            source=item.get("author") or urlsplit(url).hostname,
+            source=item.get("author") or host_of(url),
         )
 
 

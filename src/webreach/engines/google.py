@@ -23,6 +23,7 @@ Decisions:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
@@ -33,7 +34,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import split_shown_date
-from webreach.engines._html import ancestors, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -124,12 +125,14 @@ class Google(Engine):
         text = response.text
         organic: dict[str, tuple[str, LexborNode]] = {}
         related: dict[str, tuple[str, LexborNode]] = {}
-        for heading, link in _title_links(LexborHTMLParser(text)):
+        tree = parse_html(text)
+        counts = _titles_below(tree)
+        for heading, link in _title_links(tree):
             url = _target(link.attributes.get("href"))
             if url is None or not heading.text().strip():
                 continue
             found = related if _in_related_questions(link) else organic
-            found.setdefault(url, (heading.text(), _result_block(link)))
+            found.setdefault(url, (heading.text(), _result_block(link, counts)))
         extra = {url: item for url, item in related.items() if url not in organic}
         ordered = list(organic.items()) + list(extra.items())
         hits = [self._hit(rank, title, url, block) for rank, (url, (title, block)) in enumerate(ordered, 1)]
@@ -188,13 +191,17 @@ def _title_links(tree: LexborHTMLParser) -> list[tuple[LexborNode, LexborNode]]:
 
     One page is one generation: on a current page, links inside an h3 are sitelinks under a result, not results.
     """
-    wrapped = [(heading, link) for heading in tree.css("a h3") if (link := _enclosing_link(heading)) is not None]
+    wrapped = [
+        (heading, link) for heading in tree.css("a h3")[:MAX_ITEMS] if (link := _enclosing_link(heading)) is not None
+    ]
     if wrapped:
         return wrapped
-    inside = [(heading, link) for heading in tree.css("h3") if (link := heading.css_first("a[href]")) is not None]
+    inside = [
+        (heading, link) for heading in tree.css("h3")[:MAX_ITEMS] if (link := heading.css_first("a[href]")) is not None
+    ]
     if inside:
         return inside
-    return [(title, link) for title in tree.css(WML_TITLES) if (link := _enclosing_link(title)) is not None]
+    return [(title, link) for title in tree.css(WML_TITLES)[:MAX_ITEMS] if (link := _enclosing_link(title)) is not None]
 
 
 def _enclosing_link(node: LexborNode) -> LexborNode | None:
@@ -205,33 +212,45 @@ def _target(href: str | None) -> str | None:
     """The result URL behind a link: /url?q=<target> decoded, direct links kept, Google's own pages dropped."""
     if not href:
         return None
-    parts = urlsplit(href)
+    try:
+        parts = urlsplit(href)
+    except ValueError:  # a malformed IPv6 host: no link to follow
+        return None
     target = href
     if parts.path == "/url" and (not parts.netloc or "google." in parts.netloc):
         query = parse_qs(parts.query)  # percent-decodes, so imghp%3Fhl%3DEN becomes imghp?hl=EN
         target = (query.get("q") or query.get("url") or [""])[0]
     elif not parts.netloc:
         return None  # /search?...&ludocid=: a local-pack entry, not a web result
-    target_parts = urlsplit(target)
+    try:
+        target_parts = urlsplit(target)
+    except ValueError:
+        return None
     if target_parts.scheme not in ("http", "https") or not target_parts.netloc:
         return None
     # `#:~:text=` is a highlight Google adds for the browser, not part of the page's address
     return target.split("#:~:", 1)[0]
 
 
-def _result_block(link: LexborNode) -> LexborNode:
+def _titles_below(tree: LexborHTMLParser) -> Counter[LexborNode]:
+    """How many result titles (either nesting, or the phone layout's) each element holds: one walk up from each
+    title, so finding every result's block stays linear (asking each ancestor for its titles again cost 10 s on a
+    151 KB page of nested blocks)."""
+    counts: Counter[LexborNode] = Counter()
+    for selector in ("a h3", "h3 a[href]", WML_TITLES):
+        for title in tree.css(selector)[:MAX_ITEMS]:
+            counts.update(ancestors(title))
+    return counts
+
+
+def _result_block(link: LexborNode, counts: Counter[LexborNode]) -> LexborNode:
     """The largest ancestor of `link` that holds no other result link: the result's own block."""
     block = link
     parent = link.parent
-    while parent is not None and parent.tag not in ("body", "html") and _result_links(parent) <= 1:
+    while parent is not None and parent.tag not in ("body", "html") and counts[parent] <= 1:
         block = parent
         parent = parent.parent
     return block
-
-
-def _result_links(node: LexborNode) -> int:
-    """How many result titles (either nesting) `node` holds."""
-    return len(node.css("a h3")) + len(node.css("h3 a[href]")) + len(node.css(WML_TITLES))
 
 
 def _in_related_questions(node: LexborNode) -> bool:
@@ -248,7 +267,7 @@ def _snippet_and_date(block: LexborNode) -> tuple[str, str | None]:
 
 def _basic_snippet(block: LexborNode) -> str:
     """The basic page's snippet: the innermost `div.BNeawe.s3v9rd` text outside the title link."""
-    for node in block.css("div.BNeawe.s3v9rd"):
+    for node in block.css("div.BNeawe.s3v9rd")[:MAX_ITEMS]:
         # lexbor's css() matches the node itself too, so "innermost" means exactly one match
         if len(node.css("div.BNeawe.s3v9rd")) == 1 and _enclosing_link(node) is None:
             return text_of(node)

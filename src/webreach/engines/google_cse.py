@@ -123,8 +123,9 @@ def language_restrict(language: str) -> str:
 
 def metatag_date(item: dict[str, Any]) -> str | None:
     """A publication date from the page's own metatags, when Google passes them on."""
-    metatags = (item.get("pagemap") or {}).get("metatags") or [{}]
-    tags = metatags[0] if isinstance(metatags[0], dict) else {}
+    pagemap = item.get("pagemap")
+    metatags = pagemap.get("metatags") if isinstance(pagemap, dict) else None
+    tags = metatags[0] if isinstance(metatags, list) and metatags and isinstance(metatags[0], dict) else {}
     for name in DATE_METATAGS:
         if isinstance(tags.get(name), str) and tags[name]:
             return str(tags[name])

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._freshness import first_day
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import MAX_ITEMS, attribute, parse_html, text_of
 from webreach.models import Hit, SearchRequest
 
 NO_RESULTS_MARKERS = ("No pages found matching", "did not match any documents")
@@ -48,9 +47,9 @@ class Mojeek(Engine):
         return httpx.Request("GET", self.url("/search"), params=params, headers=headers)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         hits: list[Hit] = []
-        for item in tree.css("ul.results-standard > li"):
+        for item in tree.css("ul.results-standard > li")[:MAX_ITEMS]:
             link = item.css_first("h2 a")
             href = attribute(link, "href")
             if not href:

@@ -116,7 +116,10 @@ class SearXNG(Engine):
         if not isinstance(item, dict):
             return None
         url = str(item.get("url") or "")
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # a malformed IPv6 host: no link to follow
+            return None
         title = _plain(item.get("title"))
         if parts.scheme not in ("http", "https") or not parts.netloc or not title:
             return None

@@ -18,11 +18,11 @@ from typing import ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import numeric_date
-from webreach.engines._html import ancestors, attribute, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -82,11 +82,11 @@ class So360(Engine):
         text = response.text
         if not text.strip():
             raise BlockedError("answered with an empty page (360 does this to clients it refuses)", engine=self.name)
-        tree = LexborHTMLParser(text)
+        tree = parse_html(text)
         tree.strip_tags(["style", "script"])
         page_url = str(self.page_url(response))
         hits: list[Hit] = []
-        for item in tree.css("li.res-list"):
+        for item in tree.css("li.res-list")[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1, page_url)
             if hit is not None:
                 hits.append(hit)

@@ -20,11 +20,11 @@ from typing import ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import NUMERIC_YMD, numeric_date
-from webreach.engines._html import ancestors, attribute, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -70,13 +70,13 @@ class Sogou(Engine):
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         text = response.text
-        tree = LexborHTMLParser(text)
+        tree = parse_html(text)
         # WeChat pages render dates with inline document.write(); their text must not reach snippets
         tree.strip_tags(["style", "script"])
         page_url = str(self.page_url(response))
         hits: list[Hit] = []
         seen: set[str] = set()
-        for item in tree.css(ITEMS):
+        for item in tree.css(ITEMS)[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1, page_url)
             if hit is not None and hit.url not in seen:
                 seen.add(hit.url)
@@ -144,9 +144,12 @@ def _cite(item: LexborNode) -> tuple[str | None, str | None]:
 def _wechat_date(item: LexborNode) -> str | None:
     """WeChat articles carry their publication time as a Unix timestamp in div.s-p[t]."""
     value = attribute(item.css_first("div.s-p[t]"), "t")
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         return None
-    moment = datetime.fromtimestamp(int(value), tz=UTC).astimezone(CHINA_TIME)
+    try:
+        moment = datetime.fromtimestamp(int(value), tz=UTC).astimezone(CHINA_TIME)
+    except (OverflowError, OSError, ValueError):  # a timestamp past the year 9999 is no date
+        return None
     return moment.date().isoformat()
 
 

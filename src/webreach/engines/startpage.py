@@ -32,7 +32,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import split_ellipsis_date
-from webreach.engines._html import attribute, text_of
+from webreach.engines._html import MAX_ITEMS, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -75,7 +75,7 @@ class Startpage(Engine):
         return httpx.Request("GET", self.url("/"), headers=self.browser_headers())
 
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         self._check_captcha(response, tree)
         value = attribute(tree.css_first("form#search input[name=sc]") or tree.css_first("input[name=sc]"), "value")
         if not value:
@@ -117,11 +117,11 @@ class Startpage(Engine):
         super().check_redirect(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         self._check_captcha(response, tree)
         tree.strip_tags(["style", "script"])
         hits: list[Hit] = []
-        for item in tree.css(ITEMS):
+        for item in tree.css(ITEMS)[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)

@@ -87,9 +87,9 @@ def _body_retry_after(response: httpx.Response) -> float | None:
 
 def iso_date(text: str | None) -> str | None:
     """published_date as ISO 8601: news results carry RFC 2822 dates ("Thu, 07 Mar 2024 14:00:00 GMT")."""
-    if not text:
+    if not text or not isinstance(text, str):
         return None
     try:
         return email.utils.parsedate_to_datetime(text).isoformat()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return text

@@ -24,11 +24,11 @@ from typing import ClassVar
 from urllib.parse import unquote, urlencode, urljoin
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._dates import split_dot_date
-from webreach.engines._html import ancestors, attribute, text_of
+from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
@@ -85,11 +85,11 @@ class Yahoo(Engine):
         super().check_redirect(response)
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        tree = LexborHTMLParser(response.text)
+        tree = parse_html(response.text)
         if any(tree.css_first(f"form[action*='{host}']") is not None for host in CONSENT_HOSTS):
             raise BlockedError("answered with its cookie-consent wall instead of results", engine=self.name)
         hits: list[Hit] = []
-        for item in tree.css(ITEMS):
+        for item in tree.css(ITEMS)[:MAX_ITEMS]:
             hit = self._hit(item, len(hits) + 1)
             if hit is not None:
                 hits.append(hit)

@@ -21,8 +21,8 @@ from typing import Any
 
 from lxml import etree, html
 
+import webreach.nesting as nesting
 from webreach.errors import ExtractionError
-from webreach.extract import nesting
 from webreach.extract.xml_chars import xml_safe
 
 # elements whose text a reader never sees

@@ -21,7 +21,8 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin
 
-from webreach.extract import bounded_json, html_tree
+import webreach.bounded_json as bounded_json
+from webreach.extract import html_tree
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from webreach.extract import bounded_json
+import webreach.bounded_json as bounded_json
 from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")

@@ -16,7 +16,7 @@ from typing import Any
 
 from lxml import etree
 
-from webreach.extract import bounded_json
+import webreach.bounded_json as bounded_json
 from webreach.extract.extracted import Extracted, paragraphs_html, preformatted_html
 from webreach.extract.metadata import iso_date
 from webreach.extract.xml_chars import xml_safe

@@ -5,6 +5,10 @@ module sends what they describe through the Gateway's engine client, never follo
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
 transport failure into EngineTimeoutError or UnavailableError.
 
+Response headers are kept as the bytes that arrived (a non-ASCII byte in any header, `x-served-by: café`, is
+no reason to fail); engines read them through httpx's tolerant decoding. Anything unexpected the transport
+raises becomes UnavailableError; parsing runs through search/parsing.py, off the event loop for large answers.
+
 Keys stay out of messages: transport error texts can quote the request URL (a SerpApi URL carries the key), so
 they pass through the engine's `redact` before they become a message. Log lines are search/log_redaction.py's
 business; warm-up tokens are kept by search/warm_up.py.
@@ -12,13 +16,19 @@ business; warm-up tokens are kept by search/warm_up.py.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+
 import httpx
 
 from webreach.engines import Engine, Tokens
-from webreach.errors import EngineTimeoutError, UnavailableError
+from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult
+from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
+
+LOGGER = logging.getLogger(__name__)
 
 
 class EngineCaller:
@@ -31,17 +41,19 @@ class EngineCaller:
         *,
         tokens: WarmUpTokens,
         max_body_bytes: int,
+        parsing: EngineParsing | None = None,
     ) -> None:
         self.engine = engine
         self._client = client
         self._tokens = tokens
         self._max_body_bytes = max_body_bytes
+        self._parsing = parsing or EngineParsing()
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
         self.engine.ensure_configured()
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
-        parsed = self.engine.handle_page(response)
+        parsed = await self._parsing.handle(self.engine, response)
         return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by)
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
@@ -53,8 +65,7 @@ class EngineCaller:
         if cached is not None:
             return cached
         response = await self.send(warm_up)
-        self.engine.check_response(response)
-        tokens = self.engine.read_warm_up(response)
+        tokens = await self._parsing.warm_up_tokens(self.engine, response)
         if tokens:
             # an empty answer (no cookie set, no vqd on the page) is not cached, so the next search warms up again
             self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
@@ -75,8 +86,12 @@ class EngineCaller:
             # httpx's texts may quote the request URL, and a SerpApi URL carries the key
             reason = self.engine.redact(str(exc))
             raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None
-        headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
-        return httpx.Response(response.status_code, headers=headers, content=body, request=http_request)
+        except (EngineError, NotConfiguredError):
+            raise
+        except Exception as exc:  # the transport's own bugs on odd input: still this engine's failure
+            LOGGER.warning("%s: the request raised %s", name, type(exc).__name__)
+            raise UnavailableError(f"connection failed ({type(exc).__name__})", engine=name) from None
+        return rebuilt_response(response.status_code, response.headers.raw, body, http_request)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks: list[bytes] = []
@@ -90,3 +105,12 @@ class EngineCaller:
                 )
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def rebuilt_response(
+    status: int, raw_headers: Sequence[tuple[bytes, bytes]], body: bytes, request: httpx.Request
+) -> httpx.Response:
+    """A response holding `body` already read and decoded (Content-Encoding and -Length dropped), its headers as
+    the bytes that arrived: decoded and encoded again as str, a non-ASCII value raised UnicodeEncodeError."""
+    headers = [(k, v) for k, v in raw_headers if k.lower() not in (b"content-encoding", b"content-length")]
+    return httpx.Response(status, headers=headers, content=body, request=request)

@@ -29,9 +29,10 @@ from webreach.policies import PolicyState, Search, apply_policies, without_cache
 from webreach.routing import Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
-from webreach.search.engine_caller import EngineCaller
+from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
+from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.breaker_store import open_breaker_store
@@ -79,6 +80,7 @@ class Searching:
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = WarmUpTokens(clock)
+        self._parsing = EngineParsing()
         self._state = PolicyState(
             clock=clock,
             cache=open_cache_store(settings.cache),
@@ -103,6 +105,7 @@ class Searching:
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
+        self._parsing.close()
         self._state.close()
         self._parse_health.close()
         self._log_redaction.close()
@@ -133,6 +136,7 @@ class Searching:
             self._client(proxy),
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
+            parsing=self._parsing,
         )
         recorded = ParseHealthRecorder(caller, engine=engine.name, store=self._parse_health, clock=self._clock)
         return apply_policies(
@@ -245,15 +249,25 @@ class Searching:
         )
 
     def parse_saved(
-        self, name: str, body: bytes, *, status: int = 200, content_type: str = "text/html"
+        self,
+        name: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/html",
+        headers: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> SearchResponse:
         """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline (how
-        users check a parser after markup changes); the attempt says which parser produced the hits."""
+        users check a parser after markup changes); the attempt says which parser produced the hits.
+
+        `headers` (raw, as they arrived; Content-Type among them) replace the one `content_type` makes; the
+        response is built as the engine caller builds a live one, so the same bytes meet the same code.
+        """
         engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
         name = engine.name
         request = httpx.Request("GET", engine.url("/"))
-        response = httpx.Response(status, headers={"content-type": content_type}, content=body, request=request)
-        parsed = engine.handle_page(response)
+        raw = headers if headers is not None else [(b"content-type", content_type.encode("latin-1", "replace"))]
+        parsed = engine.handle_page(rebuilt_response(status, raw, body, request))
         hits = parsed.hits
         attempt = EngineAttempt(
             engine=name, status="ok" if hits else "empty", count=len(hits), parsed_by=parsed.parsed_by

@@ -13,7 +13,10 @@ import re
 from typing import Any
 
 MAX_DEPTH = 64  # JSON-LD and API responses nest a dozen levels; 64 leaves room and keeps recursion shallow
-STRUCTURE = re.compile(r'[\[\]{}"\\]')
+STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# outside strings JSON is ASCII: every other ASCII character goes, braces become brackets (what remains that is
+# not a bracket is junk no valid JSON has, and it keeps pairs apart, so such text counts as deep)
+BRACKETS_ONLY = str.maketrans("{}", "[]", "".join(chr(c) for c in range(128) if chr(c) not in "[]{}"))
 
 
 class JsonTooDeepError(ValueError):
@@ -33,25 +36,18 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int | None = None
 
 
 def nesting_depth(text: str, *, stop_after: int) -> int:
-    """The deepest bracket nesting outside strings, counting stopped once it passes `stop_after`."""
-    depth = deepest = 0
-    in_string = False
-    escaped_at = -1
-    for match in STRUCTURE.finditer(text):
-        char, at = match.group(), match.start()
-        if in_string:
-            if char == "\\" and at != escaped_at:
-                escaped_at = at + 1  # the next character is escaped, whatever it is
-            elif char == '"' and at != escaped_at:
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > stop_after:
-                    break
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """The deepest bracket nesting outside strings, counting stopped once it passes `stop_after`.
+
+    C-speed passes, not a loop over characters (which took 3 s on a 2.5 MB answer): strings and everything but
+    brackets are cut out, braces become brackets, then each pass removes the innermost pairs, one level per
+    pass. Brackets that do not pair up (no valid JSON has them) count as deeper than `stop_after`.
+    """
+    # one kind of bracket: the kinds matter for validity (json.loads checks that), not for depth
+    brackets = STRING.sub("", text).translate(BRACKETS_ONLY)
+    depth = 0
+    while brackets and depth <= stop_after:
+        shorter = brackets.replace("[]", "")
+        if len(shorter) == len(brackets):
+            return stop_after + 1
+        brackets, depth = shorter, depth + 1
+    return depth
