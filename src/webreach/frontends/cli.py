@@ -25,6 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_hints import cli_syntax, error_text
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
@@ -112,7 +113,7 @@ def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     if as_json:
         click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
     else:
-        click.echo(f"error [{error.code}]: {error}", err=True)
+        click.echo(error_text(error), err=True)
     sys.exit(exit_code(error))
 
 
@@ -335,7 +336,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
                 worst = max(worst, exit_code(error))
                 row = {"path": str(path), "title": None, "text": None, "error": error.to_dict()}
                 if not jsonl:
-                    click.echo(f"error [{error.code}] {path}: {error}", err=True)
+                    click.echo(f"error [{error.code}] {path}: {error.describe(cli_syntax)}", err=True)
             else:
                 row = {"path": str(path), "title": extracted.title, "text": extracted.text, "error": None}
                 if not jsonl:

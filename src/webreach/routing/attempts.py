@@ -3,7 +3,8 @@
 Every call ends in exactly one attempt:
   ok         hits came back                    empty      the engine answered "no results"
   error      an EngineError (code, message, retry_after from the error)
-  skipped    NotConfiguredError or SuspendedError: no request went out (breaker open, local rate limit, no key)
+  skipped    NotConfiguredError or SuspendedError (ThrottledError too): no request went out (breaker open, our
+             own rate limit, no key)
   cancelled  a hedged loser, or cut off by the routing deadline (then code "timeout" and an EngineTimeoutError)
 
 Only EngineError and NotConfiguredError are an engine's own failure and let routing move on; anything else

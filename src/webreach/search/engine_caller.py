@@ -3,7 +3,8 @@
 This is the only place engine traffic touches the network. Engines stay pure (build_request / handle); this
 module sends what they describe through the Gateway's engine client, never following redirects (a redirect is
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
-transport failure into EngineTimeoutError or UnavailableError.
+transport failure into EngineTimeoutError, UnreachableError (this machine's network: no DNS, no route, refused;
+search/network_failure.py) or UnavailableError.
 
 Keys stay out of messages: transport error texts can quote the request URL (a SerpApi URL carries the key), so
 they pass through the engine's `redact` before they become a message. Log lines are search/log_redaction.py's
@@ -15,9 +16,10 @@ from __future__ import annotations
 import httpx
 
 from webreach.engines import Engine, Tokens
-from webreach.errors import EngineTimeoutError, UnavailableError
+from webreach.errors import EngineTimeoutError, UnavailableError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult
+from webreach.search.network_failure import describe, unreachable_cause
 from webreach.search.warm_up import WarmUpTokens
 
 
@@ -72,6 +74,10 @@ class EngineCaller:
         except httpx.TimeoutException as exc:
             raise EngineTimeoutError(f"no answer in time ({type(exc).__name__})", engine=name) from None
         except httpx.HTTPError as exc:
+            cause = unreachable_cause(exc)
+            if cause is not None:  # our network, not the engine: never held against it (policies/breaker.py)
+                host = http_request.url.host
+                raise UnreachableError(describe(cause, host), cause=cause, engine=name) from None
             # httpx's texts may quote the request URL, and a SerpApi URL carries the key
             reason = self.engine.redact(str(exc))
             raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None
