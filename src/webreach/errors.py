@@ -112,6 +112,8 @@ def _as_hint(value: str | Hint) -> Hint:
 
 
 AUTO = Arg("engine", "auto")
+READ_WITH_BROWSER = Arg("reader", "browser")
+READ_WITH_JINA = Arg("reader", "jina")
 
 
 class WebreachError(Exception):

@@ -314,7 +314,7 @@ def fetch(
         elif output == "json":
             click.echo(page.model_dump_json())
         else:
-            click.echo(page_text(page, ref=ref))
+            click.echo(page_text(page, ref=ref, syntax=cli_syntax))
 
     _run(output == "json", work)
 

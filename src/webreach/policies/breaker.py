@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from webreach.clock import Clock
-from webreach.errors import EngineError, SuspendedError
+from webreach.errors import Arg, EngineError, SuspendedError, hint
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult, Search
 from webreach.state.breaker_store import BreakerRecord, BreakerStore
@@ -208,8 +208,10 @@ class BreakerState:
                 f" as the key (or the engine's base URL or options) is changed, else in {remaining:.0f} s",
                 engine=self.engine,
                 retry_after=remaining,
-                hint="Set a working API key for this engine or reset its breaker; meanwhile use another engine"
-                " or engine='auto'.",
+                hint=hint(
+                    "Set a working API key for this engine or reset its breaker; meanwhile use another engine or {}.",
+                    Arg("engine", "auto"),
+                ),
             )
         return SuspendedError(
             f"circuit breaker open after {self._reason}; next try in {remaining:.0f} s",
