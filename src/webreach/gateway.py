@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -19,7 +19,7 @@ import httpx
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
-from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
+from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebAddress, FakeWebBackend, FakeWebResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.service import EngineStatus, Searching
@@ -106,6 +106,10 @@ class Gateway:
     ) -> SearchResponse:
         """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge)."""
         return await self._searching.search(request, engine=engine, engines=engines)
+
+    def add_attempt_listener(self, listener: Callable[[EngineAttempt], None]) -> None:
+        """Tell `listener` of every engine attempt the moment it ends, while the search goes on (CLI -v)."""
+        self._searching.add_attempt_listener(listener)
 
     def engine_names(self) -> list[str]:
         """Every engine name (the registry's, so doors never import engines themselves)."""

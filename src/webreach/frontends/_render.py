@@ -27,15 +27,18 @@ def search_response(response: SearchResponse, as_json: bool) -> None:
         search_table(response, None)
 
 
-def search_results(found: SearchResults) -> None:
+def search_results(found: SearchResults, *, attempts: bool = True, footer: bool = True) -> None:
     """A search tool's answer (one query) as the table, with the refs its results got."""
     (outcome,) = found.outcomes
     assert outcome.response is not None  # a failed single search is raised, not rendered
-    search_table(outcome.response, found.refs)
+    search_table(outcome.response, found.refs, attempts=attempts, footer=footer)
 
 
-def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> None:
-    """Results as a table (numbered by ref when there are refs, else by rank); attempts on stderr."""
+def search_table(
+    response: SearchResponse, refs: Mapping[str, int] | None, *, attempts: bool = True, footer: bool = True
+) -> None:
+    """Results as a table (numbered by ref when there are refs, else by rank); on stderr, unless `footer` is
+    False (-q), the mode and time, the attempts (unless streamed already: `attempts` False) and how to read on."""
     console = Console(soft_wrap=False)
     table = Table(show_lines=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
@@ -55,10 +58,12 @@ def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> No
     else:
         console.print("no results")
     meta = response.meta
+    if not footer:
+        return
     err = Console(stderr=True)
     stale = "; STALE cache (every engine failed)" if meta.stale else ""
     err.print(f"[dim]{meta.mode}; {meta.elapsed_ms:.0f} ms{stale}")
-    for attempt in meta.attempts:
+    for attempt in meta.attempts if attempts else ():
         err.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]")
     if response.results and refs is not None:
         err.print("[dim]read one with: webreach fetch --ref N[/dim]")

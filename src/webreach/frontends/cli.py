@@ -27,6 +27,7 @@ from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._cli_hints import cli_syntax, error_text
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
+from webreach.frontends._cli_progress import Reporter, verbosity_options
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
 from webreach.models import (
@@ -198,6 +199,7 @@ def cli() -> None:
 @click.option(
     "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
 )
+@verbosity_options
 def search(
     query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
 ) -> None:
@@ -207,9 +209,12 @@ def search(
     async def work(gateway: Gateway) -> None:
         check_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
-        found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
+        report = Reporter(gateway.clock)
+        gateway.add_attempt_listener(report.attempt)
+        async with report.working("searching"):
+            found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
         if output == "table":
-            _render.search_results(found)
+            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
         else:
             click.echo(found.compact_text() if output == "compact" else found.json_text())
 
@@ -282,6 +287,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     help="compact: header + fenced content (what agents get); json: the Page; raw: the content only.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --output json.")
+@verbosity_options
 def fetch(
     url: str | None,
     ref: int | None,
@@ -308,7 +314,11 @@ def fetch(
         request = ReadRequest.create(url=target, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
-        page = await gateway.read(request)
+        report = Reporter(gateway.clock)
+        report.note(f"reading {request.url} (reader {request.reader})")
+        async with report.working(f"reading {request.url}"):
+            page = await gateway.read(request)
+        report.note(f"read by the {page.reader} reader{' (cached)' if page.cached else ''}: {page.total_chars} chars")
         if output == "raw":
             click.echo(page.content)
         elif output == "json":
