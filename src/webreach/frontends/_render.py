@@ -1,4 +1,9 @@
-"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json.
+"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json, and the Reporter
+that writes a command's progress on stderr (-v streamed attempt lines, -q silence, a spinner on a terminal).
+
+The spinner (rich's status) never shows when stderr is not a terminal (pipes, logs, CI): it would only be noise
+there, and it waits SPINNER_DELAY seconds of the gateway's clock first, so quick commands never flash one. One
+rich Console carries everything, so streamed lines print above a live spinner instead of through it.
 
 Text from the web or an engine (titles, URLs, snippets, sources) goes through rich.markup.escape before it is
 printed as markup, so a title like "[red]x" or "[/]" is shown as written rather than styled or crashing rich.
@@ -6,17 +11,24 @@ printed as markup, so a title like "[red]x" or "[/]" is shown as written rather 
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.status import Status
 from rich.table import Table
 
+from webreach.clock import Clock
+from webreach.frontends._cli_progress import Verbosity, verbosity
 from webreach.gateway import EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
 from webreach.tools import SearchResults
+
+SPINNER_DELAY = 1.0  # seconds of work before the spinner shows
 
 
 def search_response(response: SearchResponse, as_json: bool) -> None:
@@ -118,3 +130,62 @@ def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         table.add_row(s.name, s.kind, s.index, key, usable, breaker)
     Console().print(table)
+
+
+class Reporter:
+    """The command's stderr: streamed attempt lines (-v), notes, and the spinner for slow work."""
+
+    def __init__(self, clock: Clock, level: Verbosity | None = None, console: Console | None = None) -> None:
+        self.clock = clock
+        self.level: Verbosity = level if level is not None else verbosity()
+        self.console = console if console is not None else Console(stderr=True, soft_wrap=True)
+        self._status: Status | None = None
+        self._finished: list[str] = []
+
+    @property
+    def attempts_at_end(self) -> bool:
+        """Whether the attempt lines still belong after the results (not streamed, not quiet)."""
+        return self.level == "normal"
+
+    @property
+    def quiet(self) -> bool:
+        return self.level == "quiet"
+
+    def attempt(self, attempt: EngineAttempt) -> None:
+        """An engine's attempt just ended (the gateway's attempt listener)."""
+        if self.level == "verbose":
+            self.console.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]", highlight=False)
+        self._finished.append(f"{attempt.engine} {attempt.code or attempt.status}")
+        if self._status is not None:
+            self._status.update(self._label("searching"))
+
+    def note(self, text: str) -> None:
+        """A line for -v only (what is being read, by which reader)."""
+        if self.level == "verbose":
+            self.console.print(f"[dim]{escape(text)}[/dim]", highlight=False)
+
+    def _label(self, what: str) -> str:
+        done = f" (done: {', '.join(self._finished)})" if self._finished else ""
+        return escape(f"{what}…{done}")
+
+    @asynccontextmanager
+    async def working(self, what: str) -> AsyncIterator[None]:
+        """A spinner saying `what`, shown once the block has run SPINNER_DELAY seconds, on a terminal only."""
+        if self.quiet or not self.console.is_terminal:
+            yield
+            return
+        shown = asyncio.create_task(self._show_later(what))
+        try:
+            yield
+        finally:
+            shown.cancel()
+            with suppress(asyncio.CancelledError):
+                await shown
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+
+    async def _show_later(self, what: str) -> None:
+        await self.clock.sleep(SPINNER_DELAY)
+        self._status = self.console.status(self._label(what), spinner="dots")
+        self._status.start()

@@ -27,8 +27,9 @@ from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._cli_hints import cli_syntax, error_text
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
-from webreach.frontends._cli_progress import Reporter, verbosity_options
+from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
+from webreach.frontends._serve_logs import LogOptions
 from webreach.gateway import Gateway
 from webreach.models import (
     DEFAULT_LIMIT,
@@ -209,7 +210,7 @@ def search(
     async def work(gateway: Gateway) -> None:
         check_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
-        report = Reporter(gateway.clock)
+        report = _render.Reporter(gateway.clock)
         gateway.add_attempt_listener(report.attempt)
         async with report.working("searching"):
             found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
@@ -314,7 +315,7 @@ def fetch(
         request = ReadRequest.create(url=target, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
-        report = Reporter(gateway.clock)
+        report = _render.Reporter(gateway.clock)
         report.note(f"reading {request.url} (reader {request.reader})")
         async with report.working(f"reading {request.url}"):
             page = await gateway.read(request)
@@ -398,7 +399,8 @@ def mcp(session: str | None) -> None:
 @cli.command()
 @click.option("--host", type=TEXT, help="Address to bind (default [server] host, 127.0.0.1).")
 @click.option("--port", type=PORT, help="Port (default [server] port, 9090; 0 picks a free one).")
-def serve(host: str | None, port: int | None) -> None:
+@log_options
+def serve(host: str | None, port: int | None, **logging: Any) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
     try:
         from webreach.frontends.http import run_http
@@ -406,7 +408,8 @@ def serve(host: str | None, port: int | None) -> None:
         _fail(_extra_missing(exc, "serve"), False)
 
     settings = _server_settings()
-    run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
+    port = settings.server.port if port is None else port
+    run_http(settings, host=host or settings.server.host, port=port, logs=LogOptions(**logging))
 
 
 @cli.command()
