@@ -356,7 +356,9 @@ class AllEnginesFailedError(WebreachError):
         self.offline = bool(asked) and all(isinstance(e, UnreachableError) for e in asked)
         if self.offline:
             causes = sorted({e.cause for e in asked if isinstance(e, UnreachableError)})
-            message = f"this machine looks offline: no engine could be reached ({', '.join(causes)}); {message}"
+            # each engine's reason is in `errors`: the message says what they add up to
+            count = f"{len(asked)} engines" if len(asked) > 1 else "the engine"
+            message = f"this machine looks offline: {count} asked could not be reached ({', '.join(causes)})"
             hint = OFFLINE_HINT if hint is None else hint
         super().__init__(message, retry_after=min(waits) if waits else None, hint=hint)
         self.errors = tuple(errors)
@@ -419,7 +421,7 @@ class HostResolutionError(FetchError):
     }
 
     def __init__(self, message: str, *, host: str, reason: str, hint: str | Hint | None = None) -> None:
-        fallback = "DNS lookup failed; retry shortly or try another URL."
+        fallback = "DNS lookup failed (is this machine offline?); retry shortly or try another URL."
         super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
         self.host = host
         self.reason = reason

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import pty
 import select
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -59,7 +58,7 @@ def test_verbose_streams_each_attempt_while_the_search_still_runs(web: FakeWeb, 
             assert line.strip().startswith("duckduckgo: error captcha"), line
             assert process.poll() is None, "the line came while mojeek was still being waited for"
         finally:
-            process.send_signal(signal.SIGINT)
+            process.kill()  # not SIGINT: a shell runs background jobs with SIGINT ignored, and children inherit that
             process.communicate(timeout=60)
 
 
@@ -112,6 +111,6 @@ def test_a_spinner_shows_on_a_terminal_while_an_engine_is_slow(web: FakeWeb, tmp
                 assert ready, f"no spinner on the terminal: {seen!r}"
                 seen += os.read(leader, 4096)
         finally:
-            process.send_signal(signal.SIGINT)
+            process.kill()
             process.wait(timeout=60)
             os.close(leader)
