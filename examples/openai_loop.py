@@ -3,9 +3,9 @@
 The loop is the one you would write around the Chat Completions API: send the messages and the tool schemas,
 run each tool call the model asks for, append the results as "tool" messages, and repeat until the model
 answers in plain text. Here the model is scripted (ScriptedModel) and the engines answer from the fake web in
-this process, so it runs with no network and no API key, and prints the transcript. Offline, reading result [1]
-fails (its host does not resolve), which shows the other half of the loop: the error comes back as a tool result
-with a code and advice, and the model carries on; with network access the page is read.
+this process, so it runs with no network and no API key, and prints the transcript. The fake web also serves a
+page for every result it returns, so reading result [1] works offline too. Had the read failed, the error would
+come back as a tool result with a code and advice, and the model would carry on (see answer()).
 
 With a real model, replace ScriptedModel.complete with (pip install openai):
 

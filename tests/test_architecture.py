@@ -47,8 +47,8 @@ UNCHECKED = {"__init__", "__main__"}
 FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "state", "search", "read", "net", "extract"}
 # third-party SDKs and the only modules (or folders, ending in "/") that may import them
 CONFINED = {
-    # the CLI's commands live in cli.py and, registered from it, in _cli_engines.py (canary): cli.py stays small
-    "click": ("frontends/cli.py", "frontends/_render.py", "frontends/_cli_engines.py"),
+    # the CLI and its helper modules (_cli_*.py: option groups such as -v/-q and serve's log options)
+    "click": ("frontends/cli.py", "frontends/_cli_", "frontends/_render.py"),
     "rich": ("frontends/_render.py",),
     "selectolax": ("engines/",),
     "trafilatura": ("extract/cascade.py",),

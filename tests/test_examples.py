@@ -19,4 +19,7 @@ def test_openai_style_tool_loop_runs_offline(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "assistant calls web_search" in done.stdout
     assert "[1] " in done.stdout, "the model sees numbered results"
+    assert "assistant calls web_fetch" in done.stdout
+    assert "BEGIN UNTRUSTED WEB PAGE" in done.stdout, "result [1] was read offline, from the fake web"
+    assert "I read [1] and answered from it." in done.stdout
     assert "Traceback" not in done.stderr

@@ -1,6 +1,6 @@
 """Every error webreach raises, as one typed tree. Catch WebreachError for all of them.
 
-WebreachError                        .code .retryable .retry_after .engine .hint
+WebreachError                        .code .retryable .retry_after .engine .hint .next_hint
 ├── InvalidInputError                invalid_input        the caller's arguments are wrong
 ├── NotConfiguredError               not_configured       engine disabled or missing its API key
 ├── EngineError                      one engine failed; policies read the attributes, never the message
@@ -12,7 +12,9 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   ├── UnavailableError             unavailable          connection failure or 5xx; retryable
 │   ├── BadRequestError              bad_request          the provider refused our request as malformed (400, 422)
 │   ├── ParseError                   parse_error          the page no longer matches the parser
-│   └── SuspendedError               suspended            circuit breaker open or local rate limit; .retry_after
+│   ├── UnreachableError             unreachable          our side: no DNS, no route, refused; .cause; never trips
+│   └── SuspendedError               suspended            circuit breaker open after the engine failed; .retry_after
+│       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
 ├── AllEnginesFailedError            all_engines_failed   routing got nothing; .errors holds each engine's error
 └── FetchError                       reading a page failed                                   .url
@@ -29,6 +31,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
     ├── NeedsBrowserError            needs_browser        a JavaScript-only shell; read it with reader='browser'
     ├── BrowserUnavailableError      not_configured       Chromium or Playwright missing; reader='auto' skips it
     ├── ExtractionError              extraction_failed    nothing readable came out of the page
+    │   └── RenderedEmptyError       rendered_empty       the browser rendered it and still found no text
     └── UnknownRefError              unknown_ref          the ref is not in this session
 
 `code` is the instance's one code (a BlockedError of kind captcha has code "captcha"). `retryable` follows one
@@ -37,20 +40,80 @@ unavailable, rate limits, 5xx and 429, a locked session store, a robots.txt that
 the same call fails the same way (invalid input, not configured, auth, quota, captcha and blocked walls, parse
 errors, our own suspensions, refusals by the guard). AllEnginesFailedError is retryable when any engine's was.
 
-Messages are written for an agent: they say what happened and, through `hint`, what to try next.
+Messages say what happened and, through the hint, what to try next. A hint is structured (`Hint`): a sentence
+whose slots are next steps (`Arg("reader", "browser")`, `Call("web_fetch", ref=1, start=588)`), so each door
+writes them in its own syntax: `str(error)`, `hint` and `to_dict()` use the agents' tool syntax (`tool_syntax`,
+`reader='browser'`), the CLI renders `next_hint` with its own (frontends/_cli_hints.py: `--reader browser`).
 Nothing in webreach inspects a message string; behaviour hangs off `code`, `retryable` and `retry_after`.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
     from webreach.models import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
+UnreachableCause = Literal["dns", "no_route", "refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One argument to change in the next call: Arg("reader", "browser"); without a value, the argument itself."""
+
+    name: str
+    value: str | int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A whole call to make next: Call("web_fetch", (("ref", 1), ("start", 588)))."""
+
+    tool: str
+    args: tuple[tuple[str, str | int], ...] = ()
+
+
+Step = Arg | Call
+Syntax = Callable[[Step], str]
+
+
+def tool_syntax(step: Step) -> str:
+    """A next step as agents write it: reader='browser', web_fetch(ref=1, start=588)."""
+    if isinstance(step, Arg):
+        return step.name if step.value is None else f"{step.name}={step.value!r}"
+    args = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in step.args)
+    return f"{step.tool}({args})"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What to try next: `text` with one `{}` slot per step, each written in the reader's syntax by `render`."""
+
+    text: str
+    steps: tuple[Step, ...] = ()
+
+    def render(self, syntax: Syntax = tool_syntax) -> str:
+        return self.text.format(*(syntax(step) for step in self.steps))
+
+
+def hint(text: str, *steps: Step) -> Hint:
+    """Hint(text, steps) with the steps as arguments: hint("Use {} instead.", Arg("engine", "auto"))."""
+    return Hint(text, steps)
+
+
+def _as_hint(value: str | Hint) -> Hint:
+    # a plain string hint has no slots; braces in it are text, not slots
+    return value if isinstance(value, Hint) else Hint(value.replace("{", "{{").replace("}", "}}"))
+
+
+AUTO = Arg("engine", "auto")
+READ_WITH_BROWSER = Arg("reader", "browser")
+READ_WITH_JINA = Arg("reader", "jina")
 
 
 class WebreachError(Exception):
@@ -60,7 +123,7 @@ class WebreachError(Exception):
     # a status that is or is not transient); `code` is the one code an error has
     code: str = "error"
     retryable: bool = False
-    default_hint: ClassVar[str] = ""
+    default_hint: ClassVar[str | Hint] = ""
 
     def __init__(
         self,
@@ -68,7 +131,7 @@ class WebreachError(Exception):
         *,
         engine: str | None = None,
         retry_after: float | None = None,
-        hint: str | None = None,
+        hint: str | Hint | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -76,15 +139,25 @@ class WebreachError(Exception):
         # an upstream can announce a wait no number holds (a 400-digit Retry-After, NaN in a JSON body): JSON has no
         # spelling for it and no schedule can use it, so it counts as not given
         self.retry_after = retry_after if retry_after is None or math.isfinite(retry_after) else None
-        self.hint = self.default_hint if hint is None else hint
+        self.next_hint: Hint = _as_hint(self.default_hint if hint is None else hint)
 
-    def __str__(self) -> str:
+    @property
+    def hint(self) -> str:
+        """The hint in the agents' tool syntax ("" when there is none)."""
+        return self.next_hint.render(tool_syntax)
+
+    def describe(self, syntax: Syntax = tool_syntax) -> str:
+        """The message and the hint, the hint's next steps written in `syntax`."""
         prefix = f"{self.engine}: " if self.engine else ""
         text = f"{prefix}{self.message}"
-        if not self.hint:
+        advice = self.next_hint.render(syntax)
+        if not advice:
             return text
         # the hint is a sentence of its own: end the message first so the two never run together
-        return f"{text} {self.hint}" if text.endswith((".", "!", "?", ":")) else f"{text}. {self.hint}"
+        return f"{text} {advice}" if text.endswith((".", "!", "?", ":")) else f"{text}. {advice}"
+
+    def __str__(self) -> str:
+        return self.describe(tool_syntax)
 
     def to_dict(self) -> dict[str, Any]:
         """The agent-facing error body (front doors add the tool name)."""
@@ -101,35 +174,35 @@ class InvalidInputError(WebreachError):
     """The caller's arguments cannot be used as given."""
 
     code = "invalid_input"
-    default_hint = "Fix the argument and call again."
+    default_hint: ClassVar[str | Hint] = "Fix the argument and call again."
 
 
 class NotConfiguredError(WebreachError):
     """An engine is disabled or lacks the API key it needs."""
 
     code = "not_configured"
-    default_hint = "Configure it (webreach.toml or WEBREACH_* environment) or use engine='auto'."
+    default_hint: ClassVar[str | Hint] = hint("Configure it (webreach.toml or WEBREACH_* environment) or use {}.", AUTO)
 
 
 class EngineError(WebreachError):
     """One engine failed to answer."""
 
     code = "engine_error"
-    default_hint = "Try another engine or engine='auto'."
+    default_hint: ClassVar[str | Hint] = hint("Try another engine or {}.", AUTO)
 
 
 class AuthFailedError(EngineError):
     """The provider rejected the configured credentials."""
 
     code = "auth_failed"
-    default_hint = "Check the engine's API key; meanwhile use another engine or engine='auto'."
+    default_hint: ClassVar[str | Hint] = hint("Check the engine's API key; meanwhile use another engine or {}.", AUTO)
 
 
 class QuotaExhaustedError(EngineError):
     """The provider says the account's credits or daily quota are spent."""
 
     code = "quota_exhausted"
-    default_hint = "Top up the account or use another engine; engine='auto' skips it."
+    default_hint: ClassVar[str | Hint] = hint("Top up the account or use another engine; {} skips it.", AUTO)
 
 
 class RateLimitedError(EngineError):
@@ -137,14 +210,16 @@ class RateLimitedError(EngineError):
 
     code = "rate_limited"
     retryable = True
-    default_hint = "Wait retry_after seconds or use another engine (engine='auto' moves on by itself)."
+    default_hint: ClassVar[str | Hint] = hint(
+        "Wait retry_after seconds or use another engine ({} moves on by itself).", AUTO
+    )
 
 
 class BlockedError(EngineError):
     """A CAPTCHA, challenge or bot wall answered instead of results."""
 
     code = "blocked"
-    default_hint = "This engine is refusing us for now; use another engine or engine='auto'."
+    default_hint: ClassVar[str | Hint] = hint("This engine is refusing us for now; use another engine or {}.", AUTO)
 
     def __init__(
         self,
@@ -153,7 +228,7 @@ class BlockedError(EngineError):
         kind: BlockKind = "blocked",
         engine: str | None = None,
         retry_after: float | None = None,
-        hint: str | None = None,
+        hint: str | Hint | None = None,
     ) -> None:
         super().__init__(message, engine=engine, retry_after=retry_after, hint=hint)
         self.kind: BlockKind = kind
@@ -165,7 +240,9 @@ class EngineTimeoutError(EngineError):
 
     code = "timeout"
     retryable = True
-    default_hint = "Retry later, raise the timeout, or use engine='auto' which hedges slow engines."
+    default_hint: ClassVar[str | Hint] = hint(
+        "Retry later, raise the timeout, or use {} which hedges slow engines.", AUTO
+    )
 
 
 class UnavailableError(EngineError):
@@ -173,14 +250,14 @@ class UnavailableError(EngineError):
 
     code = "unavailable"
     retryable = True
-    default_hint = "Retry shortly or use another engine."
+    default_hint: ClassVar[str | Hint] = "Retry shortly or use another engine."
 
 
 class BadRequestError(EngineError):
     """The provider refused the request itself (HTTP 400 or 422 from an API): the same request fails again."""
 
     code = "bad_request"
-    default_hint = (
+    default_hint: ClassVar[str | Hint] = (
         "Retrying it unchanged will not help: change or drop a parameter (site, freshness, language, region) "
         "or use another engine."
     )
@@ -190,14 +267,53 @@ class ParseError(EngineError):
     """The response no longer matches what the engine's parser expects."""
 
     code = "parse_error"
-    default_hint = "The engine's markup may have changed; use another engine and check it with `webreach parse`."
+    default_hint: ClassVar[str | Hint] = (
+        "The engine's markup may have changed; use another engine and check it with `webreach parse`."
+    )
+
+
+class UnreachableError(EngineError):
+    """The engine could not be reached from here: its name did not resolve, no route, or the connection was refused.
+
+    These are about this machine's network, not about what the engine did, so breakers never count them and the
+    rate limit gives back the slot. `cause` is dns, no_route or refused. Retryable (the network may come back),
+    but not within one search (policies/retry.py).
+    """
+
+    code = "unreachable"
+    retryable = True
+    default_hint: ClassVar[str | Hint] = (
+        "Check this machine's network connection (DNS, routes, proxy, firewall); or use another engine."
+    )
+
+    def __init__(
+        self, message: str, *, cause: UnreachableCause, engine: str | None = None, hint: str | Hint | None = None
+    ) -> None:
+        super().__init__(message, engine=engine, hint=hint)
+        self.cause: UnreachableCause = cause
+
+    def to_dict(self) -> dict[str, Any]:
+        body = super().to_dict()
+        body["cause"] = self.cause
+        return body
 
 
 class SuspendedError(EngineError):
-    """The engine is skipped for now by our own circuit breaker or rate limit."""
+    """The engine is skipped for now: its circuit breaker is open after failures it answered with."""
 
     code = "suspended"
-    default_hint = "It is resting after earlier failures; use another engine or wait retry_after seconds."
+    default_hint: ClassVar[str | Hint] = (
+        "It is resting after earlier failures; use another engine or wait retry_after seconds."
+    )
+
+
+class ThrottledError(SuspendedError):
+    """Skipped by our own rate limit for the engine (it did nothing wrong): the next slot is retry_after away."""
+
+    code = "throttled"
+    default_hint: ClassVar[str | Hint] = hint(
+        "webreach paces its requests to this engine; wait retry_after seconds, or use another engine or {}.", AUTO
+    )
 
 
 class AdminRequiredError(WebreachError):
@@ -211,14 +327,27 @@ class SessionStoreError(WebreachError):
 
     code = "session_store_unavailable"
     retryable = True
-    default_hint = "Numbered refs are unavailable for now; pass the result's url to web_fetch instead."
+    default_hint: ClassVar[str | Hint] = hint(
+        "Numbered refs are unavailable for now; read the result by its {} instead.", Arg("url")
+    )
+
+
+OFFLINE_HINT = (
+    "Check the network connection (DNS, routes, proxy, firewall). To work offline, run the fake web: "
+    "`webreach fakeweb --port 8765 &`, then set WEBREACH_FAKE_WEB=http://127.0.0.1:8765 for webreach."
+)
 
 
 class AllEnginesFailedError(WebreachError):
-    """Routing tried every candidate engine and none answered."""
+    """Routing tried every candidate engine and none answered.
+
+    When every engine that was asked failed with UnreachableError (no DNS, no route, refused), the machine looks
+    offline: `offline` is True and the message and hint say so and name the fake web, since no engine choice
+    can help then.
+    """
 
     code = "all_engines_failed"
-    default_hint = "See each engine's reason in errors; retry later or configure an API engine."
+    default_hint: ClassVar[str | Hint] = "Each engine's reason is listed with it; retry later, or use another engine."
 
     def __init__(
         self,
@@ -226,9 +355,17 @@ class AllEnginesFailedError(WebreachError):
         *,
         errors: Sequence[WebreachError],
         attempts: Sequence[EngineAttempt] = (),
-        hint: str | None = None,
+        hint: str | Hint | None = None,
     ) -> None:
         waits = [e.retry_after for e in errors if e.retry_after is not None]
+        asked = [e for e in errors if not isinstance(e, SuspendedError | NotConfiguredError)]
+        self.offline = bool(asked) and all(isinstance(e, UnreachableError) for e in asked)
+        if self.offline:
+            causes = sorted({e.cause for e in asked if isinstance(e, UnreachableError)})
+            # each engine's reason is in `errors`: the message says what they add up to
+            count = f"{len(asked)} engines" if len(asked) > 1 else "the engine"
+            message = f"this machine looks offline: {count} asked could not be reached ({', '.join(causes)})"
+            hint = OFFLINE_HINT if hint is None else hint
         super().__init__(message, retry_after=min(waits) if waits else None, hint=hint)
         self.errors = tuple(errors)
         self.attempts = tuple(attempts)
@@ -245,10 +382,10 @@ class FetchError(WebreachError):
     """Reading a page failed before or while talking to its server."""
 
     code = "fetch_error"
-    default_hint = "Try another URL or a search result instead."
+    default_hint: ClassVar[str | Hint] = "Try another URL or a search result instead."
 
     def __init__(
-        self, message: str, *, url: str | None = None, retry_after: float | None = None, hint: str | None = None
+        self, message: str, *, url: str | None = None, retry_after: float | None = None, hint: str | Hint | None = None
     ):
         super().__init__(message, retry_after=retry_after, hint=hint)
         self.url = url
@@ -258,7 +395,7 @@ class UrlNotAllowedError(FetchError):
     """The guard refused the URL or an address it resolves to; `rule` names the rule that refused."""
 
     code = "url_not_allowed"
-    default_hint = "Only public http(s) addresses can be read; use a public URL instead."
+    default_hint: ClassVar[str | Hint] = "Only public http(s) addresses can be read; use a public URL instead."
 
     def __init__(
         self,
@@ -267,7 +404,7 @@ class UrlNotAllowedError(FetchError):
         rule: str,
         url: str | None = None,
         address: str | None = None,
-        hint: str | None = None,
+        hint: str | Hint | None = None,
     ) -> None:
         super().__init__(message, url=url, hint=hint)
         self.rule = rule
@@ -289,8 +426,8 @@ class HostResolutionError(FetchError):
         "no_addresses": "The name has no address records; check the host name.",
     }
 
-    def __init__(self, message: str, *, host: str, reason: str, hint: str | None = None) -> None:
-        fallback = "DNS lookup failed; retry shortly or try another URL."
+    def __init__(self, message: str, *, host: str, reason: str, hint: str | Hint | None = None) -> None:
+        fallback = "DNS lookup failed (is this machine offline?); retry shortly or try another URL."
         super().__init__(message, hint=self.hints.get(reason, fallback) if hint is None else hint)
         self.host = host
         self.reason = reason
@@ -303,7 +440,7 @@ class FetchUnavailableError(FetchError):
 
     code = "unavailable"
     retryable = True
-    default_hint = "Retry shortly, or read another result."
+    default_hint: ClassVar[str | Hint] = "Retry shortly, or read another result."
 
 
 class FetchTimeoutError(FetchError):
@@ -311,14 +448,14 @@ class FetchTimeoutError(FetchError):
 
     code = "timeout"
     retryable = True
-    default_hint = "The site is slow; retry later, raise the timeout, or read another result."
+    default_hint: ClassVar[str | Hint] = "The site is slow; retry later, raise the timeout, or read another result."
 
 
 class HttpStatusError(FetchError):
     """The page answered with an HTTP error status."""
 
     code = "http_error"
-    default_hint = "The page is not available at this URL; search again or read another result."
+    default_hint: ClassVar[str | Hint] = "The page is not available at this URL; search again or read another result."
 
     def __init__(self, message: str, *, status: int, url: str | None = None, retry_after: float | None = None):
         super().__init__(message, url=url, retry_after=retry_after)
@@ -341,14 +478,16 @@ class ResponseTooLargeError(FetchError):
     """The raw or decoded body went over its budget."""
 
     code = "too_large"
-    default_hint = "The page is too large to read whole; read another result or a more specific URL."
+    default_hint: ClassVar[str | Hint] = (
+        "The page is too large to read whole; read another result or a more specific URL."
+    )
 
 
 class UnsupportedContentError(FetchError):
     """Images, video, archives and other content that has no text to read."""
 
     code = "unsupported_content"
-    default_hint = "Only HTML, PDF, text, JSON and XML can be read; pick a page URL instead."
+    default_hint: ClassVar[str | Hint] = "Only HTML, PDF, text, JSON and XML can be read; pick a page URL instead."
 
     def __init__(self, message: str, *, content_type: str, size: int | None = None, url: str | None = None):
         super().__init__(message, url=url)
@@ -360,9 +499,13 @@ class PageBlockedError(FetchError):
     """A CAPTCHA, challenge or bot wall answered instead of the page."""
 
     code = "blocked"
-    default_hint = "The site refuses automated reading; try reader='jina' or another result."
+    default_hint: ClassVar[str | Hint] = hint(
+        "The site refuses automated reading; try {} or another result.", Arg("reader", "jina")
+    )
 
-    def __init__(self, message: str, *, kind: BlockKind = "blocked", url: str | None = None, hint: str | None = None):
+    def __init__(
+        self, message: str, *, kind: BlockKind = "blocked", url: str | None = None, hint: str | Hint | None = None
+    ):
         super().__init__(message, url=url, hint=hint)
         self.kind: BlockKind = kind
         self.code = kind
@@ -390,16 +533,22 @@ class NeedsBrowserError(FetchError):
     """The page is a JavaScript shell: its content only exists after scripts run."""
 
     code = "needs_browser"
-    default_hint = "Read it again with reader='browser' (or reader='auto', which does that when available)."
+    default_hint: ClassVar[str | Hint] = hint(
+        "Read it again with {} (or {}, which does that when available).",
+        Arg("reader", "browser"),
+        Arg("reader", "auto"),
+    )
 
 
 class BrowserUnavailableError(FetchError):
     """The browser reader cannot run here: Chromium or Playwright is missing, or Chromium would not start."""
 
     code = "not_configured"
-    default_hint = (
+    default_hint: ClassVar[str | Hint] = hint(
         "Install Chromium (Debian: apt-get install chromium) and the browser extra (pip install 'webreach[browser]'), "
-        "or read with reader='direct' or 'jina'."
+        "or read with {} or {}.",
+        Arg("reader", "direct"),
+        Arg("reader", "jina"),
     )
 
 
@@ -409,8 +558,20 @@ class ExtractionError(FetchError):
     code = "extraction_failed"
 
 
+class RenderedEmptyError(ExtractionError):
+    """The browser ran the page's scripts and the rendered page still held no readable text."""
+
+    code = "rendered_empty"
+    default_hint: ClassVar[str | Hint] = hint(
+        "The page may need a login, a click or more time to show its content; try {} or another result.",
+        Arg("reader", "jina"),
+    )
+
+
 class UnknownRefError(FetchError):
     """The ref is not (or no longer) in this session's results."""
 
     code = "unknown_ref"
-    default_hint = "Refs come from web_search in the same session and expire after 24 h; search again or pass url."
+    default_hint: ClassVar[str | Hint] = hint(
+        "Refs come from web_search in the same session and expire after 24 h; search again or pass {}.", Arg("url")
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from types import TracebackType
@@ -20,8 +20,8 @@ import httpx
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
-from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
-from webreach.net.guard import OfflineResolver
+from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
+from webreach.net.fake_web import FakeWebAddress, FakeWebBackend, FakeWebResolver
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.parse_health import ParseHealth
@@ -53,11 +53,14 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds,
             max_refs=settings.tools.max_refs_per_session,
         )
-        # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
-        resolver = OfflineResolver() if settings.fake_web else None
+        # offline runs (the fake web): names are resolved by the fake web and every read connects to it, so nothing
+        # leaves the machine, not even DNS, and a result of an offline search can still be read (net/fake_web.py)
+        fake_web = FakeWebAddress.parse(settings.fake_web) if settings.fake_web else None
+        self._fake_web_resolver = FakeWebResolver(fake_web) if fake_web is not None else None
         self._reading = Reading(
-            self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent
-        )
+            self._read_settings(fake_web), resolver=self._fake_web_resolver, clock=self._clock,
+            user_agent=settings.user_agent, network_backend=FakeWebBackend(fake_web) if fake_web else None,
+        )  # fmt: skip
 
     @classmethod
     def from_settings(
@@ -83,13 +86,18 @@ class Gateway:
         await self._searching.aclose()
         self._sessions.close()
         await self._reading.aclose()
+        if self._fake_web_resolver is not None:
+            await self._fake_web_resolver.aclose()
 
-    def _read_settings(self) -> ReadSettings:
+    def _read_settings(self, fake_web: FakeWebAddress | None) -> ReadSettings:
         read = self.settings.read
-        if self.settings.fake_web and read.jina_base_url == JINA_READER_URL:
-            # offline runs: the Jina reader is played by the fake web too
-            return read.model_copy(update={"jina_base_url": f"{self.settings.fake_web.rstrip('/')}/_pages/jina"})
-        return read
+        if fake_web is None:
+            return read
+        # offline runs: the guard allows the fake web's own address (and only it), and Jina is played by it too
+        changes: dict[str, object] = {"allow_cidrs": [*read.allow_cidrs, fake_web.allowed_cidr]}
+        if read.jina_base_url == JINA_READER_URL:
+            changes["jina_base_url"] = f"{fake_web.url}/_pages/jina"
+        return read.model_copy(update=changes)
 
     # --- search -----------------------------------------------------------------------------------------
 
@@ -102,6 +110,10 @@ class Gateway:
     ) -> SearchResponse:
         """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge)."""
         return await self._searching.search(request, engine=engine, engines=engines)
+
+    def add_attempt_listener(self, listener: Callable[[EngineAttempt], None]) -> None:
+        """Tell `listener` of every engine attempt the moment it ends, while the search goes on (CLI -v)."""
+        self._searching.add_attempt_listener(listener)
 
     def engine_names(self) -> list[str]:
         """Every engine name (the registry's, so doors never import engines themselves)."""

@@ -249,7 +249,11 @@ class Page(BaseModel):
     start: int = 0
     total_chars: int = Field(description="Length of the whole extracted content.")
     next_start: int | None = Field(None, description="Where the next window starts; None at the end.")
-    truncated: bool = False
+    truncated: bool = Field(
+        False,
+        description="A size budget cut the document itself short (its end is missing); a window that merely ends "
+        "before the document does says so with next_start instead.",
+    )
     tokens: int | None = Field(None, description="Tokens in the window (when max_tokens was asked for).")
     tokens_estimated: bool = Field(False, description="True when no tokenizer was installed and tokens is an estimate.")
     reader: str = Field("direct", description="Reader that produced the page.")

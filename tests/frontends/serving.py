@@ -53,10 +53,10 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def http_server(web: FakeWeb, home: Path, **extra_env: str) -> Iterator[ServerProcess]:
-    """Start the HTTP server on a free loopback port; yields once it has announced its URL."""
+def http_server(web: FakeWeb, home: Path, *args: str, **extra_env: str) -> Iterator[ServerProcess]:
+    """Start the HTTP server on a free loopback port (extra serve `args`); yields once it has announced its URL."""
     process = subprocess.Popen(
-        HTTP_COMMAND,
+        [*HTTP_COMMAND, *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from webreach.config import CacheSettings
-from webreach.errors import BlockedError, SuspendedError, UnavailableError
+from webreach.errors import BlockedError, SuspendedError, ThrottledError, UnavailableError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.policies import EngineResult, PolicyState, Search, apply_policies
 from webreach.policies.breaker import CircuitBreaker
@@ -70,7 +70,7 @@ async def test_local_rate_limit_refusals_never_trip_the_breaker(clock: FakeClock
     search = stack(inner, state, rate_per_minute=6.0)
     await search(Q1)
     for page in range(2, 7):
-        with pytest.raises(SuspendedError, match="local rate limit"):
+        with pytest.raises(ThrottledError):
             await search(Q1.model_copy(update={"page": page}))
     assert state.breaker_view("mojeek").state == "closed"
     assert inner.calls == 1
@@ -136,3 +136,20 @@ async def test_two_states_share_nothing(clock: FakeClock) -> None:
     assert not (await stack(inner, second)(Q1)).cached
     assert first.breaker_view("mojeek").state == "open"
     assert second.breaker_view("mojeek").state == "closed"
+
+
+@pytest.mark.parametrize("cause", ["dns", "no_route", "refused"])
+async def test_this_machines_network_failing_never_trips_the_breaker_nor_spends_a_slot(
+    clock: FakeClock, cause: Any
+) -> None:
+    state = PolicyState(clock=clock, cache=NullCacheStore(), rng=MinRandom())
+    offline = UnreachableError("no network", cause=cause, engine="mojeek")
+    # one token a minute: a spent slot would throttle the search after the network came back
+    inner = ScriptedSearch(offline, offline, offline, offline, offline, make_hits())
+    search = stack(inner, state, rate_per_minute=1.0, retries=2)
+    for _ in range(5):
+        with pytest.raises(UnreachableError):
+            await search(Q1)
+    assert inner.calls == 5, "no retries within a search: the network does not come back in milliseconds"
+    assert state.breaker_view("mojeek").state == "closed"
+    assert (await search(Q1)).hits == make_hits(), "the slot was never spent"

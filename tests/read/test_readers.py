@@ -19,6 +19,7 @@ from webreach.errors import (
     NeedsBrowserError,
     NotConfiguredError,
     PageBlockedError,
+    RenderedEmptyError,
     UnsupportedContentError,
     UrlNotAllowedError,
     WebreachError,
@@ -332,3 +333,16 @@ async def test_the_order_is_configurable() -> None:
     readers = Scripted("direct"), Scripted("jina")
     result = await chain(*readers, order=("jina", "direct")).read("http://site.test/", request())
     assert result.reader == "jina"
+
+
+async def test_a_shell_the_browser_rendered_empty_is_reported_as_such_not_as_needs_browser() -> None:
+    url = "http://site.test/app"
+    shell = b"<html><head><title>App</title></head><body><div id='root'></div><script src='/app.js'></script></body>"
+    async with harness() as h:
+        rendered = RenderedReader(StubRenderer(StubPage(url, 200, shell)), h.fetcher)
+        with pytest.raises(RenderedEmptyError) as caught:
+            await rendered.read(url, request(url))
+    assert caught.value.code == "rendered_empty" and "browser" not in caught.value.hint
+    readers = Scripted("direct", NeedsBrowserError("shell")), Scripted("browser", caught.value)
+    with pytest.raises(RenderedEmptyError):  # auto: the browser did what needs_browser asked; its finding wins
+        await chain(*readers, Scripted("jina", FetchTimeoutError("slow"))).read(url, request())

@@ -51,11 +51,11 @@ def walk(content: str, **kwargs: object) -> list[Window]:
 
 def test_short_content_is_one_untruncated_window() -> None:
     result = window("hello world", 0, 100)
-    assert result == Window("hello world", 0, 11, None, False)
+    assert result == Window("hello world", 0, 11, None)
 
 
 def test_empty_content_is_one_empty_window() -> None:
-    assert window("", 0, 100) == Window("", 0, 0, None, False)
+    assert window("", 0, 100) == Window("", 0, 0, None)
 
 
 @pytest.mark.parametrize("content", [PROSE, UNICODE, "x" * 5000, "no-spaces-" * 300 + " end"])
@@ -65,10 +65,10 @@ def test_windows_add_up_to_the_whole_content(content: str, max_chars: int) -> No
     assert "".join(w.content for w in windows) == content
     for previous, current in itertools.pairwise(windows):
         assert previous.next_start == current.start == previous.start + len(previous.content)
-        assert previous.truncated
+        assert previous.next_start is not None
     assert all(0 < len(w.content) <= max_chars for w in windows)
     assert all(w.total_chars == len(content) for w in windows)
-    assert windows[-1].next_start is None and not windows[-1].truncated
+    assert windows[-1].next_start is None
 
 
 def test_cut_prefers_a_paragraph_break() -> None:

@@ -243,6 +243,14 @@ def test_page_text_has_a_header_a_fence_and_a_continue_hint() -> None:
     by_url = page_text(window)
     assert by_url.splitlines()[-1] == 'More: continue with web_fetch(url="https://example.org/long", start=110).'
     assert page_text(page("https://example.org/", "All.")).endswith("End of page.")
+    assert "cut short" not in text, "a window that ends before the document is not a document cut short"
+
+
+def test_cut_short_is_said_only_when_a_size_budget_cut_the_document() -> None:
+    whole = page("https://example.org/report.pdf", "All of what was extracted.")
+    cut = whole.model_copy(update={"truncated": True})
+    assert "cut short" not in page_text(whole)
+    assert "Note: the document was cut short by a size limit when it was read; its end is missing." in page_text(cut)
 
 
 def test_page_json_is_the_model_plus_the_ref() -> None:

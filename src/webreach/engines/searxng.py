@@ -30,13 +30,14 @@ import httpx
 from webreach.engines._base import Engine, Tokens, query_with_site
 from webreach.engines._html import plain_text
 from webreach.engines._json import json_object
-from webreach.errors import BlockedError, NotConfiguredError, UnavailableError
+from webreach.errors import Arg, BlockedError, NotConfiguredError, UnavailableError, hint
 from webreach.models import Hit, SearchRequest
 
 SAFESEARCH: Mapping[str, str] = MappingProxyType({"off": "0", "moderate": "1", "strict": "2"})
-ENABLE_JSON_HINT = (
+ENABLE_JSON_HINT = hint(
     "Enable JSON on the instance: add `json` to `search.formats` in its settings.yml and restart it, "
-    "or point WEBREACH_ENGINES__SEARXNG__BASE_URL at an instance that allows it; meanwhile use engine='auto'."
+    "or point WEBREACH_ENGINES__SEARXNG__BASE_URL at an instance that allows it; meanwhile use {}.",
+    Arg("engine", "auto"),
 )
 # Werkzeug's description of 403 Forbidden, the page SearXNG's flask.abort(403) answers with
 FORBIDDEN_PAGE_MARKER = "the permission to access the requested resource"

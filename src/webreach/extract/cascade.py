@@ -48,7 +48,15 @@ from typing import Any
 
 import trafilatura
 
-from webreach.errors import ExtractionError, NeedsBrowserError, PageBlockedError, UnsupportedContentError
+from webreach.errors import (
+    READ_WITH_BROWSER,
+    READ_WITH_JINA,
+    ExtractionError,
+    NeedsBrowserError,
+    PageBlockedError,
+    UnsupportedContentError,
+    hint,
+)
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
@@ -67,8 +75,12 @@ LOGGER = logging.getLogger(__name__)
 WORD = re.compile(r"\w+")
 MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
-WALL_HINT = "The site put a bot check in front of the page; try reader='browser' or reader='jina', or another source."
-SHELL_HINT = "Read it again with reader='browser' (or reader='jina'), which render JavaScript."
+WALL_HINT = hint(
+    "The site put a bot check in front of the page; try {} or {}, or another source.",
+    READ_WITH_BROWSER,
+    READ_WITH_JINA,
+)
+SHELL_HINT = hint("Read it again with {} (or {}), which render JavaScript.", READ_WITH_BROWSER, READ_WITH_JINA)
 EMPTY_HINT = html_tree.EMPTY_HINT
 
 
@@ -138,7 +150,9 @@ def extract(
     if sniffed.kind == "pdf":
         pdf = read_pdf(body, max_pages=options.pdf_max_pages, seconds=options.pdf_seconds, url=url or None)
         text = paragraphs_html(pdf.text, pdf.title) if inner == "html" else pdf.text
-        result = Extracted(text, sniffed.media_type, inner, pdf.title, pdf.author, pdf.date, extractor="pypdf")
+        result = Extracted(
+            text, sniffed.media_type, inner, pdf.title, pdf.author, pdf.date, extractor="pypdf", truncated=pdf.truncated
+        )
     else:
         decoded = charset.decode(body, sniffed.charset, markup=sniffed.kind in ("html", "xml"))
         if sniffed.kind == "html":

@@ -22,7 +22,7 @@ from typing import Any
 from lxml import etree, html
 
 import webreach.nesting as nesting
-from webreach.errors import ExtractionError
+from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
 from webreach.extract.xml_chars import xml_safe
 
 # elements whose text a reader never sees
@@ -43,7 +43,7 @@ HTML_BLANKS = " \t\n\r\f"
 LINE_TAGS = BLOCK_TAGS | {"body", "td", "th", "caption", "thead", "tbody", "tfoot", "fieldset", "legend", "center"}
 SPACED_TAGS = frozenset({"pre", "code", "textarea", "listing", "xmp", "plaintext", "script", "style"})
 FATAL = etree.ErrorLevels.FATAL
-EMPTY_HINT = "Try reader='browser' or reader='jina', or another source for the same information."
+EMPTY_HINT = hint("Try {} or {}, or another source for the same information.", READ_WITH_BROWSER, READ_WITH_JINA)
 
 
 def parse(text: str, *, url: str | None = None) -> Any:

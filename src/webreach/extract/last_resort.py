@@ -13,10 +13,19 @@ import logging
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from webreach.errors import ExtractionError, ResponseTooLargeError, WebreachError
+from webreach.errors import (
+    READ_WITH_BROWSER,
+    READ_WITH_JINA,
+    ExtractionError,
+    ResponseTooLargeError,
+    WebreachError,
+    hint,
+)
 
 LOGGER = logging.getLogger(__name__)
-INTERNAL_HINT = "The page trips up the extractor; try reader='browser' or reader='jina', or another source."
+INTERNAL_HINT = hint(
+    "The page trips up the extractor; try {} or {}, or another source.", READ_WITH_BROWSER, READ_WITH_JINA
+)
 MEMORY_HINT = "The document needs more memory to extract than a read may use; try another source."
 
 P = ParamSpec("P")

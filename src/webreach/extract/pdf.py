@@ -24,7 +24,7 @@ from typing import Any
 from pypdf import Configuration, PdfReader, apply_configuration
 from pypdf.errors import DependencyError, FileNotDecryptedError, LimitReachedError
 
-from webreach.errors import ExtractionError, ResponseTooLargeError
+from webreach.errors import READ_WITH_JINA, ExtractionError, Hint, ResponseTooLargeError, hint
 
 PAGE_MARKER = "\n\n--- page {number} ---\n\n"
 DEFAULT_MAX_PAGES = 500
@@ -33,8 +33,8 @@ DEFAULT_MAX_STREAM_BYTES = 16 * 1024 * 1024  # text pages decode to kilobytes; d
 OVERSIZED_PAGE = "[page not extracted: its content inflates past the size budget]"
 OVERSIZED_HINT = "The document is built to exhaust readers, or far larger than a read allows; try another source."
 PASSWORD_HINT = "The document needs a password webreach does not have; look for another copy or source."
-BROKEN_HINT = "The file is not a readable PDF; try reader='jina' or another source for the same document."
-SCAN_HINT = "The PDF holds page images without text (OCR is not done); try reader='jina' or another source."
+BROKEN_HINT = hint("The file is not a readable PDF; try {} or another source for the same document.", READ_WITH_JINA)
+SCAN_HINT = hint("The PDF holds page images without text (OCR is not done); try {} or another source.", READ_WITH_JINA)
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class PdfText:
     title: str | None = None
     author: str | None = None
     date: str | None = None
+    truncated: bool = False  # a page, character or time budget stopped extraction before the last page
 
 
 def read_pdf(
@@ -128,7 +129,7 @@ class _Pages:
         if left > 0:
             reason = self.stopped or f"the {max_pages:,} page budget was reached"
             parts.append(f"\n\n[{left} more pages not extracted: {reason}]")
-        return PdfText("".join(parts), total, **info)
+        return PdfText("".join(parts), total, **info, truncated=left > 0)
 
 
 def _stream_limits(cap: int) -> AbstractContextManager[Configuration]:
@@ -147,7 +148,7 @@ def _where(url: str | None) -> str:
     return f" in {url}" if url else ""
 
 
-def _failed(reason: str, url: str | None, hint: str) -> ExtractionError:
+def _failed(reason: str, url: str | None, hint: str | Hint) -> ExtractionError:
     return ExtractionError(f"No readable text{_where(url)}: {reason}.", url=url, hint=hint)
 
 

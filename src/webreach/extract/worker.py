@@ -37,7 +37,14 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
-from webreach.errors import ExtractionError, FetchTimeoutError, ResponseTooLargeError, WebreachError
+from webreach.errors import (
+    READ_WITH_JINA,
+    ExtractionError,
+    FetchTimeoutError,
+    ResponseTooLargeError,
+    WebreachError,
+    hint,
+)
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.extracted import Extracted
 from webreach.extract.sniff import sniff
@@ -46,7 +53,7 @@ from webreach.models import ReadFormat
 LOGGER = logging.getLogger(__name__)
 MIB = 1024 * 1024
 TIMEOUT_HINT = "The document takes too long to extract; raise the timeout, or read another source."
-CRASH_HINT = "The extractor stopped on this document; try reader='jina' or another source."
+CRASH_HINT = hint("The extractor stopped on this document; try {} or another source.", READ_WITH_JINA)
 
 
 @dataclass(frozen=True)

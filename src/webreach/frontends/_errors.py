@@ -6,8 +6,9 @@ HTTP statuses follow whose fault it is and what a client should do next:
   rate_limited with Retry-After).
 - 502: an upstream engine or page failed (captcha, blocked, unavailable, parse_error, all_engines_failed, ...);
   504 when it timed out.
-- 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker, the
-  session store unavailable).
+- 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker,
+  throttled by our own rate limit, the session store unavailable).
+- 502 unreachable: the engine could not be reached from the server (no DNS, no route, refused).
 - 501 not_configured: the engine or reader needs configuration (an API key, a browser) that no retry will bring,
   so not 503, which clients and proxies retry on their own.
 Every error status carries the agent error body; Retry-After is sent whenever the error has retry_after.
@@ -38,6 +39,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "not_configured": EXIT_REFUSED,
         "admin_required": EXIT_REFUSED,
         "suspended": EXIT_REFUSED,
+        "throttled": EXIT_REFUSED,
         "url_not_allowed": EXIT_REFUSED,
         "robots_disallowed": EXIT_REFUSED,
         # upstream engines and pages (and our own faults, which no retry of the same call fixes either)
@@ -53,6 +55,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "unavailable": EXIT_UPSTREAM,
         "bad_request": EXIT_UPSTREAM,
         "parse_error": EXIT_UPSTREAM,
+        "unreachable": EXIT_UPSTREAM,
         "all_engines_failed": EXIT_UPSTREAM,
         "fetch_error": EXIT_UPSTREAM,
         "http_error": EXIT_UPSTREAM,
@@ -61,6 +64,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "unsupported_content": EXIT_UPSTREAM,
         "needs_browser": EXIT_UPSTREAM,
         "extraction_failed": EXIT_UPSTREAM,
+        "rendered_empty": EXIT_UPSTREAM,
     }
 )
 
@@ -79,6 +83,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "error": 500,
         "not_configured": 501,
         "suspended": 503,
+        "throttled": 503,
         "session_store_unavailable": 503,
         # upstream engines and pages
         "engine_error": 502,
@@ -89,11 +94,13 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "unavailable": 502,
         "bad_request": 502,
         "parse_error": 502,
+        "unreachable": 502,
         "all_engines_failed": 502,
         "fetch_error": 502,
         "http_error": 502,
         "too_many_redirects": 502,
         "extraction_failed": 502,
+        "rendered_empty": 502,
         "timeout": 504,
         # the server's own request checks (frontends/http.py)
         "not_found": 404,

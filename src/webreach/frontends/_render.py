@@ -1,4 +1,9 @@
-"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json.
+"""Terminal renderings for the CLI: a readable table by default, the models' JSON with --json, and the Reporter
+that writes a command's progress on stderr (-v streamed attempt lines, -q silence, a spinner on a terminal).
+
+The spinner (rich's status) never shows when stderr is not a terminal (pipes, logs, CI): it would only be noise
+there, and it waits SPINNER_DELAY seconds of the gateway's clock first, so quick commands never flash one. One
+rich Console carries everything, so streamed lines print above a live spinner instead of through it.
 
 Text from the web or an engine (titles, URLs, snippets, sources) goes through rich.markup.escape before it is
 printed as markup, so a title like "[red]x" or "[/]" is shown as written rather than styled or crashing rich.
@@ -6,18 +11,25 @@ printed as markup, so a title like "[red]x" or "[/]" is shown as written rather 
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.status import Status
 from rich.table import Table
 
+from webreach.clock import Clock
+from webreach.frontends._cli_progress import Verbosity, verbosity
 from webreach.gateway import CanaryResult, EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
 from webreach.tools import SearchResults
+
+SPINNER_DELAY = 1.0  # seconds of work before the spinner shows
 
 
 def search_response(response: SearchResponse, as_json: bool) -> None:
@@ -28,15 +40,18 @@ def search_response(response: SearchResponse, as_json: bool) -> None:
         search_table(response, None)
 
 
-def search_results(found: SearchResults) -> None:
+def search_results(found: SearchResults, *, attempts: bool = True, footer: bool = True) -> None:
     """A search tool's answer (one query) as the table, with the refs its results got."""
     (outcome,) = found.outcomes
     assert outcome.response is not None  # a failed single search is raised, not rendered
-    search_table(outcome.response, found.refs)
+    search_table(outcome.response, found.refs, attempts=attempts, footer=footer)
 
 
-def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> None:
-    """Results as a table (numbered by ref when there are refs, else by rank); attempts on stderr."""
+def search_table(
+    response: SearchResponse, refs: Mapping[str, int] | None, *, attempts: bool = True, footer: bool = True
+) -> None:
+    """Results as a table (numbered by ref when there are refs, else by rank); on stderr, unless `footer` is
+    False (-q), the mode and time, the attempts (unless streamed already: `attempts` False) and how to read on."""
     console = Console(soft_wrap=False)
     table = Table(show_lines=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
@@ -56,10 +71,12 @@ def search_table(response: SearchResponse, refs: Mapping[str, int] | None) -> No
     else:
         console.print("no results")
     meta = response.meta
+    if not footer:
+        return
     err = Console(stderr=True)
     stale = "; STALE cache (every engine failed)" if meta.stale else ""
     err.print(f"[dim]{meta.mode}; {meta.elapsed_ms:.0f} ms{stale}")
-    for attempt in meta.attempts:
+    for attempt in meta.attempts if attempts else ():
         err.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]")
     if response.results and refs is not None:
         err.print("[dim]read one with: webreach fetch --ref N[/dim]")
@@ -154,3 +171,62 @@ def extracted_file(path: Path, title: str | None, text: str, *, several: bool) -
     heading = f"# {title}" if title and first_line not in (f"# {title}", title) else None
     parts = [f"==> {path} <==", *([heading, ""] if heading else []), text, ""]
     return "\n".join(parts)
+
+
+class Reporter:
+    """The command's stderr: streamed attempt lines (-v), notes, and the spinner for slow work."""
+
+    def __init__(self, clock: Clock, level: Verbosity | None = None, console: Console | None = None) -> None:
+        self.clock = clock
+        self.level: Verbosity = level if level is not None else verbosity()
+        self.console = console if console is not None else Console(stderr=True, soft_wrap=True)
+        self._status: Status | None = None
+        self._finished: list[str] = []
+
+    @property
+    def attempts_at_end(self) -> bool:
+        """Whether the attempt lines still belong after the results (not streamed, not quiet)."""
+        return self.level == "normal"
+
+    @property
+    def quiet(self) -> bool:
+        return self.level == "quiet"
+
+    def attempt(self, attempt: EngineAttempt) -> None:
+        """An engine's attempt just ended (the gateway's attempt listener)."""
+        if self.level == "verbose":
+            self.console.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]", highlight=False)
+        self._finished.append(f"{attempt.engine} {attempt.code or attempt.status}")
+        if self._status is not None:
+            self._status.update(self._label("searching"))
+
+    def note(self, text: str) -> None:
+        """A line for -v only (what is being read, by which reader)."""
+        if self.level == "verbose":
+            self.console.print(f"[dim]{escape(text)}[/dim]", highlight=False)
+
+    def _label(self, what: str) -> str:
+        done = f" (done: {', '.join(self._finished)})" if self._finished else ""
+        return escape(f"{what}…{done}")
+
+    @asynccontextmanager
+    async def working(self, what: str) -> AsyncIterator[None]:
+        """A spinner saying `what`, shown once the block has run SPINNER_DELAY seconds, on a terminal only."""
+        if self.quiet or not self.console.is_terminal:
+            yield
+            return
+        shown = asyncio.create_task(self._show_later(what))
+        try:
+            yield
+        finally:
+            shown.cancel()
+            with suppress(asyncio.CancelledError):
+                await shown
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+
+    async def _show_later(self, what: str) -> None:
+        await self.clock.sleep(SPINNER_DELAY)
+        self._status = self.console.status(self._label(what), spinner="dots")
+        self._status.start()

@@ -27,8 +27,11 @@ from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
+from webreach.frontends._cli_hints import cli_syntax, error_text
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
+from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
+from webreach.frontends._serve_logs import LogOptions
 from webreach.gateway import Gateway
 from webreach.models import (
     DEFAULT_LIMIT,
@@ -114,7 +117,7 @@ def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     if as_json:
         click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
     else:
-        click.echo(f"error [{error.code}]: {error}", err=True)
+        click.echo(error_text(error), err=True)
     sys.exit(exit_code(error))
 
 
@@ -199,6 +202,7 @@ def cli() -> None:
 @click.option(
     "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
 )
+@verbosity_options
 def search(
     query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
 ) -> None:
@@ -208,9 +212,12 @@ def search(
     async def work(gateway: Gateway) -> None:
         store_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
-        found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
+        report = _render.Reporter(gateway.clock)
+        gateway.add_attempt_listener(report.attempt)
+        async with report.working("searching"):
+            found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
         if output == "table":
-            _render.search_results(found)
+            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
         else:
             click.echo(found.compact_text() if output == "compact" else found.json_text())
 
@@ -291,6 +298,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     help="compact: header + fenced content (what agents get); json: the Page; raw: the content only.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --output json.")
+@verbosity_options
 def fetch(
     url: str | None,
     ref: int | None,
@@ -317,13 +325,17 @@ def fetch(
         request = ReadRequest.create(url=target, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
-        page = await gateway.read(request)
+        report = _render.Reporter(gateway.clock)
+        report.note(f"reading {request.url} (reader {request.reader})")
+        async with report.working(f"reading {request.url}"):
+            page = await gateway.read(request)
+        report.note(f"read by the {page.reader} reader{' (cached)' if page.cached else ''}: {page.total_chars} chars")
         if output == "raw":
             click.echo(page.content)
         elif output == "json":
             click.echo(page.model_dump_json())
         else:
-            click.echo(page_text(page, ref=ref))
+            click.echo(page_text(page, ref=ref, syntax=cli_syntax))
 
     _run(output == "json", work)
 
@@ -345,7 +357,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
                 worst = max(worst, exit_code(error))
                 row = {"path": str(path), "title": None, "text": None, "error": error.to_dict()}
                 if not jsonl:
-                    click.echo(f"error [{error.code}] {path}: {error}", err=True)
+                    click.echo(f"error [{error.code}] {path}: {error.describe(cli_syntax)}", err=True)
             else:
                 row = {"path": str(path), "title": extracted.title, "text": extracted.text, "error": None}
                 if not jsonl:
@@ -402,7 +414,8 @@ def mcp(session: str | None) -> None:
 @cli.command()
 @click.option("--host", type=TEXT, help="Address to bind (default [server] host, 127.0.0.1).")
 @click.option("--port", type=PORT, help="Port (default [server] port, 9090; 0 picks a free one).")
-def serve(host: str | None, port: int | None) -> None:
+@log_options
+def serve(host: str | None, port: int | None, **logging: Any) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
     try:
         from webreach.frontends.http import run_http
@@ -410,8 +423,9 @@ def serve(host: str | None, port: int | None) -> None:
         _fail(_extra_missing(exc, "serve"), False)
 
     settings = _server_settings()
+    port = settings.server.port if port is None else port
     try:
-        run_http(settings, host=host or settings.server.host, port=settings.server.port if port is None else port)
+        run_http(settings, host=host or settings.server.host, port=port, logs=LogOptions(**logging))
     except WebreachError as error:  # a port in use: the same answer as `webreach fakeweb` gives
         _fail(error, False)
 

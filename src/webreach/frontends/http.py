@@ -65,6 +65,7 @@ from webreach.frontends._asgi import (
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
+from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox
 
@@ -362,8 +363,11 @@ def run_http(
     port: int = 9090,
     server: ServerSettings | None = None,
     bare_route: bool = False,
+    logs: LogOptions | None = None,
 ) -> None:
     """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
+
+    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; secrets masked).
 
     Prints one line to stderr once serving, naming the actual address, e.g.
     "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
@@ -377,12 +381,11 @@ def run_http(
     server = (server or settings.server).model_copy(update={"host": host, "port": actual})
     address = f"http://{f'[{host}]' if ':' in host else host}:{actual}"
 
+    logs = logs or LogOptions()
+
     def announce() -> None:
-        print(
-            f"webreach: serving {address} (MCP {address}/mcp, REST {address}/v1/..., docs {address}/docs)",
-            file=sys.stderr,
-            flush=True,
-        )
+        text = f"webreach: serving {address} (MCP {address}/mcp, REST {address}/v1/..., docs {address}/docs)"
+        print(announcement(logs, text), file=sys.stderr, flush=True)
 
     for package in (server.event_loop, server.http_parser):
         if package in ("uvloop", "httptools") and importlib.util.find_spec(package) is None:
@@ -396,8 +399,9 @@ def run_http(
         app,
         loop=server.event_loop,
         http=_protocol_class(server.http_parser),
-        log_level="warning",
-        access_log=False,
+        log_level=logs.level,
+        access_log=logs.access_log,
+        log_config=log_config(logs, secrets_of(settings)),
         lifespan="on",
         timeout_graceful_shutdown=5,
         server_header=False,

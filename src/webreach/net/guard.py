@@ -29,7 +29,7 @@ Decisions, in the order the checks run (each refusal is UrlNotAllowedError with 
   (fail closed, as pydantic-ai does, rather than picking a good record). Resolution failures are not policy
   refusals: they raise HostResolutionError (code unavailable, retryable) with reason not_found, timeout,
   no_addresses or failed. Resolvers bound their own time (SystemResolver: 5 s, as smokescreen does).
-  OfflineResolver (the Gateway's in fake-web mode) resolves nothing and says so: reason offline.
+  OfflineResolver resolves nothing and says so (reason offline); fake-web mode uses net/fake_web.py's resolver.
 - Refusal messages and their `url` never repeat credentials: userinfo is shown as *** (`mask_userinfo`), so
   `http://user:pw@host/` cannot echo a password into CLI, REST or MCP output or into logs.
 """

@@ -12,8 +12,10 @@ httpcore connection pool whose network backend ignores the name it is given and 
 
 The fetcher passes the `ApprovedTarget` of each hop in the request extension `webreach.approved_target`; a
 request without one (or with one for another URL) is checked by the transport's own guard first, so the
-transport is safe to hand to any httpx client. `connect_observer` sees every dial (host, port, address), and
-`network_backend` is the seam below the pinning (tests wrap the real backend to record every socket opened).
+transport is safe to hand to any httpx client (a name that does not resolve is then httpx.ConnectError, as
+from httpx's own transport, with the HostResolutionError and the resolver's OSError as its causes).
+`connect_observer` sees every dial (host, port, address), and `network_backend` is the seam below the pinning (tests
+wrap the real backend to record every socket opened).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from webreach.errors import HostResolutionError
 from webreach.net.guard import ApprovedTarget, Guard
 
 TARGET_EXTENSION = "webreach.approved_target"
@@ -185,7 +188,11 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         target = request.extensions.get(TARGET_EXTENSION)
         if not _matches(target, request.url):
-            target = await self.guard.check(request.url)
+            try:
+                target = await self.guard.check(request.url)
+            except HostResolutionError as exc:
+                # as any httpx transport reports a name that does not resolve; the resolver's reason stays the cause
+                raise httpx.ConnectError(str(exc), request=request) from exc
         assert isinstance(target, ApprovedTarget)
         entry = await self._pool(target)
         core_request = httpcore.Request(

@@ -202,8 +202,8 @@ def apply_policies(
        only real answers are stored, never errors or our own refusals from the layers below.
     2. breaker: a resting engine fails fast, spending no token and no wait. It sees the outcome of a whole
        search after retries, so a blip a retry healed does not count against the engine.
-    3. rate limit: one token per search, taken just before the engine is asked; its refusals are
-       SuspendedError, which the breaker above ignores.
+    3. rate limit: one token per search, taken just before the engine is asked (and given back when this
+       machine's network never reached it); its refusals are ThrottledError, which the breaker above ignores.
     4. retry: transient errors only, jittered, bounded by `retries` and by `timeout` as a budget.
     5. deadline: each attempt gets `timeout`; an expired attempt is a (retryable) EngineTimeoutError.
     """

@@ -10,8 +10,9 @@ Suspensions, by the error's code (seconds; each consecutive opening doubles the 
         server with the same configuration still probes once a day
     timeout, unavailable, parse_error and other engine errors: after 3 consecutive failures, 60 (cap 10 min)
 An error that carries retry_after (Retry-After, a quota reset) is taken at its word instead, within 1 s..24 h.
-InvalidInputError, NotConfiguredError, BadRequestError (our request was malformed) and SuspendedError
-(our own rate limit below) never count.
+InvalidInputError, NotConfiguredError, BadRequestError (our request was malformed), UnreachableError (this
+machine's network failed: no DNS, no route, a refused connection; the engine did nothing) and SuspendedError
+with its ThrottledError (our own breaker and rate limit) never count: breakers are for what an engine did.
 
 Across processes: given a BreakerStore, a breaker writes its record (state/breaker_store.py) whenever a trip,
 a close or a failure count changes it, and PolicyState restores every stored record when it is created, so a
@@ -38,7 +39,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from webreach.clock import Clock
-from webreach.errors import EngineError, SuspendedError
+from webreach.errors import Arg, EngineError, SuspendedError, hint
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult, Search
 from webreach.state.breaker_store import BreakerRecord, BreakerStore
@@ -75,8 +76,9 @@ SUSPENSIONS: Mapping[str, Suspension] = MappingProxyType(
     }
 )
 REPEATED_FAILURES = Suspension(60.0, 600.0)
-# the engine answered; the request was ours to fix, so resting the engine would punish the wrong party
-NOT_THE_ENGINES_FAULT = frozenset({"bad_request"})
+# bad_request: the engine answered and the request was ours to fix; unreachable: our network never reached it.
+# Resting the engine for either would punish the wrong party (and offline, would rest every engine at once).
+NOT_THE_ENGINES_FAULT = frozenset({"bad_request", "unreachable"})
 # suspensions about the credentials in use: another configuration (a new key) lifts them
 CONFIGURATION_BOUND = frozenset({"auth_failed", "quota_exhausted"})
 
@@ -222,8 +224,10 @@ class BreakerState:
                 f" as the key (or the engine's base URL or options) is changed, else in {remaining:.0f} s",
                 engine=self.engine,
                 retry_after=remaining,
-                hint="Set a working API key for this engine or reset its breaker; meanwhile use another engine"
-                " or engine='auto'.",
+                hint=hint(
+                    "Set a working API key for this engine or reset its breaker; meanwhile use another engine or {}.",
+                    Arg("engine", "auto"),
+                ),
             )
         return SuspendedError(
             f"circuit breaker open after {self._reason}; next try in {remaining:.0f} s",

@@ -2,7 +2,9 @@
 
 The bucket refills at rate_per_minute and holds a burst of max(1, rate/6) tokens (ten seconds' worth).
 A caller who would get a token within max_wait (2 s) reserves it and waits on the clock; a longer wait is
-refused at once with SuspendedError(retry_after=wait), so auto mode tries the next engine instead of idling.
+refused at once with ThrottledError(retry_after=wait), so auto mode tries the next engine instead of idling.
+A search that never reached the engine because this machine's network failed (UnreachableError: no DNS, no
+route, refused) gives its token back: the engine was not asked, so it cost the engine nothing.
 Reservations let the bucket go below zero, which queues concurrent waiters fairly, one slot apart.
 
 The level lives in a BucketStore (state/bucket_store.py): in memory by default, in the state file when
@@ -19,7 +21,7 @@ from __future__ import annotations
 import asyncio
 
 from webreach.clock import Clock
-from webreach.errors import SuspendedError
+from webreach.errors import ThrottledError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult, Search
 from webreach.state.bucket_store import BucketLevel, BucketStore, MemoryBucketStore
@@ -77,7 +79,7 @@ class TokenBucket:
 
 
 class RateLimit:
-    """Wait briefly for a token, or refuse with SuspendedError so the router moves on."""
+    """Wait briefly for a token, or refuse with ThrottledError so the router moves on."""
 
     def __init__(
         self,
@@ -97,8 +99,9 @@ class RateLimit:
     async def __call__(self, request: SearchRequest) -> EngineResult:
         granted, wait = self.bucket.reserve(self.clock.now(), self.max_wait)
         if not granted:
-            raise SuspendedError(
-                f"local rate limit ({self.bucket.rate_per_minute:g}/min); next request slot in {wait:.1f} s",
+            raise ThrottledError(
+                f"skipped by webreach's own pacing of this engine ({self.bucket.rate_per_minute:g} requests/min);"
+                f" the next request slot is in {wait:.1f} s",
                 engine=self.engine,
                 retry_after=wait,
             )
@@ -108,4 +111,8 @@ class RateLimit:
             except asyncio.CancelledError:
                 self.bucket.refund()
                 raise
-        return await self.inner(request)
+        try:
+            return await self.inner(request)
+        except UnreachableError:
+            self.bucket.refund()  # the engine was never reached
+            raise

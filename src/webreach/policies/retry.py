@@ -1,8 +1,9 @@
 """Retry: try a failed engine call again when the error says that may help, jittered and inside a budget.
 
 Only errors with retryable=True are retried (timeouts, unavailable, and rate limits that ask for at most
-2 s). Delays are "full jitter" exponential backoff: uniform(0, min(2 s, 0.2 s * 2**n)), at least the error's
-retry_after, drawn from an injected random.Random so tests are deterministic. When the next delay would end
+2 s), except UnreachableError: this machine's network does not come back within one search. Delays are
+"full jitter" exponential backoff: uniform(0, min(2 s, 0.2 s * 2**n)), at least the error's retry_after, drawn from
+an injected random.Random so tests are deterministic. When the next delay would end
 past the budget (the engine timeout, counted from the first attempt), the error is raised instead.
 """
 
@@ -12,7 +13,7 @@ import logging
 import random
 
 from webreach.clock import Clock
-from webreach.errors import EngineError, RateLimitedError
+from webreach.errors import EngineError, RateLimitedError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult, Search
 
@@ -25,7 +26,8 @@ MAX_RATE_LIMIT_WAIT = 2.0
 
 def is_retryable(exc: EngineError) -> bool:
     """Whether trying again soon may succeed; a long Retry-After belongs to the breaker, not to us."""
-    if not exc.retryable:
+    if not exc.retryable or isinstance(exc, UnreachableError):
+        # this machine's network failing (no DNS, no route) does not heal within one search: move on at once
         return False
     if isinstance(exc, RateLimitedError):
         return exc.retry_after is not None and exc.retry_after <= MAX_RATE_LIMIT_WAIT

@@ -114,8 +114,7 @@ class Window:
     content: str
     start: int
     total_chars: int
-    next_start: int | None
-    truncated: bool
+    next_start: int | None  # where the next window starts (None: this window reaches the end)
     tokens: int | None = None
     tokens_estimated: bool = False
 
@@ -149,7 +148,6 @@ def window(
         start=start,
         total_chars=total,
         next_start=next_start,
-        truncated=next_start is not None,
         tokens=tokens,
         tokens_estimated=tokenizer.estimated if tokenizer is not None and max_tokens is not None else False,
     )

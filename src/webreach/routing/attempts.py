@@ -3,15 +3,20 @@
 Every call ends in exactly one attempt:
   ok         hits came back                    empty      the engine answered "no results"
   error      an EngineError (code, message, retry_after from the error)
-  skipped    NotConfiguredError or SuspendedError: no request went out (breaker open, local rate limit, no key)
+  skipped    NotConfiguredError or SuspendedError (ThrottledError too): no request went out (breaker open, our
+             own rate limit, no key)
   cancelled  a hedged loser, or cut off by the routing deadline (then code "timeout" and an EngineTimeoutError)
 
 Only EngineError and NotConfiguredError are an engine's own failure and let routing move on; anything else
 (InvalidInputError, a bug) propagates, because another engine would not make it right.
+
+A candidate's `on_attempt` listener (the CLI's -v) hears each attempt the moment its call ends, cancelled ones
+included, while the search goes on; it must not raise or block.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from webreach.clock import Clock
@@ -20,6 +25,7 @@ from webreach.models import EngineAttempt, Hit, SearchRequest
 from webreach.search.contract import EngineResult, Search
 
 EngineFailure = EngineError | NotConfiguredError
+AttemptListener = Callable[[EngineAttempt], None]
 
 
 @dataclass(slots=True)  # not frozen: built for every search, and frozen doubles its cost
@@ -30,6 +36,7 @@ class Candidate:
     index: str  # the underlying index: engines sharing one (duckduckgo, yahoo -> "bing") count once in merge
     search: Search
     unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
+    on_attempt: AttemptListener | None = None  # told of each attempt as its call ends
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -59,8 +66,16 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
         if err.engine is None:
             # name the engine so the error stands on its own inside AllEnginesFailedError.errors
             err.engine = candidate.name
-        return Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
-    return answered(candidate, result, _ms(clock.now() - started), hedged=hedged)
+        failed = Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
+        return reported(candidate, failed)
+    return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=hedged))
+
+
+def reported(candidate: Candidate, outcome: Outcome) -> Outcome:
+    """`outcome`, after telling the candidate's listener (if any) of its attempt."""
+    if candidate.on_attempt is not None:
+        candidate.on_attempt(outcome.attempt)
+    return outcome
 
 
 def answered(candidate: Candidate, result: EngineResult, latency_ms: float, *, hedged: bool) -> Outcome:

@@ -15,7 +15,7 @@ from typing import Any
 
 from webreach.clock import Clock
 from webreach.models import SearchRequest
-from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome
+from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome, reported
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,9 @@ class Flights:
         for task, flight in self._running.items():
             task.cancel()
             latency_ms = round(max(0.0, now - flight.started) * 1000.0, 3)
-            self._slots[flight.slot] = cancelled_outcome(
-                flight.candidate, latency_ms, hedged=flight.hedged, deadline=deadline
+            self._slots[flight.slot] = reported(
+                flight.candidate,
+                cancelled_outcome(flight.candidate, latency_ms, hedged=flight.hedged, deadline=deadline),
             )
         self._running.clear()
         await asyncio.gather(*tasks, return_exceptions=True)

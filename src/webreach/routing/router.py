@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from webreach.clock import Clock
 from webreach.errors import AllEnginesFailedError, NotConfiguredError
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
-from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome
+from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome, reported
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
 
@@ -63,7 +63,9 @@ class Router:
                 outcome = await call_engine(candidate, request, self._clock, hedged=False)
         except TimeoutError:
             latency_ms = round(max(0.0, self._clock.now() - began) * 1000.0, 3)
-            outcome = cancelled_outcome(candidate, latency_ms, hedged=False, deadline=self._deadline)
+            outcome = reported(
+                candidate, cancelled_outcome(candidate, latency_ms, hedged=False, deadline=self._deadline)
+            )
         if outcome.error is not None:
             raise outcome.error
         return self._respond(request, "engine", outcome.hits, [outcome], [outcome], began)

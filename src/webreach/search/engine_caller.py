@@ -3,7 +3,8 @@
 This is the only place engine traffic touches the network. Engines stay pure (build_request / handle); this
 module sends what they describe through the Gateway's engine client, never following redirects (a redirect is
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
-transport failure into EngineTimeoutError or UnavailableError.
+transport failure into EngineTimeoutError, UnreachableError (this machine's network: no DNS, no route, refused;
+search/network_failure.py) or UnavailableError.
 
 Response headers are kept as the bytes that arrived (a non-ASCII byte in any header, `x-served-by: café`, is
 no reason to fail); engines read them through httpx's tolerant decoding. Anything unexpected the transport
@@ -22,9 +23,10 @@ from collections.abc import Sequence
 import httpx
 
 from webreach.engines import Engine, Tokens
-from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError
+from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.search.contract import EngineResult
+from webreach.search.network_failure import describe, unreachable_cause
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 
@@ -83,6 +85,10 @@ class EngineCaller:
         except httpx.TimeoutException as exc:
             raise EngineTimeoutError(f"no answer in time ({type(exc).__name__})", engine=name) from None
         except httpx.HTTPError as exc:
+            cause = unreachable_cause(exc)
+            if cause is not None:  # our network, not the engine: never held against it (policies/breaker.py)
+                host = http_request.url.host
+                raise UnreachableError(describe(cause, host), cause=cause, engine=name) from None
             # httpx's texts may quote the request URL, and a SerpApi URL carries the key
             reason = self.engine.redact(str(exc))
             raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None

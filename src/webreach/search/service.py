@@ -26,7 +26,7 @@ from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import PolicyState, Search, apply_policies, without_cache
-from webreach.routing import Candidate, Router, respond
+from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller, rebuilt_response
@@ -97,6 +97,7 @@ class Searching:
         }
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
+        self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
 
@@ -245,8 +246,17 @@ class Searching:
         """Engine `name` behind its policy stack, as routing asks it for `request` (built per search: it is cheap)."""
         engine = self._engines[self._check_name(name)]
         return Candidate(
-            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request)
-        )
+            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request),
+            on_attempt=self._tell_attempt if self._attempt_listeners else None,
+        )  # fmt: skip
+
+    def add_attempt_listener(self, listener: AttemptListener) -> None:
+        """Tell `listener` of every engine attempt as it ends, while searches go on (the CLI's -v streams them)."""
+        self._attempt_listeners.append(listener)
+
+    def _tell_attempt(self, attempt: EngineAttempt) -> None:
+        for listener in self._attempt_listeners:
+            listener(attempt)
 
     def parse_saved(
         self,

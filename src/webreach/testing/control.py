@@ -6,6 +6,8 @@
     DELETE /_fakeweb/scenario[/<engine>] back to the default, for all engines or one
     GET    /_fakeweb/requests[?engine=e] per-engine request counts and the recent request log
     DELETE /_fakeweb/requests            forget counts and log
+    GET    /_fakeweb/resolve?host=H      200 when the fake web serves pages on host H (sites.py), else 404:
+                                         how fake-web mode resolves names without DNS (net/fake_web.py)
 
 Bad fields answer 400, unknown engines or recordings 404, all with a JSON `error`.
 """
@@ -50,6 +52,11 @@ def handle_control(web: FakeWeb, request: Request) -> tuple[int, Any]:
             case "DELETE", ["requests"]:
                 web.clear_requests()
                 return 200, {"cleared": True}
+            case "GET", ["resolve"]:
+                host = parse_qs(request.query).get("host", [""])[0]
+                if not web.sites.serves(host):
+                    return 404, {"host": host, "served": False}
+                return 200, {"host": host, "served": True}
             case "GET", ["engines"] | [""]:
                 return 200, {"engines": web.engines()}
     except LookupError as exc:

@@ -5,6 +5,8 @@ scenario (scenarios.py), by default its `results` recording; an engine is any fo
 `/_fakeweb/...` is the control API (control.py), so another process can switch scenarios and read the log.
 `/_pages/...` and pages registered with `web.pages.add()` serve the reader's pages and faults (pages.py).
 `/_js/...` serves JavaScript-rendered pages for the browser reader (js_pages.py).
+A request whose Host is a site name rather than an address gets that site's page: every result URL of the
+recordings has one (sites.py), so offline an agent can read what it found; such requests are logged as "_sites".
 
 Point webreach at it with WEBREACH_FAKE_WEB=<web.url>: the gateway sets each engine's base_url to
 `<web.url>/<engine>`, which is `web.engine_url(engine)`. It binds loopback addresses only.
@@ -42,10 +44,12 @@ from webreach.testing.js_pages import JS_ROUTE, is_js_page, serve_js_page
 from webreach.testing.pages import PageSite
 from webreach.testing.recordings import RECORDINGS_DIR
 from webreach.testing.scenarios import DEFAULT_LIMITS, ENGINE_NAME, Limits, Scenario, plan_reply
+from webreach.testing.sites import Sites
 from webreach.testing.threaded import LoopThread
-from webreach.testing.wire import BadRequest, Request, read_request, write_json
+from webreach.testing.wire import BadRequest, Request, read_request, write_json, write_response
 
 _DEFAULT = Scenario()
+SITES_ROUTE = "_sites"
 REDACTED = "***"
 # where engines put their keys (lower-cased, as the wire reader gives header names)
 SECRET_HEADERS = frozenset(
@@ -117,6 +121,7 @@ class FakeWeb:
         self._port: int | None = None
         self._connections: set[asyncio.Task[Any]] = set()
         self.pages = PageSite()  # `/_pages/...` and pages tests register (pages.py)
+        self.sites = Sites(self.recordings_dir)  # a page for every result URL of the recordings (sites.py)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
@@ -308,6 +313,12 @@ class FakeWeb:
             return await serve_js_page(writer, request)
         if self.pages.handles(request):  # the reader's pages and faults (pages.py)
             return await self.pages.answer(request, writer, self.limits)
+        if self.sites.handles(request):  # a result's site, reached by name in fake-web mode (sites.py)
+            self._take(SITES_ROUTE, request)
+            reply = self.sites.reply(request)
+            keep_alive = request.keep_alive
+            await write_response(writer, reply.status, reply.headers, reply.body, keep_alive=keep_alive)
+            return keep_alive
         engine = request.path.strip("/").split("/", 1)[0]
         if not ENGINE_NAME.fullmatch(engine) or not (self.recordings_dir / engine).is_dir():
             payload = {"error": f"unknown engine {engine!r}", "engines": self.engines()}

@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 
 import pydantic_core
 
-from webreach.errors import WebreachError
+from webreach.errors import Call, Syntax, WebreachError, tool_syntax
 from webreach.models import Hit, Page, SearchResponse
 from webreach.tools.fence import UNTRUSTED_NOTE, fence
 
@@ -358,8 +358,13 @@ def page_json(page: Page, *, ref: int | None = None) -> dict[str, Any]:
     return body
 
 
-def page_text(page: Page, *, ref: int | None = None) -> str:
-    """Header (title, final URL, window), the content fenced as untrusted, and how to read on."""
+def page_text(page: Page, *, ref: int | None = None, syntax: Syntax = tool_syntax) -> str:
+    """Header (title, final URL, window), the content fenced as untrusted, and how to read on.
+
+    A window that ends before the document says where to continue, as a call written in `syntax` (the agents'
+    tool syntax by default; the CLI passes its own); "cut short" is said only when a size budget cut the
+    document itself (page.truncated), so its end is missing whatever window is read.
+    """
     end = page.start + len(page.content)
     lines = []
     if page.title:
@@ -369,12 +374,13 @@ def page_text(page: Page, *, ref: int | None = None) -> str:
         lines.append(f"Published: {_short_date(page.date)}")
     lines.append(f"Chars {page.start}-{end} of {page.total_chars} ({page.format}).")
     if page.truncated:
-        lines.append("Note: the page was cut short (over the size limit); its end is missing.")
+        lines.append("Note: the document was cut short by a size limit when it was read; its end is missing.")
     lines.append(UNTRUSTED_NOTE)
     lines.append(fence(page.content or "(no text in this window)", "WEB PAGE"))
     if page.next_start is not None:
-        target = f"ref={ref}" if ref is not None else f"url={json.dumps(page.url)}"
-        lines.append(f"More: continue with web_fetch({target}, start={page.next_start}).")
+        target = ("ref", ref) if ref is not None else ("url", page.url)
+        call = Call("web_fetch", (target, ("start", page.next_start)))
+        lines.append(f"More: continue with {syntax(call)}.")
     else:
         lines.append("End of page.")
     return "\n".join(lines)

@@ -12,7 +12,8 @@ cure, decided by the error's code, never its message:
 A reader that is not available here (code not_configured: no Chromium, jina switched off) is skipped. A refusal
 by the guard (url_not_allowed) is never retried elsewhere, and neither are timeouts, HTTP errors or transport
 failures: another reader would not change them. When every candidate failed, the first error is raised, since
-it describes the page itself.
+it describes the page itself, unless the browser rendered the page and still found no text (rendered_empty): then
+that is raised, since "read it with the browser" has just been done.
 
 The extractor raises the FetchError classes of errors.py itself (PageBlockedError, NeedsBrowserError,
 ExtractionError, UnsupportedContentError); `as_fetch_error` only makes sure one names the URL that was read.
@@ -37,6 +38,7 @@ CURES: Mapping[str, frozenset[str]] = {
     "blocked": frozenset({"jina"}),
 }
 UNAVAILABLE = "not_configured"
+RENDERED_EMPTY = "rendered_empty"
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class ReaderChain:
                 if exc.code == UNAVAILABLE:
                     unavailable = unavailable or exc  # not installed or switched off here: the next may be
                 elif first is not None:
+                    if exc.code == RENDERED_EMPTY:
+                        first = exc  # the browser did what the first error asked for: its finding is the news
                     continue  # a fallback failed too: the first error still describes the page best
                 elif exc.code not in CURES:
                     raise

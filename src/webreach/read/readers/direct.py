@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Protocol
 
-from webreach.errors import WebreachError
+from webreach.errors import ExtractionError, NeedsBrowserError, RenderedEmptyError, WebreachError
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadRequest
@@ -143,10 +143,16 @@ class RenderedReader:
 
     async def read(self, url: str, request: ReadRequest) -> ReadResult:
         page = await self.renderer.read(url)
-        return await extract_result(
-            page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
-            workers=self.workers,
-        )  # fmt: skip
+        try:
+            return await extract_result(
+                page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
+                workers=self.workers,
+            )  # fmt: skip
+        except (NeedsBrowserError, ExtractionError) as exc:
+            # the scripts already ran: "use the browser" would send the caller in a circle
+            raise RenderedEmptyError(
+                f"The browser rendered {url} and the page still holds no readable text ({exc.message})", url=url
+            ) from exc
 
     async def aclose(self) -> None:
         await self.renderer.aclose()

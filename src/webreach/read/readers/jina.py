@@ -28,12 +28,14 @@ import httpx
 
 from webreach.config import JINA_READER_URL
 from webreach.errors import (
+    Arg,
     ExtractionError,
     FetchTimeoutError,
     FetchUnavailableError,
     NotConfiguredError,
     PageBlockedError,
     WebreachError,
+    hint,
 )
 from webreach.extract.cascade import extract
 from webreach.extract.extracted import Extracted, as_json
@@ -137,7 +139,8 @@ class JinaReader:
         said = f"The Jina reader answered {status} for {url}: {message}"
         if status in (401, 402, 403):
             return NotConfiguredError(
-                said, hint="Set a Jina API key with credits (read.jina_api_key) or use reader='direct'."
+                said,
+                hint=hint("Set a Jina API key with credits (read.jina_api_key) or use {}.", Arg("reader", "direct")),
             )
         if status == 429:
             # Jina's 429s come with a Date header when they carry a date at all; no header at all means a minute
