@@ -55,11 +55,7 @@ SKIPPED: dict[str, str] = {
 # Lines that read a result page or a named page: they work once the fake web serves readable pages for the URLs
 # in its recordings and routes the reader to them (issue 10, "search then read, offline"). Marked xfail, not
 # strict: remove a line from here once it passes.
-PENDING_OFFLINE_READ: dict[str, str] = {
-    "webreach fetch --ref 2": "reads result 2: a real host's page, served offline once the offline read lands",
-    "webreach fetch https://peps.python.org/pep-0492/": "a real host's page, served offline once it lands",
-    "curl -s http://127.0.0.1:9090/v1/fetch": "reads ref 1 over REST: works once the offline read lands",
-}
+PENDING_OFFLINE_READ: dict[str, str] = {}
 # line -> the exit code the README documents for it (every other line must exit 0)
 EXPECTED_CODES: dict[str, int] = {}
 LONG_RUNNING = re.compile(r"^(?:\.venv/bin/)?webreach (fakeweb|serve)\b")
