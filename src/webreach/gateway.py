@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
@@ -54,6 +55,7 @@ class Gateway:
         self._reading = Reading(
             self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent
         )
+        self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
 
     @classmethod
     def from_settings(
@@ -78,6 +80,7 @@ class Gateway:
         """Close HTTP clients and stores."""
         await self._searching.aclose()
         self._sessions.close()
+        self._accounts.close()
         await self._reading.aclose()
 
     def _read_settings(self) -> ReadSettings:
@@ -157,6 +160,11 @@ class Gateway:
     def clock(self) -> Clock:
         """The time seam every component of this gateway reads."""
         return self._clock
+
+    @property
+    def accounts(self) -> Accounts:
+        """Agents, keys, credits, quotas and idempotency keys (accounts/), over the ledger database."""
+        return self._accounts
 
     @property
     def sessions(self) -> SessionStore:

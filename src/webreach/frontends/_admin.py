@@ -17,6 +17,7 @@ import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -85,6 +86,25 @@ class AdminRoutes:
         for method in methods:
             self.described[f"{method} {full}"] = summary
         self.routes.append(Route(full, self._gated(handler), methods=methods))
+
+    def openapi_paths(self) -> dict[str, dict[str, Any]]:
+        """The admin endpoints for the OpenAPI document (each behind the admin token, or loopback-only)."""
+        paths: dict[str, dict[str, Any]] = {}
+        for described, summary in self.described.items():
+            method, _, path = described.partition(" ")
+            operation: dict[str, Any] = {
+                "summary": summary,
+                "tags": ["admin"],
+                "security": [{"adminToken": []}],
+                "responses": {"200": {"description": "OK"}, "401": {"description": "admin_required"}},
+            }
+            names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
+            if names:
+                operation["parameters"] = [
+                    {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in names
+                ]
+            paths.setdefault(path, {})[method.lower()] = operation
+        return paths
 
     def all_routes(self) -> list[Route]:
         """The index first, then every added route."""

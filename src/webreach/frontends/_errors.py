@@ -36,6 +36,12 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # declined on purpose
         "not_configured": EXIT_REFUSED,
         "admin_required": EXIT_REFUSED,
+        "account_error": EXIT_REFUSED,
+        "agent_auth_failed": EXIT_REFUSED,
+        "insufficient_credits": EXIT_REFUSED,
+        "agent_quota_exhausted": EXIT_REFUSED,
+        "in_progress": EXIT_REFUSED,
+        "idempotency_mismatch": EXIT_INVALID_INPUT,
         "suspended": EXIT_REFUSED,
         "url_not_allowed": EXIT_REFUSED,
         "robots_disallowed": EXIT_REFUSED,
@@ -74,6 +80,13 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "unsupported_content": 415,
         "needs_browser": 422,
         "rate_limited": 429,
+        # the calling agent's account (accounts/): its key, credits, quota, idempotency key
+        "account_error": 403,
+        "agent_auth_failed": 401,
+        "insufficient_credits": 402,
+        "agent_quota_exhausted": 429,
+        "idempotency_mismatch": 422,
+        "in_progress": 409,
         # ours
         "error": 500,
         "not_configured": 501,

@@ -25,6 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._errors import EXIT_INVALID_INPUT, exit_code
 from webreach.gateway import Gateway
@@ -417,6 +418,9 @@ def fakeweb(host: str, port: int) -> None:
         )
     except KeyboardInterrupt:
         pass
+
+
+cli.add_command(agents)
 
 
 def main() -> None:

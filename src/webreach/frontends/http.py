@@ -49,8 +49,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.config import ServerSettings, Settings
+from webreach.errors import AgentAuthError
 from webreach.frontends import mcp
 from webreach.frontends._admin import AdminGate, AdminRoutes
+from webreach.frontends._admin_agents import add_agent_routes
+from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller_of, refuse
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     CappedBody,
@@ -63,7 +66,7 @@ from webreach.frontends._errors import EXIT_INVALID_INPUT, http_status, retry_af
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.gateway import Gateway
-from webreach.tools import DIALECTS, Toolbox
+from webreach.tools import DIALECTS, Toolbox, account_policies
 
 SESSION_HEADER = "X-Webreach-Session"
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
@@ -151,7 +154,11 @@ class _Served:
 
     @contextlib.asynccontextmanager
     async def serving(
-        self, open_gateway: GatewayOpener, endpoint: mcp.McpHttpEndpoint, on_ready: Callable[[], None] | None
+        self,
+        open_gateway: GatewayOpener,
+        endpoint: mcp.McpHttpEndpoint,
+        on_ready: Callable[[], None] | None,
+        admin_paths: dict[str, Any],
     ) -> AsyncIterator[None]:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
         async with open_gateway() as gateway:
@@ -161,6 +168,10 @@ class _Served:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
                 self.openapi = openapi_document(schemas, version=mcp.version(), session_header=SESSION_HEADER)
+                self.openapi["paths"].update(admin_paths)
+                security = self.openapi.setdefault("components", {}).setdefault("securitySchemes", {})
+                security["adminToken"] = {"type": "http", "scheme": "bearer"}
+                security["agentKey"] = {"type": "http", "scheme": "bearer", "description": "accounts enabled"}
                 async with endpoint.running():
                     if on_ready is not None:
                         on_ready()
@@ -173,7 +184,10 @@ def served_tools(gateway: Gateway) -> Toolbox:
     """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
-    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled)
+    accounts = gateway.accounts
+    visible = accounts.visible_tools if accounts.enabled else None
+    policies = account_policies(accounts)
+    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled, policies=policies, visible=visible)
 
 
 def build_app(
@@ -198,13 +212,14 @@ def build_app(
     )
     rest = _Rest(served)
     admin = AdminRoutes(AdminGate.from_settings(server))
+    add_agent_routes(admin, served.ready)
     routes = [
         *admin.all_routes(),
         # the busiest route early (Starlette tries them in order), after /v1/tools: the first route whose path
         # matches answers a wrong method, and its Allow header must be /v1/tools' own
         Route("/v1/tools", rest.tools, methods=["GET"]),
         Route("/v1/{name}", _ToolCalls(served, max_body_bytes=server.max_body_bytes), methods=["POST"]),
-        Route("/mcp", CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes)),
+        Route("/mcp", AgentDoor(CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -215,7 +230,7 @@ def build_app(
         routes=routes,
         middleware=[Middleware(HostGuard, hosts=hosts, origins=origins)],
         exception_handlers={HTTPException: _http_exception, Exception: _internal_error},
-        lifespan=lambda _: served.serving(open_gateway, endpoint, on_ready),
+        lifespan=lambda _: served.serving(open_gateway, endpoint, on_ready, admin.openapi_paths()),
     )
 
 
@@ -232,7 +247,11 @@ class _Rest:
         if dialect is None:
             hint = f"Use one of {', '.join(DIALECTS)}."
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
-        return JSONResponse(self.served.ready_tools().schemas(dialect))
+        try:
+            caller = caller_of(self.served.ready(), request.headers.raw)
+        except AgentAuthError as error:
+            return error_response(error.code, error.message, hint=error.hint)
+        return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -262,12 +281,18 @@ class _ToolCalls:
         if tool is None:
             hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
             return await error_response("not_found", f"no endpoint {scope['path']}", hint=hint)(scope, receive, send)
-        declared, session = b"0", None
+        declared, session, idempotency_key = b"0", None, None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
             elif name == _SESSION_HEADER_KEY and session is None:  # the first one counts, as in Starlette
                 session = value
+            elif name == IDEMPOTENCY_HEADER and idempotency_key is None:
+                idempotency_key = value.decode("latin-1")
+        try:
+            caller = caller_of(self.served.ready(), scope["headers"])
+        except AgentAuthError as error:
+            return await refuse(error, scope, receive, send)
         too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
         body = None if too_large else await read_body(receive, self.max_body_bytes)
@@ -281,6 +306,8 @@ class _ToolCalls:
             body.decode("utf-8", errors="replace"),
             session=header_text(session) if session is not None else "default",
             output="json",
+            caller=caller,
+            idempotency_key=idempotency_key,
         )
         content = result.text.encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]

@@ -12,6 +12,7 @@ The tools sit above the Gateway (anything implementing ToolBackend): they own th
 from __future__ import annotations
 
 from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_PATTERN, SessionStore, check_session
+from webreach.tools.accounting import account_policies
 from webreach.tools.arguments import (
     DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
@@ -71,6 +72,7 @@ __all__ = [
     "WebFetchArguments",
     "WebSearchArguments",
     "WebSearchMultiArguments",
+    "account_policies",
     "check_session",
     "decode_arguments",
     "error_body",

@@ -29,6 +29,7 @@ from webreach.tools import render
 from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.definitions import (
+    TOOL_NAMES,
     TOOLS,
     SearchResults,
     ToolCall,
@@ -88,24 +89,38 @@ class Toolbox:
         *,
         enabled: Collection[str] | None = None,
         policies: Sequence[CallPolicy] = (),
+        visible: Callable[[str], Collection[str] | None] | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
-        tools exist here (None: all); `policies` run around every checked call, the first outermost."""
+        tools exist here (None: all); `policies` run around every checked call, the first outermost; `visible`
+        names the tools a caller's profile shows it (None: all enabled ones)."""
         select_tools(enabled)  # unknown names fail here, not at the first call
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
         self.enabled = enabled
         self._policies = tuple(policies)
+        self._visible = visible
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
-        """The tools over `gateway`, with its session store and the tools its settings enable."""
-        return cls(gateway, gateway.sessions, enabled=gateway.settings.tools.enabled, policies=policies)
+        """The tools over `gateway`, with its session store, the tools its settings enable and, with accounts
+        enabled, each agent's tool profile."""
+        visible = gateway.accounts.visible_tools if gateway.accounts.enabled else None
+        enabled = gateway.settings.tools.enabled
+        return cls(gateway, gateway.sessions, enabled=enabled, policies=policies, visible=visible)
 
-    def schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
-        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
-        return tool_schemas(dialect, engines=self.engines, enabled=self.enabled, strict=strict)
+    def schemas(self, dialect: Dialect, *, strict: bool = False, caller: str | None = None) -> list[dict[str, Any]]:
+        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
+        with a `caller`, only the tools its profile shows."""
+        return tool_schemas(dialect, engines=self.engines, enabled=self.visible_tools(caller), strict=strict)
+
+    def visible_tools(self, caller: str | None) -> Collection[str] | None:
+        """The tools `caller` sees (None: every enabled tool)."""
+        shown = None if caller is None or self._visible is None else self._visible(caller)
+        if shown is None:
+            return self.enabled
+        return [name for name in (self.enabled or TOOL_NAMES) if name in shown]
 
     async def call(
         self,
