@@ -63,7 +63,7 @@ CONFINED = {
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
-    "psycopg": ("accounts/database.py",),
+    "psycopg": ("accounts/database.py", "testing/postgres.py"),
     "cachetools": (
         "net/robots.py",
         "read/page_cache.py",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -55,6 +56,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             amount BIGINT NOT NULL,
             expires DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (agent, call_id))""",
+        # the calls a quota counts (reserved, not released), pruned past a day: counting them is one index range
+        """CREATE TABLE IF NOT EXISTS accounts_calls_v1 (
+            agent TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (agent, call_id))""",
+        "CREATE INDEX IF NOT EXISTS accounts_calls_window ON accounts_calls_v1 (agent, at)",
         """CREATE TABLE IF NOT EXISTS accounts_idempotency_v1 (
             agent TEXT NOT NULL,
             key TEXT NOT NULL,
@@ -78,7 +86,7 @@ class Database(Protocol):
 
     lock_row: str  # appended to the SELECT that reads an agent inside a transaction
 
-    def transaction(self) -> contextlib.AbstractContextManager[Transaction]: ...
+    def transaction(self, *, write: bool = True) -> contextlib.AbstractContextManager[Transaction]: ...
     def close(self) -> None: ...
 
 
@@ -115,7 +123,8 @@ class SqliteDatabase:
         path = Path(path).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # check_same_thread off: the bench and tests may call from worker threads; the lock serialises them
-        self._conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        self._conn = sqlite3.connect(path, timeout=0.05, isolation_level=None, check_same_thread=False)
+        self._busy_timeout = busy_timeout
         self._conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL survives a killed process (only power loss can lose the last commits)
         self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -124,16 +133,35 @@ class SqliteDatabase:
         migrate(self, postgres=False)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+        """A write transaction takes the write lock first; a read (write=False) sees one snapshot, locking nothing."""
         with self._lock:
             cursor = self._conn.cursor()
-            cursor.execute("BEGIN IMMEDIATE")
+            if write:
+                self._begin_immediate(cursor)
+            else:
+                cursor.execute("BEGIN")
             try:
                 yield Transaction(cursor, postgres=False)
             except BaseException:
                 cursor.execute("ROLLBACK")
                 raise
             cursor.execute("COMMIT")
+
+    def _begin_immediate(self, cursor: sqlite3.Cursor) -> None:
+        """Take the write lock, polling every ~half millisecond: SQLite's own busy handler sleeps up to 100 ms
+        between tries, which under contention between processes costs far more than the locks are held."""
+        deadline = time.monotonic() + self._busy_timeout
+        pause = 0.0002
+        while True:
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
 
     def close(self) -> None:
         self._conn.close()
@@ -152,9 +180,15 @@ class PostgresDatabase:
         migrate(self, postgres=True)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        with self._lock, self._conn.transaction(), self._conn.cursor() as cursor:
-            yield Transaction(cursor, postgres=True)
+    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+        """A write runs in BEGIN ... COMMIT; a read (write=False) is its statements in autocommit (one round trip
+        each, no BEGIN/COMMIT: the ledger's reads are single statements or need no snapshot across them)."""
+        with self._lock, self._conn.cursor() as cursor:
+            if not write:
+                yield Transaction(cursor, postgres=True)
+                return
+            with self._conn.transaction():
+                yield Transaction(cursor, postgres=True)
 
     def close(self) -> None:
         self._conn.close()

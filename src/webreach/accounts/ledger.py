@@ -122,16 +122,16 @@ class Ledger:
             return _agent(tx, name, lock="")
 
     def agent(self, name: str) -> Agent:
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             return _agent(tx, name, lock="")
 
     def agents(self) -> list[Agent]:
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             rows = tx.rows(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 ORDER BY name")
         return [Agent.from_row(row) for row in rows]
 
     def agent_for_key(self, key_hash: str) -> Agent | None:
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE key_hash = ?", key_hash)
         return None if row is None else Agent.from_row(row)
 
@@ -171,6 +171,7 @@ class Ledger:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
             balance = agent.balance + _recover(tx, name, now)
+            tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)  # out of every window
             usage = _usage(tx, agent, now)
             _check_quota(tx, agent, usage, now)
             if balance < price:
@@ -179,6 +180,7 @@ class Ledger:
                 )
             tx.run("UPDATE accounts_agents_v1 SET balance = balance - ? WHERE name = ?", price, name)
             _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
+            tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
             tx.run(
                 "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
                 name,
@@ -218,12 +220,12 @@ class Ledger:
             return _recover(tx, name, now)
 
     def usage(self, name: str, *, now: float) -> Usage:
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             return _usage(tx, _agent(tx, name, lock=""), now)
 
     def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
         """The agent's newest journal rows first."""
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             _agent(tx, name, lock="")
             rows = tx.rows(
                 "SELECT id, call_id, kind, amount, at, tool, note FROM accounts_journal_v1 WHERE agent = ?"
@@ -235,7 +237,7 @@ class Ledger:
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def journal_sum(self, name: str) -> int:
-        with self.database.transaction() as tx:
+        with self.database.transaction(write=False) as tx:
             row = tx.one("SELECT coalesce(sum(amount), 0) FROM accounts_journal_v1 WHERE agent = ?", name)
         return int(row[0]) if row is not None else 0
 
@@ -271,6 +273,8 @@ def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now:
     tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", back, name)
     _journal(tx, name, call_id, kind, back, now)
     tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+    if kind == "release":  # a released call does not count against the quota
+        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ?", name, call_id)
 
 
 def _recover(tx: Transaction, name: str, now: float) -> int:
@@ -280,11 +284,7 @@ def _recover(tx: Transaction, name: str, now: float) -> int:
     return sum(int(amount) for _, amount in expired)
 
 
-_COUNT = (
-    "SELECT count(*), min(r.at) FROM accounts_journal_v1 r WHERE r.agent = ? AND r.kind = 'reserve' AND r.at > ?"
-    " AND NOT EXISTS (SELECT 1 FROM accounts_journal_v1 s WHERE s.agent = r.agent AND s.call_id = r.call_id"
-    " AND s.kind = 'release')"
-)
+_COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
 
 
 def _usage(tx: Transaction, agent: Agent, now: float) -> Usage:
@@ -307,7 +307,7 @@ def _check_quota(tx: Transaction, agent: Agent, usage: Usage, now: float) -> Non
             continue
         # the call that frees a slot: the (used - limit + 1)-th oldest counted one leaves the window
         row = tx.one(
-            _COUNT.replace("count(*), min(r.at)", "r.at") + " ORDER BY r.at LIMIT 1 OFFSET ?",
+            "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1 OFFSET ?",
             agent.name,
             now - window,
             used - limit,

@@ -37,7 +37,7 @@ from webreach.models import (
     ReadRequest,
     SearchRequest,
 )
-from webreach.tools import Toolbox, check_session, page_text
+from webreach.tools import Metering, Toolbox, check_session, cost_line, page_text
 
 T = TypeVar("T")
 
@@ -115,6 +115,23 @@ def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     else:
         click.echo(f"error [{error.code}]: {error}", err=True)
     sys.exit(exit_code(error))
+
+
+AGENT_OPTION = click.option(
+    "--agent", type=TEXT, help="The agent to act as when accounts are enabled (default [accounts] agent)."
+)
+
+
+async def _metered(
+    gateway: Gateway, agent: str | None, tool: str, work: Callable[[], Awaitable[T]], *, engine: str | None = None
+) -> T:
+    """`work`, metered as `agent`'s call of `tool` when accounts are enabled; its cost line goes to stderr."""
+    if not gateway.accounts.enabled:
+        return await work()
+    caller = agent or gateway.settings.accounts.agent
+    value, cost = await Metering(gateway.accounts).around(caller, tool, work, engine=engine)
+    click.echo(cost_line(cost), err=True)
+    return value
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -198,8 +215,16 @@ def cli() -> None:
 @click.option(
     "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
 )
+@AGENT_OPTION
 def search(
-    query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
+    query: str,
+    engine: str,
+    engines: str | None,
+    output: str,
+    as_json: bool,
+    session: str,
+    agent: str | None,
+    **fields: Any,
 ) -> None:
     """Search the web. Results are remembered as numbered refs of the session."""
     output = "json" if as_json else output
@@ -207,7 +232,14 @@ def search(
     async def work(gateway: Gateway) -> None:
         check_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
-        found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
+        toolbox = Toolbox.over(gateway)
+        found = await _metered(
+            gateway,
+            agent,
+            "web_search",
+            lambda: toolbox.search(request, engine=engine, engines=_split(engines), session=session),
+            engine=engine,
+        )
         if output == "table":
             _render.search_results(found)
         else:
@@ -282,10 +314,12 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     help="compact: header + fenced content (what agents get); json: the Page; raw: the content only.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --output json.")
+@AGENT_OPTION
 def fetch(
     url: str | None,
     ref: int | None,
     session: str,
+    agent: str | None,
     resolve: tuple[str, ...],
     allow_cidr: tuple[str, ...],
     timeout: float | None,
@@ -308,7 +342,7 @@ def fetch(
         request = ReadRequest.create(url=target, format=content_format, **fields)
         if resolve or allow_cidr or timeout is not None:
             await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
-        page = await gateway.read(request)
+        page = await _metered(gateway, agent, "web_fetch", lambda: gateway.read(request))
         if output == "raw":
             click.echo(page.content)
         elif output == "json":
@@ -371,7 +405,8 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 
 @cli.command()
 @click.option("--session", type=TEXT, help="Store session for this client's refs (default: a fresh one per process).")
-def mcp(session: str | None) -> None:
+@AGENT_OPTION
+def mcp(session: str | None, agent: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
@@ -382,7 +417,7 @@ def mcp(session: str | None) -> None:
             check_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    run_stdio(_server_settings(), session=session)
+    run_stdio(_server_settings(), session=session, agent=agent)
 
 
 @cli.command()

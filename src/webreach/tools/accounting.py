@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
@@ -30,6 +30,9 @@ from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, decode_ar
 CHARGED_FAILURES = frozenset(
     {"http_error", "too_large", "unsupported_content", "needs_browser", "extraction_failed", "too_many_redirects"}
 )
+
+_NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent."
+T = TypeVar("T")
 
 
 def account_policies(accounts: Accounts) -> Sequence[CallPolicy]:
@@ -47,10 +50,7 @@ class Metering:
     async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
         caller = call.context.caller
         if caller is None:
-            raise AgentAuthError(
-                "accounts are enabled here, so every call needs an agent",
-                hint="HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent.",
-            )
+            raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         held = self.accounts.reserve(caller, call.tool.name, lambda agent: self._price(agent, call))
         try:
             result = await proceed()
@@ -62,6 +62,33 @@ class Metering:
         charged = _charge(held.reservation.price, result.error)
         balance = self.accounts.settle(held, charged=charged)
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+
+    async def around(
+        self,
+        caller: str | None,
+        tool: str,
+        work: Callable[[], Awaitable[T]],
+        *,
+        units: int = 1,
+        engine: str | None = None,
+    ) -> tuple[T, dict[str, Any]]:
+        """Meter work a door does itself (the CLI's table search and page read) by the same rule: its result and
+        its cost; a WebreachError is settled by the rule and raised."""
+        if caller is None:
+            raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
+        held = self.accounts.reserve(
+            caller, tool, lambda agent: self.accounts.price(agent, tool, units=units, engine=engine)
+        )
+        try:
+            value = await work()
+        except WebreachError as exc:
+            self.accounts.settle(held, charged=_charge(held.reservation.price, exc))
+            raise
+        except BaseException:
+            self.accounts.settle(held, charged=None)
+            raise
+        balance = self.accounts.settle(held, charged=held.reservation.price)
+        return value, cost_of(held, held.reservation.price, balance)
 
     def _price(self, agent: Agent, call: PreparedCall) -> int:
         profile = agent.options.get("profile", {})
@@ -83,6 +110,12 @@ def _charge(price: int, error: WebreachError | None) -> int | None:
     if isinstance(error, FetchError) and error.code in CHARGED_FAILURES and not error.retryable:
         return price
     return None
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """The one compact line saying what a call cost."""
+    left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
+    return f"[cost: {cost['charged']} credits; balance {cost['balance']}{left}]"
 
 
 def cost_of(held: Held, charged: int | None, balance: int | None) -> dict[str, Any]:
@@ -109,9 +142,7 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
         text = result.text.rstrip()
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
         return ToolResult(tool=result.tool, text=spliced, is_json=True, error=result.error)
-    left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
-    line = f"[cost: {cost['charged']} credits; balance {cost['balance']}{left}]"
-    return ToolResult(tool=result.tool, text=f"{result.text}\n{line}", is_json=False, error=result.error)
+    return ToolResult(tool=result.tool, text=f"{result.text}\n{cost_line(cost)}", is_json=False, error=result.error)
 
 
 class Idempotent:
