@@ -109,9 +109,9 @@ class Transaction:
         row = self.cursor.fetchone()
         return None if row is None else tuple(row)
 
-    def run(self, sql: str, *params: Any) -> int:
-        result = self._execute(sql, params)
-        return int(getattr(result, "rowcount", getattr(self.cursor, "rowcount", 0)))
+    def run(self, sql: str, *params: Any) -> None:
+        """A statement whose result is not read."""
+        self._execute(sql, params)
 
 
 class SqliteDatabase:

@@ -41,15 +41,15 @@ class Idempotency:
     def begin(self, agent: str, key: str, fingerprint: str, *, now: float, lease: float) -> Replay | None:
         """None: this call runs (and must `finish` or `forget`); a Replay: answer with it; else a typed refusal."""
         with self.database.transaction() as tx:
-            started = tx.run(
+            started = tx.one(
                 "INSERT INTO accounts_idempotency_v1 (agent, key, fingerprint, state, expires)"
-                " VALUES (?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING",
+                " VALUES (?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING RETURNING 1",
                 agent,
                 key,
                 fingerprint,
                 now + lease,
             )
-            if started:
+            if started is not None:
                 return None
             row = tx.one(
                 "SELECT fingerprint, state, result, expires FROM accounts_idempotency_v1 WHERE agent = ? AND key = ?"
