@@ -46,7 +46,7 @@ UNCHECKED = {"__init__", "__main__"}
 FORBIDDEN_FOR_FRONTENDS = {"accounts", "engines", "policies", "routing", "state", "search", "read", "net", "extract"}
 # third-party SDKs and the only modules (or folders, ending in "/") that may import them
 CONFINED = {
-    "click": ("frontends/cli.py", "frontends/_render.py"),
+    "click": ("frontends/cli.py", "frontends/_render.py", "frontends/_cli_agents.py"),
     "rich": ("frontends/_render.py",),
     "selectolax": ("engines/",),
     "trafilatura": ("extract/cascade.py",),

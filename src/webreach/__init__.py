@@ -22,6 +22,10 @@ from webreach.config import (
     Settings,
 )
 from webreach.errors import (
+    AccountError,
+    AdminRequiredError,
+    AgentAuthError,
+    AgentQuotaError,
     AllEnginesFailedError,
     AuthFailedError,
     BadRequestError,
@@ -35,6 +39,9 @@ from webreach.errors import (
     FetchUnavailableError,
     HostResolutionError,
     HttpStatusError,
+    IdempotencyMismatchError,
+    InProgressError,
+    InsufficientCreditsError,
     InvalidInputError,
     NeedsBrowserError,
     NotConfiguredError,
@@ -70,6 +77,10 @@ from webreach.models import (
 from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
+    "AccountError",
+    "AdminRequiredError",
+    "AgentAuthError",
+    "AgentQuotaError",
     "AllEnginesFailedError",
     "AuthFailedError",
     "BadRequestError",
@@ -89,6 +100,9 @@ __all__ = [
     "Hit",
     "HostResolutionError",
     "HttpStatusError",
+    "IdempotencyMismatchError",
+    "InProgressError",
+    "InsufficientCreditsError",
     "InvalidInputError",
     "NeedsBrowserError",
     "NotConfiguredError",

@@ -198,7 +198,8 @@ def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
     app = build_app(settings(web, tools={"enabled": ["web_search"]}), server=ServerSettings(port=9090))
     with TestClient(app, base_url=BASE) as narrow:
         assert narrow.post("/v1/fetch", json={"ref": 1}).status_code == 404
-        assert list(narrow.get("/openapi.json").json()["paths"]) == ["/v1/search", "/healthz"]
+        paths = narrow.get("/openapi.json").json()["paths"]
+    assert [path for path in paths if not path.startswith("/v1/admin")] == ["/v1/search", "/healthz"]
 
 
 def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
@@ -212,7 +213,10 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     assert document["openapi"].startswith("3.1")
     tools = mcp_schemas()
-    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/healthz"}
+    admin = {path for path in document["paths"] if path.startswith("/v1/admin/")}
+    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/healthz"} | admin
+    assert {"/v1/admin/agents", "/v1/admin/agents/{name}/grant", "/v1/admin/agents/{name}/ledger"} <= admin
+    assert document["paths"]["/v1/admin/agents"]["post"]["security"] == [{"adminToken": []}]
     for tool in tools:
         operation = document["paths"][rest_path(tool["name"])]["post"]
         assert operation["operationId"] == tool["name"]

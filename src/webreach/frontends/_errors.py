@@ -8,6 +8,9 @@ HTTP statuses follow whose fault it is and what a client should do next:
   504 when it timed out.
 - 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker, the
   session store unavailable).
+- The calling agent's account (accounts on): 401 agent_auth_failed (no valid key, or the agent is disabled), 402
+  insufficient_credits, 429 agent_quota_exhausted with Retry-After; idempotency keys: 409 in_progress (with
+  Retry-After), 422 idempotency_mismatch.
 - 501 not_configured: the engine or reader needs configuration (an API key, a browser) that no retry will bring,
   so not 503, which clients and proxies retry on their own.
 Every error status carries the agent error body; Retry-After is sent whenever the error has retry_after.
