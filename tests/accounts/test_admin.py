@@ -80,8 +80,9 @@ def test_the_agents_command_works_on_the_default_ledger(tmp_path: Path) -> None:
     assert added["agent"]["per_hour"] is None and added["key"].startswith("wr_")
     assert cli(tmp_path, "grant", "crawler", "5", "--note", "top up").stdout.startswith("crawler: balance 105")
     assert cli(tmp_path, "add", "crawler").returncode == 2
-    set_to: dict[str, Any] = json.loads(cli(tmp_path, "set", "crawler", "--tools", "web_search", "--json").stdout)
-    assert set_to["options"]["profile"] == {"tools": ["web_search"]}
+    shaped = cli(tmp_path, "set", "crawler", "--tools", "web_search", "--max-results", "3", "--json")
+    set_to: dict[str, Any] = json.loads(shaped.stdout)
+    assert set_to["options"]["profile"] == {"tools": ["web_search"], "max_results": 3}
     rotated = cli(tmp_path, "rotate-key", "crawler")
     assert "new key for crawler" in rotated.stdout and added["key"] not in rotated.stdout
     assert "(disabled)" in cli(tmp_path, "disable", "crawler").stdout

@@ -118,3 +118,13 @@ async def test_per_agent_prices_override_the_configured_ones(gateway: Gateway) -
     gateway.accounts.add("bot", credits=100)
     gateway.accounts.set_options("bot", {"prices": {"web_search": 5}})
     assert (await call(gateway, "web_search", SEARCH))["cost"]["balance"] == 95
+
+
+async def test_a_profile_shapes_result_counts_and_the_fetch_window(gateway: Gateway, web: FakeWeb) -> None:
+    gateway.accounts.add("bot", credits=100)
+    gateway.accounts.set_options("bot", {"profile": {"max_results": 2, "default_chars": 300}})
+    searched = await call(gateway, "web_search", {**SEARCH, "limit": 10})
+    fetched = await call(gateway, "web_fetch", {"url": f"{web.url}/_pages/article"})
+    wider = await call(gateway, "web_fetch", {"url": f"{web.url}/_pages/article", "max_chars": 600})
+    assert len(searched["results"]) == 2
+    assert len(fetched["content"]) <= 300 < len(wider["content"]) <= 600

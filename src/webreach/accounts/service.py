@@ -141,10 +141,13 @@ class Accounts:
             raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
         return agent.name
 
-    def visible_tools(self, name: str) -> list[str] | None:
-        """The tools agent `name`'s profile shows (None: every enabled tool)."""
-        tools = self.ledger.agent(name).options.get("profile", {}).get("tools")
-        return None if tools is None else [str(tool) for tool in tools]
+    def profile(self, name: str) -> dict[str, Any]:
+        """Agent `name`'s tool profile (tools/profiles.py); {} for none or an unknown agent (refused elsewhere)."""
+        try:
+            profile: dict[str, Any] = self.ledger.agent(name).options.get("profile", {})
+        except InvalidInputError:
+            return {}
+        return profile
 
     def price(self, agent: Agent, tool: str, *, units: int = 1, engine: str | None = None) -> int:
         prices = {**self.settings.prices, **agent.options.get("prices", {})}
@@ -190,4 +193,8 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     tools = profile.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
         raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
+    for key in ("default_results", "max_results", "default_chars", "max_chars"):
+        value = profile.get(key)
+        if value is not None and not (type(value) is int and value >= 1):
+            raise InvalidInputError(f"profile.{key} must be a whole number >= 1", hint=f'e.g. {{"{key}": 5}}.')
     return options

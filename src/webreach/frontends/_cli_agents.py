@@ -153,9 +153,19 @@ def disable(name: str, enable: bool, as_json: bool) -> None:
 @click.option("--per-day", help="Calls per day ('none': unlimited).")
 @click.option("--price", multiple=True, help="TOOL=CREDITS for this agent, e.g. web_search=3.")
 @click.option("--tools", help="Comma-separated tools this agent sees (e.g. web_search,web_fetch).")
+@click.option("--default-results", type=click.IntRange(min=1), help="Results when a search asks for no number.")
+@click.option("--max-results", type=click.IntRange(min=1), help="At most this many results per search.")
+@click.option("--default-chars", type=click.IntRange(min=1), help="web_fetch window when none is asked for.")
+@click.option("--max-chars", type=click.IntRange(min=1), help="At most this many characters per web_fetch window.")
 @click.option("--json", "as_json", is_flag=True)
 def set_agent(
-    name: str, per_hour: str | None, per_day: str | None, price: tuple[str, ...], tools: str | None, as_json: bool
+    name: str,
+    per_hour: str | None,
+    per_day: str | None,
+    price: tuple[str, ...],
+    tools: str | None,
+    as_json: bool,
+    **sizes: int | None,
 ) -> None:
     """Change agent NAME's quotas, prices or tool profile."""
 
@@ -165,8 +175,12 @@ def set_agent(
         options = dict(agent.options)
         if price:
             options["prices"] = {**options.get("prices", {}), **dict(_price(item) for item in price)}
+        profile = dict(options.get("profile", {}))
         if tools is not None:
-            options["profile"] = {**options.get("profile", {}), "tools": [t.strip() for t in tools.split(",") if t]}
+            profile["tools"] = [t.strip() for t in tools.split(",") if t.strip()]
+        profile |= {key: value for key, value in sizes.items() if value is not None}
+        if profile:
+            options["profile"] = profile
         return (accounts.set_options(name, options) if options != agent.options else agent).to_json()
 
     _show(_run(as_json, work), as_json, lambda agent: [_agent_line(agent), f"options: {json.dumps(agent['options'])}"])

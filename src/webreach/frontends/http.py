@@ -185,9 +185,9 @@ def served_tools(gateway: Gateway) -> Toolbox:
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
     accounts = gateway.accounts
-    visible = accounts.visible_tools if accounts.enabled else None
+    profile = accounts.profile if accounts.enabled else None
     policies = account_policies(accounts)
-    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled, policies=policies, visible=visible)
+    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled, policies=policies, profile=profile)
 
 
 def build_app(
