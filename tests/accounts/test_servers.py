@@ -196,3 +196,39 @@ def _wait_for_open_reservation(database: str) -> None:
                     return
             time.sleep(0.02)
     raise AssertionError("the slow call never reserved its credits")
+
+
+def test_a_duplicate_while_the_first_call_runs_is_told_to_come_back(web: FakeWeb, tmp_path: Path) -> None:
+    database = str(tmp_path / "ledger.sqlite3")
+    with operator(database) as accounts:
+        _, key = accounts.add("bot", credits=10)
+    slow = {**SEARCH, "engine": "bing"}
+    web.set_scenario("bing", latency=3)
+    first: list[httpx.Response] = []
+    try:
+        with servers(web, tmp_path, database, 1) as (server,):
+            headers = {"Idempotency-Key": "slow-1"}
+            caller = threading.Thread(target=lambda: first.append(post(server.url, "/v1/search", slow, key, **headers)))
+            caller.start()
+            _wait_for_claim(database)
+            duplicate = post(server.url, "/v1/search", slow, key=key, **headers)
+            caller.join(LIMIT)
+            replayed = post(server.url, "/v1/search", slow, key=key, **headers)
+    finally:
+        web.reset("bing")
+    assert duplicate.status_code == 409 and duplicate.json()["code"] == "in_progress"
+    assert duplicate.headers["retry-after"] == "1"
+    assert first[0].status_code == 200 and replayed.text == first[0].text
+    with operator(database) as accounts:
+        assert accounts.ledger.agent("bot").balance == 8
+
+
+def _wait_for_claim(database: str) -> None:
+    deadline = time.monotonic() + LIMIT
+    with operator(database) as accounts:
+        while time.monotonic() < deadline:
+            with accounts.ledger.database.transaction(write=False) as tx:
+                if tx.rows("SELECT key FROM accounts_idempotency_v1 WHERE state = 'running'"):
+                    return
+            time.sleep(0.02)
+    raise AssertionError("the first call never claimed its idempotency key")
