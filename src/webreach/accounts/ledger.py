@@ -208,10 +208,7 @@ class Ledger:
                 return None
             held = int(row[0])
             back = held if charged is None else held - min(charged, held)
-            _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
-            balance = tx.one("SELECT balance FROM accounts_agents_v1 WHERE name = ?", name)
-            assert balance is not None
-            return int(balance[0])
+            return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
 
     def recover(self, name: str, *, now: float) -> int:
         """Release the agent's reservations whose lease passed; the credits given back."""
@@ -269,12 +266,15 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
     _journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
 
 
-def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> None:
-    tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", back, name)
+def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
+    """Settle one open reservation; the balance after."""
+    row = tx.one("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ? RETURNING balance", back, name)
+    assert row is not None  # the caller holds the agent's lock, so the agent exists
     _journal(tx, name, call_id, kind, back, now)
     tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
     if kind == "release":  # a released call does not count against the quota
         tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+    return int(row[0])
 
 
 def _recover(tx: Transaction, name: str, now: float) -> int:
