@@ -22,8 +22,10 @@ BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "boun
 # every package -> the packages it may import ("search.contract": only that module of search/)
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
-    "tools": {"gateway", "state"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state"} | BOTTOM,
+    "tools": {"gateway", "state", "accounts"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state", "accounts"} | BOTTOM,
+    # the ledger: the Gateway owns it (one per gateway, closed with it), the tools' call policies meter through it
+    "accounts": BOTTOM,
     "search": {"routing", "policies", "engines", "state"} | BOTTOM,
     "read": {"net", "extract"} | BOTTOM,
     "routing": {"search.contract"} | BOTTOM,
@@ -44,7 +46,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}
-FORBIDDEN_FOR_FRONTENDS = {"engines", "policies", "routing", "state", "search", "read", "net", "extract"}
+FORBIDDEN_FOR_FRONTENDS = {"accounts", "engines", "policies", "routing", "state", "search", "read", "net", "extract"}
 # third-party SDKs and the only modules (or folders, ending in "/") that may import them
 CONFINED = {
     # the CLI and its helper modules (_cli_*.py: option groups such as -v/-q and serve's log options)
@@ -55,11 +57,19 @@ CONFINED = {
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py"),  # the stdio door's end-of-input handling beside it
-    # the HTTP door's own modules: the app, its docs, the admin gate and the admin endpoints it mounts
-    "starlette": ("frontends/http.py", "frontends/_openapi.py", "frontends/_admin.py", "frontends/_admin_engines.py"),
+    # the HTTP door's own modules: the app, its docs, the admin gate, the admin endpoints and the agents' keys
+    "starlette": (
+        "frontends/http.py",
+        "frontends/_openapi.py",
+        "frontends/_admin.py",
+        "frontends/_admin_engines.py",
+        "frontends/_admin_agents.py",
+        "frontends/_agent_auth.py",
+    ),
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
+    "psycopg": ("accounts/database.py", "testing/postgres.py"),
     "cachetools": (
         "net/robots.py",
         "read/page_cache.py",

@@ -22,7 +22,10 @@ from webreach.config import (
     Settings,
 )
 from webreach.errors import (
+    AccountError,
     AdminRequiredError,
+    AgentAuthError,
+    AgentQuotaError,
     AllEnginesFailedError,
     AuthFailedError,
     BadRequestError,
@@ -36,6 +39,9 @@ from webreach.errors import (
     FetchUnavailableError,
     HostResolutionError,
     HttpStatusError,
+    IdempotencyMismatchError,
+    InProgressError,
+    InsufficientCreditsError,
     InvalidInputError,
     NeedsBrowserError,
     NotConfiguredError,
@@ -74,7 +80,10 @@ from webreach.models import (
 from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
+    "AccountError",
     "AdminRequiredError",
+    "AgentAuthError",
+    "AgentQuotaError",
     "AllEnginesFailedError",
     "AuthFailedError",
     "BadRequestError",
@@ -94,6 +103,9 @@ __all__ = [
     "Hit",
     "HostResolutionError",
     "HttpStatusError",
+    "IdempotencyMismatchError",
+    "InProgressError",
+    "InsufficientCreditsError",
     "InvalidInputError",
     "NeedsBrowserError",
     "NotConfiguredError",

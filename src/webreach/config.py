@@ -139,6 +139,37 @@ class ToolSettings(BaseModel):
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
+def _default_prices() -> dict[str, int]:
+    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1}
+
+
+class AccountsSettings(BaseModel):
+    """Agents, API keys, credits and quotas (accounts/; docs/decisions.md "Agents, credits and quotas").
+
+    Off by default: a local loopback server answers anyone on the machine, as before. Once enabled every HTTP
+    tool call needs `Authorization: Bearer <key>`, and stdio/CLI calls act as `agent` (or --agent).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    enabled: bool = Field(False, description="Meter and authenticate tool calls (env WEBREACH_ACCOUNTS__ENABLED).")
+    database: str | None = Field(
+        None,
+        description="Ledger database: postgresql://... for several replicas, sqlite:///path, or a file path; "
+        "default accounts.sqlite3 in the user data directory.",
+    )
+    agent: str | None = Field(None, description="The agent stdio and CLI calls act as (or --agent NAME).")
+    prices: dict[str, int] = Field(default_factory=_default_prices, description="Credits per logical tool call.")
+    engine_surcharge: dict[str, int] = Field(
+        default_factory=dict, description="Extra credits when a web_search names this engine (paid APIs)."
+    )
+    per_hour: int = Field(10, ge=0, description="Calls per hour for a new agent (sliding window).")
+    per_day: int | None = Field(None, ge=0, description="Calls per day for a new agent (none: unlimited).")
+    credits: int = Field(0, ge=0, description="Credits a new agent starts with.")
+    lease_seconds: float = Field(
+        120.0, gt=0, description="A reservation older than this whose process died is released by recovery."
+    )
+
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -219,6 +250,7 @@ class Settings(BaseSettings):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     read: ReadSettings = Field(default_factory=ReadSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    accounts: AccountsSettings = Field(default_factory=AccountsSettings)
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )

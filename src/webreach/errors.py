@@ -16,6 +16,12 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   └── SuspendedError               suspended            circuit breaker open after the engine failed; .retry_after
 │       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
+├── AccountError                     the calling agent may not make this call now (accounts/)
+│   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
+│   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
+│   ├── AgentQuotaError              agent_quota_exhausted  calls per hour/day used up; .resets_at .retry_after
+│   ├── IdempotencyMismatchError     idempotency_mismatch the key was used with other arguments
+│   └── InProgressError              in_progress          the key's first call is still running; .retry_after
 ├── AllEnginesFailedError            all_engines_failed   routing got nothing; .errors holds each engine's error
 └── FetchError                       reading a page failed                                   .url
     ├── UrlNotAllowedError           url_not_allowed      the SSRF guard refused it; .rule names the rule
@@ -320,6 +326,55 @@ class AdminRequiredError(WebreachError):
     """An admin endpoint was called without the admin token (or, when none is configured, from off the machine)."""
 
     code = "admin_required"
+
+
+class AccountError(WebreachError):
+    """The calling agent may not make this call now (its key, credits, quota or idempotency key)."""
+
+    code = "account_error"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, hint: str | None = None, **fields: Any):
+        super().__init__(message, retry_after=retry_after, hint=hint)
+        self.fields = fields
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), **self.fields}
+
+
+class AgentAuthError(AccountError):
+    """No valid API key came with the call, or its agent is disabled (the engine-side twin is AuthFailedError)."""
+
+    code = "agent_auth_failed"
+    default_hint = "Send 'Authorization: Bearer <your agent key>'; an operator can rotate it (webreach agents)."
+
+
+class InsufficientCreditsError(AccountError):
+    """The agent's balance is below the call's price; .fields has balance and price."""
+
+    code = "insufficient_credits"
+    default_hint = "Ask an operator for credits (webreach agents grant NAME N); nothing was charged."
+
+
+class AgentQuotaError(AccountError):
+    """The agent used its calls per hour (or day); .fields has resets_at, retry_after says when one frees up."""
+
+    code = "agent_quota_exhausted"
+    default_hint = "Wait until resets_at; nothing was charged."
+
+
+class IdempotencyMismatchError(AccountError):
+    """An idempotency key came back with different arguments."""
+
+    code = "idempotency_mismatch"
+    default_hint = "Use a new idempotency key for a different call."
+
+
+class InProgressError(AccountError):
+    """A call with this idempotency key is still running."""
+
+    code = "in_progress"
+    retryable = True
+    default_hint = "Retry after retry_after seconds with the same key to get its result."
 
 
 class SessionStoreError(WebreachError):

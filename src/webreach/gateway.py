@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
@@ -61,6 +62,7 @@ class Gateway:
             self._read_settings(fake_web), resolver=self._fake_web_resolver, clock=self._clock,
             user_agent=settings.user_agent, network_backend=FakeWebBackend(fake_web) if fake_web else None,
         )  # fmt: skip
+        self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
 
     @classmethod
     def from_settings(
@@ -85,6 +87,7 @@ class Gateway:
         """Close HTTP clients and stores."""
         await self._searching.aclose()
         self._sessions.close()
+        self._accounts.close()
         await self._reading.aclose()
         if self._fake_web_resolver is not None:
             await self._fake_web_resolver.aclose()
@@ -204,6 +207,11 @@ class Gateway:
     def clock(self) -> Clock:
         """The time seam every component of this gateway reads."""
         return self._clock
+
+    @property
+    def accounts(self) -> Accounts:
+        """Agents, keys, credits, quotas and idempotency keys (accounts/), over the ledger database."""
+        return self._accounts
 
     @property
     def sessions(self) -> SessionStore:

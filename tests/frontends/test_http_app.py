@@ -215,8 +215,11 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     assert document["openapi"].startswith("3.1")
     tools = mcp_schemas()
-    admin = {"/v1/admin", "/v1/admin/engines", "/v1/admin/engines/{name}/reset"}
+    admin = {path for path in document["paths"] if path.startswith("/v1/admin")}
     assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin
+    assert {"/v1/admin", "/v1/admin/engines", "/v1/admin/engines/{name}/reset"} <= admin
+    assert {"/v1/admin/agents", "/v1/admin/agents/{name}/grant", "/v1/admin/agents/{name}/ledger"} <= admin
+    assert document["paths"]["/v1/admin/agents"]["post"]["security"] == [{"adminToken": []}, {}]
     for tool in tools:
         operation = document["paths"][rest_path(tool["name"])]["post"]
         assert operation["operationId"] == tool["name"]

@@ -9,6 +9,9 @@ HTTP statuses follow whose fault it is and what a client should do next:
 - 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker,
   throttled by our own rate limit, the session store unavailable).
 - 502 unreachable: the engine could not be reached from the server (no DNS, no route, refused).
+- The calling agent's account (accounts on): 401 agent_auth_failed (no valid key, or the agent is disabled), 402
+  insufficient_credits, 429 agent_quota_exhausted with Retry-After; idempotency keys: 409 in_progress (with
+  Retry-After), 422 idempotency_mismatch.
 - 501 not_configured: the engine or reader needs configuration (an API key, a browser) that no retry will bring,
   so not 503, which clients and proxies retry on their own.
 Every error status carries the agent error body; Retry-After is sent whenever the error has retry_after.
@@ -38,6 +41,12 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # declined on purpose
         "not_configured": EXIT_REFUSED,
         "admin_required": EXIT_REFUSED,
+        "account_error": EXIT_REFUSED,
+        "agent_auth_failed": EXIT_REFUSED,
+        "insufficient_credits": EXIT_REFUSED,
+        "agent_quota_exhausted": EXIT_REFUSED,
+        "in_progress": EXIT_REFUSED,
+        "idempotency_mismatch": EXIT_INVALID_INPUT,
         "suspended": EXIT_REFUSED,
         "throttled": EXIT_REFUSED,
         "url_not_allowed": EXIT_REFUSED,
@@ -79,6 +88,13 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "unsupported_content": 415,
         "needs_browser": 422,
         "rate_limited": 429,
+        # the calling agent's account (accounts/): its key, credits, quota, idempotency key
+        "account_error": 403,
+        "agent_auth_failed": 401,
+        "insufficient_credits": 402,
+        "agent_quota_exhausted": 429,
+        "idempotency_mismatch": 422,
+        "in_progress": 409,
         # ours
         "error": 500,
         "not_configured": 501,

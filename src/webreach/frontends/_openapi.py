@@ -54,6 +54,22 @@ ADMIN_SECURITY: Schema = {
     "description": "The server's [server] admin_token. Without one configured, admin endpoints answer loopback "
     "clients only and need no token; anything else gets 401 admin_required.",
 }
+AGENT_SECURITY: Schema = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An agent's API key (`webreach agents add`), needed once accounts are enabled; a call without a "
+    "valid one gets 401 agent_auth_failed. Without accounts no key is needed.",
+}
+IDEMPOTENCY_PARAMETER: Schema = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "The same key with the same arguments within 24 h replays the stored answer without a second "
+    "charge; with other arguments it is 422 idempotency_mismatch; while the first call runs, 409 in_progress.",
+}
+
+SECURITY_SCHEMES: Schema = {"adminToken": ADMIN_SECURITY, "agentKey": AGENT_SECURITY}
 
 
 def rest_path(tool: str) -> str:
@@ -95,7 +111,7 @@ def openapi_document(
             ),
         },
         "paths": paths,
-        "components": {"schemas": {"Error": ERROR_SCHEMA}, "securitySchemes": {"adminToken": ADMIN_SECURITY}},
+        "components": {"schemas": {"Error": ERROR_SCHEMA}, "securitySchemes": SECURITY_SCHEMES},
     }
 
 
@@ -153,8 +169,10 @@ def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
                 },
                 "description": "Session whose numbered refs this call records or resolves: UTF-8, "
                 f"1-{MAX_SESSION_CHARS} characters, no control characters.",
-            }
+            },
+            IDEMPOTENCY_PARAMETER,
         ],
+        "security": [{"agentKey": []}, {}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": tool["inputSchema"]}}},
         "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses()},
     }

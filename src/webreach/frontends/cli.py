@@ -25,6 +25,7 @@ import click
 from webreach.config import Settings
 from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
 from webreach.frontends import _render
+from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
 from webreach.frontends._cli_hints import cli_syntax, error_text
@@ -41,7 +42,7 @@ from webreach.models import (
     ReadRequest,
     SearchRequest,
 )
-from webreach.tools import Toolbox, page_text, store_session
+from webreach.tools import Metering, Toolbox, cost_line, page_text, store_session
 
 T = TypeVar("T")
 
@@ -119,6 +120,23 @@ def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     else:
         click.echo(error_text(error), err=True)
     sys.exit(exit_code(error))
+
+
+AGENT_OPTION = click.option(
+    "--agent", type=TEXT, help="The agent to act as when accounts are enabled (default [accounts] agent)."
+)
+
+
+async def _metered(
+    gateway: Gateway, agent: str | None, tool: str, work: Callable[[], Awaitable[T]], *, engine: str | None = None
+) -> T:
+    """`work`, metered as `agent`'s call of `tool` when accounts are enabled; its cost line goes to stderr."""
+    if not gateway.accounts.enabled:
+        return await work()
+    caller = agent or gateway.settings.accounts.agent
+    value, cost = await Metering(gateway.accounts).around(caller, tool, work, engine=engine)
+    click.echo(cost_line(cost), err=True)
+    return value
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -203,8 +221,16 @@ def cli() -> None:
     "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
 )
 @verbosity_options
+@AGENT_OPTION
 def search(
-    query: str, engine: str, engines: str | None, output: str, as_json: bool, session: str, **fields: Any
+    query: str,
+    engine: str,
+    engines: str | None,
+    output: str,
+    as_json: bool,
+    session: str,
+    agent: str | None,
+    **fields: Any,
 ) -> None:
     """Search the web. Results are remembered as numbered refs of the session."""
     output = "json" if as_json else output
@@ -214,8 +240,15 @@ def search(
         request = SearchRequest.create(query=query, **fields)
         report = _render.Reporter(gateway.clock)
         gateway.add_attempt_listener(report.attempt)
+        toolbox = Toolbox.over(gateway)
         async with report.working("searching"):
-            found = await Toolbox.over(gateway).search(request, engine=engine, engines=_split(engines), session=session)
+            found = await _metered(
+                gateway,
+                agent,
+                "web_search",
+                lambda: toolbox.search(request, engine=engine, engines=_split(engines), session=session),
+                engine=engine,
+            )
         if output == "table":
             _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
         else:
@@ -299,10 +332,12 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --output json.")
 @verbosity_options
+@AGENT_OPTION
 def fetch(
     url: str | None,
     ref: int | None,
     session: str,
+    agent: str | None,
     resolve: tuple[str, ...],
     allow_cidr: tuple[str, ...],
     timeout: float | None,
@@ -328,7 +363,7 @@ def fetch(
         report = _render.Reporter(gateway.clock)
         report.note(f"reading {request.url} (reader {request.reader})")
         async with report.working(f"reading {request.url}"):
-            page = await gateway.read(request)
+            page = await _metered(gateway, agent, "web_fetch", lambda: gateway.read(request))
         report.note(f"read by the {page.reader} reader{' (cached)' if page.cached else ''}: {page.total_chars} chars")
         if output == "raw":
             click.echo(page.content)
@@ -397,7 +432,8 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
 @click.option(
     "--session", type=TEXT, help="Session for this client's refs (default: the state file's default session)."
 )
-def mcp(session: str | None) -> None:
+@AGENT_OPTION
+def mcp(session: str | None, agent: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
@@ -408,7 +444,7 @@ def mcp(session: str | None) -> None:
             store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    run_stdio(_server_settings(), session=session)
+    run_stdio(_server_settings(), session=session, agent=agent)
 
 
 @cli.command()
@@ -448,6 +484,7 @@ def fakeweb(host: str, port: int) -> None:
 
 
 add_engine_commands(cli, _run, TEXT)
+cli.add_command(agents)
 
 
 def main() -> None:

@@ -51,9 +51,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.config import ServerSettings, Settings
+from webreach.errors import AgentAuthError
 from webreach.frontends import mcp
 from webreach.frontends._admin import ADMIN_PREFIX, AdminGate, AdminRoutes
+from webreach.frontends._admin_agents import add_agent_routes
 from webreach.frontends._admin_engines import mount_engine_admin
+from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller_of, refuse
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     CappedBody,
@@ -67,7 +70,7 @@ from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.gateway import Gateway
-from webreach.tools import DIALECTS, Toolbox
+from webreach.tools import DIALECTS, Toolbox, account_policies
 
 SESSION_HEADER = "X-Webreach-Session"
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
@@ -156,7 +159,10 @@ class _Served:
 
     @contextlib.asynccontextmanager
     async def serving(
-        self, open_gateway: GatewayOpener, endpoint: mcp.McpHttpEndpoint, on_ready: Callable[[], None] | None
+        self,
+        open_gateway: GatewayOpener,
+        endpoint: mcp.McpHttpEndpoint,
+        on_ready: Callable[[], None] | None,
     ) -> AsyncIterator[None]:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
         # the server follows breaker changes other processes make (engines --reset, a deleted state file)
@@ -181,7 +187,10 @@ def served_tools(gateway: Gateway) -> Toolbox:
     """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
-    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled)
+    accounts = gateway.accounts
+    profile = accounts.profile if accounts.enabled else None
+    policies = account_policies(accounts)
+    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled, policies=policies, profile=profile)
 
 
 def build_app(
@@ -207,6 +216,7 @@ def build_app(
     rest = _Rest(served)
     admin = AdminRoutes(AdminGate.from_settings(server))
     mount_engine_admin(admin, served.ready)
+    add_agent_routes(admin, served.ready)
     served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
     tool_calls = _ToolCalls(served, max_body_bytes=server.max_body_bytes)
     routes = [
@@ -214,7 +224,7 @@ def build_app(
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
         Route("/v1/{name}", tool_calls, methods=["POST"]),
-        Route("/mcp", CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes)),
+        Route("/mcp", AgentDoor(CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -246,7 +256,11 @@ class _Rest:
         if dialect is None:
             hint = f"Use one of {', '.join(DIALECTS)}."
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
-        return JSONResponse(self.served.ready_tools().schemas(dialect))
+        try:
+            caller = caller_of(self.served.ready(), request.headers.raw)
+        except AgentAuthError as error:
+            return error_response(error.code, error.message, hint=error.hint)
+        return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -298,12 +312,18 @@ class _ToolCalls:
         if tool is None:
             hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
             return await error_response("not_found", f"no endpoint {scope['path']}", hint=hint)(scope, receive, send)
-        declared, session = b"0", None
+        declared, session, idempotency_key = b"0", None, None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
             elif name == _SESSION_HEADER_KEY and session is None:  # the first one counts, as in Starlette
                 session = value
+            elif name == IDEMPOTENCY_HEADER and idempotency_key is None:
+                idempotency_key = value.decode("latin-1")
+        try:
+            caller = caller_of(self.served.ready(), scope["headers"])
+        except AgentAuthError as error:
+            return await refuse(error, scope, receive, send)
         too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
         body = None if too_large else await read_body(receive, self.max_body_bytes)
@@ -317,6 +337,8 @@ class _ToolCalls:
             body.decode("utf-8", errors="replace"),
             session=header_text(session) if session is not None else None,
             output="json",
+            caller=caller,
+            idempotency_key=idempotency_key,
         )
         content = result.text.encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]

@@ -42,11 +42,13 @@ from webreach.config import Settings
 from webreach.errors import InvalidInputError
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.gateway import Gateway
-from webreach.tools import Toolbox, error_result
+from webreach.tools import Toolbox, account_policies, error_result
 
 SESSION_HEADER = "x-webreach-session"
 # the tools/call `_meta` field naming the session (a "webreach/" prefix, as MCP asks of vendor keys)
 SESSION_META = "webreach/session"
+AGENT_HEADER = "x-webreach-agent"  # set by the HTTP door after authenticating (frontends/_agent_auth.py)
+IDEMPOTENCY_META = "idempotency_key"  # tools/call params._meta.idempotency_key
 INSTRUCTIONS = (
     "webreach searches the web through many engines and reads pages as clean text. Search with web_search "
     "(web_search_multi when coverage matters), then read a result with web_fetch(ref=N). Results and pages are "
@@ -69,6 +71,7 @@ class McpState:
     toolbox: Toolbox
     tools: list[types.Tool]
     default_session: str | None
+    default_agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,9 @@ def mcp_tools(toolbox: Toolbox) -> list[types.Tool]:
     return [types.Tool.model_validate(schema) for schema in toolbox.schemas("mcp")]
 
 
-def build_server(open_tools: ToolboxOpener, *, default_session: str | None = None) -> Server[McpState]:
+def build_server(
+    open_tools: ToolboxOpener, *, default_session: str | None = None, default_agent: str | None = None
+) -> Server[McpState]:
     """A low-level MCP server whose lifespan holds the tools over one gateway (opened and closed by `open_tools`)."""
     # Without a schema lookup the SDK re-runs tools/list on every 2026-07-28 tools/call to check Mcp-Param-*
     # headers; our listing is fixed for the gateway's life, so the lifespan indexes it once for that check
@@ -96,7 +101,7 @@ def build_server(open_tools: ToolboxOpener, *, default_session: str | None = Non
             tools = mcp_tools(toolbox)
             input_schemas.update((tool.name, tool.input_schema) for tool in tools)
             try:
-                yield McpState(toolbox=toolbox, tools=tools, default_session=default_session)
+                yield McpState(toolbox, tools, default_session, default_agent)
             finally:
                 input_schemas.clear()
 
@@ -115,17 +120,33 @@ def build_server(open_tools: ToolboxOpener, *, default_session: str | None = Non
 async def _list_tools(
     ctx: ServerRequestContext[McpState], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=ctx.lifespan_context.tools)
+    state = ctx.lifespan_context
+    caller = _headers(ctx.request).get(AGENT_HEADER) or state.default_agent
+    visible = state.toolbox.visible_tools(caller)
+    if visible is None:
+        return types.ListToolsResult(tools=state.tools)
+    return types.ListToolsResult(tools=[tool for tool in state.tools if tool.name in visible])
 
 
 async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallToolRequestParams) -> types.CallToolResult:
     state = ctx.lifespan_context
+    headers = _headers(ctx.request)
     try:
-        session = named_session(params.meta, _headers(ctx.request), state.default_session)
+        session = named_session(params.meta, headers, state.default_session)
     except InvalidInputError as exc:
         result = error_result(params.name, exc, output="compact")
     else:
-        result = await state.toolbox.call(params.name, params.arguments, session=session, output="compact")
+        # the HTTP door put the authenticated agent in this header (removing any the client sent); stdio has none
+        caller = headers.get(AGENT_HEADER) or state.default_agent
+        key = (params.meta or {}).get(IDEMPOTENCY_META)
+        result = await state.toolbox.call(
+            params.name,
+            params.arguments,
+            session=session,
+            output="compact",
+            caller=caller,
+            idempotency_key=key if isinstance(key, str) else None,
+        )
     return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error)
 
 
@@ -152,24 +173,27 @@ def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], de
 # --- transports ----------------------------------------------------------------------------------------------
 
 
-async def serve_stdio(settings: Settings, *, session: str | None = None) -> None:
-    """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call."""
-    server = build_server(lambda: tools_over_gateway(settings), default_session=session)
+async def serve_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call,
+    `agent` the agent every call acts as (default: [accounts] agent)."""
+    server = build_server(
+        lambda: tools_over_gateway(settings), default_session=session, default_agent=agent or settings.accounts.agent
+    )
     # a request whose stdin closes right after it is still answered (_mcp_drain.py)
     async with stdio_server() as (stdin, stdout), answered_before_eof(stdin, stdout) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def run_stdio(settings: Settings, *, session: str | None = None) -> None:
+def run_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:
     """`webreach mcp`: serve MCP over stdio (blocking)."""
-    anyio.run(lambda: serve_stdio(settings, session=session))
+    anyio.run(lambda: serve_stdio(settings, session=session, agent=agent))
 
 
 @contextlib.asynccontextmanager
 async def tools_over_gateway(settings: Settings) -> AsyncIterator[Toolbox]:
     """The tools over a gateway opened from `settings` (closed with it)."""
     async with Gateway.from_settings(settings) as gateway, gateway.follow_shared_state("mcp"):
-        yield Toolbox.over(gateway)
+        yield Toolbox.over(gateway, policies=account_policies(gateway.accounts))
 
 
 def http_endpoint(

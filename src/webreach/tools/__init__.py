@@ -12,6 +12,7 @@ The tools sit above the Gateway (anything implementing ToolBackend): they own th
 from __future__ import annotations
 
 from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_PATTERN, SessionStore, check_session
+from webreach.tools.accounting import Metering, account_policies, cost_line
 from webreach.tools.arguments import (
     DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
@@ -57,6 +58,7 @@ __all__ = [
     "CallContext",
     "CallPolicy",
     "Dialect",
+    "Metering",
     "OutputFormat",
     "PreparedCall",
     "QueryResults",
@@ -73,7 +75,9 @@ __all__ = [
     "WebFetchArguments",
     "WebSearchArguments",
     "WebSearchMultiArguments",
+    "account_policies",
     "check_session",
+    "cost_line",
     "decode_arguments",
     "error_body",
     "error_result",

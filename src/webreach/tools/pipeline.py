@@ -31,6 +31,7 @@ from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.call_session import DEFAULT_SESSION, store_session
 from webreach.tools.definitions import (
+    TOOL_NAMES,
     TOOLS,
     SearchResults,
     ToolCall,
@@ -39,6 +40,7 @@ from webreach.tools.definitions import (
     search_results,
     select_tools,
 )
+from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
 
 if TYPE_CHECKING:
@@ -92,24 +94,38 @@ class Toolbox:
         *,
         enabled: Collection[str] | None = None,
         policies: Sequence[CallPolicy] = (),
+        profile: Callable[[str], Mapping[str, Any]] | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
-        tools exist here (None: all); `policies` run around every checked call, the first outermost."""
+        tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
+        gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes)."""
         select_tools(enabled)  # unknown names fail here, not at the first call
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
         self.enabled = enabled
         self._policies = tuple(policies)
+        self._profile = profile
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
-        """The tools over `gateway`, with its session store and the tools its settings enable."""
-        return cls(gateway, gateway.sessions, enabled=gateway.settings.tools.enabled, policies=policies)
+        """The tools over `gateway`, with its session store, the tools its settings enable and, with accounts
+        enabled, each agent's tool profile."""
+        profile = gateway.accounts.profile if gateway.accounts.enabled else None
+        enabled = gateway.settings.tools.enabled
+        return cls(gateway, gateway.sessions, enabled=enabled, policies=policies, profile=profile)
 
-    def schemas(self, dialect: Dialect, *, strict: bool = False) -> list[dict[str, Any]]:
-        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic)."""
-        return tool_schemas(dialect, engines=self.engines, enabled=self.enabled, strict=strict)
+    def schemas(self, dialect: Dialect, *, strict: bool = False, caller: str | None = None) -> list[dict[str, Any]]:
+        """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
+        with a `caller`, only the tools its profile shows."""
+        return tool_schemas(dialect, engines=self.engines, enabled=self.visible_tools(caller), strict=strict)
+
+    def visible_tools(self, caller: str | None) -> Collection[str] | None:
+        """The tools `caller` sees (None: every enabled tool)."""
+        shown = None if caller is None or self._profile is None else self._profile(caller).get("tools")
+        if shown is None:
+            return self.enabled
+        return [name for name in (self.enabled or TOOL_NAMES) if name in shown]
 
     async def call(
         self,
@@ -150,7 +166,12 @@ class Toolbox:
         tool = find_tool(context.tool, self.enabled)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
-        plan = tool.prepare(parse_arguments(tool, context.arguments), self.engines)
+        arguments = parse_arguments(tool, context.arguments)
+        if context.caller is not None and self._profile is not None:
+            profile = self._profile(context.caller)
+            if any(key in profile for key in PROFILE_NUMBERS):
+                arguments = shaped(arguments, profile, decode_arguments(context.arguments).keys())
+        plan = tool.prepare(arguments, self.engines)
         return PreparedCall(context=context, tool=tool, plan=plan, session=session)
 
     # --- for doors that offer more than the agent tools expose (the CLI) --------------------------------

@@ -1,0 +1,94 @@
+"""Idempotency keys: a retried call with the same key gets the first call's result and is charged once.
+
+Per agent and key one row: `running` while the first call is in flight (with a lease, so a crashed process does
+not block the key forever), then `done` with the stored result for 24 hours. The same key with other arguments
+(another fingerprint) is IdempotencyMismatchError; a duplicate while the first runs is InProgressError with a
+retry_after. Only successful results are stored: a failed call forgets its key, so the retry runs again (a failure
+was free, or the agent's own and repeatable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from webreach.accounts.database import Database
+from webreach.errors import IdempotencyMismatchError, InProgressError, InvalidInputError
+
+KEEP_SECONDS = 86_400.0
+RETRY_AFTER = 1.0
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The stored result of an earlier call with the same key."""
+
+    text: str
+    is_json: bool
+
+
+def check_key(key: str) -> str:
+    if not 1 <= len(key) <= 255 or not key.isprintable():
+        raise InvalidInputError("invalid idempotency key", hint="Use 1-255 printable characters, e.g. a UUID.")
+    return key
+
+
+class Idempotency:
+    """The idempotency rows of one ledger database."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def begin(self, agent: str, key: str, fingerprint: str, *, now: float, lease: float) -> Replay | None:
+        """None: this call runs (and must `finish` or `forget`); a Replay: answer with it; else a typed refusal."""
+        with self.database.transaction() as tx:
+            started = tx.one(
+                "INSERT INTO accounts_idempotency_v1 (agent, key, fingerprint, state, expires)"
+                " VALUES (?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING RETURNING 1",
+                agent,
+                key,
+                fingerprint,
+                now + lease,
+            )
+            if started is not None:
+                return None
+            row = tx.one(
+                "SELECT fingerprint, state, result, expires FROM accounts_idempotency_v1 WHERE agent = ? AND key = ?"
+                + self.database.lock_row,
+                agent,
+                key,
+            )
+            assert row is not None  # rows are only deleted by their own call, which holds no lock now
+            stored, state, result, expires = row
+            if float(expires) < now:  # a finished result past 24 h, or a run whose process died: start afresh
+                tx.run(
+                    "UPDATE accounts_idempotency_v1 SET fingerprint = ?, state = 'running', result = NULL,"
+                    " expires = ? WHERE agent = ? AND key = ?",
+                    fingerprint,
+                    now + lease,
+                    agent,
+                    key,
+                )
+                return None
+            if stored != fingerprint:
+                raise IdempotencyMismatchError("this idempotency key was used for a call with other arguments")
+            if state == "running":
+                raise InProgressError(
+                    "a call with this idempotency key is still running", retry_after=min(RETRY_AFTER, expires - now)
+                )
+            kind, _, text = str(result).partition(":")
+            return Replay(text=text, is_json=kind == "json")
+
+    def finish(self, agent: str, key: str, text: str, *, is_json: bool, now: float) -> None:
+        with self.database.transaction() as tx:
+            tx.run(
+                "UPDATE accounts_idempotency_v1 SET state = 'done', result = ?, expires = ?"
+                " WHERE agent = ? AND key = ?",
+                ("json:" if is_json else "text:") + text,
+                now + KEEP_SECONDS,
+                agent,
+                key,
+            )
+
+    def forget(self, agent: str, key: str) -> None:
+        with self.database.transaction() as tx:
+            tx.run("DELETE FROM accounts_idempotency_v1 WHERE agent = ? AND key = ? AND state = 'running'", agent, key)

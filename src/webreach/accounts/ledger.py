@@ -1,0 +1,326 @@
+"""The credits ledger: agents with balances, an append-only journal, quotas, and the reserve/settle rule.
+
+Every change is one transaction that locks the agent first (database.py), so balances are exact under any
+interleaving of calls, processes and replicas:
+
+- grant N:     balance += N;      journal (grant, +N)
+- reserve P:   balance -= P;      journal (reserve, -P); an open reservation with an expiry (the lease)
+- commit C:    balance += P - C;  journal (commit, +(P - C)); C <= P is what the call cost
+- release:     balance += P;      journal (release, +P)
+
+So the balance always equals the sum of the agent's journal amounts, is never negative (the check is made under the
+lock, and a CHECK constraint backs it), and a reservation is settled at most once (a unique index on the commit and
+release rows). Recovery: a reservation whose lease passed (its process died mid-call) is released by the next
+reservation of that agent, inside the same transaction; a late settle of it finds it gone and changes nothing, so a
+crash can cost the operator a call but never the agent a credit, and nothing is ever settled twice.
+
+Quotas count the agent's reservations in a sliding window (last hour, last day) that were not released: a call
+that failed for a reason not the agent's neither costs credits nor uses quota.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from webreach.accounts.database import Database, Transaction
+from webreach.errors import AgentAuthError, AgentQuotaError, InsufficientCreditsError, InvalidInputError
+
+HOUR = 3600.0
+DAY = 86_400.0
+_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent as stored (its key only as a hash, never here)."""
+
+    name: str
+    balance: int
+    disabled: bool
+    per_hour: int | None
+    per_day: int | None
+    options: dict[str, Any] = field(default_factory=dict)  # prices and tool profile overrides
+    created: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Agent:
+        name, balance, disabled, per_hour, per_day, options, created = row
+        return cls(name, int(balance), bool(disabled), per_hour, per_day, json.loads(options), float(created))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "balance": self.balance,
+            "disabled": self.disabled,
+            "per_hour": self.per_hour,
+            "per_day": self.per_day,
+            "options": self.options,
+            "created": iso(self.created),
+        }
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Quota use at a moment: calls counted in the last hour (and day), and when the oldest stops counting."""
+
+    hour_used: int
+    hour_limit: int | None
+    hour_resets_at: float | None
+    day_used: int = 0
+    day_limit: int | None = None
+
+    def remaining(self) -> int | None:
+        """Calls left before the tightest limit (None: unlimited)."""
+        pairs = ((self.hour_limit, self.hour_used), (self.day_limit, self.day_used))
+        left = [limit - used for limit, used in pairs if limit is not None]
+        return max(0, min(left)) if left else None
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A reserved call: its id, the credits held, the balance and quota use once they were held."""
+
+    agent: str
+    call_id: str
+    price: int
+    balance: int
+    usage: Usage
+
+
+class Ledger:
+    """Agents, balances, journal and quotas on one Database."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def close(self) -> None:
+        self.database.close()
+
+    # --- agents ------------------------------------------------------------------------------------------
+
+    def add_agent(
+        self, name: str, key_hash: str, *, credits: int, per_hour: int | None, per_day: int | None, now: float
+    ) -> Agent:
+        with self.database.transaction() as tx:
+            if tx.one("SELECT 1 FROM accounts_agents_v1 WHERE name = ?", name) is not None:
+                raise InvalidInputError(f"agent {name!r} exists", hint="Pick another name, or rotate its key.")
+            tx.run(
+                "INSERT INTO accounts_agents_v1 (name, key_hash, balance, per_hour, per_day, created)"
+                " VALUES (?, ?, 0, ?, ?, ?)",
+                name,
+                key_hash,
+                per_hour,
+                per_day,
+                now,
+            )
+            if credits:
+                _grant(tx, name, credits, now, note="initial credits")
+            return _agent(tx, name, lock="")
+
+    def agent(self, name: str) -> Agent:
+        with self.database.transaction(write=False) as tx:
+            return _agent(tx, name, lock="")
+
+    def agents(self) -> list[Agent]:
+        with self.database.transaction(write=False) as tx:
+            rows = tx.rows(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 ORDER BY name")
+        return [Agent.from_row(row) for row in rows]
+
+    def agent_for_key(self, key_hash: str) -> Agent | None:
+        with self.database.transaction(write=False) as tx:
+            row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE key_hash = ?", key_hash)
+        return None if row is None else Agent.from_row(row)
+
+    def update_agent(self, name: str, **columns: Any) -> Agent:
+        """Set key_hash, disabled, per_hour, per_day or options (a dict) of an existing agent."""
+        allowed = {"key_hash", "disabled", "per_hour", "per_day", "options"}
+        assert set(columns) <= allowed, set(columns) - allowed
+        values = {k: json.dumps(v) if k == "options" else v for k, v in columns.items()}
+        with self.database.transaction() as tx:
+            _agent(tx, name, lock=self.database.lock_row)
+            for column, value in values.items():  # names come from `allowed`, never from input
+                tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
+            return _agent(tx, name, lock="")
+
+    def grant(self, name: str, credits: int, *, now: float, note: str = "") -> Agent:
+        """Add credits (a negative grant takes unspent credits back, never below zero)."""
+        with self.database.transaction() as tx:
+            agent = _agent(tx, name, lock=self.database.lock_row)
+            if agent.balance + credits < 0:
+                raise InvalidInputError(
+                    f"agent {name!r} has {agent.balance} credits; cannot take back {-credits}",
+                    hint=f"Take back at most {agent.balance}.",
+                )
+            _grant(tx, name, credits, now, note=note)
+            return _agent(tx, name, lock="")
+
+    # --- calls -------------------------------------------------------------------------------------------
+
+    def reserve(
+        self, name: str, call_id: str, price_of: Callable[[Agent], int], *, tool: str, now: float, lease: float
+    ) -> Reservation:
+        """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
+        refusal (disabled, quota, credits)."""
+        with self.database.transaction() as tx:
+            agent = _agent(tx, name, lock=self.database.lock_row)
+            if agent.disabled:
+                raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
+            price = price_of(agent)
+            balance = agent.balance + _recover(tx, name, now)
+            tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)  # out of every window
+            usage = _usage(tx, agent, now)
+            _check_quota(tx, agent, usage, now)
+            if balance < price:
+                raise InsufficientCreditsError(
+                    f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
+                )
+            tx.run("UPDATE accounts_agents_v1 SET balance = balance - ? WHERE name = ?", price, name)
+            _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
+            tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
+            tx.run(
+                "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
+                name,
+                call_id,
+                price,
+                now + lease,
+            )
+            used = replace(
+                usage,
+                hour_used=usage.hour_used + 1,
+                day_used=usage.day_used + 1,
+                hour_resets_at=usage.hour_resets_at or now + HOUR,
+            )
+            return Reservation(name, call_id, price, balance - price, used)
+
+    def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
+        """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
+
+        Returns the balance after, or None when the reservation was already settled (recovered after its lease).
+        """
+        with self.database.transaction() as tx:
+            _agent(tx, name, lock=self.database.lock_row)
+            row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+            if row is None:
+                return None
+            held = int(row[0])
+            back = held if charged is None else held - min(charged, held)
+            return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
+
+    def recover(self, name: str, *, now: float) -> int:
+        """Release the agent's reservations whose lease passed; the credits given back."""
+        with self.database.transaction() as tx:
+            _agent(tx, name, lock=self.database.lock_row)
+            return _recover(tx, name, now)
+
+    def usage(self, name: str, *, now: float) -> Usage:
+        with self.database.transaction(write=False) as tx:
+            return _usage(tx, _agent(tx, name, lock=""), now)
+
+    def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
+        """The agent's newest journal rows first."""
+        with self.database.transaction(write=False) as tx:
+            _agent(tx, name, lock="")
+            rows = tx.rows(
+                "SELECT id, call_id, kind, amount, at, tool, note FROM accounts_journal_v1 WHERE agent = ?"
+                " ORDER BY id DESC LIMIT ?",
+                name,
+                limit,
+            )
+        keys = ("id", "call_id", "kind", "amount", "at", "tool", "note")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def journal_sum(self, name: str) -> int:
+        with self.database.transaction(write=False) as tx:
+            row = tx.one("SELECT coalesce(sum(amount), 0) FROM accounts_journal_v1 WHERE agent = ?", name)
+        return int(row[0]) if row is not None else 0
+
+
+def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
+    row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE name = ?{lock}", name)
+    if row is None:
+        raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
+    return Agent.from_row(row)
+
+
+def _journal(tx: Transaction, name: str, call_id: str, kind: str, amount: int, now: float, **extra: str) -> None:
+    tx.run(
+        "INSERT INTO accounts_journal_v1 (agent, call_id, kind, amount, at, tool, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        name,
+        call_id,
+        kind,
+        amount,
+        now,
+        extra.get("tool", ""),
+        extra.get("note", ""),
+    )
+
+
+def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -> None:
+    row = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE agent = ? AND kind = 'grant'", name)
+    number = int(row[0]) + 1 if row is not None else 1
+    tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", credits, name)
+    _journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
+
+
+def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
+    """Settle one open reservation; the balance after."""
+    row = tx.one("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ? RETURNING balance", back, name)
+    assert row is not None  # the caller holds the agent's lock, so the agent exists
+    _journal(tx, name, call_id, kind, back, now)
+    tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+    if kind == "release":  # a released call does not count against the quota
+        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+    return int(row[0])
+
+
+def _recover(tx: Transaction, name: str, now: float) -> int:
+    expired = tx.rows("SELECT call_id, amount FROM accounts_open_v1 WHERE agent = ? AND expires < ?", name, now)
+    for call_id, amount in expired:
+        _settle(tx, name, call_id, "release", int(amount), now)
+    return sum(int(amount) for _, amount in expired)
+
+
+_COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
+
+
+def _usage(tx: Transaction, agent: Agent, now: float) -> Usage:
+    hour_used, oldest = 0, None
+    if agent.per_hour is not None:
+        row = tx.one(_COUNT, agent.name, now - HOUR)
+        assert row is not None
+        hour_used, oldest = int(row[0]), row[1]
+    day_used = 0
+    if agent.per_day is not None:
+        row = tx.one(_COUNT, agent.name, now - DAY)
+        day_used = int(row[0]) if row is not None else 0
+    resets = None if oldest is None else float(oldest) + HOUR
+    return Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
+
+
+def _check_quota(tx: Transaction, agent: Agent, usage: Usage, now: float) -> None:
+    for limit, used, window in ((agent.per_hour, usage.hour_used, HOUR), (agent.per_day, usage.day_used, DAY)):
+        if limit is None or used < limit:
+            continue
+        # the call that frees a slot: the (used - limit + 1)-th oldest counted one leaves the window
+        row = tx.one(
+            "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1 OFFSET ?",
+            agent.name,
+            now - window,
+            used - limit,
+        )
+        resets_at = (float(row[0]) if row is not None else now) + window
+        per = "hour" if window == HOUR else "day"
+        raise AgentQuotaError(
+            f"agent {agent.name!r} made its {limit} calls per {per}",
+            retry_after=max(0.0, resets_at - now),
+            resets_at=iso(resets_at),
+            limit=limit,
+        )
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,200 @@
+"""Accounts: the one owner of agents and their keys, prices and quotas, over the ledger.
+
+    accounts = Accounts.open(settings.accounts, clock)
+    agent, key = accounts.add("crawler", credits=100)   # the key is shown once; only its hash is stored
+    name = accounts.authenticate(key)                    # AgentAuthError unless valid and enabled
+    held = accounts.reserve(name, "web_search", price=2)
+    accounts.settle(held, charged=2)                     # or charged=None: release
+
+Keys are 32 random bytes (url-safe, prefixed "wr_"), stored as SHA-256: a key of that entropy needs no slow hash,
+and a lookup by hash is one indexed read. The database opens on first use, so a server with accounts off never
+creates the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from webreach.accounts.database import Database, open_database
+from webreach.accounts.idempotency import Idempotency
+from webreach.accounts.ledger import Agent, Ledger, Reservation, Usage, iso
+from webreach.clock import Clock
+from webreach.config import AccountsSettings, user_directory
+from webreach.errors import AgentAuthError, InvalidInputError
+
+KEY_PREFIX = "wr_"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", errors="surrogateescape")).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not _NAME.fullmatch(name):
+        raise InvalidInputError(
+            f"invalid agent name {name[:80]!r}", hint="Use 1-64 letters, digits, '_', '.' or '-', starting alnum."
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Held:
+    """A reservation as the call policy carries it."""
+
+    reservation: Reservation
+    tool: str
+
+
+class Accounts:
+    """Agents and their credits, quotas and idempotency keys (see the module docstring)."""
+
+    def __init__(self, settings: AccountsSettings, clock: Clock, *, database: Database | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self._database = database
+        self._ledger: Ledger | None = None
+        self._idempotency: Idempotency | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    def url(self) -> str:
+        return self.settings.database or str(user_directory("data") / "accounts.sqlite3")
+
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger(self._database or open_database(self.url()))
+        return self._ledger
+
+    @property
+    def idempotency(self) -> Idempotency:
+        if self._idempotency is None:
+            self._idempotency = Idempotency(self.ledger.database)
+        return self._idempotency
+
+    def close(self) -> None:
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
+    # --- administration --------------------------------------------------------------------------------
+
+    def add(
+        self, name: str, *, credits: int | None = None, per_hour: int | None = None, per_day: int | None = None
+    ) -> tuple[Agent, str]:
+        """A new agent and its key (shown once). Quotas default to the configured ones."""
+        key = new_key()
+        agent = self.ledger.add_agent(
+            check_name(name),
+            hash_key(key),
+            credits=self.settings.credits if credits is None else credits,
+            per_hour=self.settings.per_hour if per_hour is None else per_hour,
+            per_day=self.settings.per_day if per_day is None else per_day,
+            now=self.clock.now(),
+        )
+        return agent, key
+
+    def rotate_key(self, name: str) -> str:
+        key = new_key()
+        self.ledger.update_agent(name, key_hash=hash_key(key))
+        return key
+
+    def set_disabled(self, name: str, disabled: bool = True) -> Agent:
+        return self.ledger.update_agent(name, disabled=int(disabled))
+
+    def set_limits(self, name: str, **limits: int | None) -> Agent:
+        """per_hour / per_day (None: unlimited)."""
+        return self.ledger.update_agent(name, **limits)
+
+    def set_options(self, name: str, options: dict[str, Any]) -> Agent:
+        """Per-agent prices ({"prices": {...}}) and tool profile ({"profile": {...}})."""
+        return self.ledger.update_agent(name, options=check_options(options))
+
+    def grant(self, name: str, credits: int, *, note: str = "") -> Agent:
+        return self.ledger.grant(name, credits, now=self.clock.now(), note=note)
+
+    def show(self, name: str, *, recent: int = 10) -> dict[str, Any]:
+        """Balance, quota use and recent journal rows of one agent."""
+        agent = self.ledger.agent(name)
+        usage = self.ledger.usage(name, now=self.clock.now())
+        return {**agent.to_json(), "quota": usage_json(usage), "recent": self.ledger.journal(name, limit=recent)}
+
+    # --- calls -------------------------------------------------------------------------------------------
+
+    def authenticate(self, key: str | None) -> str:
+        """The enabled agent `key` belongs to, else AgentAuthError (no key, unknown key, disabled agent)."""
+        if not key:
+            raise AgentAuthError("this server needs an agent API key")
+        agent = self.ledger.agent_for_key(hash_key(key))
+        if agent is None:
+            raise AgentAuthError("the API key is not valid (revoked, rotated or mistyped)")
+        if agent.disabled:
+            raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
+        return agent.name
+
+    def profile(self, name: str) -> dict[str, Any]:
+        """Agent `name`'s tool profile (tools/profiles.py); {} for none or an unknown agent (refused elsewhere)."""
+        try:
+            profile: dict[str, Any] = self.ledger.agent(name).options.get("profile", {})
+        except InvalidInputError:
+            return {}
+        return profile
+
+    def price(self, agent: Agent, tool: str, *, units: int = 1, engine: str | None = None) -> int:
+        prices = {**self.settings.prices, **agent.options.get("prices", {})}
+        surcharge = self.settings.engine_surcharge.get(engine, 0) if engine else 0
+        return (int(prices.get(tool, 0)) + surcharge) * units
+
+    def reserve(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Held:
+        """Hold the call's price for agent `name` (`price_of` reads the agent's options and may refuse)."""
+        held = self.ledger.reserve(
+            name, uuid.uuid4().hex, price_of, tool=tool, now=self.clock.now(), lease=self.settings.lease_seconds
+        )
+        return Held(held, tool)
+
+    def settle(self, held: Held, *, charged: int | None) -> int | None:
+        """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""
+        reservation = held.reservation
+        return self.ledger.settle(reservation.agent, reservation.call_id, charged=charged, now=self.clock.now())
+
+
+def new_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def usage_json(usage: Usage) -> dict[str, Any]:
+    return {
+        "hour_used": usage.hour_used,
+        "per_hour": usage.hour_limit,
+        "day_used": usage.day_used,
+        "per_day": usage.day_limit,
+        "remaining": usage.remaining(),
+        "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
+    }
+
+
+def check_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Prices map tools to whole credits; a profile lists tools (InvalidInputError otherwise)."""
+    prices = options.get("prices", {})
+    if not isinstance(prices, dict) or not all(type(v) is int and v >= 0 for v in prices.values()):
+        raise InvalidInputError("prices must map tool names to whole credits >= 0", hint='e.g. {"web_search": 3}.')
+    profile = options.get("profile", {})
+    if not isinstance(profile, dict):
+        raise InvalidInputError("profile must be an object", hint='e.g. {"tools": ["web_search"]}.')
+    tools = profile.get("tools")
+    if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
+        raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
+    for key in ("default_results", "max_results", "default_chars", "max_chars"):
+        value = profile.get(key)
+        if value is not None and not (type(value) is int and value >= 1):
+            raise InvalidInputError(f"profile.{key} must be a whole number >= 1", hint=f'e.g. {{"{key}": 5}}.')
+    return options

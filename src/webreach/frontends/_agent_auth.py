@@ -1,0 +1,78 @@
+"""Who is calling, at the HTTP doors: `Authorization: Bearer <agent key>` once accounts are enabled.
+
+With accounts off (the default, for a local loopback server) nobody is asked for a key and calls are anonymous.
+Once enabled, every tool call and tool listing over REST or MCP needs a valid key of an enabled agent; without one
+the answer is 401 `agent_auth_failed` in the agent error body (the key is never echoed). /healthz, /openapi.json
+and /docs stay open; /v1/admin has its own gate (frontends/_admin.py).
+
+MCP over HTTP: the SDK's app sits between this door and the tool call, so the agent's name travels to it as the
+`x-webreach-agent` header, set here after removing any the client sent (a client cannot name itself).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from webreach.errors import AgentAuthError
+from webreach.frontends._asgi import error_body
+from webreach.frontends._errors import http_status
+from webreach.gateway import Gateway
+
+AGENT_HEADER = b"x-webreach-agent"
+IDEMPOTENCY_HEADER = b"idempotency-key"
+
+
+def bearer(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The Bearer credential of the first Authorization header, else None."""
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, credential = value.decode("latin-1").partition(" ")
+            return credential.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The calling agent (None with accounts off); AgentAuthError when accounts are on and the key is not valid."""
+    accounts = gateway.accounts
+    if not accounts.enabled:
+        return None
+    return accounts.authenticate(bearer(headers))
+
+
+async def refuse(error: AgentAuthError, scope: Scope, receive: Receive, send: Send) -> None:
+    """The 401 answer, with the challenge HTTP asks for."""
+    content = _json(error_body(error.code, error.message, hint=error.hint))
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(content)).encode()),
+        (b"www-authenticate", b'Bearer realm="webreach"'),
+    ]
+    await send({"type": "http.response.start", "status": http_status(error.code), "headers": headers})
+    await send({"type": "http.response.body", "body": content})
+
+
+def _json(body: object) -> bytes:
+    return json.dumps(body).encode()
+
+
+class AgentDoor:
+    """ASGI wrapper for the MCP endpoint: authenticate, then pass the agent's name on as a trusted header."""
+
+    def __init__(self, app: ASGIApp, gateway: Callable[[], Gateway]) -> None:
+        self.app = app
+        self.gateway = gateway
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = [(name, value) for name, value in scope["headers"] if name != AGENT_HEADER]
+        try:
+            caller = caller_of(self.gateway(), headers)
+        except AgentAuthError as error:
+            return await refuse(error, scope, receive, send)
+        if caller is not None:
+            headers.append((AGENT_HEADER, caller.encode()))
+        await self.app({**scope, "headers": headers}, receive, send)

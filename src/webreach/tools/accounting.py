@@ -1,0 +1,180 @@
+"""The accounting call policies: credits and quotas (Metering) and idempotency keys (Idempotent), each a CallPolicy
+of the tool pipeline (tools/pipeline.py), the idempotency one outermost so a replay is never charged.
+
+Charging rule (docs/decisions.md "Agents, credits and quotas"): the arguments were checked before any policy runs,
+so a refused input never reaches here; the price is reserved before the tool's handler sends anything upstream;
+success commits it; a failure releases it unless it is the agent's own choice of a page that answered with
+something unusable (a 4xx, a PDF too large, an unsupported type: see CHARGED_FAILURES); an unsafe URL, an unknown
+ref, all engines failing, a timeout, a cancelled call or a bug release it. One logical call is one charge: fallback,
+hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query;
+web_search_multi is one query over many engines, one price.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from webreach.accounts.idempotency import Replay, check_key
+from webreach.accounts.ledger import Agent, Reservation, iso
+from webreach.accounts.service import Accounts, Held
+from webreach.errors import AgentAuthError, FetchError, InvalidInputError, WebreachError
+from webreach.tools.backend import ToolResult
+from webreach.tools.definitions import SearchPlan
+from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, decode_arguments, error_result
+
+# a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only)
+CHARGED_FAILURES = frozenset(
+    {"http_error", "too_large", "unsupported_content", "needs_browser", "extraction_failed", "too_many_redirects"}
+)
+
+_NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent."
+T = TypeVar("T")
+
+
+def account_policies(accounts: Accounts) -> Sequence[CallPolicy]:
+    """The policies for a toolbox: idempotency always (keys work with accounts off too), metering when enabled."""
+    idempotent = Idempotent(accounts)
+    return (idempotent, Metering(accounts)) if accounts.enabled else (idempotent,)
+
+
+class Metering:
+    """Reserve before the handler, settle after it, and say what the call cost in its answer."""
+
+    def __init__(self, accounts: Accounts) -> None:
+        self.accounts = accounts
+
+    async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
+        caller = call.context.caller
+        if caller is None:
+            raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
+        held = self.accounts.reserve(caller, call.tool.name, lambda agent: self._price(agent, call))
+        try:
+            result = await proceed()
+        except WebreachError as exc:
+            result = error_result(call.context.tool, exc, output=call.context.output)
+        except BaseException:
+            self.accounts.settle(held, charged=None)  # cancelled or a bug: not the agent's doing
+            raise
+        charged = _charge(held.reservation.price, result.error)
+        balance = self.accounts.settle(held, charged=charged)
+        return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+
+    async def around(
+        self,
+        caller: str | None,
+        tool: str,
+        work: Callable[[], Awaitable[T]],
+        *,
+        units: int = 1,
+        engine: str | None = None,
+    ) -> tuple[T, dict[str, Any]]:
+        """Meter work a door does itself (the CLI's table search and page read) by the same rule: its result and
+        its cost; a WebreachError is settled by the rule and raised."""
+        if caller is None:
+            raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
+        held = self.accounts.reserve(
+            caller, tool, lambda agent: self.accounts.price(agent, tool, units=units, engine=engine)
+        )
+        try:
+            value = await work()
+        except WebreachError as exc:
+            self.accounts.settle(held, charged=_charge(held.reservation.price, exc))
+            raise
+        except BaseException:
+            self.accounts.settle(held, charged=None)
+            raise
+        balance = self.accounts.settle(held, charged=held.reservation.price)
+        return value, cost_of(held, held.reservation.price, balance)
+
+    def _price(self, agent: Agent, call: PreparedCall) -> int:
+        profile = agent.options.get("profile", {})
+        tools = profile.get("tools")
+        if tools is not None and call.tool.name not in tools:
+            raise InvalidInputError(
+                f"tool {call.tool.name!r} is not enabled for agent {agent.name!r}",
+                hint=f"Available tools: {', '.join(tools) or 'none'}.",
+            )
+        plan = call.plan
+        if isinstance(plan, SearchPlan):
+            return self.accounts.price(agent, call.tool.name, units=len(plan.requests), engine=plan.engine)
+        return self.accounts.price(agent, call.tool.name)
+
+
+def _charge(price: int, error: WebreachError | None) -> int | None:
+    if error is None:
+        return price
+    if isinstance(error, FetchError) and error.code in CHARGED_FAILURES and not error.retryable:
+        return price
+    return None
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """The one compact line saying what a call cost."""
+    left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
+    return f"[cost: {cost['charged']} credits; balance {cost['balance']}{left}]"
+
+
+def cost_of(held: Held, charged: int | None, balance: int | None) -> dict[str, Any]:
+    """What the agent sees: charged credits, balance, calls left and when the window frees one (`charged` None:
+    released; `balance` None: recovery released it first)."""
+    reservation: Reservation = held.reservation
+    usage = reservation.usage
+    if balance is None:
+        charged, balance = None, reservation.balance + reservation.price
+    if charged is None:  # a released call does not count against the quota either
+        usage = replace(usage, hour_used=usage.hour_used - 1, day_used=usage.day_used - 1)
+    return {
+        "charged": charged or 0,
+        "balance": balance,
+        "calls_left": usage.remaining(),
+        "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
+    }
+
+
+def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolResult:
+    """The result with its cost: a "cost" member in JSON (spliced, not re-encoded: the body is an object), one
+    line after compact text."""
+    if result.is_json:
+        text = result.text.rstrip()
+        spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
+        return ToolResult(tool=result.tool, text=spliced, is_json=True, error=result.error)
+    return ToolResult(tool=result.tool, text=f"{result.text}\n{cost_line(cost)}", is_json=False, error=result.error)
+
+
+class Idempotent:
+    """A call with an idempotency key runs once per 24 hours; retries get its stored result."""
+
+    def __init__(self, accounts: Accounts) -> None:
+        self.accounts = accounts
+
+    async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
+        context = call.context
+        if context.idempotency_key is None:
+            return await proceed()
+        key, agent = check_key(context.idempotency_key), context.caller or ""
+        store, now = self.accounts.idempotency, self.accounts.clock.now()
+        replay = store.begin(agent, key, fingerprint(call), now=now, lease=self.accounts.settings.lease_seconds)
+        if isinstance(replay, Replay):
+            return ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
+        try:
+            result = await proceed()
+        except BaseException:
+            store.forget(agent, key)
+            raise
+        if result.error is None:
+            store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
+        else:
+            store.forget(agent, key)
+        return result
+
+
+def fingerprint(call: PreparedCall) -> str:
+    """The call's identity for its idempotency key: tool, output, session and decoded arguments."""
+    context = call.context
+    arguments = decode_arguments(context.arguments)
+    text = json.dumps([context.tool, context.output, context.session, arguments], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()

@@ -1,0 +1,38 @@
+"""Ledger fixtures: a PostgreSQL cluster per test session (postgres.py) and a fresh database URL per test, for
+SQLite (a file in the test's directory) and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webreach.testing import FakeWeb
+
+from .postgres import cluster, fresh_database
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    with cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: str) -> str:
+    return fresh_database(postgres_cluster)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each ledger test runs on both databases."""
+    if request.param == "sqlite":
+        return str(tmp_path / "accounts.sqlite3")
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[FakeWeb]:
+    with FakeWeb.in_thread() as server:
+        yield server

@@ -1,0 +1,154 @@
+"""The ledger on SQLite and PostgreSQL alike: grants, reserve/commit/release, balances that equal the journal's
+sum, quotas in a sliding window, recovery of reservations left by a dead process, idempotency keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from webreach.accounts.database import open_database
+from webreach.accounts.idempotency import Idempotency, Replay
+from webreach.accounts.ledger import HOUR, Ledger
+from webreach.errors import (
+    AgentAuthError,
+    AgentQuotaError,
+    IdempotencyMismatchError,
+    InProgressError,
+    InsufficientCreditsError,
+    InvalidInputError,
+)
+
+T0 = 1_800_000_000.0
+LEASE = 120.0
+
+
+@pytest.fixture
+def ledger(database_url: str) -> Iterator[Ledger]:
+    opened = Ledger(open_database(database_url))
+    yield opened
+    opened.close()
+
+
+def add(ledger: Ledger, credits: int = 100, per_hour: int | None = None, name: str = "bot") -> None:
+    ledger.add_agent(name, f"hash-{name}", credits=credits, per_hour=per_hour, per_day=None, now=T0)
+
+
+def price(credits: int):  # type: ignore[no-untyped-def]
+    return lambda agent: credits
+
+
+def test_reserve_commit_release_move_the_balance_and_the_journal_sums_to_it(ledger: Ledger) -> None:
+    add(ledger)
+    searched = ledger.reserve("bot", "c1", price(2), tool="web_search", now=T0, lease=LEASE)
+    assert searched.balance == 98
+    assert ledger.settle("bot", "c1", charged=2, now=T0) == 98
+    ledger.reserve("bot", "c2", price(1), tool="web_fetch", now=T0, lease=LEASE)
+    assert ledger.settle("bot", "c2", charged=1, now=T0) == 97
+    ledger.reserve("bot", "c3", price(2), tool="web_search", now=T0, lease=LEASE)
+    assert ledger.settle("bot", "c3", charged=None, now=T0) == 97  # released: all of it back
+    assert ledger.agent("bot").balance == 97 == ledger.journal_sum("bot")
+    kinds = [row["kind"] for row in reversed(ledger.journal("bot"))]
+    assert kinds == ["grant", "reserve", "commit", "reserve", "commit", "reserve", "release"]
+
+
+def test_a_reservation_is_settled_once(ledger: Ledger) -> None:
+    add(ledger)
+    ledger.reserve("bot", "c1", price(2), tool="web_search", now=T0, lease=LEASE)
+    assert ledger.settle("bot", "c1", charged=2, now=T0) == 98
+    assert ledger.settle("bot", "c1", charged=None, now=T0) is None  # the second settle changes nothing
+    assert ledger.agent("bot").balance == 98 == ledger.journal_sum("bot")
+
+
+def test_a_call_above_the_balance_is_refused_with_balance_and_price(ledger: Ledger) -> None:
+    add(ledger, credits=1)
+    with pytest.raises(InsufficientCreditsError) as refused:
+        ledger.reserve("bot", "c1", price(2), tool="web_search", now=T0, lease=LEASE)
+    assert refused.value.fields == {"balance": 1, "price": 2}
+    assert ledger.agent("bot").balance == 1 == ledger.journal_sum("bot")
+
+
+def test_zero_credits_refuse_any_priced_call(ledger: Ledger) -> None:
+    add(ledger, credits=0)
+    with pytest.raises(InsufficientCreditsError):
+        ledger.reserve("bot", "c1", price(1), tool="web_fetch", now=T0, lease=LEASE)
+
+
+def test_the_eleventh_call_in_an_hour_is_refused_until_the_first_leaves_the_window(ledger: Ledger) -> None:
+    add(ledger, per_hour=10)
+    for n in range(10):
+        ledger.reserve("bot", f"c{n}", price(1), tool="web_fetch", now=T0 + n * 60, lease=LEASE)
+        ledger.settle("bot", f"c{n}", charged=1, now=T0 + n * 60)
+    with pytest.raises(AgentQuotaError) as refused:
+        ledger.reserve("bot", "c10", price(1), tool="web_fetch", now=T0 + 1800, lease=LEASE)
+    assert refused.value.retry_after == pytest.approx(HOUR - 1800)
+    assert refused.value.fields["resets_at"] == "2027-01-15T09:00:00Z"  # T0 (08:00) + 1 h
+    assert ledger.agent("bot").balance == 90
+    ledger.reserve("bot", "c10", price(1), tool="web_fetch", now=T0 + HOUR + 1, lease=LEASE)
+
+
+def test_released_calls_do_not_use_quota(ledger: Ledger) -> None:
+    add(ledger, per_hour=2)
+    for n in range(5):
+        ledger.reserve("bot", f"c{n}", price(1), tool="web_search", now=T0, lease=LEASE)
+        ledger.settle("bot", f"c{n}", charged=None, now=T0)
+    assert ledger.usage("bot", now=T0).hour_used == 0
+
+
+def test_a_dead_process_reservation_is_released_once_its_lease_passed_and_a_late_settle_changes_nothing(
+    ledger: Ledger,
+) -> None:
+    add(ledger, credits=10)
+    ledger.reserve("bot", "lost", price(4), tool="web_search", now=T0, lease=LEASE)
+    assert ledger.recover("bot", now=T0 + LEASE - 1) == 0  # still within its lease: maybe still running
+    held = ledger.reserve("bot", "next", price(2), tool="web_search", now=T0 + LEASE + 1, lease=LEASE)
+    assert held.balance == 8  # the lost 4 came back inside the same transaction, then 2 were held
+    assert ledger.settle("bot", "lost", charged=4, now=T0 + LEASE + 2) is None
+    assert ledger.settle("bot", "next", charged=2, now=T0 + LEASE + 2) == 8
+    assert ledger.journal_sum("bot") == 8
+
+
+def test_grants_and_take_backs_never_make_a_balance_negative(ledger: Ledger) -> None:
+    add(ledger, credits=5)
+    assert ledger.grant("bot", 10, now=T0).balance == 15
+    with pytest.raises(InvalidInputError):
+        ledger.grant("bot", -16, now=T0)
+    assert ledger.grant("bot", -15, now=T0).balance == 0 == ledger.journal_sum("bot")
+
+
+def test_disabled_and_unknown_agents_are_refused(ledger: Ledger) -> None:
+    add(ledger)
+    ledger.update_agent("bot", disabled=1)
+    with pytest.raises(AgentAuthError):
+        ledger.reserve("bot", "c1", price(1), tool="web_fetch", now=T0, lease=LEASE)
+    with pytest.raises(InvalidInputError):
+        ledger.reserve("nobody", "c1", price(1), tool="web_fetch", now=T0, lease=LEASE)
+
+
+def test_the_schema_is_created_once_and_reopening_migrates_nothing(database_url: str) -> None:
+    for _ in range(2):
+        reopened = Ledger(open_database(database_url))
+        with reopened.database.transaction() as tx:
+            assert tx.rows("SELECT version FROM accounts_schema") == [(1,)]
+        reopened.close()
+
+
+def test_idempotency_replays_refuses_other_arguments_and_in_flight_duplicates(ledger: Ledger) -> None:
+    keys = Idempotency(ledger.database)
+    assert keys.begin("bot", "k1", "fp-a", now=T0, lease=LEASE) is None
+    with pytest.raises(InProgressError) as running:
+        keys.begin("bot", "k1", "fp-a", now=T0 + 1, lease=LEASE)
+    assert running.value.retry_after == 1.0
+    with pytest.raises(IdempotencyMismatchError):
+        keys.begin("bot", "k1", "fp-b", now=T0 + 1, lease=LEASE)
+    keys.finish("bot", "k1", '{"status": "ok"}', is_json=True, now=T0 + 2)
+    assert keys.begin("bot", "k1", "fp-a", now=T0 + 3, lease=LEASE) == Replay('{"status": "ok"}', True)
+    assert keys.begin("other", "k1", "fp-b", now=T0 + 3, lease=LEASE) is None  # keys are per agent
+    assert keys.begin("bot", "k1", "fp-b", now=T0 + 2 + 86_401, lease=LEASE) is None  # 24 h later: a new call
+
+
+def test_a_failed_call_forgets_its_key_so_the_retry_runs(ledger: Ledger) -> None:
+    keys = Idempotency(ledger.database)
+    assert keys.begin("bot", "k1", "fp", now=T0, lease=LEASE) is None
+    keys.forget("bot", "k1")
+    assert keys.begin("bot", "k1", "fp", now=T0, lease=LEASE) is None
