@@ -92,7 +92,8 @@ def test_mcp_bodies_are_capped_like_rest(server: ServerProcess) -> None:
 
 def test_openapi_states_the_session_header_limits(server: ServerProcess) -> None:
     document = httpx.get(f"{server.url}/openapi.json", timeout=30, trust_env=False).json()
-    (header,) = document["paths"]["/v1/search"]["post"]["parameters"]
+    parameters = document["paths"]["/v1/search"]["post"]["parameters"]
+    (header,) = [parameter for parameter in parameters if parameter["name"] == "X-Webreach-Session"]
     assert header["schema"]["minLength"] == 1 and header["schema"]["maxLength"] == 200
     assert "pattern" in header["schema"]
     lang = document["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]

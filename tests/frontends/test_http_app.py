@@ -241,7 +241,7 @@ def test_openapi_marks_the_admin_endpoints_and_their_token(client: TestClient) -
     listing = document["paths"]["/v1/admin/engines"]["get"]
     for operation in (reset, listing, document["paths"]["/v1/admin"]["get"]):
         assert operation["security"] == [{"adminToken": []}, {}]
-        assert operation["responses"]["401"]["description"] == "admin_required"
+        assert "admin_required" in operation["responses"]["401"]["description"].split(", ")
     assert reset["parameters"] == [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}]
     assert (reset["operationId"], listing["operationId"]) == ("post_admin_engines_name_reset", "get_admin_engines")
 
