@@ -33,6 +33,9 @@ through this cascade, each stage engaging only when the one before it under-deli
    boilerplate paragraph. A page that short is first checked for being a JavaScript shell. The stage-2 text
    replaces stage 1's only when it is `fallback_gain` times longer, so a genuinely short page keeps its
    precise extraction.
+2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
+   repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
+   sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it.
 3. The page's visible text, when trafilatura returns nothing at all.
 Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by
 metadata.py: trafilatura's extract_metadata would cost more than the extraction itself (see there).
@@ -58,6 +61,7 @@ from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
+from webreach.extract.repeated_blocks import rescue_text
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
@@ -190,6 +194,8 @@ def extract_html(
         fallback = run_trafilatura(tree, url, format, options, BALANCED)
         if len(fallback) > options.fallback_gain * len(text.strip()):
             text, extractor = fallback, "trafilatura-fallback"
+    if options.page_types and kind.name != "product":
+        text, extractor = rescue_stage(tree, url, format, text, extractor)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)
@@ -225,6 +231,15 @@ def first_stage(
     if settings.grid and (cards := grid_text(tree, format, url)) and content_words(cards) > content_words(text):
         return (paragraphs_html(cards) if format == "html" else cards), "card-grid"
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
+
+
+def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str) -> tuple[str, str]:
+    """Stage 2b: the page's repeated blocks (posts, entries, sections) when they hold far more than trafilatura
+    kept and most of what it kept (repeated_blocks.py); else the text and extractor as they were."""
+    rescued = rescue_text(tree, text, format, url) if text.strip() else ""
+    if not rescued:
+        return text, extractor
+    return (paragraphs_html(rescued) if format == "html" else rescued), "repeated-blocks"
 
 
 def content_words(text: str) -> int:
