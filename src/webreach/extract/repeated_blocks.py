@@ -27,8 +27,10 @@ from webreach.models import ReadFormat
 MIN_BLOCKS = 3
 MIN_BLOCK_WORDS = 8
 RESCUE_GAIN = 6.0  # tune half: 4 also rescued two articles, but took three AEB stories with their neighbours
+MAX_WORDS = 800  # trafilatura texts longer than this were never rescued on the tune half: skip the tree pass
 MIN_COVER = 0.9  # share of trafilatura's words the blocks must hold: they extend what it found, not replace it
 WORD = re.compile(r"\w+")
+MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
 
 
 def repeated_blocks(tree: Any) -> list[Any]:
@@ -57,10 +59,10 @@ def repeated_blocks(tree: Any) -> list[Any]:
 def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
     """The repeated blocks' text when they hold RESCUE_GAIN times the words of `extracted` (trafilatura's text)
     and MIN_COVER of those words, else ""."""
-    found = Counter(WORD.findall(extracted.lower()))
+    found = Counter(WORD.findall(MARKUP.sub(" ", extracted).lower()))  # the same decision for every format
     words = sum(found.values())
-    # a cheap bound first: a page with too little text overall cannot hold such a family
-    if not words or html_tree.text_size(tree) < RESCUE_GAIN * words * 2:  # a word and a space: 2 characters
+    # cheap bounds first: a long extraction is trusted, and a page with too little text cannot hold such a family
+    if not words or words > MAX_WORDS or html_tree.text_size(tree) < RESCUE_GAIN * len(" ".join(found.elements())):
         return ""
     blocks = repeated_blocks(tree)
     if sum(word_count(block) for block in blocks) <= RESCUE_GAIN * words:
