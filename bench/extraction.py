@@ -219,7 +219,7 @@ def _call(name: str, page: Page) -> tuple[str, str | None]:
     try:
         return SYSTEMS[name](page), None
     except WebreachError as exc:  # a refused page scores as an empty output
-        return "", exc.error_code
+        return "", exc.code
 
 
 def summarise(pages: list[Page], runs: list[Run]) -> dict[str, dict[str, object]]:
