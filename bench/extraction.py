@@ -55,6 +55,7 @@ from readability import Document  # type: ignore[import-untyped]
 from bench.captures import SHARED_DATA
 from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
+from webreach.extract import charset
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.read.window import load_tokenizer
 
@@ -143,7 +144,9 @@ def trafilatura_benchmark_text(page: Page) -> str:
 
 
 def readability_text(page: Page) -> str:
-    summary = Document(page.html).summary()
+    # readability-lxml 0.8.4.1 runs str patterns over bytes input (TypeError, then Unparseable): give it text,
+    # decoded as webreach decodes pages (declared charset, else detected)
+    summary = Document(charset.decode(page.html, None, markup=True).text).summary()
     return " ".join(" ".join(lxml.html.fromstring(summary).itertext()).split())
 
 

@@ -40,17 +40,21 @@ def grid_items(tree: Any) -> list[Any]:
         cards = _largest_group(parent)
         if not cards:
             continue
-        counts = [_words(card) for card in cards]
+        counts = [word_count(card) for card in cards]
         if statistics.median(counts) < MIN_ITEM_WORDS or sum(counts) <= best_words:
             continue
-        if not _in_furniture(parent):
+        if not in_furniture(parent):
             best, best_words = cards, sum(counts)
     return best
 
 
 def grid_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
     """The main grid's cards as paragraphs, markdown ones for format="markdown" ("" when there is no grid)."""
-    cards = grid_items(tree)
+    return render_cards(grid_items(tree), format, base_url)
+
+
+def render_cards(cards: list[Any], format: ReadFormat, base_url: str = "") -> str:
+    """`cards` as paragraphs, markdown ones for format="markdown" (repeated_blocks.py renders its blocks so too)."""
     texts = (to_markdown(card, base_url) if format == "markdown" else html_tree.visible_text(card) for card in cards)
     return PARAGRAPH_BREAK.join(text for text in texts if text)
 
@@ -70,11 +74,11 @@ def _largest_group(parent: Any) -> list[Any]:
     return cards if linked >= MIN_LINKED_SHARE * len(cards) else []
 
 
-def _words(element: Any) -> int:
+def word_count(element: Any) -> int:
     return len(" ".join(element.itertext()).split())
 
 
-def _in_furniture(element: Any) -> bool:
+def in_furniture(element: Any) -> bool:
     for node in (element, *element.iterancestors()):
         if node.tag in FURNITURE_TAGS:
             return True

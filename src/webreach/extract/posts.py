@@ -24,6 +24,8 @@ from webreach.models import ReadFormat
 MIN_POSTS = 2
 MIN_SHARE = 0.4  # tune half: 0.4 scored 0.881, 0.6 0.857, 0.8 0.856 on the forum pages that have the markup
 POST_ITEMS = ("Comment", "Answer", "Question", "DiscussionForumPosting", "SocialMediaPosting")
+# on a Q&A page the question and its answers are the content; the Comment items under them are side remarks
+QA_ITEMS = frozenset({"Question", "Answer"})
 POST_BODIES = "//*[@itemprop='text' or @itemprop='articleBody']"
 AUTHOR_NAMES = (
     ".//*[@itemprop='author']//*[@itemprop='name']/text() | .//*[@itemprop='author'][not(*)]/text()"
@@ -42,7 +44,11 @@ class Post:
 
 def thread_posts(tree: Any) -> list[Post]:
     """The posts the page's microdata declares, in page order; [] when it declares fewer than MIN_POSTS."""
-    bodies = [body for body in tree.xpath(POST_BODIES) if _post_item(body) is not None]
+    items = [(body, _item_type(body)) for body in tree.xpath(POST_BODIES)]
+    items = [(body, kind) for body, kind in items if kind in POST_ITEMS]
+    if any(kind in QA_ITEMS for _, kind in items):
+        items = [(body, kind) for body, kind in items if kind in QA_ITEMS]
+    bodies = [body for body, _ in items]
     chosen = set(bodies)
     # a quoted post nested in another's body is part of that body, not a post of its own
     outermost = [body for body in bodies if not any(parent in chosen for parent in body.iterancestors())]
@@ -55,12 +61,14 @@ def thread_posts(tree: Any) -> list[Post]:
 
 
 def _post_item(body: Any) -> Any:
-    """The Comment/Answer/... item `body` belongs to (its nearest itemtype), or None for other items."""
-    for parent in body.iterancestors():
-        declared = parent.get("itemtype")
-        if declared is not None:
-            return parent if declared.rstrip("/").rsplit("/", 1)[-1] in POST_ITEMS else None
-    return None
+    """The item `body` belongs to (its nearest ancestor with an itemtype), or None."""
+    return next((parent for parent in body.iterancestors() if parent.get("itemtype") is not None), None)
+
+
+def _item_type(body: Any) -> str:
+    """The schema.org type of the item `body` belongs to ("" when none)."""
+    item = _post_item(body)
+    return "" if item is None else str(item.get("itemtype")).rstrip("/").rsplit("/", 1)[-1]
 
 
 def _author(item: Any) -> str:

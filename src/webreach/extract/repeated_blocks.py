@@ -1,0 +1,73 @@
+"""The page's largest family of repeated blocks: the elements that share one tag and class, wherever they sit.
+
+A thread's posts, a feed's entries and a catalogue's items are rendered by one template, so they share a tag and a
+class even when they are not siblings (old Reddit nests replies in replies; some boards wrap each post in its own
+table). When trafilatura keeps a small part of such a page (a vote bar, a heading, a cookie notice) the family
+holding the most words is a better reading: the cascade takes it when it holds RESCUE_GAIN times more words than
+trafilatura's text and MIN_COVER of them (the blocks extend what trafilatura found: a story's comment section,
+which does not hold the story, never replaces it). Product pages never take it: their repeated blocks are
+recommendations.
+
+A family counts when it has MIN_BLOCKS or more outermost members (a member nested in another of the same family is
+part of it), a median of MIN_BLOCK_WORDS words or more, and sits outside navigation, headers, footers and consent
+boxes (card_grid.py's furniture). One pass over the tree.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict
+from typing import Any
+
+from webreach.extract import html_tree
+from webreach.extract.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
+from webreach.models import ReadFormat
+
+MIN_BLOCKS = 3
+MIN_BLOCK_WORDS = 8
+RESCUE_GAIN = 6.0  # tune half: 4 also rescued two articles, but took three AEB stories with their neighbours
+MAX_WORDS = 800  # trafilatura texts longer than this were never rescued on the tune half: skip the tree pass
+MIN_COVER = 0.9  # share of trafilatura's words the blocks must hold: they extend what it found, not replace it
+WORD = re.compile(r"\w+")
+MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
+
+
+def repeated_blocks(tree: Any) -> list[Any]:
+    """The outermost members of the tag-and-class family with the most words ([] when no family qualifies)."""
+    families: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for element in html_tree.body_of(tree).iter():
+        tag = element.tag
+        if isinstance(tag, str) and (name := element.get("class")):
+            families[(tag, name)].append(element)
+    best: list[Any] = []
+    best_words = 0
+    for (tag, _), members in families.items():
+        if len(members) < MIN_BLOCKS or tag in html_tree.HIDDEN_TAGS or tag in FURNITURE_TAGS:
+            continue
+        family = set(members)
+        outer = [member for member in members if not any(up in family for up in member.iterancestors())]
+        if len(outer) < MIN_BLOCKS:
+            continue
+        counts = [word_count(member) for member in outer]
+        if statistics.median(counts) < MIN_BLOCK_WORDS or sum(counts) <= best_words or in_furniture(outer[0]):
+            continue
+        best, best_words = outer, sum(counts)
+    return best
+
+
+def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
+    """The repeated blocks' text when they hold RESCUE_GAIN times the words of `extracted` (trafilatura's text)
+    and MIN_COVER of those words, else ""."""
+    found = Counter(WORD.findall(MARKUP.sub(" ", extracted).lower()))  # the same decision for every format
+    words = sum(found.values())
+    # cheap bounds first: a long extraction is trusted, and a page with too little text cannot hold such a family
+    if not words or words > MAX_WORDS or html_tree.text_size(tree) < RESCUE_GAIN * len(" ".join(found.elements())):
+        return ""
+    blocks = repeated_blocks(tree)
+    if sum(word_count(block) for block in blocks) <= RESCUE_GAIN * words:
+        return ""
+    held = Counter(WORD.findall(" ".join(html_tree.visible_text(block) for block in blocks).lower()))
+    if sum(held.values()) <= RESCUE_GAIN * words or sum((held & found).values()) < MIN_COVER * words:
+        return ""
+    return render_cards(blocks, format, base_url)
