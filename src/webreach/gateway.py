@@ -21,6 +21,7 @@ from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.guard import OfflineResolver
+from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.sessions import SessionStore, open_session_store
@@ -41,6 +42,11 @@ class Gateway:
     ) -> None:
         self.settings = settings
         self._clock = clock or SystemClock()
+        # offline runs (the fake web): no connection goes anywhere but the fake web, IP literals included, and
+        # no name is resolved at all, not even by DNS (net/offline.py)
+        offline = OfflineScope.of(settings.fake_web) if settings.fake_web else None
+        if transport is None and offline is not None:
+            transport = OfflineTransport(offline)
         self._searching = Searching(settings, clock=self._clock, transport=transport, rng=rng or random.Random())
         self._sessions = open_session_store(
             settings.state.backend,
@@ -49,10 +55,9 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds,
             max_refs=settings.tools.max_refs_per_session,
         )
-        # offline runs (the fake web) resolve no name at all: nothing may leave the machine, not even DNS
-        resolver = OfflineResolver() if settings.fake_web else None
+        resolver = OfflineResolver() if offline else None
         self._reading = Reading(
-            self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent
+            self._read_settings(), resolver=resolver, clock=self._clock, user_agent=settings.user_agent, offline=offline
         )
 
     @classmethod

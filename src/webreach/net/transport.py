@@ -14,6 +14,7 @@ The fetcher passes the `ApprovedTarget` of each hop in the request extension `we
 request without one (or with one for another URL) is checked by the transport's own guard first, so the
 transport is safe to hand to any httpx client. `connect_observer` sees every dial (host, port, address), and
 `network_backend` is the seam below the pinning (tests wrap the real backend to record every socket opened).
+In offline (fake-web) mode the guard's `OfflineScope` is checked again at every dial (net/offline.py).
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
 
 from webreach.net.guard import ApprovedTarget, Guard
+
+if TYPE_CHECKING:
+    from webreach.net.offline import OfflineScope
 
 TARGET_EXTENSION = "webreach.approved_target"
 MAX_POOLS = 64
@@ -78,10 +82,12 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         target: ApprovedTarget,
         inner: httpcore.AsyncNetworkBackend,
         observer: ConnectObserver | None = None,
+        offline: OfflineScope | None = None,
     ) -> None:
         self.target = target
         self._inner = inner
         self._observer = observer
+        self._offline = offline
 
     async def connect_tcp(
         self,
@@ -97,6 +103,9 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
             )
         failure: Exception | None = None
         for address in self.target.addresses:
+            if self._offline is not None and not self._offline.permits(address, port):
+                # offline mode: whoever approved this target, nothing but the fake web is dialled
+                raise self._offline.refusal(str(self.target.url), address, port)
             if self._observer is not None:
                 self._observer(ConnectEvent(self.target.host, port, str(address)))
             try:
@@ -230,7 +239,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                 keepalive_expiry=self._keepalive_expiry,
                 http1=True,
                 http2=False,
-                network_backend=PinnedBackend(target, self._backend, self._observer),
+                network_backend=PinnedBackend(target, self._backend, self._observer, self.guard.offline),
             )
             entry = self._pools[key] = _Pool(pool)
             await self._evict(keep=key)
