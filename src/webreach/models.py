@@ -6,6 +6,7 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -26,6 +27,15 @@ MAX_PAGE = 10
 MAX_SITE_CHARS = 253
 # language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
 MAX_LANGUAGE_CHARS = 8
+# What the schemas' `pattern`s say, checked the way JSON Schema checks a pattern (re.search, so a trailing newline
+# before `$` passes) on the value as sent, so the documents and the server agree exactly:
+# a query holds something besides whitespace;
+QUERY_PATTERN = r"\S"
+# a site is a domain (word characters of any script, dots, hyphens; in ECMAScript \w is ASCII, a stricter reading),
+# optionally written with http(s):// before it and one slash after it;
+SITE_PATTERN = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[\w.-]+/?$"
+# a language or region code is ASCII letters, parts joined by - or _ ('en', 'zh-hans', 'pt_BR').
+LANGUAGE_PATTERN = r"^[A-Za-z]+(?:[-_][A-Za-z]+)*$"
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does
 OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
@@ -36,11 +46,19 @@ class SearchRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to search for.")
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description="What to search for.",
+        json_schema_extra={"pattern": QUERY_PATTERN},
+    )
     limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
     page: int = Field(1, ge=1, le=MAX_PAGE, description="Result page, 1-based.")
     site: str | None = Field(
-        None, max_length=MAX_SITE_CHARS, description="Restrict results to this domain, e.g. 'python.org'."
+        None,
+        max_length=MAX_SITE_CHARS,
+        description="Restrict results to this domain, e.g. 'python.org'.",
+        json_schema_extra={"pattern": SITE_PATTERN},
     )
     freshness: Freshness | None = Field(None, description="Only results from the last day/week/month/year.")
     language: str | None = Field(None, description="Result language as ISO 639-1, e.g. 'en', 'zh'.")
@@ -60,10 +78,10 @@ class SearchRequest(BaseModel):
     def _clean_site(cls, value: str | None) -> str | None:
         if value is None:
             return None
+        # the pattern admits no space, control character or lone surrogate (invalid UTF-8 on a command line): none
+        # belongs in a host name, and a lone surrogate cannot even become a cache key
         site = value.strip().lower().removeprefix("https://").removeprefix("http://").strip("/")
-        # isprintable() is False for spaces, control characters and lone surrogates (invalid UTF-8 on a command
-        # line): none belongs in a host name, and a lone surrogate cannot even become a cache key
-        if not site or not site.isprintable() or " " in site or "/" in site:
+        if re.search(SITE_PATTERN, value) is None or not site or not site.isprintable():
             raise ValueError("site must be a bare domain such as 'python.org'")
         return site
 
@@ -73,7 +91,7 @@ class SearchRequest(BaseModel):
         if value is None or not value.strip():
             return None
         code = value.strip().lower().replace("_", "-")
-        if not code.replace("-", "").isalpha() or len(code) > MAX_LANGUAGE_CHARS:
+        if re.search(LANGUAGE_PATTERN, value.strip()) is None or len(code) > MAX_LANGUAGE_CHARS:
             raise ValueError("use a short code such as 'en', 'zh', 'us' or 'cn'")
         return code
 

@@ -158,7 +158,10 @@ class _Served:
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
-                self.openapi = openapi_document(schemas, version=mcp.version(), session_header=SESSION_HEADER)
+                unusable = [status.name for status in gateway.engine_statuses() if not status.usable]
+                self.openapi = openapi_document(
+                    schemas, version=mcp.version(), session_header=SESSION_HEADER, unusable=unusable
+                )
                 async with endpoint.running():
                     if on_ready is not None:
                         on_ready()

@@ -39,6 +39,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 
 from webreach.config import Settings
+from webreach.frontends._asgi import header_text
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
 
@@ -118,7 +119,19 @@ async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallTool
     state = ctx.lifespan_context
     session = store_session(_headers(ctx.request), state.default_session)
     result = await state.toolbox.call(params.name, params.arguments, session=session, output="compact")
-    return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=encodable(result.text))], is_error=result.is_error
+    )
+
+
+def encodable(text: str) -> str:
+    """`text` with any lone surrogate (from a page or an engine answer) written as its escape, e.g. \\ud800: the
+    SDK's JSON encoder cannot send one, and the whole answer would be lost for one character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _headers(request: Any) -> Mapping[str, str]:
@@ -131,8 +144,8 @@ def store_session(headers: Mapping[str, str], default: str) -> str:
     """The store session of a call: a named session header, else the MCP session, else `default`."""
     named = headers.get(SESSION_HEADER)
     if named:
-        # HTTP headers arrive as latin-1; the session name is UTF-8, as REST reads it (invalid bytes are refused)
-        return named.encode("latin-1").decode("utf-8", errors="surrogateescape")
+        # HTTP headers arrive as latin-1; the session name is read as REST reads it (UTF-8, else Latin-1)
+        return header_text(named.encode("latin-1"))
     mcp_session = headers.get(MCP_SESSION_HEADER)
     if mcp_session:
         return f"mcp-{mcp_session}"

@@ -41,6 +41,7 @@ from webreach.errors import (
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.extracted import Extracted
 from webreach.extract.worker import ExtractionWorkers, WorkerBudget
+from webreach.local_files import read_local
 from webreach.models import Page, ReadFormat, ReadRequest
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.decoding import BoundedDecoder
@@ -269,8 +270,7 @@ async def extract_file(
 
     def load() -> bytes:
         try:  # at most max_bytes + 1: a device or FIFO says size 0 and could run on forever (/dev/zero)
-            with path.open("rb") as file:
-                body = file.read(max_bytes + 1)
+            body = read_local(path, max_bytes)  # and never waits on a FIFO nobody writes to
         except OSError as exc:  # a directory, no permission, or gone since stat()
             raise _unreadable(path, exc) from None
         if len(body) > max_bytes:
