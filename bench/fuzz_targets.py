@@ -68,7 +68,11 @@ def engine_seeds(name: str) -> list[Seed]:
 def engine_cases(name: str, count: int, mutator: Mutator) -> Iterator[Case]:
     seeds = engine_seeds(name)
     bodies = [body for _, _, body in seeds]
-    engine = engines.create(name, EngineSettings(api_key=SecretStr("fuzz-key"), base_url=None))
+    # a key, an engine id and an instance URL, so every engine gets as far as parsing
+    settings = EngineSettings(api_key=SecretStr("fuzz-key"), options={"cx": "fuzz-cx"})
+    if name == "searxng":
+        settings = settings.model_copy(update={"base_url": "https://searx.fuzz.test"})
+    engine = engines.create(name, settings)
     tokens = WarmUpTokens(SystemClock())
     for index in range(count):
         status, headers, body = seeds[index % len(seeds)]

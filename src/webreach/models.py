@@ -27,15 +27,24 @@ MAX_PAGE = 10
 MAX_SITE_CHARS = 253
 # language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
 MAX_LANGUAGE_CHARS = 8
-# What the schemas' `pattern`s say, checked the way JSON Schema checks a pattern (re.search, so a trailing newline
-# before `$` passes) on the value as sent, so the documents and the server agree exactly:
-# a query holds something besides whitespace;
-QUERY_PATTERN = r"\S"
-# a site is a domain (word characters of any script, dots, hyphens; in ECMAScript \w is ASCII, a stricter reading),
-# optionally written with http(s):// before it and one slash after it;
-SITE_PATTERN = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[\w.-]+/?$"
+# What the schemas' `pattern`s say, written so ECMAScript (what JSON Schema validators use) and Python read them
+# alike: explicit character classes, no \s, \S or \w (whose meanings differ), and `$` checked as the very end
+# (`schema_pattern_matches`), so the documents and the server agree exactly:
+# a query holds something besides whitespace (every character str.split() splits on);
+_SPACES = "\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+QUERY_PATTERN = f"[^{_SPACES}]"
+# a site is a domain in ASCII (an internationalized one in its xn-- form), optionally written with http(s)://
+# before it and one slash after it;
+SITE_PATTERN = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9_.-]+/?$"
 # a language or region code is ASCII letters, parts joined by - or _ ('en', 'zh-hans', 'pt_BR').
 LANGUAGE_PATTERN = r"^[A-Za-z]+(?:[-_][A-Za-z]+)*$"
+
+
+def schema_pattern_matches(pattern: str, value: str) -> bool:
+    """Whether `value` matches a schema `pattern` as JSON Schema reads it: searched, `$` only at the very end
+    (Python's `$` also matches before a final newline)."""
+    return re.search(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern, value) is not None
+
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does
 OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
@@ -81,7 +90,7 @@ class SearchRequest(BaseModel):
         # the pattern admits no space, control character or lone surrogate (invalid UTF-8 on a command line): none
         # belongs in a host name, and a lone surrogate cannot even become a cache key
         site = value.strip().lower().removeprefix("https://").removeprefix("http://").strip("/")
-        if re.search(SITE_PATTERN, value) is None or not site or not site.isprintable():
+        if not schema_pattern_matches(SITE_PATTERN, value) or not site:
             raise ValueError("site must be a bare domain such as 'python.org'")
         return site
 
@@ -91,7 +100,7 @@ class SearchRequest(BaseModel):
         if value is None or not value.strip():
             return None
         code = value.strip().lower().replace("_", "-")
-        if re.search(LANGUAGE_PATTERN, value.strip()) is None or len(code) > MAX_LANGUAGE_CHARS:
+        if not schema_pattern_matches(LANGUAGE_PATTERN, value.strip()) or len(code) > MAX_LANGUAGE_CHARS:
             raise ValueError("use a short code such as 'en', 'zh', 'us' or 'cn'")
         return code
 

@@ -49,6 +49,7 @@ from webreach.models import (
     ReadRequest,
     SearchRequest,
     describe_validation_error,
+    schema_pattern_matches,
 )
 
 MAX_QUERIES = 5
@@ -210,7 +211,7 @@ def as_sent(value: Any, *, pattern: str, max_chars: int, min_chars: int = 0) -> 
     if isinstance(value, str):
         if not min_chars <= len(value) <= max_chars:
             raise ValueError(f"must have {min_chars}-{max_chars} characters, whitespace included")
-        if re.search(pattern, value) is None:
+        if not schema_pattern_matches(pattern, value):
             raise ValueError(f"must match the pattern {pattern}")
     return value
 
