@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 from click.testing import CliRunner
 
-from bench.fuzz import Row
+from bench.fuzz import Row, own_peak_rss_mb
 from bench.fuzz_mutate import Mutator
 from webreach import engines
 from webreach.frontends.cli import cli
@@ -299,6 +299,7 @@ def cli_row(env: dict[str, str], count: int, sample: int, mutator: Mutator, home
             kind = f"{type(result.exception).__name__} escaped" if escaped else ("traceback" if traceback else "")
         row.record(time.perf_counter() - started, outcome, kind)
     row.note = f"{min(sample, count)} cases as real processes, the rest in-process (click's CliRunner)"
+    row.peak_rss_mb = own_peak_rss_mb()  # the in-process CLI runs in this process
     return row
 
 
