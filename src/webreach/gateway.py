@@ -23,6 +23,7 @@ from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebAddress, FakeWebBackend, FakeWebResolver
+from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.parse_health import ParseHealth
@@ -46,6 +47,11 @@ class Gateway:
     ) -> None:
         self.settings = settings
         self._clock = clock or SystemClock()
+        # offline runs (the fake web): no connection goes anywhere but the fake web, IP literals included, and
+        # no name is resolved at all, not even by DNS (net/offline.py)
+        offline = OfflineScope.of(settings.fake_web) if settings.fake_web else None
+        if transport is None and offline is not None:
+            transport = OfflineTransport(offline)
         self._searching = Searching(settings, clock=self._clock, transport=transport, rng=rng or random.Random())
         self._sessions = open_session_store(
             settings.state.backend,

@@ -6,6 +6,7 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -28,6 +29,24 @@ MAX_PAGE = 10
 MAX_SITE_CHARS = 253
 # language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
 MAX_LANGUAGE_CHARS = 8
+# What the schemas' `pattern`s say, written so ECMAScript (what JSON Schema validators use) and Python read them
+# alike: explicit character classes, no \s, \S or \w (whose meanings differ), and `$` checked as the very end
+# (`schema_pattern_matches`), so the documents and the server agree exactly:
+# a query holds something besides whitespace (every character str.split() splits on);
+_SPACES = "\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+QUERY_PATTERN = f"[^{_SPACES}]"
+# a site is a domain in ASCII (an internationalized one in its xn-- form), optionally written with http(s)://
+# before it and one slash after it;
+SITE_PATTERN = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9_.-]+/?$"
+# a language or region code is ASCII letters, parts joined by - or _ ('en', 'zh-hans', 'pt_BR').
+LANGUAGE_PATTERN = r"^[A-Za-z]+(?:[-_][A-Za-z]+)*$"
+
+
+def schema_pattern_matches(pattern: str, value: str) -> bool:
+    """Whether `value` matches a schema `pattern` as JSON Schema reads it: searched, `$` only at the very end
+    (Python's `$` also matches before a final newline)."""
+    return re.search(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern, value) is not None
+
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does
 OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
@@ -48,11 +67,19 @@ class SearchRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to search for.")
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description="What to search for.",
+        json_schema_extra={"pattern": QUERY_PATTERN},
+    )
     limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
     page: int = Field(1, ge=1, le=MAX_PAGE, description="Result page, 1-based.")
     site: str | None = Field(
-        None, max_length=MAX_SITE_CHARS, description="Restrict results to this domain, e.g. 'python.org'."
+        None,
+        max_length=MAX_SITE_CHARS,
+        description="Restrict results to this domain, e.g. 'python.org'.",
+        json_schema_extra={"pattern": SITE_PATTERN},
     )
     freshness: Freshness | None = Field(None, description="Only results from the last day/week/month/year.")
     language: str | None = Field(None, description="Result language as ISO 639-1, e.g. 'en', 'zh'.")
@@ -75,10 +102,10 @@ class SearchRequest(BaseModel):
     def _clean_site(cls, value: str | None) -> str | None:
         if value is None:
             return None
+        # the pattern admits no space, control character or lone surrogate (invalid UTF-8 on a command line): none
+        # belongs in a host name, and a lone surrogate cannot even become a cache key
         site = value.strip().lower().removeprefix("https://").removeprefix("http://").strip("/")
-        # isprintable() is False for spaces, control characters and lone surrogates (invalid UTF-8 on a command
-        # line): none belongs in a host name, and a lone surrogate cannot even become a cache key
-        if not site or not site.isprintable() or " " in site or "/" in site:
+        if not schema_pattern_matches(SITE_PATTERN, value) or not site:
             raise ValueError("site must be a bare domain such as 'python.org'")
         return site
 
@@ -88,7 +115,7 @@ class SearchRequest(BaseModel):
         if value is None or not value.strip():
             return None
         code = value.strip().lower().replace("_", "-")
-        if not code.replace("-", "").isalpha() or len(code) > MAX_LANGUAGE_CHARS:
+        if not schema_pattern_matches(LANGUAGE_PATTERN, value.strip()) or len(code) > MAX_LANGUAGE_CHARS:
             raise ValueError("use a short code such as 'en', 'zh', 'us' or 'cn'")
         return code
 

@@ -121,7 +121,7 @@ class StubPage:
 class StubRenderer:
     page: StubPage
 
-    async def read(self, url: str) -> StubPage:
+    async def read(self, url: str, seconds: float | None = None) -> StubPage:
         return self.page
 
     async def aclose(self) -> None:
@@ -270,7 +270,7 @@ class Scripted:
         self.error = error
         self.calls = 0
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         self.calls += 1
         if self.error is not None:
             raise self.error

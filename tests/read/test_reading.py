@@ -51,7 +51,7 @@ class FakeRenderer:
     available: bool = True
     urls: list[str] = field(default_factory=list)
 
-    async def read(self, url: str) -> Rendered:
+    async def read(self, url: str, seconds: float | None = None) -> Rendered:
         from webreach.errors import BrowserUnavailableError
 
         self.urls.append(url)

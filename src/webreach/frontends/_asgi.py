@@ -5,7 +5,8 @@ Limits (one table, enforced before anything decodes a request):
 - body: [server] max_body_bytes (1 MB by default), REST and MCP alike; over it, 413 request_too_large, refused
   before reading when Content-Length says so;
 - JSON nesting: tools/arguments.py MAX_JSON_DEPTH, checked by the tools pipeline on every door;
-- the session header: 1-200 characters of UTF-8 without control characters (state/sessions.py SESSION_PATTERN).
+- the session header: 1-200 characters without control characters (state/sessions.py SESSION_PATTERN), sent as
+  UTF-8 or, when the bytes are not UTF-8, read as Latin-1.
 """
 
 from __future__ import annotations
@@ -43,8 +44,13 @@ async def send_error(send: Send, code: str, message: str, *, hint: str = "", too
 
 
 def header_text(value: bytes) -> str:
-    """A header value as UTF-8 text; invalid bytes become lone surrogates, which the session check refuses."""
-    return value.decode("utf-8", errors="surrogateescape")
+    """A header value as text: UTF-8, or Latin-1 when the bytes are not UTF-8 (what HTTP historically meant), so
+    any name the OpenAPI document allows arrives as itself whichever a client sends; control characters, C1 ones
+    included, are then refused by the session check."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
 
 
 def malformed_request_response() -> bytes:

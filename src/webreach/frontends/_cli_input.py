@@ -4,7 +4,7 @@
   lone surrogates, and control characters other than spacing: a usage error, exit 2, before anything runs. File
   arguments may hold any bytes, as file names do.
 - Files are read with a byte cap whatever their size claims (devices and FIFOs report 0): read_capped reads at
-  most limit + 1 bytes and refuses more.
+  most limit + 1 bytes and refuses more, and never waits on a FIFO or device that sends nothing (local_files.py).
 - The settings: a bad webreach.toml or WEBREACH_* value is InvalidInputError naming it (exit 2), never a
   traceback.
 """
@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from webreach.config import Settings
 from webreach.errors import InvalidInputError
+from webreach.local_files import read_local
 from webreach.models import describe_validation_error
 
 # a saved engine answer `parse` reads: engine result pages are well under 5 MB; /dev/zero must not fill memory
@@ -65,8 +66,7 @@ def environment_problem(exc: ValueError) -> str:
 def read_capped(path: Path, limit: int) -> bytes:
     """At most `limit` bytes of `path`, read as limit + 1 so a device or FIFO (whose size says 0) cannot run on."""
     try:
-        with path.open("rb") as file:
-            body = file.read(limit + 1)
+        body = read_local(path, limit)  # non-blocking open: a FIFO without a writer cannot hang the command
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}", hint="Pass a readable file.") from None
     if len(body) > limit:

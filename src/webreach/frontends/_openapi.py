@@ -3,8 +3,12 @@
 Nothing here is written per endpoint: each exposed tool becomes POST /v1/<tool name without "web_"> with its
 generated input schema as the request body (OpenAPI 3.1 takes JSON Schema as is), and the error responses come
 from the one status table in _errors.py. The document states what the server accepts: lengths are measured as
-sent (before whitespace is stripped), the session header's limits and pattern come from state/sessions.py. What
-it cannot say in JSON Schema is the forgiving side only (numbers as strings, case and spaces in enum values).
+sent (before whitespace is stripped), the session header's limits and pattern come from state/sessions.py.
+Beyond the tool schemas (which every agent dialect shares, so they hold nothing a dialect refuses), the document
+says: an optional argument may be null (null means the default), arguments of which exactly one must be given
+(web_fetch's url and ref) are a oneOf, and the 501 answer names the engines this server has no key or instance
+for (they stay in the engine enum: the schema is the product's, and the 501 says what to configure). What it
+cannot say in JSON Schema is the forgiving side only (numbers as strings, case and spaces in enum values).
 The docs page is plain HTML rendered from the same document, with no
 script or stylesheet fetched from elsewhere; it shows an example error body (the schema is in /openapi.json).
 
@@ -23,7 +27,7 @@ from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import EMPTY_QUERY
-from webreach.tools import DIALECTS, MAX_SESSION_CHARS, SESSION_PATTERN
+from webreach.tools import DIALECTS, MAX_SESSION_CHARS, SESSION_PATTERN, find_tool
 
 Schema = dict[str, Any]
 
@@ -83,12 +87,14 @@ def openapi_document(
     version: str,
     session_header: str,
     admin: Mapping[str, str] | None = None,
+    unusable: Sequence[str] = (),
 ) -> Schema:
     """OpenAPI 3.1 for the REST API, from MCP-dialect tool schemas (name, title, description, inputSchema).
 
-    `admin` maps "METHOD /v1/admin/..." to a summary (AdminRoutes.described).
+    `admin` maps "METHOD /v1/admin/..." to a summary (AdminRoutes.described); `unusable` names the engines this
+    server cannot use (no key or instance URL), which answer 501.
     """
-    paths: Schema = {rest_path(tool["name"]): {"post": _operation(tool, session_header)} for tool in tools}
+    paths: Schema = {rest_path(tool["name"]): {"post": _operation(tool, session_header, unusable)} for tool in tools}
     paths["/v1/tools"] = {"get": _tools_operation()}
     for endpoint, summary in (admin or {}).items():
         method, _, path = endpoint.partition(" ")
@@ -150,7 +156,36 @@ def _admin_operation(method: str, path: str, summary: str) -> Schema:
     return operation
 
 
-def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
+def _body_schema(tool: Mapping[str, Any]) -> Schema:
+    """The tool's input schema with what the server also accepts or requires: nulls for optional arguments, and
+    exactly one of the arguments its model says so of."""
+    schema = dict(tool["inputSchema"])
+    required = set(schema.get("required", ()))
+    schema["properties"] = {
+        name: prop if name in required else _nullable(prop) for name, prop in schema.get("properties", {}).items()
+    }
+    exclusive = find_tool(tool["name"]).arguments.exactly_one_of
+    if exclusive:
+        schema["oneOf"] = [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in exclusive]
+    return schema
+
+
+def _nullable(prop: Mapping[str, Any]) -> Schema:
+    """`prop` that also takes null (string keywords such as minLength do not apply to null); the tool schemas
+    already mark optional arguments nullable (tools/schemas.py), and those are kept as they are."""
+    if {"type": "null"} in prop.get("anyOf", ()) or "null" in (prop.get("type") or ()):
+        return dict(prop)
+    out = dict(prop)
+    if isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    if "anyOf" in out:
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+    return out
+
+
+def _operation(tool: Mapping[str, Any], session_header: str, unusable: Sequence[str]) -> Schema:
     return {
         "operationId": tool["name"],
         "summary": tool.get("title") or tool["name"],
@@ -167,26 +202,33 @@ def _operation(tool: Mapping[str, Any], session_header: str) -> Schema:
                     "maxLength": MAX_SESSION_CHARS,
                     "pattern": SESSION_PATTERN,
                 },
-                "description": "Session whose numbered refs this call records or resolves: UTF-8, "
-                f"1-{MAX_SESSION_CHARS} characters, no control characters.",
+                "description": "Session whose numbered refs this call records or resolves: "
+                f"1-{MAX_SESSION_CHARS} characters, no control characters; sent as UTF-8 (bytes that are not "
+                "UTF-8 are read as Latin-1).",
             },
             IDEMPOTENCY_PARAMETER,
         ],
         "security": [{"agentKey": []}, {}],
-        "requestBody": {"required": True, "content": {"application/json": {"schema": tool["inputSchema"]}}},
-        "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses()},
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _body_schema(tool)}}},
+        "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses(unusable)},
     }
 
 
-def _error_responses() -> Schema:
+def _error_responses(unusable: Sequence[str] = ()) -> Schema:
     by_status: dict[int, list[str]] = {}
     for code, status in HTTP_STATUS.items():
         by_status.setdefault(status, []).append(code)
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-    return {
+    responses = {
         str(status): {"description": ", ".join(sorted(codes)), "content": error}
         for status, codes in sorted(by_status.items())
     }
+    if unusable and "501" in responses:
+        named = ", ".join(unusable)
+        responses["501"]["description"] = (
+            f"not_configured. Engines this server has no API key or instance URL for answer it when named: {named}"
+        )
+    return responses
 
 
 # --- the docs page -------------------------------------------------------------------------------------------

@@ -172,8 +172,13 @@ class _Served:
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
+                unusable = [status.name for status in gateway.engine_statuses() if not status.usable]
                 self.openapi = openapi_document(
-                    schemas, version=mcp.version(), session_header=SESSION_HEADER, admin=self.admin_endpoints
+                    schemas,
+                    version=mcp.version(),
+                    session_header=SESSION_HEADER,
+                    admin=self.admin_endpoints,
+                    unusable=unusable,
                 )
                 async with endpoint.running():
                     if on_ready is not None:

@@ -40,6 +40,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from webreach.config import Settings
 from webreach.errors import InvalidInputError
+from webreach.frontends._asgi import header_text
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox, account_policies, error_result
@@ -147,7 +148,19 @@ async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallTool
             caller=caller,
             idempotency_key=key if isinstance(key, str) else None,
         )
-    return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=encodable(result.text))], is_error=result.is_error
+    )
+
+
+def encodable(text: str) -> str:
+    """`text` with any lone surrogate (from a page or an engine answer) written as its escape, e.g. \\ud800: the
+    SDK's JSON encoder cannot send one, and the whole answer would be lost for one character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _headers(request: Any) -> Mapping[str, str]:
@@ -165,8 +178,8 @@ def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], de
         return named
     header = headers.get(SESSION_HEADER)
     if header:
-        # HTTP headers arrive as latin-1; the session name is UTF-8, as REST reads it (invalid bytes are refused)
-        return header.encode("latin-1").decode("utf-8", errors="surrogateescape")
+        # HTTP headers arrive as latin-1; the session name is read as REST reads it (UTF-8, else Latin-1)
+        return header_text(header.encode("latin-1"))
     return default
 
 

@@ -29,7 +29,9 @@ Decisions, in the order the checks run (each refusal is UrlNotAllowedError with 
   (fail closed, as pydantic-ai does, rather than picking a good record). Resolution failures are not policy
   refusals: they raise HostResolutionError (code unavailable, retryable) with reason not_found, timeout,
   no_addresses or failed. Resolvers bound their own time (SystemResolver: 5 s, as smokescreen does).
-  OfflineResolver resolves nothing and says so (reason offline); fake-web mode uses net/fake_web.py's resolver.
+  OfflineResolver (the Gateway's in fake-web mode) resolves nothing and says so: reason offline.
+- Offline (fake-web) mode also gives the guard an `OfflineScope` (net/offline.py): then only the fake web's own
+  address and port pass, IP literals and allowed CIDRs included, and everything else is refused [offline].
 - Refusal messages and their `url` never repeat credentials: userinfo is shown as *** (`mask_userinfo`), so
   `http://user:pw@host/` cannot echo a password into CLI, REST or MCP output or into logs.
 """
@@ -44,12 +46,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
 from webreach.errors import HostResolutionError, UrlNotAllowedError
 from webreach.net.address_policy import AddressPolicy, Denial, IPAddress, canonical, refusal
+
+if TYPE_CHECKING:
+    from webreach.net.offline import OfflineScope
 
 MAX_URL_LENGTH = 8192
 DEFAULT_PORTS = MappingProxyType({"http": 80, "https": 443})
@@ -283,14 +288,26 @@ def parse_url(url: str | httpx.URL) -> ParsedUrl:
 class Guard:
     """Approves a URL only when its form is sound and every address it reaches is allowed by the policy."""
 
-    def __init__(self, policy: AddressPolicy | None = None, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self, policy: AddressPolicy | None = None, resolver: Resolver | None = None, offline: OfflineScope | None = None
+    ) -> None:
         self.policy = policy if policy is not None else AddressPolicy()
         self.resolver: Resolver = resolver if resolver is not None else SystemResolver()
+        # offline (fake-web) mode: only the fake web's endpoint passes, whatever the policy says (net/offline.py)
+        self.offline = offline
 
     async def check(self, url: str | httpx.URL) -> ApprovedTarget:
         """The approved target for this URL, or UrlNotAllowedError / HostResolutionError."""
         parsed = parse_url(url)
-        addresses = (canonical(parsed.literal),) if parsed.literal is not None else await self._resolve(parsed)
+        if parsed.literal is not None:
+            addresses: tuple[IPAddress, ...] = (canonical(parsed.literal),)
+        elif self.offline is not None and parsed.host == self.offline.host:
+            addresses = self.offline.addresses
+        else:
+            addresses = await self._resolve(parsed)
+        if self.offline is not None:
+            self.offline.approve(str(url), parsed, addresses)
+            return ApprovedTarget(url=parsed.url, host=parsed.host, port=parsed.port, addresses=addresses)
         for address in addresses:
             refused = self.policy.denial(address)
             if refused is not None:

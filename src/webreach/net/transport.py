@@ -16,6 +16,7 @@ transport is safe to hand to any httpx client (a name that does not resolve is t
 from httpx's own transport, with the HostResolutionError and the resolver's OSError as its causes).
 `connect_observer` sees every dial (host, port, address), and `network_backend` is the seam below the pinning (tests
 wrap the real backend to record every socket opened).
+In offline (fake-web) mode the guard's `OfflineScope` is checked again at every dial (net/offline.py).
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
 
 from webreach.errors import HostResolutionError
 from webreach.net.guard import ApprovedTarget, Guard
+
+if TYPE_CHECKING:
+    from webreach.net.offline import OfflineScope
 
 TARGET_EXTENSION = "webreach.approved_target"
 MAX_POOLS = 64
@@ -81,10 +85,12 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         target: ApprovedTarget,
         inner: httpcore.AsyncNetworkBackend,
         observer: ConnectObserver | None = None,
+        offline: OfflineScope | None = None,
     ) -> None:
         self.target = target
         self._inner = inner
         self._observer = observer
+        self._offline = offline
 
     async def connect_tcp(
         self,
@@ -100,6 +106,9 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
             )
         failure: Exception | None = None
         for address in self.target.addresses:
+            if self._offline is not None and not self._offline.permits(address, port):
+                # offline mode: whoever approved this target, nothing but the fake web is dialled
+                raise self._offline.refusal(str(self.target.url), address, port)
             if self._observer is not None:
                 self._observer(ConnectEvent(self.target.host, port, str(address)))
             try:
@@ -237,7 +246,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                 keepalive_expiry=self._keepalive_expiry,
                 http1=True,
                 http2=False,
-                network_backend=PinnedBackend(target, self._backend, self._observer),
+                network_backend=PinnedBackend(target, self._backend, self._observer, self.guard.offline),
             )
             entry = self._pools[key] = _Pool(pool)
             await self._evict(keep=key)

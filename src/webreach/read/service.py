@@ -41,11 +41,13 @@ from webreach.errors import (
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.extracted import Extracted
 from webreach.extract.worker import ExtractionWorkers, WorkerBudget
+from webreach.local_files import read_local
 from webreach.models import Page, ReadFormat, ReadRequest
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.decoding import BoundedDecoder
 from webreach.net.fetcher import DEFAULT_USER_AGENT, Budgets, Fetcher
 from webreach.net.guard import Guard, Resolver, StaticResolver, SystemResolver
+from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
 from webreach.read.interstitials import Interstitials
@@ -77,10 +79,10 @@ class _LazyRenderer:
         self._make = make
         self._renderer: Renderer | None = None
 
-    async def read(self, url: str) -> RenderedPage:
+    async def read(self, url: str, seconds: float | None = None) -> RenderedPage:
         if self._renderer is None:
             self._renderer = self._make()
-        return await self._renderer.read(url)
+        return await self._renderer.read(url, seconds)
 
     async def aclose(self) -> None:
         if self._renderer is not None:
@@ -103,13 +105,15 @@ class Reading:
         extract_options: ExtractOptions | None = None,
         tokenizer: Tokenizer | None = None,
         workers: ExtractionWorkers | None = None,
+        offline: OfflineScope | None = None,
     ) -> None:
         self.settings = settings = settings or ReadSettings()
         self.clock: Clock = clock or SystemClock()
         self.user_agent = user_agent
         self.resolver: Resolver = resolver or SystemResolver()
         self._seams = (network_backend, connect_observer)
-        self.guard = Guard(AddressPolicy(settings.allow_cidrs), self.resolver)
+        self.offline = offline  # fake-web mode: nothing but the fake web is reachable (net/offline.py)
+        self.guard = Guard(AddressPolicy(settings.allow_cidrs), self.resolver, offline)
         self.fetcher = Fetcher(
             self.guard, budgets=read_budgets(settings), clock=self.clock, user_agent=user_agent,
             network_backend=network_backend, connect_observer=connect_observer,
@@ -138,9 +142,10 @@ class Reading:
         # a strict guard of its own: pages the operator allowed in private networks never go to a third party
         settings = self.settings
         key = settings.jina_api_key.get_secret_value() if settings.jina_api_key else None
+        transport = OfflineTransport(self.offline) if self.offline is not None else None
         return JinaReader(
             Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
-            timeout=settings.jina_timeout,
+            timeout=settings.jina_timeout, transport=transport,
         )  # fmt: skip
 
     def _browser(self) -> Renderer:
@@ -163,7 +168,8 @@ class Reading:
         if result is None:
             if self.robots is not None:
                 await self.robots.check(target)
-            result = await self.chain.read(target, request)
+            # the read's timeout is one total deadline across every reader reader='auto' tries
+            result = await self.chain.read(target, request, seconds=self.settings.timeout)
             self.cache.put([key + target, key + result.final_url], result)
         return self._page(result, request, target, cached=cached)
 
@@ -204,7 +210,7 @@ class Reading:
         backend, observer = self._seams
         return Reading(
             settings, resolver=resolver, clock=self.clock, user_agent=self.user_agent, network_backend=backend,
-            connect_observer=observer,
+            connect_observer=observer, offline=self.offline,
         )  # fmt: skip
 
     async def aclose(self) -> None:
@@ -264,8 +270,7 @@ async def extract_file(
 
     def load() -> bytes:
         try:  # at most max_bytes + 1: a device or FIFO says size 0 and could run on forever (/dev/zero)
-            with path.open("rb") as file:
-                body = file.read(max_bytes + 1)
+            body = read_local(path, max_bytes)  # and never waits on a FIFO nobody writes to
         except OSError as exc:  # a directory, no permission, or gone since stat()
             raise _unreadable(path, exc) from None
         if len(body) > max_bytes:

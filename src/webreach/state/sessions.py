@@ -36,14 +36,16 @@ from typing import Literal, Protocol
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
+from webreach.models import schema_pattern_matches
 from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 DEFAULT_TTL = 24 * 3600.0
 DEFAULT_MAX_REFS = 1000
 DEFAULT_FORGET_AFTER = 30 * 24 * 3600.0
 MAX_SESSION_CHARS = 200
-# a JSON-Schema (ECMA-262) and Python pattern alike: no C0/DEL/C1 control character, no lone surrogate
-SESSION_PATTERN = rf"^[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]{{1,{MAX_SESSION_CHARS}}}$"
+# a JSON-Schema (ECMA-262) and Python pattern alike: no control character but tab (HTTP allows a tab inside a
+# header value, and the command line counts it as spacing), no DEL or C1 character, no lone surrogate
+SESSION_PATTERN = rf"^[^\u0000-\u0008\u000a-\u001f\u007f-\u009f\ud800-\udfff]{{1,{MAX_SESSION_CHARS}}}$"
 _UNSTORABLE = re.compile(r"[\u0000\ud800-\udfff]")
 
 _SCHEMA = (
@@ -79,7 +81,7 @@ def check_session(session: str) -> str:
         raise InvalidInputError(
             f"session name must be 1 to {MAX_SESSION_CHARS} characters", hint="Use a short name such as 'research'."
         )
-    if re.match(SESSION_PATTERN, session) is None:
+    if not schema_pattern_matches(SESSION_PATTERN, session):
         raise InvalidInputError(
             "session name holds a control character or invalid UTF-8",
             hint="Use a short printable name such as 'research'.",

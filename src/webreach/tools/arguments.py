@@ -22,13 +22,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
@@ -37,14 +38,19 @@ from pydantic.fields import FieldInfo
 
 from webreach.errors import InvalidInputError
 from webreach.models import (
+    LANGUAGE_PATTERN,
     MAX_LANGUAGE_CHARS,
     MAX_QUERY_CHARS,
+    MAX_SITE_CHARS,
+    QUERY_PATTERN,
+    SITE_PATTERN,
     Freshness,
     ReadFormat,
     ReadRequest,
     SearchRequest,
     check_query_not_blank,
     describe_validation_error,
+    schema_pattern_matches,
 )
 
 MAX_QUERIES = 5
@@ -76,10 +82,13 @@ def inherit(model: type[BaseModel], name: str, **changes: Any) -> Any:
 
 # one query's constraints without its description (the query argument describes itself)
 QueryText = Annotated[str, inherit(SearchRequest, "query", description=None)]
-# an empty or blank code is refused, not read as "any language": the schema says so (minLength)
-LanguageCode = Annotated[str, Field(min_length=2, max_length=MAX_LANGUAGE_CHARS)]
-# an empty url is no target at all: refused here, before a reader is asked
-UrlText = Annotated[str, Field(min_length=1)]
+# an empty or blank code is refused, not read as "any language"; lengths and pattern are checked as sent
+# (`as_sent`), so the schema states them and pydantic does not check them again after stripping
+LanguageCode = Annotated[
+    str, Field(json_schema_extra={"minLength": 2, "maxLength": MAX_LANGUAGE_CHARS, "pattern": LANGUAGE_PATTERN})
+]
+# an empty or blank url is no target at all: refused here, before a reader is asked
+UrlText = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": QUERY_PATTERN})]
 EngineName = Annotated[str, Field(max_length=MAX_ENGINE_NAME_CHARS)]
 QueryList = Annotated[list[QueryText], Field(min_length=1, max_length=MAX_QUERIES)]
 
@@ -88,6 +97,17 @@ class ToolArguments(BaseModel):
     """Base of every tool's arguments: unknown names are refused, null means the default."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    # arguments of which exactly one must be given (and not null); documents that can say so do (the OpenAPI one)
+    exactly_one_of: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads true as 1; a boolean is never a count, a page or a ref (the schemas say integer)
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and field.annotation in (int, int | None):
+            raise ValueError("must be an integer, not true or false")
+        return value
 
     @classmethod
     def parse_json(cls, text: str) -> Self | None:
@@ -186,6 +206,17 @@ def _as_list(value: Any) -> Any:
     return [part for part in text.replace(",", " ").split() if part]
 
 
+def as_sent(value: Any, *, pattern: str, max_chars: int, min_chars: int = 0) -> Any:
+    """`value` unchanged once it passes the schema's length and pattern checked as a JSON Schema validator checks
+    them: on the text as sent (before whitespace is stripped), the pattern with re.search."""
+    if isinstance(value, str):
+        if not min_chars <= len(value) <= max_chars:
+            raise ValueError(f"must have {min_chars}-{max_chars} characters, whitespace included")
+        if not schema_pattern_matches(pattern, value):
+            raise ValueError(f"must match the pattern {pattern}")
+    return value
+
+
 def _check_query_length(value: Any) -> None:
     """Queries are measured as sent, whitespace included, so the schemas' maxLength is exactly what is accepted."""
     if isinstance(value, str) and len(value) > MAX_QUERY_CHARS:
@@ -240,6 +271,24 @@ class WebSearchArguments(ToolArguments):
     def _engine(cls, value: Any) -> Any:
         return _lowered(value)
 
+    @field_validator("site", mode="before")
+    @classmethod
+    def _site(cls, value: Any) -> Any:
+        try:
+            return as_sent(value, pattern=SITE_PATTERN, max_chars=MAX_SITE_CHARS)
+        except ValueError:
+            raise ValueError(
+                f"must be a bare domain such as 'python.org' (at most {MAX_SITE_CHARS} characters)"
+            ) from None
+
+    @field_validator("lang", mode="before")
+    @classmethod
+    def _lang(cls, value: Any) -> Any:
+        try:
+            return as_sent(value, pattern=LANGUAGE_PATTERN, min_chars=2, max_chars=MAX_LANGUAGE_CHARS)
+        except ValueError:
+            raise ValueError("use a short code such as 'en', 'zh', 'us' or 'cn'") from None
+
     @field_validator("freshness", mode="before")
     @classmethod
     def _freshness(cls, value: Any) -> Any:
@@ -255,9 +304,10 @@ class WebSearchMultiArguments(ToolArguments):
     """web_search_multi."""
 
     query: str = inherit(SearchRequest, "query")
-    engines: Annotated[list[EngineName], Field(min_length=1, max_length=MAX_ENGINES)] | None = Field(
+    engines: Annotated[list[EngineName], Field(max_length=MAX_ENGINES)] | None = Field(
         None,
-        description="Engines to ask together; default: a set with different indexes chosen for the query.",
+        description="Engines to ask together; default (or an empty list): a set with different indexes chosen for "
+        "the query.",
         json_schema_extra={ENGINE_NAMES: []},
     )
     limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
@@ -280,6 +330,8 @@ class WebSearchMultiArguments(ToolArguments):
 
 class WebFetchArguments(ToolArguments):
     """web_fetch."""
+
+    exactly_one_of = ("url", "ref")
 
     url: UrlText | None = inherit(ReadRequest, "url", default=None)
     ref: int | None = Field(

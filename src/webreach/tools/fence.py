@@ -20,7 +20,7 @@ def boundary(text: str, label: str) -> str:
     """A boundary that does not occur in `text`."""
     salt = 0
     while True:
-        digest = hashlib.sha256(f"{label}\x00{salt}\x00{text}".encode()).hexdigest()[:16]
+        digest = hashlib.sha256(f"{label}\x00{salt}\x00{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
         if digest not in text:
             return digest
         salt += 1

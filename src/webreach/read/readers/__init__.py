@@ -15,17 +15,25 @@ failures: another reader would not change them. When every candidate failed, the
 it describes the page itself, unless the browser rendered the page and still found no text (rendered_empty): then
 that is raised, since "read it with the browser" has just been done.
 
+The chain's `seconds` is the read's total deadline, across every reader it tries: each reader is given what is
+left of it (`seconds=`) and bounds its own work by that, below its own budget (the browser's 30 s, Jina's 30 s),
+so reader="auto" on a JavaScript shell ends within the read's timeout, not the sum of its readers' budgets. A
+reader that overruns anyway is cut off a grace period later; no reader starts once nothing is left, and then the
+first reader's error stands (it describes the page). The clock is the event loop's, which the fetcher, the browser
+and the extraction workers measure their deadlines on too.
+
 The extractor raises the FetchError classes of errors.py itself (PageBlockedError, NeedsBrowserError,
 ExtractionError, UnsupportedContentError); `as_fetch_error` only makes sure one names the URL that was read.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from webreach.errors import FetchError, NotConfiguredError, WebreachError
+from webreach.errors import FetchError, FetchTimeoutError, NotConfiguredError, WebreachError
 from webreach.extract.extracted import Extracted
 from webreach.models import ReadRequest
 
@@ -39,6 +47,8 @@ CURES: Mapping[str, frozenset[str]] = {
 }
 UNAVAILABLE = "not_configured"
 RENDERED_EMPTY = "rendered_empty"
+# how long past the total deadline a reader that ignores its `seconds` may run (closing a browser context)
+GRACE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,11 +68,12 @@ class ReadResult:
 
 
 class Reader(Protocol):
-    """Reads one URL into a ReadResult in `request.format`; raises typed FetchErrors."""
+    """Reads one URL into a ReadResult in `request.format` within `seconds` (None: its own budget); raises typed
+    FetchErrors."""
 
     name: str
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult: ...
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult: ...
 
 
 def as_fetch_error(exc: WebreachError, url: str) -> WebreachError:
@@ -79,7 +90,22 @@ class ReaderChain:
         self.readers = dict(readers)
         self.order = tuple(order)
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
+        """Read `url` with the reader the request names, or the fallback order; all of it within `seconds`."""
+        if seconds is None:
+            return await self._read(url, request, None)
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + seconds
+        try:
+            async with asyncio.timeout(seconds + GRACE_SECONDS):
+                return await self._read(url, request, ends)
+        except TimeoutError:
+            raise FetchTimeoutError(
+                f"Reading {url} did not finish within its {seconds:g} s deadline (every reader tried counts).",
+                url=url,
+            ) from None
+
+    async def _read(self, url: str, request: ReadRequest, ends: float | None) -> ReadResult:
         if request.reader != "auto":
             reader = self.readers.get(request.reader)
             if reader is None:
@@ -87,15 +113,18 @@ class ReaderChain:
                     f"The {request.reader} reader is not available here.",
                     hint=f"Use one of: auto, {', '.join(self.readers)}.",
                 )
-            return await reader.read(url, request)
+            return await reader.read(url, request, seconds=_left(ends))
         first: WebreachError | None = None
         unavailable: WebreachError | None = None
         for name in self.order:
             reader = self.readers.get(name)
             if reader is None or (first is not None and name not in CURES.get(first.code, frozenset())):
                 continue
+            left = _left(ends)
+            if left is not None and left <= 0 and first is not None:
+                break  # the deadline is spent: the first reader's error describes the page
             try:
-                return await reader.read(url, request)
+                return await reader.read(url, request, seconds=left)
             except WebreachError as exc:
                 if exc.code == UNAVAILABLE:
                     unavailable = unavailable or exc  # not installed or switched off here: the next may be
@@ -110,3 +139,8 @@ class ReaderChain:
         if first is not None:
             raise first
         raise unavailable or NotConfiguredError("No reader is configured.", hint="Set read.reader_order.")
+
+
+def _left(ends: float | None) -> float | None:
+    """Seconds left until `ends` (loop time), or None when the read has no total deadline."""
+    return None if ends is None else max(0.0, ends - asyncio.get_running_loop().time())

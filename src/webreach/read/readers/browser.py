@@ -154,21 +154,25 @@ class BrowserReader:
         """Whether Playwright and Chromium are installed (without starting anything)."""
         return async_playwright is not None and find_chromium(self.executable_path) is not None
 
-    async def read(self, url: str) -> BrowserPage:
-        """Render the page at `url`; typed FetchError subclasses on failure (UrlNotAllowedError when refused)."""
+    async def read(self, url: str, seconds: float | None = None) -> BrowserPage:
+        """Render the page at `url` within `seconds` (at most the reader's timeout); typed FetchError subclasses on
+        failure (UrlNotAllowedError when refused)."""
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + (self.timeout if seconds is None else min(self.timeout, seconds))
         parse_url(url)  # file:, chrome: and other schemes never reach Chromium, which would load them itself
         browser = await self._ensure_browser()
         async with self._pages:
+            timeout = ends - loop.time()  # starting Chromium and waiting for a free page count too
             try:
                 context = await self._new_context(browser)
             except PlaywrightError as exc:
                 raise FetchUnavailableError(f"The browser failed to open a page: {_first_line(exc)}", url=url) from exc
             tasks: set[asyncio.Task[None]] = set()
             try:
-                async with asyncio.timeout(self.timeout):
-                    return await self._read_in(context, tasks, url)
+                async with asyncio.timeout(timeout):
+                    return await self._read_in(context, tasks, url, timeout)
             except TimeoutError as exc:
-                raise FetchTimeoutError(f"Reading {url} in the browser took over {self.timeout:g} s.", url=url) from exc
+                raise FetchTimeoutError(f"Reading {url} in the browser took over {timeout:.1f} s.", url=url) from exc
             except PlaywrightError as exc:
                 raise FetchUnavailableError(f"The browser failed on {url}: {_first_line(exc)}", url=url) from exc
             finally:
@@ -199,9 +203,11 @@ class BrowserReader:
 
     # -- one read ----------------------------------------------------------------------------------------------
 
-    async def _read_in(self, context: BrowserContext, tasks: set[asyncio.Task[None]], url: str) -> BrowserPage:
+    async def _read_in(
+        self, context: BrowserContext, tasks: set[asyncio.Task[None]], url: str, timeout: float
+    ) -> BrowserPage:
         page = await context.new_page()
-        deadline = asyncio.get_running_loop().time() + self.timeout
+        deadline = asyncio.get_running_loop().time() + timeout
         interceptor = Interceptor(
             self.fetcher, self.limits, _main_frame_check(page), deadline=deadline, browser_errors=(PlaywrightError,)
         )

@@ -4,7 +4,8 @@ Both end in `extract_result`: the body goes to the extractor off the event loop.
 goes to a child process (extract/worker.py) that is killed when the read's deadline passes, a bounded number
 at once; any other page to a thread, since HTML extraction is linear in the page's size and a child would cost
 as much as the extraction. The direct reader's deadline is the fetch budget's total seconds, counted from the
-start of the read, so fetching and extracting together stay within it.
+start of the read, so fetching and extracting together stay within it; a reader chain with less time left than
+that passes `seconds`, which then bounds the fetch, the interstitials and the extraction (the browser alike).
 For an error status (anything from 300 up that was not followed) the body is still extracted, only to find bot
 walls: a 403 or 503 challenge page becomes PageBlockedError (captcha or blocked), which tells the agent more
 than "HTTP 403"; any other error page is an HttpStatusError.
@@ -13,10 +14,11 @@ than "HTTP 403"; any other error page is an HttpStatusError.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from typing import Protocol
 
-from webreach.errors import ExtractionError, NeedsBrowserError, RenderedEmptyError, WebreachError
+from webreach.errors import ExtractionError, FetchTimeoutError, NeedsBrowserError, RenderedEmptyError, WebreachError
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadRequest
@@ -96,13 +98,26 @@ class DirectReader:
         self.options = options
         self.workers = workers
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         loop = asyncio.get_running_loop()
         started = loop.time()  # the fetcher's deadlines run on the loop's clock too
-        fetched = await self.fetcher.fetch(url, raise_for_status=False)
+        budgets = self.fetcher.budgets
+        total = budgets.total_seconds if seconds is None else min(budgets.total_seconds, seconds)
+        if total < budgets.total_seconds:  # what the reader chain has left is less than a fetch's own budget
+            budgets = dataclasses.replace(
+                budgets, total_seconds=total, connect_seconds=min(budgets.connect_seconds, total),
+                read_seconds=min(budgets.read_seconds, total),
+            )  # fmt: skip
+        fetched = await self.fetcher.fetch(url, raise_for_status=False, budgets=budgets)
         if fetched.status < 300:
-            fetched = await self.interstitials.follow(fetched)
-        time_left = self.fetcher.budgets.total_seconds - (loop.time() - started)
+            try:
+                async with asyncio.timeout(max(0.0, total - (loop.time() - started))):
+                    fetched = await self.interstitials.follow(fetched)
+            except TimeoutError:
+                raise FetchTimeoutError(
+                    f"Reading {url} did not finish within its {total:g} s deadline.", url=url
+                ) from None
+        time_left = total - (loop.time() - started)
         return await extract_result(
             fetched, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
             workers=self.workers, seconds=time_left,
@@ -119,7 +134,7 @@ class RenderedPage(FetchedPage, Protocol):
 class Renderer(Protocol):
     """The browser reader's shape: render a URL (every request through the guarded fetcher)."""
 
-    async def read(self, url: str) -> RenderedPage: ...
+    async def read(self, url: str, seconds: float | None = None) -> RenderedPage: ...
 
     async def aclose(self) -> None: ...
 
@@ -141,12 +156,15 @@ class RenderedReader:
         self.options = options
         self.workers = workers
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult:
-        page = await self.renderer.read(url)
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        page = await self.renderer.read(url, seconds)
+        time_left = None if seconds is None else seconds - (loop.time() - started)
         try:
             return await extract_result(
                 page, url=url, request=request, reader=self.name, fetcher=self.fetcher, options=self.options,
-                workers=self.workers,
+                workers=self.workers, seconds=time_left,
             )  # fmt: skip
         except (NeedsBrowserError, ExtractionError) as exc:
             # the scripts already ran: "use the browser" would send the caller in a circle

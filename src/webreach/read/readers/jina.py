@@ -72,13 +72,14 @@ class JinaReader:
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
 
-    async def read(self, url: str, request: ReadRequest) -> ReadResult:
+    async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         target = str((await self.guard.check(url)).url)  # refused URLs never reach the proxy
+        timeout = self.timeout if seconds is None else min(self.timeout, seconds)  # what the read has left
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 status, headers, body = await self._post(target, request.format)
         except TimeoutError:
-            message = f"The Jina reader did not answer for {url} within {self.timeout:g} s."
+            message = f"The Jina reader did not answer for {url} within {timeout:g} s."
             raise FetchTimeoutError(message, url=url) from None
         except httpx.HTTPError as exc:
             message = f"The Jina reader at {self.base_url} could not be reached: {exc}."

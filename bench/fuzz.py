@@ -1,0 +1,189 @@
+"""Fuzz and stall report: N mutated cases per target, and a liveness check of a real server under hostile work.
+
+Run: python -m bench.fuzz [--cases N] [--targets a,b,...] [--quick] [--no-liveness] [--seed S]
+Targets: every engine by name (or "engines" for all), extractor, charset, retry_after, and the doors rest,
+mcp_http, mcp_stdio, cli (or "doors"). Default: 2,000 cases per target (the extractor 5,000 unless --cases).
+--quick runs 20 cases per target (or --cases) over a few engines, without the liveness check (the test in
+tests/test_bench_fuzz.py runs it so this file cannot rot). --budget: seconds before a door case counts as a hang.
+
+Per target the table shows: cases, typed errors (WebreachError, or a door's typed error answer), untyped failures
+(any other exception; at a door a 500, a JSON-RPC -32603, a traceback on stderr or a hang past the case's budget;
+0 is required), cases over 0.5 s, the longest case and the process's peak RSS after the target (the doors: the
+server's). Mutations: bench/fuzz_mutate.py; in-process targets: bench/fuzz_targets.py; doors: bench/fuzz_doors.py;
+liveness: bench/fuzz_liveness.py. Writes bench/results/fuzz.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import logging
+import resource
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.fuzz_mutate import Mutator
+from webreach import engines
+from webreach.errors import WebreachError
+
+RESULTS = Path(__file__).parent / "results"
+SLOW = 0.5
+IN_PROCESS = ("extractor", "charset", "retry_after")
+DOORS = ("rest", "mcp_http", "mcp_stdio", "cli")
+
+
+@dataclass
+class Row:
+    """One target's counts."""
+
+    target: str
+    cases: int = 0
+    typed: int = 0
+    untyped: int = 0
+    slow: int = 0
+    max_seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    untyped_kinds: Counter[str] = field(default_factory=Counter)
+    note: str = ""
+
+    def record(self, seconds: float, outcome: str, kind: str = "") -> None:
+        self.cases += 1
+        self.max_seconds = max(self.max_seconds, seconds)
+        self.slow += seconds > SLOW
+        if outcome == "typed":
+            self.typed += 1
+        elif outcome == "untyped":
+            self.untyped += 1
+            self.untyped_kinds[kind] += 1
+
+
+def where(exc: BaseException) -> str:
+    """The exception's type and the innermost webreach function it passed through (the place to fix)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [frame for frame in frames if "/webreach/" in frame.filename] or frames
+    frame = ours[-1]
+    return f"{type(exc).__name__} in {Path(frame.filename).stem}.{frame.name}"
+
+
+def own_peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_in_process(name: str, cases: Iterable[Callable[[], Any]]) -> Row:
+    row = Row(name)
+    loop = asyncio.new_event_loop()
+    try:
+        for case in cases:
+            started = time.perf_counter()
+            outcome, kind = "ok", ""
+            try:
+                result = case()
+                if inspect.isawaitable(result):
+                    loop.run_until_complete(result)
+            except WebreachError:
+                outcome = "typed"
+            except Exception as exc:  # the finding this report exists for
+                outcome, kind = "untyped", where(exc)
+            row.record(time.perf_counter() - started, outcome, kind)
+    finally:
+        loop.close()
+    row.peak_rss_mb = own_peak_rss_mb()
+    return row
+
+
+def in_process_row(target: str, count: int, mutator: Mutator) -> Row:
+    from bench import fuzz_targets
+
+    if target == "extractor":
+        return run_in_process(target, fuzz_targets.extractor_cases(count, mutator))
+    if target == "charset":
+        return run_in_process(target, fuzz_targets.charset_cases(count, mutator))
+    if target == "retry_after":
+        return run_in_process(target, fuzz_targets.retry_after_cases(count, mutator))
+    return run_in_process(f"engine {target}", fuzz_targets.engine_cases(target, count, mutator))
+
+
+def as_json(row: Row) -> dict[str, Any]:
+    fields = {name: value for name, value in vars(row).items() if name != "untyped_kinds"}
+    return {**fields, "untyped_kinds": dict(row.untyped_kinds)}
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| target | cases | typed errors | untyped | over 0.5 s | max s | peak RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.target} | {row.cases} | {row.typed} | {row.untyped} | {row.slow} | {row.max_seconds:.2f} "
+            f"| {row.peak_rss_mb:.0f} |"
+        )
+    kinds = [f"- {row.target}: {dict(row.untyped_kinds)}" for row in rows if row.untyped_kinds]
+    notes = [f"- {row.target}: {row.note}" for row in rows if row.note]
+    return "\n".join(lines + (["", "Untyped by kind:", *kinds] if kinds else []) + (["", *notes] if notes else []))
+
+
+def expand(targets: str, quick: bool) -> list[str]:
+    names = engines.names()
+    chosen: list[str] = []
+    for part in (p.strip() for p in targets.split(",") if p.strip()):
+        if part == "engines":
+            chosen += ["bing", "exa", "baidu"] if quick else names
+        elif part == "doors":
+            chosen += list(DOORS)
+        elif part in names or part in IN_PROCESS or part in DOORS:
+            chosen.append(part)
+        else:
+            raise SystemExit(f"unknown target {part!r}: engines, doors, {', '.join([*names, *IN_PROCESS, *DOORS])}")
+    return list(dict.fromkeys(chosen))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=None, help="cases per target (default 2,000; extractor 5,000)")
+    parser.add_argument("--targets", default="engines,extractor,charset,retry_after,doors")
+    parser.add_argument("--quick", action="store_true", help="20 cases per target, a few engines, no liveness")
+    parser.add_argument("--no-liveness", action="store_true")
+    parser.add_argument("--cli-subprocess", type=int, default=None, help="CLI cases run as real processes")
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--budget", type=float, default=40.0, help="seconds a door case may take before it is a hang")
+    parser.add_argument("--output", type=Path, default=RESULTS / "fuzz.json")
+    args = parser.parse_args(argv)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its repair notes on mutated PDFs are not findings
+    mutator = Mutator(args.seed)
+    rows: list[Row] = []
+    door_targets = []
+    for target in expand(args.targets, args.quick):
+        count = args.cases or (20 if args.quick else 5000 if target == "extractor" else 2000)
+        if target in DOORS:
+            door_targets.append((target, count))
+            continue
+        rows.append(in_process_row(target, count, mutator))
+        print(table(rows[-1:]).splitlines()[-1], flush=True)
+    if door_targets:
+        from bench.fuzz_doors import run_doors
+
+        subprocess_cases = args.cli_subprocess if args.cli_subprocess is not None else (3 if args.quick else 50)
+        for row in run_doors(door_targets, mutator, cli_subprocess=subprocess_cases, budget=args.budget):
+            rows.append(row)
+            print(table([row]).splitlines()[2], flush=True)
+    print("\n" + table(rows))
+    report: dict[str, Any] = {"rows": [as_json(row) for row in rows]}
+    if not (args.quick or args.no_liveness):
+        from bench.fuzz_liveness import liveness
+
+        report["liveness"] = liveness()
+        print("\n" + report["liveness"]["table"])
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=1, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Liveness under hostile work, for bench/fuzz.py: /healthz answers while one request chews on something nasty.
+
+A real `webreach serve` process points bing at a loopback server of ours (its result page: 0.5 MB of nested
+divs) and may read that server's pages (a PDF bomb: pages whose content streams inflate to 70 MB of whitespace
+each). While one hostile request runs, GET /healthz is sampled every 20 ms on the same server; the report gives
+its p50, p99 and maximum latency, how the hostile request ended and when (against its deadline), and the peak
+resident memory of the server and its extraction workers together (sampled from /proc every 20 ms). A /healthz
+that has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from extract.hostile_pdf import bomb_pdf
+from frontends.serving import http_server
+
+SAMPLE_EVERY = 0.02
+HEALTHZ_TIMEOUT = 10.0  # a /healthz that takes longer is recorded as taking this long
+NESTED_PAGE = (b"<html><body>" + b"<div>" * 100_000 + b"x" + b"</div>" * 2_000 + b"</body></html>")[: 512 * 1024]
+
+
+def hostile_site(pdf: bytes) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body, kind = (pdf, "application/pdf") if self.path.endswith(".pdf") else (NESTED_PAGE, "text/html")
+            self.send_response(200)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    return site
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of `pid` and its descendants now, in MB."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return total / 1024
+
+
+def under_load(url: str, pid: int, hostile: Callable[[], httpx.Response]) -> dict[str, Any]:
+    """Run `hostile` in a thread; sample /healthz and memory until it ends."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        started = time.perf_counter()
+        try:
+            response = hostile()
+            body = response.json()
+            outcome["status"] = f"{response.status_code} {body.get('code', 'ok') if isinstance(body, dict) else ''}"
+        except Exception as exc:
+            outcome["status"] = f"client {type(exc).__name__}"
+        outcome["seconds"] = time.perf_counter() - started
+
+    worker = threading.Thread(target=run)
+    latencies, peak = [], 0.0
+    with httpx.Client(timeout=HEALTHZ_TIMEOUT, trust_env=False) as client:
+        worker.start()
+        while worker.is_alive():
+            started = time.perf_counter()
+            try:
+                client.get(f"{url}/healthz")
+            except httpx.TimeoutException:
+                outcome["healthz_timeouts"] = outcome.get("healthz_timeouts", 0) + 1  # counted at the timeout
+            latencies.append((time.perf_counter() - started) * 1000)
+            peak = max(peak, tree_rss_mb(pid))
+            time.sleep(max(0.0, SAMPLE_EVERY - (time.perf_counter() - started)))
+    worker.join()
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else 0.0
+    p50 = statistics.median(latencies) if latencies else 0.0
+    return {
+        **outcome, "healthz_samples": len(latencies), "healthz_p50_ms": p50, "healthz_p99_ms": p99,
+        "healthz_max_ms": latencies[-1] if latencies else 0.0, "peak_rss_mb": peak,
+    }  # fmt: skip
+
+
+def liveness() -> dict[str, Any]:
+    pdf = bomb_pdf(pages=4, inflated=70 * 1024 * 1024)
+    site = hostile_site(pdf)
+    base = f"http://127.0.0.1:{site.server_address[1]}"
+    env = {
+        "WEBREACH_ENGINES__BING__BASE_URL": f"{base}/bing",
+        "WEBREACH_READ__ALLOW_CIDRS": '["127.0.0.1/32"]',
+        "WEBREACH_READ__TIMEOUT": "20",
+        "WEBREACH_FAKE_WEB": "",
+    }
+    rows = {}
+    try:
+        with tempfile.TemporaryDirectory() as home, _NoFakeWeb() as web, http_server(web, Path(home), **env) as server:
+            post = httpx.Client(timeout=120, trust_env=False)
+            search = {"query": "hostile nesting", "engine": "bing"}
+            rows["search: 0.5 MB nested divs (deadline 30 s)"] = under_load(
+                server.url, server.process.pid, lambda: post.post(f"{server.url}/v1/search", json=search)
+            )
+            fetch = {"url": f"{base}/bomb.pdf"}
+            rows[f"fetch: PDF bomb, {len(pdf) // 1024} KB -> 4 x 70 MB (deadline 20 s)"] = under_load(
+                server.url, server.process.pid, lambda: post.post(f"{server.url}/v1/fetch", json=fetch)
+            )
+            post.close()
+    finally:
+        site.shutdown()
+        site.server_close()
+    return {"rows": rows, "table": liveness_table(rows)}
+
+
+class _NoFakeWeb:
+    """http_server wants a fake web for its environment; this run points engines elsewhere, so it gets none."""
+
+    url = ""
+
+    def __enter__(self) -> _NoFakeWeb:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def liveness_table(rows: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        "| hostile request | ended | after s | /healthz samples | timeouts | p50 ms | p99 ms | max ms | peak RSS MB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, row in rows.items():
+        lines.append(
+            f"| {name} | {row['status']} | {row['seconds']:.1f} | {row['healthz_samples']} "
+            f"| {row.get('healthz_timeouts', 0)} | {row['healthz_p50_ms']:.1f} "
+            f"| {row['healthz_p99_ms']:.1f} | {row['healthz_max_ms']:.1f} | {row['peak_rss_mb']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    result = liveness()
+    print(result["table"])
+    os._exit(0)

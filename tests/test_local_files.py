@@ -1,0 +1,88 @@
+"""Local files the CLI reads are bounded: a FIFO nobody writes to, or one that stops sending, never hangs.
+
+Real FIFOs (os.mkfifo) and real processes: `webreach parse` and `webreach extract` of a FIFO without a writer end
+at once with a typed answer; a writer that holds the FIFO open without sending ends the read after the idle time.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webreach.errors import InvalidInputError
+from webreach.local_files import read_local
+
+RUN_TIMEOUT = 60  # a hang fails the test here instead of stalling the suite
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.fixture
+def silent_writer(fifo: Path) -> Iterator[Path]:
+    """A writer that opens the FIFO and sends nothing until the test is done."""
+    done = threading.Event()
+
+    def hold() -> None:
+        with open(fifo, "wb"):  # blocks until the reader opens it
+            done.wait(RUN_TIMEOUT)
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    yield fifo
+    done.set()
+    thread.join(RUN_TIMEOUT)
+
+
+def test_a_regular_file_is_read_up_to_one_byte_past_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(b"x" * 100)
+    assert read_local(path, 1000) == b"x" * 100
+    assert len(read_local(path, 10)) == 11
+
+
+def test_a_fifo_without_a_writer_reads_as_empty(fifo: Path) -> None:
+    assert read_local(fifo, 1000) == b""
+
+
+def test_a_fifo_that_stops_sending_ends_after_the_idle_time(silent_writer: Path) -> None:
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:  # the writer's open() returns once we open; until then there is no writer yet
+        try:
+            with pytest.raises(InvalidInputError) as caught:
+                read_local(silent_writer, 1000, idle=0.3)
+            break
+        except pytest.fail.Exception:
+            if time.monotonic() > deadline:
+                raise
+    assert "sent nothing" in caught.value.message
+
+
+def test_a_directory_is_refused_as_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError):
+        read_local(tmp_path, 1000)
+
+
+@pytest.mark.parametrize("command", [["parse", "bing"], ["extract"]])
+def test_the_cli_answers_a_fifo_instead_of_hanging(fifo: Path, tmp_path: Path, command: list[str]) -> None:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "WEBREACH_CONFIG": os.devnull}
+    done = subprocess.run(
+        [sys.executable, "-m", "webreach", *command, str(fifo)],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    print(done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    # an empty FIFO is an empty file: parse finds no results page (a typed error's exit code), extract an empty
+    # document
+    assert done.returncode in (0, 2, 3, 4)
