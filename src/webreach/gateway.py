@@ -8,6 +8,7 @@ nothing of agent tools: those sit above it (tools/: Toolbox.over(gateway)) and u
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -67,6 +68,7 @@ class Gateway:
         self._reading = Reading(
             self._read_settings(fake_web), resolver=self._fake_web_resolver, clock=self._clock,
             user_agent=settings.user_agent, network_backend=FakeWebBackend(fake_web) if fake_web else None,
+            offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
         self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
 

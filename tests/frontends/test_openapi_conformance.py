@@ -14,6 +14,7 @@ operation and mode in CI; WEBREACH_FUZZ=long makes it 1,000. What the document c
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,12 +73,14 @@ def api_schema(server: ServerProcess) -> schemathesis.BaseSchema:
     return loaded
 
 
-OPERATIONS = ["POST /v1/search", "POST /v1/search_multi", "POST /v1/fetch", "GET /healthz"]
+OPERATIONS = ["POST /v1/search", "POST /v1/search_multi", "POST /v1/fetch", "GET /v1/tools", "GET /healthz"]
 
 
 def test_the_document_lists_the_operations_tested(api_schema: schemathesis.BaseSchema) -> None:
+    # the admin operations change the server's state (agents, breakers); tests/frontends/test_admin_*.py and
+    # test_breaker_sharing.py cover them against the same document
     labels = {result.ok().label for result in api_schema.get_all_operations()}
-    assert labels == set(OPERATIONS)
+    assert {label for label in labels if not label.split(" ")[1].startswith("/v1/admin")} == set(OPERATIONS)
 
 
 # every operation with valid and with broken input (GET /healthz takes no input to break)
@@ -99,6 +102,10 @@ def test_the_server_answers_as_its_openapi_document_says(
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     def conforms(case: schemathesis.Case) -> None:
+        if case.headers and "Idempotency-Key" in case.headers:
+            # a key is one call's: generated keys repeat ("0") across different arguments, which the server rightly
+            # refuses (422 idempotency_mismatch) whatever the document says of each request alone
+            case.headers["Idempotency-Key"] = uuid.uuid4().hex
         case.call_and_validate(timeout=30, checks=CHECKS)
 
     conforms()

@@ -15,6 +15,7 @@ import pytest
 
 from webreach import Gateway, NotConfiguredError, ReadRequest, SearchRequest, Settings, UrlNotAllowedError
 from webreach.config import ReadSettings
+from webreach.errors import HttpStatusError
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.guard import Guard, OfflineResolver, StaticResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
@@ -77,10 +78,21 @@ async def test_the_fake_webs_own_pages_are_readable(web: FakeWeb) -> None:
     assert "Offline" in (page.title or "")
 
 
-@pytest.mark.parametrize("where", ["other_port", "public_ip", "numeric_public_ip", "ipv6_literal"])
+async def test_another_port_of_the_fake_webs_address_reaches_the_fake_web_only(
+    web: FakeWeb, elsewhere: Listener
+) -> None:
+    # the reader's backend sends every connection to the fake web's port (net/fake_web.py): the URL's port is no
+    # way off it
+    async with Gateway.from_settings(offline_settings(web)) as gateway:
+        with pytest.raises(HttpStatusError) as caught:
+            await gateway.read(ReadRequest.create(url=f"{elsewhere.url}/page"))
+    assert caught.value.status == 404  # the fake web has no such page
+    assert elsewhere.accepted == 0
+
+
+@pytest.mark.parametrize("where", ["public_ip", "numeric_public_ip", "ipv6_literal"])
 async def test_reads_off_the_fake_web_are_refused_by_rule(web: FakeWeb, elsewhere: Listener, where: str) -> None:
     url = {
-        "other_port": f"{elsewhere.url}/page",
         "public_ip": "http://8.8.8.8/",
         "numeric_public_ip": "http://134744072/",
         "ipv6_literal": "http://[2001:4860:4860::8888]/",

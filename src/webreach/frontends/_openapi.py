@@ -27,7 +27,7 @@ from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import EMPTY_QUERY
-from webreach.tools import DIALECTS, MAX_SESSION_CHARS, SESSION_PATTERN, find_tool
+from webreach.tools import DIALECTS, MAX_SESSION_CHARS, NAMED_SESSION_PATTERN, find_tool
 
 Schema = dict[str, Any]
 
@@ -200,11 +200,11 @@ def _operation(tool: Mapping[str, Any], session_header: str, unusable: Sequence[
                     "default": "default",
                     "minLength": 1,
                     "maxLength": MAX_SESSION_CHARS,
-                    "pattern": SESSION_PATTERN,
+                    "pattern": NAMED_SESSION_PATTERN,
                 },
                 "description": "Session whose numbered refs this call records or resolves: "
-                f"1-{MAX_SESSION_CHARS} characters, no control characters; sent as UTF-8 (bytes that are not "
-                "UTF-8 are read as Latin-1).",
+                f"1-{MAX_SESSION_CHARS} characters, no control characters, not starting with '@' (reserved for "
+                "agents' own sessions); sent as UTF-8 (bytes that are not UTF-8 are read as Latin-1).",
             },
             IDEMPOTENCY_PARAMETER,
         ],

@@ -18,6 +18,7 @@ once, when the scope is built: the only name lookup offline mode makes.
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from dataclasses import dataclass
 from ipaddress import ip_address
@@ -41,6 +42,9 @@ class OfflineScope:
     host: str
     port: int
     addresses: tuple[IPAddress, ...]
+    # the reader's network backend sends every connection to the fake web's own port (net/fake_web.py), so there
+    # any port of the fake web's address is the fake web; engine and Jina traffic has no such routing
+    routed: bool = False
 
     @classmethod
     def of(cls, fake_web: str) -> OfflineScope:
@@ -56,7 +60,7 @@ class OfflineScope:
 
     def permits(self, address: IPAddress | str, port: int) -> bool:
         """True when (address, port) is the fake web's."""
-        return port == self.port and canonical(ip_address(address)) in self.addresses
+        return (self.routed or port == self.port) and canonical(ip_address(address)) in self.addresses
 
     def approve(self, url: str, parsed: ParsedUrl, addresses: tuple[IPAddress, ...]) -> None:
         """Raise the `offline` refusal unless every address of this URL, with its port, is the fake web's."""
@@ -101,6 +105,7 @@ class OfflineTransport(httpx.AsyncBaseTransport):
     """Engine or Jina traffic in offline mode: pinned to the fake web; any other URL is a configuration problem."""
 
     def __init__(self, scope: OfflineScope, *, max_connections: int = 100) -> None:
+        scope = dataclasses.replace(scope, routed=False)  # no routing below this transport: the port must match
         self.scope = scope
         self._inner = GuardedTransport(offline_guard(scope), max_connections_per_target=max_connections)
 

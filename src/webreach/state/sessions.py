@@ -45,7 +45,9 @@ DEFAULT_FORGET_AFTER = 30 * 24 * 3600.0
 MAX_SESSION_CHARS = 200
 # a JSON-Schema (ECMA-262) and Python pattern alike: no control character but tab (HTTP allows a tab inside a
 # header value, and the command line counts it as spacing), no DEL or C1 character, no lone surrogate
-SESSION_PATTERN = rf"^[^\u0000-\u0008\u000a-\u001f\u007f-\u009f\ud800-\udfff]{{1,{MAX_SESSION_CHARS}}}$"
+# characters a session name may not hold: control characters (tab aside) and lone surrogates
+SESSION_EXCLUDED = r"\u0000-\u0008\u000a-\u001f\u007f-\u009f\ud800-\udfff"
+SESSION_PATTERN = rf"^[^{SESSION_EXCLUDED}]{{1,{MAX_SESSION_CHARS}}}$"
 _UNSTORABLE = re.compile(r"[\u0000\ud800-\udfff]")
 
 _SCHEMA = (

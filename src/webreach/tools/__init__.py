@@ -22,7 +22,7 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
-from webreach.tools.call_session import DEFAULT_SESSION, store_session
+from webreach.tools.call_session import DEFAULT_SESSION, NAMED_SESSION_PATTERN, store_session
 from webreach.tools.definitions import (
     TOOL_NAMES,
     TOOLS,
@@ -51,6 +51,7 @@ __all__ = [
     "DIALECTS",
     "MAX_QUERIES",
     "MAX_SESSION_CHARS",
+    "NAMED_SESSION_PATTERN",
     "OUTPUT_FORMATS",
     "SESSION_PATTERN",
     "TOOLS",

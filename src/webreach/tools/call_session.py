@@ -23,11 +23,18 @@ its way into another caller's refs.
 
 from __future__ import annotations
 
+import re
+
 from webreach.errors import InvalidInputError
-from webreach.state.sessions import check_session
+from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_EXCLUDED, check_session
 
 DEFAULT_SESSION = "default"
 _CALLER_MARK = "@"
+# what a door may name (the session header, `_meta`, --session): a storable name not starting with the mark
+# (spelled without a lookahead: JSON Schema tools that generate strings from patterns do not all support one)
+NAMED_SESSION_PATTERN = (
+    rf"^[^{re.escape(_CALLER_MARK)}{SESSION_EXCLUDED}][^{SESSION_EXCLUDED}]{{0,{MAX_SESSION_CHARS - 1}}}$"
+)
 
 
 def store_session(session: str | None, caller: str | None = None) -> str:
