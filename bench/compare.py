@@ -201,7 +201,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
     before, after = result["before"], result["after"]
     changes = " with uncommitted changes" if after["uncommitted_changes"] else ""
     print(
-        f"\nbefore: {before['rev']} ({before['commit'][:9]}); after: {after['root']} ({after['commit'][:9]}{changes})"
+        f"\nbefore: {before['rev']} ({before['commit'][:9]}); after: this tree ({after['commit'][:9]}{changes})"
     )
     for part, rows in result["parts"].items():
         print(f"\n{part}\n\n| metric | before | after | after/before |\n|---|---:|---:|---:|")
@@ -257,9 +257,9 @@ def main() -> None:
     result["before"] = {"rev": args.baseline, "commit": commit}
     dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
     result["after"] = {"commit": git("rev-parse", "HEAD"), "uncommitted_changes": dirty}
-    report(result, args)
-    RESULTS.mkdir(exist_ok=True)
+    RESULTS.mkdir(exist_ok=True)  # written before the report, so a report bug never loses a long run
     (RESULTS / "compare.json").write_text(json.dumps({"arguments": vars(args), **result}, indent=2) + "\n")
+    report(result, args)
 
 
 if __name__ == "__main__":
