@@ -5,7 +5,7 @@ One story, in order: log in with the token, test a connection (ok, then captcha 
 the probe leave the breaker closed, create an agent and call REST with its key, trip the engine's breaker with
 that key and reset it from the console, run the playground, and check the key is in no page after its creation
 page. Every page gets an axe-core check (no serious or critical violations) and a screenshot, written to the
-test's tmp dir (and to $WEBREACH_CONSOLE_SHOTS when set: docs/console/ holds a set made that way).
+test's tmp dir (and to $CONSOLE_SHOTS when set: docs/console/ holds a set made that way).
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def shots(tmp_path: Path) -> list[Path]:
-    """Where screenshots go: the test's tmp dir, plus $WEBREACH_CONSOLE_SHOTS when set."""
+    """Where screenshots go: the test's tmp dir, plus $CONSOLE_SHOTS when set."""
     targets = [tmp_path / "screenshots"]
-    if os.environ.get("WEBREACH_CONSOLE_SHOTS"):
-        targets.append(Path(os.environ["WEBREACH_CONSOLE_SHOTS"]))
+    if os.environ.get("CONSOLE_SHOTS"):
+        targets.append(Path(os.environ["CONSOLE_SHOTS"]))
     return targets
 
 
@@ -88,7 +88,7 @@ def rest_search(server: ServerProcess, key: str, query: str) -> httpx.Response:
 
 
 def submit(page: Any, control: Any, *, key: str | None = None) -> None:
-    """Click `control` (or press `key` on it) and wait for the page the form leads to."""
+    """Click `control` (or press `key` on it) and wait for the page it leads to (a form's answer, a link's page)."""
     with page.expect_navigation():
         if key is None:
             control.click()
@@ -138,7 +138,7 @@ def test_an_operator_runs_the_server_from_the_browser(
     look(page, "engines-probe-captcha", shots)
 
     # agents: create one, its key shown once; REST answers that key
-    page.get_by_role("link", name="Agents & credits").click()
+    submit(page, page.get_by_role("link", name="Agents & credits"))
     page.get_by_label("Name").fill("console-bot")
     page.get_by_label("Starting credits").fill("50")
     submit(page, page.get_by_role("button", name="Create agent"))
@@ -150,7 +150,7 @@ def test_an_operator_runs_the_server_from_the_browser(
     assert rest_search(console, key, "console trip").json()["code"] in ("captcha", "blocked")
     assert rest_search(console, key, "console trip 2").json()["code"] == "suspended"
     web.reset(ENGINE)
-    page.get_by_role("link", name="Engines & health").click()
+    submit(page, page.get_by_role("link", name="Engines & health"))
     assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text().startswith("open")
     look(page, "engines-tripped", shots)
     sources.append(page.content())
@@ -160,10 +160,10 @@ def test_an_operator_runs_the_server_from_the_browser(
     assert answered.status_code == 200, answered.text
 
     # the ledger shows the grant and the agent's calls; a grant from the console lands in it
-    page.get_by_role("link", name="Agents & credits").click()
+    submit(page, page.get_by_role("link", name="Agents & credits"))
     look(page, "agents", shots)
     sources.append(page.content())
-    page.get_by_role("link", name="console-bot").click()
+    submit(page, page.get_by_role("link", name="console-bot"))
     page.get_by_label("Credits (negative to take back)").fill("25")
     page.get_by_label("Note").fill("from the console")
     submit(page, page.get_by_role("button", name="Grant"))
@@ -172,7 +172,7 @@ def test_an_operator_runs_the_server_from_the_browser(
     sources.append(page.content())
 
     # playground: one engine, through the tool pipeline, both views with their token counts
-    page.get_by_role("link", name="Playground").click()
+    submit(page, page.get_by_role("link", name="Playground"))
     page.get_by_label("Engine (web_search)").select_option(ENGINE)
     page.get_by_label("Query, or URL to fetch").fill("python asyncio")
     submit(page, page.get_by_role("button", name="Run"))
@@ -184,7 +184,7 @@ def test_an_operator_runs_the_server_from_the_browser(
 
     # narrow: the page itself never scrolls sideways (wide tables scroll in their own box)
     page.set_viewport_size({"width": 360, "height": 800})
-    page.get_by_role("link", name="Engines & health").click()
+    submit(page, page.get_by_role("link", name="Engines & health"))
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     look(page, "engines-narrow", shots)
     sources.append(page.content())
@@ -210,3 +210,20 @@ def test_posts_need_the_session_and_its_csrf_token(console: ServerProcess) -> No
         # a login form replayed without its cookie's nonce: refused too
         client.cookies.delete("webreach_console_login")
         assert client.post("/console/login", data={"csrf": nonce, "token": TOKEN}).status_code == 403
+
+
+def test_without_a_token_loopback_gets_a_session_and_forms_still_need_csrf(web: FakeWeb, tmp_path: Path) -> None:
+    with (
+        http_server(web, tmp_path) as server,
+        httpx.Client(base_url=server.url, trust_env=False, follow_redirects=False) as client,
+    ):
+        assert client.get("/console/login").status_code == 303  # nothing to log in with
+        page = client.get("/console/agents")
+        assert page.status_code == 200 and "webreach_console" in client.cookies
+        assert "Accounts are off on this server" in page.text
+        assert client.post("/console/agents", data={"name": "x", "csrf": "forged"}).status_code == 403
+        nonce = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        created = client.post("/console/agents", data={"name": "loopback-bot", "credits": "5", "csrf": nonce})
+        assert created.status_code == 200 and "loopback-bot" in created.text
+        css = client.get("/console/static/console.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
