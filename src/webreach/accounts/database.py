@@ -72,6 +72,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             expires DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (agent, key))""",
     ),
+    # quota counters kept under the agent's lock, so a reservation reads its use instead of counting the window:
+    # `*_used` counts the calls in (`*_from`, now]; NULL `*_from` (an agent from version 1): count once
+    (
+        "ALTER TABLE accounts_agents_v1 ADD COLUMN hour_used BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE accounts_agents_v1 ADD COLUMN hour_from DOUBLE PRECISION",
+        "ALTER TABLE accounts_agents_v1 ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE accounts_agents_v1 ADD COLUMN day_from DOUBLE PRECISION",
+    ),
 )
 
 

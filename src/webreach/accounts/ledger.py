@@ -171,14 +171,23 @@ class Ledger:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
             balance = agent.balance + _recover(tx, name, now)
+            usage, counters = _counted_usage(tx, agent, now)
             tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)  # out of every window
-            usage = _usage(tx, agent, now)
             _check_quota(tx, agent, usage, now)
             if balance < price:
                 raise InsufficientCreditsError(
                     f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
                 )
-            tx.run("UPDATE accounts_agents_v1 SET balance = balance - ? WHERE name = ?", price, name)
+            tx.run(
+                "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
+                " day_from = ? WHERE name = ?",
+                price,
+                usage.hour_used + 1,
+                counters[0],
+                usage.day_used + 1,
+                counters[1],
+                name,
+            )
             _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
             tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
             tx.run(
@@ -268,13 +277,24 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
 
 def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
     """Settle one open reservation; the balance after."""
-    row = tx.one("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ? RETURNING balance", back, name)
+    at = None
+    if kind == "release":  # a released call does not count against the quota: out of the counters it is in
+        gone = tx.one("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ? RETURNING at", name, call_id)
+        at = None if gone is None else float(gone[0])
+    row = tx.one(_SETTLE_BALANCE, back, at, at, name)
     assert row is not None  # the caller holds the agent's lock, so the agent exists
     _journal(tx, name, call_id, kind, back, now)
     tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-    if kind == "release":  # a released call does not count against the quota
-        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ?", name, call_id)
     return int(row[0])
+
+
+# a NULL `at` (a commit) or `*_from` (counters not started) compares as NULL: nothing is taken off
+_SETTLE_BALANCE = (
+    "UPDATE accounts_agents_v1 SET balance = balance + ?,"
+    " hour_used = hour_used - (CASE WHEN ? > hour_from THEN 1 ELSE 0 END),"
+    " day_used = day_used - (CASE WHEN ? > day_from THEN 1 ELSE 0 END)"
+    " WHERE name = ? RETURNING balance"
+)
 
 
 def _recover(tx: Transaction, name: str, now: float) -> int:
@@ -285,6 +305,35 @@ def _recover(tx: Transaction, name: str, now: float) -> int:
 
 
 _COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
+
+
+def _counted_usage(tx: Transaction, agent: Agent, now: float) -> tuple[Usage, tuple[float, float]]:
+    """Quota use from the agent's counters (read and written under its lock): only the calls that left a window
+    since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000 calls an hour.
+    Also the new window edges to store with the counters."""
+    row = tx.one("SELECT hour_used, hour_from, day_used, day_from FROM accounts_agents_v1 WHERE name = ?", agent.name)
+    assert row is not None  # the caller holds the agent's lock
+    hour_used = _advance(tx, agent.name, int(row[0]), row[1], now - HOUR)
+    day_used = _advance(tx, agent.name, int(row[2]), row[3], now - DAY)
+    resets = None
+    if agent.per_hour is not None and hour_used:
+        oldest = tx.one(_OLDEST, agent.name, now - HOUR)
+        resets = None if oldest is None else float(oldest[0]) + HOUR
+    usage = Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
+    return usage, (now - HOUR, now - DAY)
+
+
+def _advance(tx: Transaction, name: str, used: int, since: float | None, edge: float) -> int:
+    """The calls in (edge, now], from `used` calls in (since, now]: take off those in (since, edge]. Counted
+    afresh when the counter never started or the clock went back past its edge."""
+    if since is None or edge < float(since):
+        row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ?", name, edge)
+        return int(row[0]) if row is not None else 0
+    row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?", name, since, edge)
+    return used - (int(row[0]) if row is not None else 0)
+
+
+_OLDEST = "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1"
 
 
 def _usage(tx: Transaction, agent: Agent, now: float) -> Usage:
