@@ -4,7 +4,9 @@ Both run the same statements (written with `?` placeholders, rewritten to `%s` f
 synchronous transactions that never wait on anything but the database: SQLite takes the write lock up front
 (`BEGIN IMMEDIATE`, so two processes never both read a balance and then both write it), PostgreSQL locks the
 agent's row (`SELECT ... FOR UPDATE`). A transaction never awaits, so a lock is held for a few round trips only and
-an event loop blocked on another process's lock waits microseconds, never on a coroutine of its own.
+an event loop blocked on another process's lock waits microseconds, never on a coroutine of its own. On
+PostgreSQL a write transaction runs in pipeline mode, so only the statements whose results are read wait for a
+round trip; on SQLite a checkpointer thread takes the WAL's fsyncs off the event loop.
 
 The schema is created and migrated on open: `accounts_schema` holds the version, and each step in MIGRATIONS runs
 once, in order, under a lock (SQLite's write lock, a PostgreSQL advisory lock), so replicas starting together
@@ -134,11 +136,16 @@ class SqliteDatabase:
         self._conn = sqlite3.connect(path, timeout=0.05, isolation_level=None, check_same_thread=False)
         self._busy_timeout = busy_timeout
         self._conn.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL survives a killed process (only power loss can lose the last commits)
+        # NORMAL in WAL survives a killed process (only power loss can lose the commits since the last checkpoint)
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        # NORMAL's only fsyncs are at checkpoints, which SQLite runs inside a COMMIT once the WAL holds 1,000 pages
+        # (every ~60 calls), on the event loop: the checkpointer thread makes them instead, and the COMMIT's own
+        # stays only as the bound on the WAL (a checkpoint cannot finish while calls keep writing)
+        self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_BOUND_PAGES}")
         self._lock = threading.Lock()
         path.chmod(0o600)
         migrate(self, postgres=False)
+        self._checkpointer = Checkpointer(path)
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
@@ -172,7 +179,38 @@ class SqliteDatabase:
                 pause = min(pause * 2, 0.002)
 
     def close(self) -> None:
+        self._checkpointer.stop()
         self._conn.close()
+
+
+WAL_BOUND_PAGES = 16_000  # ~64 MB
+
+
+class Checkpointer:
+    """Copies a SQLite WAL into its database from a thread of its own (its own connection) every `interval`
+    seconds: PASSIVE, so it never waits for or blocks a transaction, and its fsyncs happen off the event loop
+    (sqlite3 releases the GIL while SQLite works). Once it has copied every page, the next write starts the WAL
+    again from its beginning."""
+
+    def __init__(self, path: Path, *, interval: float = 0.25) -> None:
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(path, interval), name="webreach-ledger-checkpoint", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, path: Path, interval: float) -> None:
+        conn = sqlite3.connect(path, timeout=0.05, isolation_level=None)
+        try:
+            while not self._stopped.wait(interval):
+                with contextlib.suppress(sqlite3.OperationalError):  # busy: another process checkpoints now
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join()
 
 
 class PostgresDatabase:
@@ -195,7 +233,9 @@ class PostgresDatabase:
             if not write:
                 yield Transaction(cursor, postgres=True)
                 return
-            with self._conn.transaction():
+            # pipeline mode: a statement whose result is not read (Transaction.run) waits for no round trip of
+            # its own; it travels with the next read or the COMMIT, and an error in it still rolls all back
+            with self._conn.pipeline(), self._conn.transaction():
                 yield Transaction(cursor, postgres=True)
 
     def close(self) -> None:
