@@ -6,8 +6,8 @@ so a refused input never reaches here; the price is reserved before the tool's h
 success commits it; a failure releases it unless it is the agent's own choice of a page that answered with
 something unusable (a 4xx, a PDF too large, an unsupported type: see CHARGED_FAILURES); an unsafe URL, an unknown
 ref, all engines failing, a timeout, a cancelled call or a bug release it. One logical call is one charge: fallback,
-hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query;
-web_search_multi is one query over many engines, one price.
+hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query that answered
+(the queries that failed are released); web_search_multi is one query over many engines, one price.
 """
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ class Metering:
             self.accounts.settle(held, charged=None)  # cancelled or a bug: not the agent's doing
             raise
         charged = _charge(held.reservation.price, result.error)
+        if charged is not None and result.answered is not None and isinstance(call.plan, SearchPlan):
+            # the queries that failed are released: the price is per query, so it divides exactly
+            charged = charged // len(call.plan.requests) * result.answered
         balance = self.accounts.settle(held, charged=charged)
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
 
@@ -141,8 +144,8 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
     if result.is_json:
         text = result.text.rstrip()
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
-        return ToolResult(tool=result.tool, text=spliced, is_json=True, error=result.error)
-    return ToolResult(tool=result.tool, text=f"{result.text}\n{cost_line(cost)}", is_json=False, error=result.error)
+        return replace(result, text=spliced)
+    return replace(result, text=f"{result.text}\n{cost_line(cost)}")
 
 
 class Idempotent:
