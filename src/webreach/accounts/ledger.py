@@ -166,13 +166,16 @@ class Ledger:
         """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
         refusal (disabled, quota, credits)."""
         with self.database.transaction() as tx:
-            agent = _agent(tx, name, lock=self.database.lock_row)
+            row = tx.one(f"SELECT {_AGENT_COLUMNS}, {_COUNTERS} FROM accounts_agents_v1 WHERE name = ?"
+                         + self.database.lock_row, name)  # fmt: skip
+            if row is None:
+                raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
+            agent = Agent.from_row(row[:7])
             if agent.disabled:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
             balance = agent.balance + _recover(tx, name, now)
-            usage, counters = _counted_usage(tx, agent, now)
-            tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)  # out of every window
+            usage, counters = _counted_usage(tx, agent, row[7:], now)
             _check_quota(tx, agent, usage, now)
             if balance < price:
                 raise InsufficientCreditsError(
@@ -307,14 +310,25 @@ def _recover(tx: Transaction, name: str, now: float) -> int:
 _COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
 
 
-def _counted_usage(tx: Transaction, agent: Agent, now: float) -> tuple[Usage, tuple[float, float]]:
-    """Quota use from the agent's counters (read and written under its lock): only the calls that left a window
-    since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000 calls an hour.
-    Also the new window edges to store with the counters."""
-    row = tx.one("SELECT hour_used, hour_from, day_used, day_from FROM accounts_agents_v1 WHERE name = ?", agent.name)
-    assert row is not None  # the caller holds the agent's lock
-    hour_used = _advance(tx, agent.name, int(row[0]), row[1], now - HOUR)
-    day_used = _advance(tx, agent.name, int(row[2]), row[3], now - DAY)
+_COUNTERS = "hour_used, hour_from, day_used, day_from"
+
+
+def _counted_usage(
+    tx: Transaction, agent: Agent, counters: tuple[Any, ...], now: float
+) -> tuple[Usage, tuple[float, float]]:
+    """Quota use from the agent's counters (read under its lock, written by the reservation): only the calls that
+    left a window since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000
+    calls an hour. Also the new window edges to store with the counters.
+
+    Calls past a day leave every window and are deleted here; none older than `day_from` is left, so the ones
+    deleted are exactly those that left the day window since (one statement for both)."""
+    hour_used_before, hour_from, day_used_before, day_from = counters
+    hour_used = _advance(tx, agent.name, int(hour_used_before), hour_from, now - HOUR)
+    left_day = tx.changed("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", agent.name, now - DAY)
+    if day_from is None or now - DAY < float(day_from):
+        day_used = _advance(tx, agent.name, 0, None, now - DAY)  # counted afresh
+    else:
+        day_used = int(day_used_before) - left_day
     resets = None
     if agent.per_hour is not None and hour_used:
         oldest = tx.one(_OLDEST, agent.name, now - HOUR)
