@@ -6,8 +6,8 @@ so a refused input never reaches here; the price is reserved before the tool's h
 success commits it; a failure releases it unless it is the agent's own choice of a page that answered with
 something unusable (a 4xx, a PDF too large, an unsupported type: see CHARGED_FAILURES); an unsafe URL, an unknown
 ref, all engines failing, a timeout, a cancelled call or a bug release it. One logical call is one charge: fallback,
-hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query that answered
-(the queries that failed are released); web_search_multi is one query over many engines, one price.
+hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query
+that answered (the queries that failed are released); web_search_multi is one query over many engines, one price.
 """
 
 from __future__ import annotations
