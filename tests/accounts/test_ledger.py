@@ -172,3 +172,22 @@ def test_the_quota_counters_agree_with_a_count_of_the_window_through_releases_ex
         ledger.settle("bot", f"c{step}", charged=None if step % 3 == 0 else 1, now=now)
         seen.append(ledger.usage("bot", now=now).hour_used)
     assert max(seen) > 10  # the window held many calls at once, not just the newest
+
+
+def test_recent_calls_say_what_each_cost_and_how_it_ended(ledger: Ledger) -> None:
+    add(ledger)
+    for call_id, charged in (("c1", 2), ("c2", None), ("c3", 1)):
+        ledger.reserve("bot", call_id, price(2), tool="web_search", now=T0, lease=LEASE)
+        if call_id != "c3":
+            ledger.settle("bot", call_id, charged=charged, now=T0)
+    ledger.reserve("bot", "c4", price(1), tool="web_fetch", now=T0, lease=LEASE)
+    ledger.settle("bot", "c4", charged=1, now=T0)
+    calls = [
+        (call["call_id"], call["tool"], call["held"], call["charged"], call["state"]) for call in ledger.calls("bot")
+    ]
+    assert calls == [
+        ("c4", "web_fetch", 1, 1, "committed"),
+        ("c3", "web_search", 2, 0, "open"),
+        ("c2", "web_search", 2, 0, "released"),
+        ("c1", "web_search", 2, 2, "committed"),
+    ]

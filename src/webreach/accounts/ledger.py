@@ -245,10 +245,32 @@ class Ledger:
         keys = ("id", "call_id", "kind", "amount", "at", "tool", "note")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    def calls(self, name: str, *, limit: int = 10) -> list[dict[str, Any]]:
+        """The agent's newest calls: tool, when, credits held and charged, and how each ended (committed,
+        released, or open while it runs)."""
+        with self.database.transaction(write=False) as tx:
+            _agent(tx, name, lock="")
+            rows = tx.rows(_CALLS, name, limit)
+        calls = []
+        for call_id, tool, at, held, kind, back in rows:
+            charged = int(held) - int(back) if kind == "commit" else 0
+            state = {"commit": "committed", "release": "released"}.get(kind, "open")
+            calls.append({"call_id": call_id, "tool": tool, "at": iso(float(at)), "held": int(held)}
+                         | {"charged": charged, "state": state})  # fmt: skip
+        return calls
+
     def journal_sum(self, name: str) -> int:
         with self.database.transaction(write=False) as tx:
             row = tx.one("SELECT coalesce(sum(amount), 0) FROM accounts_journal_v1 WHERE agent = ?", name)
         return int(row[0]) if row is not None else 0
+
+
+_CALLS = (
+    "SELECT r.call_id, r.tool, r.at, -r.amount, s.kind, coalesce(s.amount, 0) FROM accounts_journal_v1 r"
+    " LEFT JOIN accounts_journal_v1 s"
+    " ON s.agent = r.agent AND s.call_id = r.call_id AND s.kind IN ('commit', 'release')"
+    " WHERE r.agent = ? AND r.kind = 'reserve' ORDER BY r.id DESC LIMIT ?"
+)
 
 
 def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
