@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -97,6 +98,10 @@ class Database(Protocol):
     """A connection the ledger runs its transactions on."""
 
     lock_row: str  # appended to the SELECT that reads an agent inside a transaction
+    # set when statements wait on network round trips: the call policy runs its transactions on this one thread
+    # (they take turns on one connection anyway), so the event loop serves other calls meanwhile; None (SQLite):
+    # on the loop, since its transactions take microseconds, less than the hop to a thread
+    worker: Executor | None
 
     def transaction(self, *, write: bool = True) -> contextlib.AbstractContextManager[Transaction]: ...
     def close(self) -> None: ...
@@ -135,6 +140,7 @@ class SqliteDatabase:
     """The ledger in one SQLite file (WAL; exact across the processes of one machine)."""
 
     lock_row = ""  # BEGIN IMMEDIATE already holds the database's write lock
+    worker: Executor | None = None
 
     def __init__(self, path: Path, *, busy_timeout: float = 30.0) -> None:
         path = Path(path).expanduser()
@@ -231,6 +237,7 @@ class PostgresDatabase:
         self._conn = psycopg.connect(url, autocommit=True)
         self._lock = threading.Lock()
         migrate(self, postgres=True)
+        self.worker: Executor | None = ThreadPoolExecutor(1, thread_name_prefix="webreach-ledger")
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
@@ -244,6 +251,8 @@ class PostgresDatabase:
                 yield Transaction(cursor, postgres=True)
 
     def close(self) -> None:
+        if self.worker is not None:
+            self.worker.shutdown()
         self._conn.close()
 
 

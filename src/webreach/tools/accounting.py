@@ -12,6 +12,7 @@ that answered (the queries that failed are released); web_search_multi is one qu
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
@@ -51,20 +52,50 @@ class Metering:
         caller = call.context.caller
         if caller is None:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
-        held = self.accounts.reserve(caller, call.tool.name, lambda agent: self._price(agent, call))
+        held = await self._reserve(
+            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call))
+        )
         try:
             result = await proceed()
         except WebreachError as exc:
             result = error_result(call.context.tool, exc, output=call.context.output)
         except BaseException:
-            self.accounts.settle(held, charged=None)  # cancelled or a bug: not the agent's doing
+            await self._settle(held, None)  # cancelled or a bug: not the agent's doing
             raise
         charged = _charge(held.reservation.price, result.error)
         if charged is not None and result.answered is not None and isinstance(call.plan, SearchPlan):
             # the queries that failed are released: the price is per query, so it divides exactly
             charged = charged // len(call.plan.requests) * result.answered
-        balance = self.accounts.settle(held, charged=charged)
+        balance = await self._settle(held, charged)
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+
+    async def _reserve(self, reserve: Callable[[], Held]) -> Held:
+        """`reserve()`, in a worker thread when the ledger waits on round trips. A call cancelled meanwhile still
+        gets its reservation released once it is made (the thread cannot be stopped)."""
+        worker = self.accounts.ledger.database.worker
+        if worker is None:
+            return reserve()
+        future = asyncio.get_running_loop().run_in_executor(worker, reserve)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(self._release_once_held)
+            raise
+
+    def _release_once_held(self, future: asyncio.Future[Held]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            held = future.result()
+            worker = self.accounts.ledger.database.worker
+            asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
+
+    async def _settle(self, held: Held, charged: int | None) -> int | None:
+        """Settle, in a worker thread when the ledger waits on round trips; shielded, so a cancelled call's
+        settlement still completes (and the caller's cancellation is raised after it)."""
+        worker = self.accounts.ledger.database.worker
+        if worker is None:
+            return self.accounts.settle(held, charged=charged)
+        future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
+        return await asyncio.shield(future)
 
     async def around(
         self,
