@@ -70,8 +70,8 @@ class Metering:
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
 
     async def _reserve(self, reserve: Callable[[], Held]) -> Held:
-        """`reserve()`, in a worker thread when the ledger waits on round trips. A call cancelled meanwhile still
-        gets its reservation released once it is made (the thread cannot be stopped)."""
+        """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
+        cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
         worker = self.accounts.ledger.database.worker
         if worker is None:
             return reserve()
@@ -89,8 +89,8 @@ class Metering:
             asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
-        """Settle, in a worker thread when the ledger waits on round trips; shielded, so a cancelled call's
-        settlement still completes (and the caller's cancellation is raised after it)."""
+        """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
+        the caller's cancellation is raised after it)."""
         worker = self.accounts.ledger.database.worker
         if worker is None:
             return self.accounts.settle(held, charged=charged)
