@@ -43,6 +43,9 @@ def test_the_admin_api_manages_agents_and_their_keys(web: FakeWeb, tmp_path: Pat
         assert [agent["name"] for agent in listed] == ["bot"] and key not in json.dumps(listed)
         shown = admin.get("/v1/admin/agents/bot").json()
         assert shown["quota"]["hour_used"] == 1 and shown["recent"][0]["kind"] == "grant"
+        assert [(call["tool"], call["charged"], call["state"]) for call in shown["calls"]] == [
+            ("web_search", 2, "committed")
+        ]
         rotated = admin.post("/v1/admin/agents/bot/rotate-key").json()["key"]
         assert admin.post("/v1/search", json=SEARCH, headers=bearer(key)).status_code == 401
         assert admin.post("/v1/search", json=SEARCH, headers=bearer(rotated)).status_code == 200
@@ -113,3 +116,7 @@ def test_cli_calls_act_as_the_named_agent_and_print_their_cost(web: FakeWeb, tmp
     assert anonymous.returncode == 3 and "agent_auth_failed" in anonymous.stderr
     assert first.returncode == 0 and "[cost: 2 credits; balance 1;" in first.stderr
     assert second.returncode == 3 and "insufficient_credits" in second.stderr
+    shown = cli(tmp_path, "show", "crawler").stdout.splitlines()
+    assert shown[:2] == ["crawler: balance 1, 10/hour", "quota: 1 calls this hour, 9 calls left"]
+    assert shown[2] == "recent calls:" and len(shown) == 4  # the refused call reserved nothing
+    assert shown[3].split()[1:] == ["web_search", "charged", "2"] and shown[3].split()[0].endswith("Z")

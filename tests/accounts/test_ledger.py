@@ -129,7 +129,7 @@ def test_the_schema_is_created_once_and_reopening_migrates_nothing(database_url:
     for _ in range(2):
         reopened = Ledger(open_database(database_url))
         with reopened.database.transaction() as tx:
-            assert tx.rows("SELECT version FROM accounts_schema") == [(1,)]
+            assert tx.rows("SELECT version FROM accounts_schema ORDER BY version") == [(1,), (2,)]
         reopened.close()
 
 
@@ -152,3 +152,42 @@ def test_a_failed_call_forgets_its_key_so_the_retry_runs(ledger: Ledger) -> None
     assert keys.begin("bot", "k1", "fp", now=T0, lease=LEASE) is None
     keys.forget("bot", "k1")
     assert keys.begin("bot", "k1", "fp", now=T0, lease=LEASE) is None
+
+
+def test_the_quota_counters_agree_with_a_count_of_the_window_through_releases_expiry_and_a_clock_step_back(
+    ledger: Ledger,
+) -> None:
+    """The reservation reads its quota use from counters kept under the agent's lock; a full count of the window
+    (Ledger.usage) must say the same after every step, whatever left the window or was released."""
+    ledger.add_agent("bot", "hash-bot", credits=10_000, per_hour=1_000, per_day=5_000, now=T0)
+    now, seen = T0, []
+    for step in range(120):
+        now += 97.0 if step % 7 else 1_300.0  # some steps jump past part of the hour
+        if step == 90:
+            now -= 4_000.0  # the clock went back: the counters start again from a count
+        held = ledger.reserve("bot", f"c{step}", price(1), tool="web_search", now=now, lease=LEASE)
+        counted = ledger.usage("bot", now=now)
+        assert (held.usage.hour_used, held.usage.day_used) == (counted.hour_used, counted.day_used)
+        assert held.usage.hour_resets_at == counted.hour_resets_at
+        ledger.settle("bot", f"c{step}", charged=None if step % 3 == 0 else 1, now=now)
+        seen.append(ledger.usage("bot", now=now).hour_used)
+    assert max(seen) > 10  # the window held many calls at once, not just the newest
+
+
+def test_recent_calls_say_what_each_cost_and_how_it_ended(ledger: Ledger) -> None:
+    add(ledger)
+    for call_id, charged in (("c1", 2), ("c2", None), ("c3", 1)):
+        ledger.reserve("bot", call_id, price(2), tool="web_search", now=T0, lease=LEASE)
+        if call_id != "c3":
+            ledger.settle("bot", call_id, charged=charged, now=T0)
+    ledger.reserve("bot", "c4", price(1), tool="web_fetch", now=T0, lease=LEASE)
+    ledger.settle("bot", "c4", charged=1, now=T0)
+    calls = [
+        (call["call_id"], call["tool"], call["held"], call["charged"], call["state"]) for call in ledger.calls("bot")
+    ]
+    assert calls == [
+        ("c4", "web_fetch", 1, 1, "committed"),
+        ("c3", "web_search", 2, 0, "open"),
+        ("c2", "web_search", 2, 0, "released"),
+        ("c1", "web_search", 2, 2, "committed"),
+    ]

@@ -128,3 +128,20 @@ async def test_a_profile_shapes_result_counts_and_the_fetch_window(gateway: Gate
     wider = await call(gateway, "web_fetch", {"url": f"{web.url}/_pages/article", "max_chars": 600})
     assert len(searched["results"]) == 2
     assert len(fetched["content"]) <= 300 < len(wider["content"]) <= 600
+
+
+async def test_a_search_of_several_queries_is_charged_for_the_queries_that_answered(
+    gateway: Gateway, web: FakeWeb
+) -> None:
+    gateway.accounts.add("bot", credits=100)
+    web.clear_requests()
+    web.set_scenario("mojeek", status=403, times=1)  # the first query to reach the engine is refused, once
+    queries = ["python asyncio", "rust tokio", "go channels"]
+    searched = await call(gateway, "web_search", {"query": queries, "engine": "mojeek", "limit": 3})
+    failed = [search for search in searched["searches"] if search.get("status") == "error"]
+    assert len(failed) == 1 and web.count("mojeek") == 3  # one query failed, with no retry that answered it
+    assert searched["cost"]["charged"] == 4 and searched["cost"]["balance"] == 96  # 2 per answered query
+    ledger = gateway.accounts.ledger
+    assert ledger.agent("bot").balance == 96 == ledger.journal_sum("bot")
+    kinds = [(row["kind"], row["amount"]) for row in ledger.journal("bot", limit=2)]
+    assert kinds == [("commit", 2), ("reserve", -6)]  # 6 held, the failed query's 2 given back

@@ -166,19 +166,31 @@ class Ledger:
         """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
         refusal (disabled, quota, credits)."""
         with self.database.transaction() as tx:
-            agent = _agent(tx, name, lock=self.database.lock_row)
+            row = tx.one(f"SELECT {_AGENT_COLUMNS}, {_COUNTERS} FROM accounts_agents_v1 WHERE name = ?"
+                         + self.database.lock_row, name)  # fmt: skip
+            if row is None:
+                raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
+            agent = Agent.from_row(row[:7])
             if agent.disabled:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
             balance = agent.balance + _recover(tx, name, now)
-            tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)  # out of every window
-            usage = _usage(tx, agent, now)
+            usage, counters = _counted_usage(tx, agent, row[7:], now)
             _check_quota(tx, agent, usage, now)
             if balance < price:
                 raise InsufficientCreditsError(
                     f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
                 )
-            tx.run("UPDATE accounts_agents_v1 SET balance = balance - ? WHERE name = ?", price, name)
+            tx.run(
+                "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
+                " day_from = ? WHERE name = ?",
+                price,
+                usage.hour_used + 1,
+                counters[0],
+                usage.day_used + 1,
+                counters[1],
+                name,
+            )
             _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
             tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
             tx.run(
@@ -233,10 +245,32 @@ class Ledger:
         keys = ("id", "call_id", "kind", "amount", "at", "tool", "note")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    def calls(self, name: str, *, limit: int = 10) -> list[dict[str, Any]]:
+        """The agent's newest calls: tool, when, credits held and charged, and how each ended (committed,
+        released, or open while it runs)."""
+        with self.database.transaction(write=False) as tx:
+            _agent(tx, name, lock="")
+            rows = tx.rows(_CALLS, name, limit)
+        calls = []
+        for call_id, tool, at, held, kind, back in rows:
+            charged = int(held) - int(back) if kind == "commit" else 0
+            state = {"commit": "committed", "release": "released"}.get(kind, "open")
+            calls.append({"call_id": call_id, "tool": tool, "at": iso(float(at)), "held": int(held)}
+                         | {"charged": charged, "state": state})  # fmt: skip
+        return calls
+
     def journal_sum(self, name: str) -> int:
         with self.database.transaction(write=False) as tx:
             row = tx.one("SELECT coalesce(sum(amount), 0) FROM accounts_journal_v1 WHERE agent = ?", name)
         return int(row[0]) if row is not None else 0
+
+
+_CALLS = (
+    "SELECT r.call_id, r.tool, r.at, -r.amount, s.kind, coalesce(s.amount, 0) FROM accounts_journal_v1 r"
+    " LEFT JOIN accounts_journal_v1 s"
+    " ON s.agent = r.agent AND s.call_id = r.call_id AND s.kind IN ('commit', 'release')"
+    " WHERE r.agent = ? AND r.kind = 'reserve' ORDER BY r.id DESC LIMIT ?"
+)
 
 
 def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
@@ -268,13 +302,24 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
 
 def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
     """Settle one open reservation; the balance after."""
-    row = tx.one("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ? RETURNING balance", back, name)
+    at = None
+    if kind == "release":  # a released call does not count against the quota: out of the counters it is in
+        gone = tx.one("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ? RETURNING at", name, call_id)
+        at = None if gone is None else float(gone[0])
+    row = tx.one(_SETTLE_BALANCE, back, at, at, name)
     assert row is not None  # the caller holds the agent's lock, so the agent exists
     _journal(tx, name, call_id, kind, back, now)
     tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-    if kind == "release":  # a released call does not count against the quota
-        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ?", name, call_id)
     return int(row[0])
+
+
+# a NULL `at` (a commit) or `*_from` (counters not started) compares as NULL: nothing is taken off
+_SETTLE_BALANCE = (
+    "UPDATE accounts_agents_v1 SET balance = balance + ?,"
+    " hour_used = hour_used - (CASE WHEN ? > hour_from THEN 1 ELSE 0 END),"
+    " day_used = day_used - (CASE WHEN ? > day_from THEN 1 ELSE 0 END)"
+    " WHERE name = ? RETURNING balance"
+)
 
 
 def _recover(tx: Transaction, name: str, now: float) -> int:
@@ -285,6 +330,46 @@ def _recover(tx: Transaction, name: str, now: float) -> int:
 
 
 _COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
+
+
+_COUNTERS = "hour_used, hour_from, day_used, day_from"
+
+
+def _counted_usage(
+    tx: Transaction, agent: Agent, counters: tuple[Any, ...], now: float
+) -> tuple[Usage, tuple[float, float]]:
+    """Quota use from the agent's counters (read under its lock, written by the reservation): only the calls that
+    left a window since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000
+    calls an hour. Also the new window edges to store with the counters.
+
+    Calls past a day leave every window and are deleted here; none older than `day_from` is left, so the ones
+    deleted are exactly those that left the day window since (one statement for both)."""
+    hour_used_before, hour_from, day_used_before, day_from = counters
+    hour_used = _advance(tx, agent.name, int(hour_used_before), hour_from, now - HOUR)
+    left_day = tx.changed("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", agent.name, now - DAY)
+    if day_from is None or now - DAY < float(day_from):
+        day_used = _advance(tx, agent.name, 0, None, now - DAY)  # counted afresh
+    else:
+        day_used = int(day_used_before) - left_day
+    resets = None
+    if agent.per_hour is not None and hour_used:
+        oldest = tx.one(_OLDEST, agent.name, now - HOUR)
+        resets = None if oldest is None else float(oldest[0]) + HOUR
+    usage = Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
+    return usage, (now - HOUR, now - DAY)
+
+
+def _advance(tx: Transaction, name: str, used: int, since: float | None, edge: float) -> int:
+    """The calls in (edge, now], from `used` calls in (since, now]: take off those in (since, edge]. Counted
+    afresh when the counter never started or the clock went back past its edge."""
+    if since is None or edge < float(since):
+        row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ?", name, edge)
+        return int(row[0]) if row is not None else 0
+    row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?", name, since, edge)
+    return used - (int(row[0]) if row is not None else 0)
+
+
+_OLDEST = "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1"
 
 
 def _usage(tx: Transaction, agent: Agent, now: float) -> Usage:

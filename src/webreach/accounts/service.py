@@ -123,10 +123,12 @@ class Accounts:
         return self.ledger.grant(name, credits, now=self.clock.now(), note=note)
 
     def show(self, name: str, *, recent: int = 10) -> dict[str, Any]:
-        """Balance, quota use and recent journal rows of one agent."""
+        """Balance, quota use, recent calls (what each cost) and recent journal rows of one agent."""
         agent = self.ledger.agent(name)
         usage = self.ledger.usage(name, now=self.clock.now())
-        return {**agent.to_json(), "quota": usage_json(usage), "recent": self.ledger.journal(name, limit=recent)}
+        calls = self.ledger.calls(name, limit=recent)
+        recent_rows = self.ledger.journal(name, limit=recent)
+        return {**agent.to_json(), "quota": usage_json(usage), "calls": calls, "recent": recent_rows}
 
     # --- calls -------------------------------------------------------------------------------------------
 

@@ -112,9 +112,16 @@ def show(name: str, as_json: bool) -> None:
         quota = data["quota"]
         left = "unlimited" if quota["remaining"] is None else f"{quota['remaining']} calls left"
         out = [_agent_line(data), f"quota: {quota['hour_used']} calls this hour, {left}"]
-        return out + [_journal_line(row) for row in data["recent"]]
+        calls = [_call_line(call) for call in data["calls"]]
+        return out + (["recent calls:", *calls] if calls else ["no calls yet"])
 
     _show(_run(as_json, lambda accounts: accounts.show(name)), as_json, lines)
+
+
+def _call_line(call: dict[str, Any]) -> str:
+    """One call as `agents show` lists it: when, the tool, what it cost and how it ended."""
+    cost = f"charged {call['charged']}" if call["state"] == "committed" else f"{call['state']} ({call['held']} held)"
+    return f"  {call['at']}  {call['tool']:<16} {cost}"
 
 
 @agents.command()

@@ -6,12 +6,13 @@ so a refused input never reaches here; the price is reserved before the tool's h
 success commits it; a failure releases it unless it is the agent's own choice of a page that answered with
 something unusable (a 4xx, a PDF too large, an unsupported type: see CHARGED_FAILURES); an unsafe URL, an unknown
 ref, all engines failing, a timeout, a cancelled call or a bug release it. One logical call is one charge: fallback,
-hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query;
-web_search_multi is one query over many engines, one price.
+hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query
+that answered (the queries that failed are released); web_search_multi is one query over many engines, one price.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
@@ -51,17 +52,50 @@ class Metering:
         caller = call.context.caller
         if caller is None:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
-        held = self.accounts.reserve(caller, call.tool.name, lambda agent: self._price(agent, call))
+        held = await self._reserve(
+            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call))
+        )
         try:
             result = await proceed()
         except WebreachError as exc:
             result = error_result(call.context.tool, exc, output=call.context.output)
         except BaseException:
-            self.accounts.settle(held, charged=None)  # cancelled or a bug: not the agent's doing
+            await self._settle(held, None)  # cancelled or a bug: not the agent's doing
             raise
         charged = _charge(held.reservation.price, result.error)
-        balance = self.accounts.settle(held, charged=charged)
+        if charged is not None and result.answered is not None and isinstance(call.plan, SearchPlan):
+            # the queries that failed are released: the price is per query, so it divides exactly
+            charged = charged // len(call.plan.requests) * result.answered
+        balance = await self._settle(held, charged)
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+
+    async def _reserve(self, reserve: Callable[[], Held]) -> Held:
+        """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
+        cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
+        worker = self.accounts.ledger.database.worker
+        if worker is None:
+            return reserve()
+        future = asyncio.get_running_loop().run_in_executor(worker, reserve)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(self._release_once_held)
+            raise
+
+    def _release_once_held(self, future: asyncio.Future[Held]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            held = future.result()
+            worker = self.accounts.ledger.database.worker
+            asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
+
+    async def _settle(self, held: Held, charged: int | None) -> int | None:
+        """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
+        the caller's cancellation is raised after it)."""
+        worker = self.accounts.ledger.database.worker
+        if worker is None:
+            return self.accounts.settle(held, charged=charged)
+        future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
+        return await asyncio.shield(future)
 
     async def around(
         self,
@@ -141,8 +175,8 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
     if result.is_json:
         text = result.text.rstrip()
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
-        return ToolResult(tool=result.tool, text=spliced, is_json=True, error=result.error)
-    return ToolResult(tool=result.tool, text=f"{result.text}\n{cost_line(cost)}", is_json=False, error=result.error)
+        return replace(result, text=spliced)
+    return replace(result, text=f"{result.text}\n{cost_line(cost)}")
 
 
 class Idempotent:

@@ -45,6 +45,9 @@ class ToolResult:
     text: str
     is_json: bool = False
     error: WebreachError | None = None
+    # of a call of several logical operations (web_search's queries), how many answered, when not all did: the
+    # metering charges those only
+    answered: int | None = None
 
     @property
     def is_error(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
@@ -107,7 +107,8 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    return _rendered(call, _remembered(call.sessions, call.session, outcomes))
+    result = _rendered(call, _remembered(call.sessions, call.session, outcomes))
+    return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
 def plan_search_multi(args: WebSearchMultiArguments, engines: Sequence[str]) -> SearchPlan:
