@@ -24,8 +24,9 @@ ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
     "gateway": {"search", "read", "extract", "net", "state", "accounts", "images"} | BOTTOM,
-    # images (issue 14): decoding, crops, tokens in messages and image-search parsers; its store lives in state/
-    "images": {"state"} | BOTTOM,
+    # images (issue 14): decoding, crops, tokens in messages and image search; its store lives in state/, and
+    # each image engine wraps the web engine of its name (keys, base URL, error classification)
+    "images": {"state", "engines"} | BOTTOM,
     # the ledger: the Gateway owns it (one per gateway, closed with it), the tools' call policies meter through it
     "accounts": BOTTOM,
     "search": {"routing", "policies", "engines", "state"} | BOTTOM,
