@@ -5,15 +5,18 @@ from __future__ import annotations
 import base64
 import io
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from mcp import Client
 from PIL import Image, ImageChops
+from starlette.testclient import TestClient
 
 from secret_keys import TEST_KEY
 from webreach import EngineSettings, Gateway, Settings
+from webreach.config import ServerSettings
+from webreach.frontends.http import build_app
 from webreach.frontends.mcp import build_server, tools_over_gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
@@ -59,10 +62,12 @@ async def test_python_door_crops_and_searches(web: FakeWeb) -> None:
         result = await tools.call("crop_images", json.dumps(arguments), session="p1", output="json")
         assert result.data is not None and result.data["status"] == "ok"
         crops = result.data["crops"]
+        crop_bytes = base64.b64decode(crops["<image_1>"].pop("data"))
         assert crops["<image_1>"] == {"token": "<obs_1>", "width": 100, "height": 50, "mime": "image/png"}
         assert crops["<obs_9>"]["error"]["code"] == "unknown_image"
         assert "<image_1>" in crops["<obs_9>"]["error"]["message"]  # the hint names the token to use
         (image,) = result.images
+        assert image.data == crop_bytes
         assert (
             ImageChops.difference(
                 Image.open(io.BytesIO(image.data)).convert("RGB"), source.crop((100, 50, 200, 100))
@@ -105,3 +110,27 @@ async def test_bad_crop_arguments_are_error_results(web: FakeWeb) -> None:
         )
     assert result.is_error and result.error is not None and result.error.code == "invalid_input"
     assert hostile.is_error and hostile.error is not None and hostile.error.code == "unsupported_image"
+
+
+@pytest.fixture
+def threaded_web() -> Iterator[FakeWeb]:
+    with FakeWeb.in_thread() as server:  # the REST test client blocks this thread: the fake web runs in its own
+        yield server
+
+
+def test_rest_door_crops_and_searches(threaded_web: FakeWeb) -> None:
+    source, url = picture()
+    app = build_app(settings(threaded_web), server=ServerSettings(port=9090))
+    with TestClient(app, base_url="http://127.0.0.1:9090") as rest:
+        arguments = {"messages": anthropic_messages(url), "crops": {"<image_1>": [0, 0, 0.25, 0.5]}}
+        cropped = rest.post("/v1/crop_images", json=arguments, headers={"X-Webreach-Session": "r1"})
+        found = rest.post("/v1/image_search", json={"query": "red panda", "engine": "serpapi"})
+        bad = rest.post("/v1/crop_images", json={"crops": {"<image_7>": [0, 0, 1, 1]}})
+    assert cropped.status_code == 200, cropped.text
+    entry = cropped.json()["crops"]["<image_1>"]
+    assert (entry["token"], entry["width"], entry["height"]) == ("<obs_1>", 50, 50)
+    image = Image.open(io.BytesIO(base64.b64decode(entry["data"]))).convert("RGB")
+    assert ImageChops.difference(image, source.crop((0, 0, 50, 50))).getbbox() is None
+    assert found.status_code == 200 and found.json()["engine"] == "serpapi"
+    assert [hit["rank"] for hit in found.json()["results"]] == [1, 2]
+    assert bad.status_code == 200 and bad.json()["crops"]["<image_7>"]["error"]["code"] == "unknown_image"

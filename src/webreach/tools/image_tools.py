@@ -8,6 +8,7 @@ own entry: the answer maps every input token to its new token or its typed error
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -86,7 +87,8 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
         await images.register(call.session, args.messages)
     units: Units = args.units
     outcomes: list[CropOutcome] = images.crop(call.session, args.crops, units)
-    body = {"status": "ok", "crops": {outcome.source: _entry(outcome) for outcome in outcomes}}
+    # JSON output (REST, the Python API) carries each crop's bytes as base64: those doors have no image blocks
+    body = {"status": "ok", "crops": {outcome.source: _entry(outcome, with_data=True) for outcome in outcomes}}
     attached = tuple(
         ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
         for outcome in outcomes
@@ -98,10 +100,14 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached)
 
 
-def _entry(outcome: CropOutcome) -> dict[str, Any]:
+def _entry(outcome: CropOutcome, *, with_data: bool = False) -> dict[str, Any]:
     if outcome.image is not None:
         image = outcome.image
-        return {"token": image.token, "width": image.width, "height": image.height, "mime": image.mime}
+        entry: dict[str, Any] = {"token": image.token, "width": image.width, "height": image.height}
+        entry["mime"] = image.mime
+        if with_data:
+            entry["data"] = base64.b64encode(image.data).decode("ascii")
+        return entry
     error: WebreachError = outcome.error or WebreachError("no result")
     return {"error": {"code": error.code, "message": str(error)}}
 
