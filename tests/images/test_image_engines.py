@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from webreach.config import EngineSettings
 from webreach.errors import AuthFailedError, ParseError, WebreachError
 from webreach.images.engines import IMAGE_ENGINES, ImageEngine
 from webreach.images.hits import ImageHit, ImageSearchRequest, deduplicated
+from webreach.tools.image_tools import ImageEngineName
 
 # capture (under ../shared/data) -> (engine, image results the capture holds, hits with a thumbnail, hits with
 # width and height): counted from the captures (PROVENANCE.md), not from the parser
@@ -110,3 +112,7 @@ def test_dedup_by_image_url() -> None:
     ]
     assert [hit.image_url for hit in deduplicated(hits, 10)] == ["http://a/1", "http://a/2"]
     assert [hit.rank for hit in deduplicated(hits, 1)] == [1]
+
+
+def test_the_tool_schema_lists_every_image_engine() -> None:
+    assert get_args(ImageEngineName) == ("auto", *IMAGE_ENGINES)

@@ -18,13 +18,15 @@ from webreach.errors import WebreachError
 from webreach.images.crop import Units
 from webreach.images.hits import MAX_LIMIT, ImageSearchRequest, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
-from webreach.tools.arguments import EngineName, QueryText, ToolArguments
+from webreach.tools.arguments import QueryText, ToolArguments
 from webreach.tools.backend import ToolImage, ToolResult
 from webreach.tools.output import json_text
 
 if TYPE_CHECKING:  # definitions.py imports this module for its registry
     from webreach.tools.definitions import ToolCall
 
+# the image engines (images/engines.py IMAGE_ENGINES; tests/images checks the two lists agree)
+ImageEngineName = Literal["auto", "brave_api", "serpapi", "google_cse", "searxng"]
 Box = Annotated[list[float], Field(min_length=4, max_length=4)]
 Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
@@ -35,7 +37,7 @@ class ImageSearchArguments(ToolArguments):
     query: QueryText = Field(description="What the images should show.")
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
     safesearch: Safesearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
-    engine: EngineName = Field("auto", description="auto (fallback across image engines) or one engine's name.")
+    engine: ImageEngineName = Field("auto", description="auto (fallback across image engines) or one engine.")
 
 
 class CropImagesArguments(ToolArguments):
