@@ -69,7 +69,9 @@ CONFINED = {
         "frontends/_admin_engines.py",
         "frontends/_admin_agents.py",
         "frontends/_agent_auth.py",
+        "frontends/_console",  # the operator console's access rule and pages
     ),
+    "jinja2": ("frontends/_console",),
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),

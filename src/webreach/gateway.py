@@ -170,6 +170,15 @@ class Gateway:
         whether its own parser read the answer (ok), only the generic one did, nothing did, or it was blocked."""
         return await self._searching.canary(query, engines)
 
+    async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
+        """Test engine `name` with one real search through its runtime stack and credentials, leaving its breaker
+        as it is and charging no agent (the console's "Test connection")."""
+        return await self._searching.probe(name, query)
+
+    def count_tokens(self, text: str) -> int:
+        """`text`'s length in o200k tokens (estimated when bpe-openai is not installed), as web_fetch counts."""
+        return self._reading.tokenizer().count(text)
+
     def reset_engine(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""
         self._searching.reset_breaker(name)

@@ -42,24 +42,29 @@ class AdminGate:
         secret = server.admin_token
         return cls(secret.get_secret_value() if secret is not None else None)
 
+    def token_matches(self, presented: str) -> bool:
+        """Whether `presented` is the admin token, compared in constant time (False when none is configured)."""
+        return self.token is not None and hmac.compare_digest(presented.strip().encode(), self.token.encode())
+
     def check(self, request: Request) -> None:
         """Raise AdminRequiredError unless the request may use admin endpoints."""
         if self.token is not None:
             scheme, _, presented = request.headers.get("authorization", "").partition(" ")
             # compare_digest takes bytes of any length: a wrong length is as slow as a wrong token
-            if scheme.lower() != "bearer" or not hmac.compare_digest(presented.strip().encode(), self.token.encode()):
+            if scheme.lower() != "bearer" or not self.token_matches(presented):
                 raise AdminRequiredError(
                     "this admin endpoint needs the admin token",
                     hint="Send 'Authorization: Bearer <token>' with the server's [server] admin_token.",
                 )
-        elif not _is_loopback(request):
+        elif not is_loopback(request):
             raise AdminRequiredError(
                 "admin endpoints answer loopback clients only while no admin token is configured",
                 hint="Call from the server's machine, or set [server] admin_token and send it as a Bearer token.",
             )
 
 
-def _is_loopback(request: Request) -> bool:
+def is_loopback(request: Request) -> bool:
+    """Whether the request's peer is a loopback address (an IPv4-mapped one included)."""
     client = request.client
     if client is None:
         return False

@@ -13,6 +13,7 @@ This is the only module that imports starlette and uvicorn. Routes:
     GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py): engine
                                      states and breaker resets (frontends/_admin_engines.py)
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
+    /console[/...]                   the operator console, HTML (frontends/_console.py, _console_pages.py)
 
 Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
 the error says when to come back; the server's own refusals (unknown path, bad Host) use the same shape, and so
@@ -50,6 +51,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from webreach.clock import SystemClock
 from webreach.config import ServerSettings, Settings
 from webreach.errors import AgentAuthError
 from webreach.frontends import mcp
@@ -65,6 +67,8 @@ from webreach.frontends._asgi import (
     malformed_request_response,
     read_body,
 )
+from webreach.frontends._console import ConsoleAccess
+from webreach.frontends._console_pages import console_routes
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
@@ -237,6 +241,8 @@ def build_app(
     if bare_route:
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
+    # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
+    routes += console_routes(ConsoleAccess(admin.gate, SystemClock()), served.ready)
     return Starlette(
         routes=routes,
         middleware=[

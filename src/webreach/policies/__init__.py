@@ -221,3 +221,11 @@ def apply_policies(
 def without_cache(search: Search) -> Search:
     """The stack apply_policies built, below its cache layer: for the canary, where a cached answer proves nothing."""
     return search.inner if isinstance(search, Cache) else search
+
+
+def probe_stack(search: Search) -> Search:
+    """The stack apply_policies built, below its cache and its breaker: a console's "test connection" asks the
+    engine for real (rate limit, retries and deadline as a tool call has them) but leaves the breaker untouched,
+    neither failing fast on an open one nor counting its own outcome."""
+    inner = without_cache(search)
+    return inner.inner if isinstance(inner, CircuitBreaker) else inner

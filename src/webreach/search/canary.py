@@ -40,6 +40,7 @@ class CanaryResult(BaseModel):
     hits: int = 0
     code: str | None = Field(None, description="The error code when the engine did not answer with results.")
     message: str | None = None
+    hint: str | None = Field(None, description="What to do about the error, as the error itself says.")
     latency_ms: float = 0.0
 
 
@@ -60,11 +61,11 @@ async def _ask(name: str, search: Search, request: SearchRequest, clock: Clock) 
     try:
         result = await _paced(search, request, clock)
     except ParseError as error:
-        return ended("parse_error", code=error.code, message=str(error))
+        return ended("parse_error", code=error.code, message=str(error), hint=error.hint or None)
     except BlockedError as error:
-        return ended("blocked", code=error.code, message=str(error))
+        return ended("blocked", code=error.code, message=str(error), hint=error.hint or None)
     except (EngineError, NotConfiguredError) as error:
-        return ended("error", code=error.code, message=str(error))
+        return ended("error", code=error.code, message=str(error), hint=error.hint or None)
     status: CanaryStatus = "generic" if result.parsed_by == "generic" else "ok"
     return ended(status, hits=len(result.hits))
 

@@ -25,7 +25,7 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import PolicyState, Search, apply_policies, without_cache
+from webreach.policies import PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
@@ -210,6 +210,13 @@ class Searching:
         request = SearchRequest.create(query=query)
         searches = {name: without_cache(self._searches[name]) for name in names}
         return await run_canary(searches, names, request, self._clock)
+
+    async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
+        """Ask engine `name` `query` for real, past its cache and breaker (policies.probe_stack): an operator's
+        "test connection", which changes no breaker state whatever the engine answers."""
+        request = SearchRequest.create(query=query)
+        searches = {name: probe_stack(self._searches[self._check_name(name)])}
+        return (await run_canary(searches, [name], request, self._clock))[0]
 
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""

@@ -1,0 +1,163 @@
+"""The operator console's access and rendering: who may open /console, its sessions, CSRF tokens and templates.
+
+Access follows the admin gate (frontends/_admin.py): with `[server] admin_token` set, an operator logs in with
+the token through a form and gets a session cookie (HttpOnly, SameSite=Strict, Path=/console, 8 hours); without
+a token only loopback clients are served, and they get a session on their first page. Every form carries the
+session's CSRF token and every POST is refused (403) without it; the login form, which has no session yet, uses a
+double-submit cookie instead. Sessions live in this server process (a restart logs operators out).
+
+Pages are server-rendered Jinja2 templates shipped in frontends/console/ with one CSS file served from the
+package: no CDN, no fonts, no script (the Content-Security-Policy forbids scripts outright), no build step.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from webreach.clock import Clock
+from webreach.frontends._admin import AdminGate, is_loopback
+
+CONSOLE = "/console"
+COOKIE = "webreach_console"
+LOGIN_COOKIE = "webreach_console_login"
+SESSION_SECONDS = 8 * 3600.0
+MAX_FORM_BYTES = 64 * 1024
+ASSETS = Path(__file__).resolve().parent / "console"
+# no script at all, styles only from this server, forms post only here, never framed
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send Origin: null, which the guard refuses
+    "Cache-Control": "no-store",  # a page holding a new agent key must not sit in a cache
+}
+
+
+@dataclass
+class ConsoleSession:
+    """One logged-in browser: its CSRF token and when it expires."""
+
+    csrf: str
+    expires: float
+
+
+@dataclass
+class ConsoleAccess:
+    """The console's sessions and the rule for opening them (see the module docstring)."""
+
+    gate: AdminGate
+    clock: Clock
+    sessions: dict[str, ConsoleSession] = field(default_factory=dict)
+
+    def session_of(self, request: Request) -> ConsoleSession | None:
+        """The request's live session, if its cookie names one (expired ones are dropped)."""
+        now = self.clock.now()
+        for sid in [sid for sid, held in self.sessions.items() if held.expires <= now]:
+            del self.sessions[sid]
+        return self.sessions.get(request.cookies.get(COOKIE, ""))
+
+    def open_session(self, response: Response) -> ConsoleSession:
+        """A new session, its cookie set on `response`."""
+        sid = secrets.token_urlsafe(32)
+        session = ConsoleSession(csrf=secrets.token_urlsafe(32), expires=self.clock.now() + SESSION_SECONDS)
+        self.sessions[sid] = session
+        response.set_cookie(COOKIE, sid, max_age=int(SESSION_SECONDS), path=CONSOLE, httponly=True, samesite="strict")
+        return session
+
+    def close_session(self, request: Request, response: Response) -> None:
+        self.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict")
+
+    def needs_login(self) -> bool:
+        return self.gate.token is not None
+
+
+@dataclass
+class Form:
+    """A POSTed urlencoded form: the first value of each field."""
+
+    fields: dict[str, str]
+
+    def get(self, name: str, default: str = "") -> str:
+        return self.fields.get(name, default)
+
+
+async def read_form(request: Request) -> Form:
+    """The request's urlencoded body, capped at MAX_FORM_BYTES (the rest is ignored: console forms are small)."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_FORM_BYTES:
+            break
+    parsed = parse_qs(raw[:MAX_FORM_BYTES].decode("utf-8", errors="replace"), keep_blank_values=True)
+    return Form({name: values[0] for name, values in parsed.items()})
+
+
+class Renderer:
+    """The console's Jinja2 templates, autoescaped, rendered into responses with the security headers."""
+
+    def __init__(self) -> None:
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(ASSETS / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+
+    def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        html = self.env.get_template(template).render(console=CONSOLE, **context)
+        return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
+
+
+PageHandler = Callable[[Request, ConsoleSession], Awaitable[Response]]
+
+
+class Gatekeeper:
+    """Wraps page handlers: the access rule first, then (for POST) the CSRF check."""
+
+    def __init__(self, access: ConsoleAccess, renderer: Renderer) -> None:
+        self.access = access
+        self.renderer = renderer
+
+    def guarded(self, handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
+        async def page(request: Request) -> Response:
+            if not self.access.needs_login() and not is_loopback(request):
+                return self.renderer.page("refused.html", 403, reason="loopback")
+            session = self.access.session_of(request)
+            if session is None and self.access.needs_login():
+                return RedirectResponse(f"{CONSOLE}/login", status_code=303)
+            fresh: Response | None = None
+            if session is None:  # loopback without a token: the first page opens a session
+                fresh = Response()
+                session = self.access.open_session(fresh)
+            if request.method == "POST" and not await _csrf_ok(request, session):
+                return self.renderer.page("refused.html", 403, reason="csrf")
+            response = await handler(request, session)
+            if fresh is not None and "set-cookie" in fresh.headers:
+                response.raw_headers.append((b"set-cookie", fresh.headers["set-cookie"].encode("latin-1")))
+            return response
+
+        return page
+
+
+async def _csrf_ok(request: Request, session: ConsoleSession) -> bool:
+    form = await read_form(request)
+    request.state.form = form  # the body is read once; the handler takes the parsed form from here
+    return hmac.compare_digest(form.get("csrf").encode(), session.csrf.encode())
+
+
+def form_of(request: Request) -> Form:
+    """The form the CSRF check already read."""
+    form: Form = request.state.form
+    return form

@@ -1,0 +1,237 @@
+"""The operator console's pages under /console (access and CSRF in frontends/_console.py):
+
+    GET  /console/login, POST /console/login, POST /console/logout
+    GET  /console/engines                        every engine: kind, key, breaker, last error, parse mode
+    POST /console/engines/{name}/test            a real probe search past the breaker (Gateway.probe)
+    POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
+    GET  /console/agents, POST /console/agents   list, create (the key is shown in that one answer only)
+    GET  /console/agents/{name}                  balance, quota use and the ledger
+    POST /console/agents/{name}/grant            grant (or take back) credits
+    GET  /console/playground, POST ...           a tool call through the tool pipeline: JSON and compact views
+    GET  /console/static/console.css
+
+The playground runs the operator's calls through a Toolbox without call policies: the operator is not an agent,
+so no agent's credits are spent (docs/decisions.md, "Console").
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from webreach.errors import InvalidInputError, WebreachError
+from webreach.frontends._console import (
+    ASSETS,
+    CONSOLE,
+    LOGIN_COOKIE,
+    SECURITY_HEADERS,
+    ConsoleAccess,
+    ConsoleSession,
+    Gatekeeper,
+    Renderer,
+    form_of,
+    read_form,
+)
+from webreach.gateway import Gateway
+from webreach.tools import Toolbox
+
+LEDGER_ROWS = 50
+
+
+def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> list[Route]:
+    """Every /console route, each page behind the access rule and the CSRF check."""
+    pages = _Pages(gateway, Renderer(), access)
+    guard = Gatekeeper(access, pages.renderer).guarded
+    return [
+        Route(CONSOLE, pages.home, methods=["GET"]),
+        Route(f"{CONSOLE}/", pages.home, methods=["GET"]),
+        Route(f"{CONSOLE}/static/console.css", pages.css, methods=["GET"]),
+        Route(f"{CONSOLE}/login", pages.login, methods=["GET", "POST"]),
+        Route(f"{CONSOLE}/logout", guard(pages.logout), methods=["POST"]),
+        Route(f"{CONSOLE}/engines", guard(pages.engines), methods=["GET"]),
+        Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
+        Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
+        Route(f"{CONSOLE}/agents", guard(pages.agents), methods=["GET", "POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}", guard(pages.agent), methods=["GET"]),
+        Route(f"{CONSOLE}/agents/{{name}}/grant", guard(pages.grant), methods=["POST"]),
+        Route(f"{CONSOLE}/playground", guard(pages.playground), methods=["GET", "POST"]),
+    ]
+
+
+class _Pages:
+    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer, access: ConsoleAccess) -> None:
+        self.gateway = gateway
+        self.renderer = renderer
+        self.access = access
+
+    async def home(self, request: Request) -> Response:
+        return RedirectResponse(f"{CONSOLE}/engines", status_code=303)
+
+    async def css(self, request: Request) -> Response:
+        return FileResponse(ASSETS / "console.css", media_type="text/css", headers=SECURITY_HEADERS)
+
+    # --- login ---------------------------------------------------------------------------------------------
+
+    async def login(self, request: Request) -> Response:
+        if not self.access.needs_login():
+            return RedirectResponse(f"{CONSOLE}/engines", status_code=303)
+        if request.method == "GET":
+            return self._login_form(error=None)
+        form = await read_form(request)
+        expected = request.cookies.get(LOGIN_COOKIE, "")
+        if not expected or form.get("csrf") != expected:
+            return self._login_form(error="The form expired; enter the token again.", status_code=403)
+        if not self.access.gate.token_matches(form.get("token")):
+            return self._login_form(error="That is not the admin token.", status_code=401)
+        response = RedirectResponse(f"{CONSOLE}/engines", status_code=303)
+        self.access.open_session(response)
+        response.delete_cookie(LOGIN_COOKIE, path=CONSOLE)
+        return response
+
+    def _login_form(self, *, error: str | None, status_code: int = 200) -> Response:
+        nonce = secrets.token_urlsafe(24)
+        response = self.renderer.page("login.html", status_code, error=error, csrf=nonce, title="Log in")
+        response.set_cookie(LOGIN_COOKIE, nonce, max_age=900, path=CONSOLE, httponly=True, samesite="strict")
+        return response
+
+    async def logout(self, request: Request, session: ConsoleSession) -> Response:
+        target = f"{CONSOLE}/login" if self.access.needs_login() else f"{CONSOLE}/engines"
+        response = RedirectResponse(target, status_code=303)
+        self.access.close_session(request, response)
+        return response
+
+    # --- engines -------------------------------------------------------------------------------------------
+
+    async def engines(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
+        served = self.gateway()
+        statuses = [status.model_dump() for status in served.engine_statuses()]
+        return self.renderer.page(
+            "engines.html", csrf=session.csrf, title="Engines & health", engines=statuses, **extra
+        )
+
+    async def test_engine(self, request: Request, session: ConsoleSession) -> Response:
+        name = str(request.path_params["name"])
+        served = self.gateway()
+        if name not in served.engine_names():
+            return await self.engines(request, session, notice=f"There is no engine {name!r}.")
+        probe = await served.probe(name)
+        return await self.engines(request, session, probe=probe.model_dump())
+
+    async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
+        name = str(request.path_params["name"])
+        served = self.gateway()
+        if name not in served.engine_names():
+            return await self.engines(request, session, notice=f"There is no engine {name!r}.")
+        served.reset_engine(name)
+        return await self.engines(request, session, notice=f"{name}: breaker closed; the next call asks it again.")
+
+    # --- agents --------------------------------------------------------------------------------------------
+
+    async def agents(self, request: Request, session: ConsoleSession) -> Response:
+        accounts = self.gateway().accounts
+        created: dict[str, Any] | None = None
+        error: str | None = None
+        if request.method == "POST":
+            form = form_of(request)
+            try:
+                credits = _whole(form.get("credits", "0") or "0", "credits")
+                agent, key = accounts.add(form.get("name").strip(), credits=credits)
+                created = {"name": agent.name, "key": key}
+            except WebreachError as failure:
+                error = _said(failure)
+        listing = [agent.to_json() for agent in accounts.ledger.agents()]
+        return self.renderer.page(
+            "agents.html",
+            csrf=session.csrf,
+            title="Agents & credits",
+            agents=listing,
+            created=created,
+            error=error,
+            metered=accounts.enabled,
+        )
+
+    async def agent(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
+        accounts = self.gateway().accounts
+        name = str(request.path_params["name"])
+        try:
+            shown = accounts.show(name, recent=0)
+            journal = accounts.ledger.journal(name, limit=LEDGER_ROWS)
+        except WebreachError as failure:
+            return self.renderer.page("refused.html", 404, reason="missing", message=_said(failure))
+        return self.renderer.page(
+            "agent.html", csrf=session.csrf, title=f"Agent {name}", agent=shown, journal=journal, **extra
+        )
+
+    async def grant(self, request: Request, session: ConsoleSession) -> Response:
+        name = str(request.path_params["name"])
+        form = form_of(request)
+        try:
+            credits = _whole(form.get("credits"), "credits", negative=True)
+            self.gateway().accounts.grant(name, credits, note=form.get("note")[:200])
+        except WebreachError as failure:
+            return await self.agent(request, session, error=_said(failure))
+        return await self.agent(request, session, notice=f"Granted {credits} credits.")
+
+    # --- playground ----------------------------------------------------------------------------------------
+
+    async def playground(self, request: Request, session: ConsoleSession) -> Response:
+        served = self.gateway()
+        form = form_of(request) if request.method == "POST" else None
+        views: list[dict[str, Any]] = []
+        if form is not None:
+            views = await _run(served, form.get("tool"), form.get("engine", "auto"), form.get("input"))
+        return self.renderer.page(
+            "playground.html",
+            csrf=session.csrf,
+            title="Playground",
+            engines=served.engine_names(),
+            asked=form.fields if form is not None else {},
+            views=views,
+        )
+
+
+async def _run(gateway: Gateway, tool: str, engine: str, text: str) -> list[dict[str, Any]]:
+    """One call in each output format, through the tool pipeline without call policies; each view with its
+    token count. The second call is the first one's twin: the cache answers it (searches and pages alike)."""
+    toolbox = Toolbox(gateway, gateway.sessions, enabled=gateway.settings.tools.enabled)
+    arguments = _arguments(tool, engine, text.strip())
+    views = []
+    for output in ("json", "compact"):
+        result = await toolbox.call(tool if tool in _TOOLS else "web_search", arguments, output=output)
+        views.append(
+            {
+                "output": output,
+                "text": result.text,
+                "tokens": gateway.count_tokens(result.text),
+                "error": result.is_error,
+            }
+        )
+    return views
+
+
+_TOOLS = ("web_search", "web_search_multi", "web_fetch")
+
+
+def _arguments(tool: str, engine: str, text: str) -> dict[str, Any]:
+    if tool == "web_fetch":
+        return {"url": text}
+    if tool == "web_search_multi":
+        return {"query": text}
+    return {"query": text, "engine": engine or "auto"}
+
+
+def _whole(raw: str, field: str, *, negative: bool = False) -> int:
+    text = raw.strip()
+    digits = text[1:] if negative and text.startswith("-") else text
+    if not digits.isdigit() or len(digits) > 12:
+        raise InvalidInputError(f"{field} must be a whole number", hint="Enter a number such as 100.")
+    return int(text)
+
+
+def _said(error: WebreachError) -> str:
+    return f"{error.message} {error.hint}".strip() if error.hint else error.message

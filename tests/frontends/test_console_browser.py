@@ -1,0 +1,229 @@
+"""The operator console in a real browser: Playwright drives Debian's Chromium against a real `webreach serve`
+process (admin token set, accounts on) and the fake web.
+
+One story, in order: log in with the token, test a connection (ok, then captcha through a fake-web fault) and see
+the probe leave the breaker closed, create an agent and call REST with its key, trip the engine's breaker with
+that key and reset it from the console, run the playground, and check the key is in no page after its creation
+page. Every page gets an axe-core check (no serious or critical violations) and a screenshot, written to the
+test's tmp dir (and to $CONSOLE_SHOTS when set: docs/console/ holds a set made that way).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from webreach.testing import FakeWeb
+
+from .serving import ServerProcess, http_server
+
+pytestmark = pytest.mark.network
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the browser extra (playwright) is not installed")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+AXE = Path(__file__).resolve().parents[2] / ".ci-node" / "node_modules" / "axe-core" / "axe.min.js"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run"]  # fmt: skip
+TOKEN = "console-admin-token-3141"
+ENGINE = "mojeek"
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (scripts/setup-tests installs it)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    home = tmp_path_factory.mktemp("console")
+    env = {
+        "WEBREACH_SERVER__ADMIN_TOKEN": TOKEN,
+        "WEBREACH_ACCOUNTS__ENABLED": "true",
+        # our own pacing is not under test: probes, trips and playground runs follow each other quickly
+        f"WEBREACH_ENGINES__{ENGINE.upper()}__RATE_PER_MINUTE": "100000",
+    }
+    with http_server(web, home, **env) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> list[Path]:
+    """Where screenshots go: the test's tmp dir, plus $CONSOLE_SHOTS when set."""
+    targets = [tmp_path / "screenshots"]
+    if os.environ.get("CONSOLE_SHOTS"):
+        targets.append(Path(os.environ["CONSOLE_SHOTS"]))
+    return targets
+
+
+def look(page: Any, name: str, shots: list[Path]) -> None:
+    """Screenshot the page and run axe-core on it: no serious or critical violation."""
+    for folder in shots:
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed in .ci-node (scripts/setup-tests installs it)")
+    page.add_script_tag(path=str(AXE))  # the context bypasses the console's CSP, which forbids every script
+    violations = page.evaluate("async () => (await axe.run(document)).violations")
+    serious = [(v["id"], v["help"]) for v in violations if v["impact"] in ("serious", "critical")]
+    assert serious == [], f"{name}: {serious}"
+
+
+def rest_search(server: ServerProcess, key: str, query: str) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {key}"}
+    body = {"query": query, "engine": ENGINE}
+    return httpx.post(f"{server.url}/v1/search", json=body, headers=headers, timeout=30, trust_env=False)
+
+
+def submit(page: Any, control: Any, *, key: str | None = None) -> None:
+    """Click `control` (or press `key` on it) and wait for the page it leads to (a form's answer, a link's page)."""
+    with page.expect_navigation():
+        if key is None:
+            control.click()
+        else:
+            control.press(key)
+
+
+def probe(page: Any, engine: str) -> dict[str, str]:
+    submit(page, page.get_by_role("button", name=f"Test connection to {engine}"))
+    found = {"status": page.get_by_test_id("probe-status").inner_text()}
+    found["hits"] = page.get_by_test_id("probe-hits").inner_text()
+    code = page.get_by_test_id("probe-code")
+    found["code"] = code.inner_text() if code.count() else ""
+    found["breaker"] = page.get_by_test_id(f"breaker-{engine}").inner_text()
+    return found
+
+
+def test_an_operator_runs_the_server_from_the_browser(
+    web: FakeWeb, console: ServerProcess, browser: Any, shots: list[Path]
+) -> None:
+    web.reset()
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sources: list[str] = []
+
+    # log in: the console sends an anonymous visitor to the form; a wrong token is refused, the right one opens it
+    page.goto(f"{console.url}/console/engines")
+    assert page.url.endswith("/console/login")
+    look(page, "login", shots)
+    page.get_by_label("Admin token").fill("not-the-token")
+    page.keyboard.press("Enter")
+    assert "not the admin token" in page.get_by_role("alert").inner_text()
+    page.get_by_label("Admin token").fill(TOKEN)
+    page.keyboard.press("Enter")  # keyboard only: Enter submits the form
+    page.wait_for_url("**/console/engines")
+    cookie = next(c for c in context.cookies() if c["name"] == "webreach_console")
+    assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
+
+    # test connection: a real probe; a CAPTCHA is reported with its code and leaves the breaker closed
+    ok = probe(page, ENGINE)
+    assert ok["status"] == "ok" and int(ok["hits"]) > 0
+    look(page, "engines-probe-ok", shots)
+    web.set_scenario(ENGINE, fault="captcha")
+    walled = probe(page, ENGINE)
+    assert walled["status"] == "blocked" and walled["code"] in ("captcha", "blocked")
+    assert walled["breaker"].startswith("closed")
+    look(page, "engines-probe-captcha", shots)
+
+    # agents: create one, its key shown once; REST answers that key
+    submit(page, page.get_by_role("link", name="Agents & credits"))
+    page.get_by_label("Name").fill("console-bot")
+    page.get_by_label("Starting credits").fill("50")
+    submit(page, page.get_by_role("button", name="Create agent"))
+    key = page.get_by_test_id("new-key").input_value()
+    assert key.startswith("wr_")
+    look(page, "agents-created", shots)  # the one page that shows the key (not kept in docs' copies)
+
+    # with the CAPTCHA still up, the agent's own search trips the breaker; the console resets it
+    assert rest_search(console, key, "console trip").json()["code"] in ("captcha", "blocked")
+    assert rest_search(console, key, "console trip 2").json()["code"] == "suspended"
+    web.reset(ENGINE)
+    submit(page, page.get_by_role("link", name="Engines & health"))
+    assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text().startswith("open")
+    look(page, "engines-tripped", shots)
+    sources.append(page.content())
+    submit(page, page.get_by_role("button", name=f"Reset the breaker of {ENGINE}"), key="Enter")  # keyboard
+    assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text() == "closed"
+    answered = rest_search(console, key, "console after reset")
+    assert answered.status_code == 200, answered.text
+
+    # the ledger shows the grant and the agent's calls; a grant from the console lands in it
+    submit(page, page.get_by_role("link", name="Agents & credits"))
+    look(page, "agents", shots)
+    sources.append(page.content())
+    submit(page, page.get_by_role("link", name="console-bot"))
+    page.get_by_label("Credits (negative to take back)").fill("25")
+    page.get_by_label("Note").fill("from the console")
+    submit(page, page.get_by_role("button", name="Grant"))
+    assert "from the console" in page.content()
+    look(page, "agent-ledger", shots)
+    sources.append(page.content())
+
+    # playground: one engine, through the tool pipeline, both views with their token counts
+    submit(page, page.get_by_role("link", name="Playground"))
+    page.get_by_label("Engine (web_search)").select_option(ENGINE)
+    page.get_by_label("Query, or URL to fetch").fill("python asyncio")
+    submit(page, page.get_by_role("button", name="Run"))
+    assert '"results"' in page.get_by_test_id("out-json").inner_text()
+    for view in ("json", "compact"):
+        assert int(page.get_by_test_id(f"tokens-{view}").inner_text().split()[0]) > 0
+    look(page, "playground", shots)
+    sources.append(page.content())
+
+    # narrow: the page itself never scrolls sideways (wide tables scroll in their own box)
+    page.set_viewport_size({"width": 360, "height": 800})
+    submit(page, page.get_by_role("link", name="Engines & health"))
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    look(page, "engines-narrow", shots)
+    sources.append(page.content())
+
+    assert all(key not in source for source in sources)
+    admin = httpx.get(f"{console.url}/v1/admin/agents", headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False)
+    assert "console-bot" in admin.text and key not in admin.text
+    assert key not in console.output()
+    context.close()
+
+
+def test_posts_need_the_session_and_its_csrf_token(console: ServerProcess) -> None:
+    with httpx.Client(base_url=console.url, trust_env=False, follow_redirects=False) as client:
+        # no session: to the login form, and nothing reset
+        assert client.post(f"/console/engines/{ENGINE}/reset", data={"csrf": "x"}).status_code == 303
+        form = client.get("/console/login")
+        nonce = form.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        logged = client.post("/console/login", data={"csrf": nonce, "token": TOKEN})
+        assert logged.status_code == 303 and "webreach_console" in client.cookies
+        # a session without the form's token: refused
+        refused = client.post(f"/console/engines/{ENGINE}/reset", data={"csrf": "forged"})
+        assert refused.status_code == 403 and "CSRF" in refused.text
+        # a login form replayed without its cookie's nonce: refused too
+        client.cookies.delete("webreach_console_login")
+        assert client.post("/console/login", data={"csrf": nonce, "token": TOKEN}).status_code == 403
+
+
+def test_without_a_token_loopback_gets_a_session_and_forms_still_need_csrf(web: FakeWeb, tmp_path: Path) -> None:
+    with (
+        http_server(web, tmp_path) as server,
+        httpx.Client(base_url=server.url, trust_env=False, follow_redirects=False) as client,
+    ):
+        assert client.get("/console/login").status_code == 303  # nothing to log in with
+        page = client.get("/console/agents")
+        assert page.status_code == 200 and "webreach_console" in client.cookies
+        assert "Accounts are off on this server" in page.text
+        assert client.post("/console/agents", data={"name": "x", "csrf": "forged"}).status_code == 403
+        nonce = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        created = client.post("/console/agents", data={"name": "loopback-bot", "credits": "5", "csrf": nonce})
+        assert created.status_code == 200 and "loopback-bot" in created.text
+        css = client.get("/console/static/console.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
