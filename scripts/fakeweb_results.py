@@ -33,6 +33,8 @@ def _index(gateway: Gateway) -> str:
     entries: dict[str, dict[str, str]] = {}
     for path in sorted(RECORDINGS_DIR.glob("*/results*.http")):
         engine = path.parent.name
+        if engine.startswith("images_"):  # image-search recordings (images/engines.py): their hits are images
+            continue
         recording = load_recording(path)
         kind = dict(recording.headers).get("content-type", "text/html")
         for hit in gateway.parse_saved(engine, recording.body, status=recording.status, content_type=kind).results:

@@ -22,8 +22,11 @@ BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "boun
 # every package -> the packages it may import ("search.contract": only that module of search/)
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
-    "tools": {"gateway", "state", "accounts"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts"} | BOTTOM,
+    "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images"} | BOTTOM,
+    # images (issue 14): decoding, crops, tokens in messages and image search; its store lives in state/, and
+    # each image engine wraps the web engine of its name (keys, base URL, error classification)
+    "images": {"state", "engines"} | BOTTOM,
     # the ledger: the Gateway owns it (one per gateway, closed with it), the tools' call policies meter through it
     "accounts": BOTTOM,
     "search": {"routing", "policies", "engines", "state"} | BOTTOM,
@@ -72,6 +75,7 @@ CONFINED = {
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
+    "PIL": ("images/",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),
     "cachetools": (
         "net/robots.py",

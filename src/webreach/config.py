@@ -224,6 +224,25 @@ class ServerSettings(BaseModel):
         return ["*"] if "*" in hosts else [f"http://{host}" for host in hosts]
 
 
+class ImageSettings(BaseModel):
+    """Images (issue 14): input limits, crop limits, output size, the per-session store and image-search engines."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_input_bytes: int = Field(20_000_000, ge=1024, description="Largest image accepted (bytes).")
+    max_input_pixels: int = Field(40_000_000, ge=1, description="Largest image decoded (pixels; bombs end here).")
+    max_input_side: int = Field(16_384, ge=1, description="Longest side of an image decoded (pixels).")
+    max_output_side: int = Field(8_000, ge=16, description="Crops are downscaled to this longest side.")
+    max_output_bytes: int = Field(5_000_000, ge=10_000, description="Crops are re-encoded to stay under this.")
+    min_crop_side: int = Field(8, ge=1, description="Smallest crop side (pixels, after clamping).")
+    max_crop_aspect: float = Field(50.0, ge=1, description="Most elongated crop allowed (long side / short side).")
+    store_max_bytes: int = Field(100_000_000, ge=1024, description="Image bytes kept per session.")
+    store_max_images: int = Field(500, ge=1, description="Images kept per session.")
+    engines: list[str] = Field(
+        ["brave_api", "serpapi", "google_cse", "searxng"], description="Image-search engines, in auto's order."
+    )
+
+
 class Settings(BaseSettings):
     """Everything configurable, loaded once."""
 
@@ -251,6 +270,7 @@ class Settings(BaseSettings):
     read: ReadSettings = Field(default_factory=ReadSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     accounts: AccountsSettings = Field(default_factory=AccountsSettings)
+    images: ImageSettings = Field(default_factory=ImageSettings)
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )

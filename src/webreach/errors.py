@@ -630,3 +630,39 @@ class UnknownRefError(FetchError):
     default_hint: ClassVar[str | Hint] = hint(
         "Refs come from web_search in the same session and expire after 24 h; search again or pass {}.", Arg("url")
     )
+
+
+class ImageError(WebreachError):
+    """An image cannot be used as given (issue 14: decoding is bounded, only common raster formats are read)."""
+
+    code = "invalid_image"
+    default_hint: ClassVar[str | Hint] = "Pass a JPEG, PNG, WebP, GIF or BMP image within the size limits."
+
+
+class UnsupportedImageError(ImageError):
+    """The bytes are not a JPEG, PNG, WebP, GIF or BMP image (an SVG, a PDF, an HTML error page)."""
+
+    code = "unsupported_image"
+
+
+class ImageTooLargeError(ImageError):
+    """The image's bytes, pixel count or a side exceed the configured limits (a decompression bomb ends here)."""
+
+    code = "image_too_large"
+    default_hint: ClassVar[str | Hint] = "Pass a smaller image, or crop or downscale it first."
+
+
+class CorruptImageError(ImageError):
+    """The image's header was read but its data cannot be decoded (truncated or damaged)."""
+
+    code = "corrupt_image"
+    default_hint: ClassVar[str | Hint] = "Pass the complete image file again."
+
+
+class UnknownImageTokenError(ImageError):
+    """The token names no image of this session (never registered, or expired)."""
+
+    code = "unknown_image"
+    default_hint: ClassVar[str | Hint] = (
+        "Use a token from this conversation (<image_1>, <obs_2>): pass the messages again, or the image itself."
+    )

@@ -22,6 +22,7 @@ from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
+from webreach.images.service import Images
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebAddress, FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
@@ -30,7 +31,9 @@ from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.parse_health import ParseHealth
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
+from webreach.state.image_store import ImageStore
 from webreach.state.sessions import SessionStore, open_session_store
+from webreach.state.sqlite_file import default_state_path
 
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "search"]
 
@@ -71,6 +74,7 @@ class Gateway:
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
         self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
+        self._images = self._open_images(transport, offline)
 
     @classmethod
     def from_settings(
@@ -96,6 +100,7 @@ class Gateway:
         await self._searching.aclose()
         self._sessions.close()
         self._accounts.close()
+        await self._images.aclose()
         await self._reading.aclose()
         if self._fake_web_resolver is not None:
             await self._fake_web_resolver.aclose()
@@ -109,6 +114,23 @@ class Gateway:
         if read.jina_base_url == JINA_READER_URL:
             changes["jina_base_url"] = f"{fake_web.url}/_pages/jina"
         return read.model_copy(update=changes)
+
+    def _open_images(self, transport: httpx.AsyncBaseTransport | None, offline: OfflineScope | None) -> Images:
+        state = self.settings.state
+        store = ImageStore(
+            (state.path or default_state_path()) if state.backend == "sqlite" else None,
+            clock=self._clock, ttl=self.settings.tools.session_ttl_seconds,
+            max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
+        )  # fmt: skip
+        if offline is not None and isinstance(transport, OfflineTransport):
+            transport = OfflineTransport(offline)  # its own: closing one client must not close the other's
+        return Images(self.settings, store, fetch=self._fetch_image, clock=self._clock, transport=transport)
+
+    async def _fetch_image(self, url: str, max_bytes: int) -> bytes:
+        """An image's bytes from `url` through the reader's guard (SSRF rules, redirects re-checked, byte caps)."""
+        fetcher = self._reading.fetcher
+        budgets = dataclasses.replace(fetcher.budgets, max_raw_bytes=max_bytes, max_decoded_bytes=max_bytes)
+        return (await fetcher.fetch(url, budgets=budgets)).body
 
     # --- search -----------------------------------------------------------------------------------------
 
@@ -229,6 +251,11 @@ class Gateway:
     def accounts(self) -> Accounts:
         """Agents, keys, credits, quotas and idempotency keys (accounts/), over the ledger database."""
         return self._accounts
+
+    @property
+    def images(self) -> Images:
+        """Session images named by tokens, crops and image search (images/)."""
+        return self._images
 
     @property
     def sessions(self) -> SessionStore:

@@ -73,7 +73,10 @@ def api_schema(server: ServerProcess) -> schemathesis.BaseSchema:
     return loaded
 
 
-OPERATIONS = ["POST /v1/search", "POST /v1/search_multi", "POST /v1/fetch", "GET /v1/tools", "GET /healthz"]
+OPERATIONS = [
+    "POST /v1/search", "POST /v1/search_multi", "POST /v1/fetch", "POST /v1/image_search", "POST /v1/crop_images",
+    "GET /v1/tools", "GET /healthz",
+]  # fmt: skip
 
 
 def test_the_document_lists_the_operations_tested(api_schema: schemathesis.BaseSchema) -> None:

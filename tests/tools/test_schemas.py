@@ -98,11 +98,18 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
         "web_search": [{"query": "rust"}, {"query": ["a", "b"], "engine": "bing", "limit": 3, "freshness": "week"}],
         "web_search_multi": [{"query": "rust", "engines": ["bing", "mojeek"]}],
         "web_fetch": [{"ref": 3}, {"url": "https://example.org", "start": 8000, "format": "text"}],
+        "image_search": [{"query": "red panda"}, {"query": "red panda", "limit": 50, "safesearch": "strict"}],
+        "crop_images": [
+            {"crops": {"<image_1>": [0, 0, 0.5, 0.5]}},
+            {"crops": {"<obs_2>": [1, 2, 30, 40]}, "units": "pixels"},
+        ],
     }
     bad = {
         "web_search": [{}, {"query": "x", "engine": "altavista"}, {"query": "x", "limit": MAX_LIMIT + 1}],
         "web_search_multi": [{"query": "x", "engines": ["multi"]}, {"query": "x", "extra": 1}],
         "web_fetch": [{"ref": 0}, {"ref": 1, "max_chars": MAX_WINDOW_CHARS + 1}],
+        "image_search": [{}, {"query": "x", "limit": 51}],
+        "crop_images": [{}, {"crops": {"<image_1>": [0, 0, 1]}}, {"crops": {"image_1": [0, 0, 1, 1]}}],
     }
     for name, validator in validators.items():
         assert all(validator.is_valid(args) for args in good[name]), name
@@ -153,6 +160,8 @@ def test_optional_arguments_are_nullable(dialect: Any) -> None:
             "web_search": {**everything_null, "query": "rust"},
             "web_search_multi": {**everything_null, "query": "rust"},
             "web_fetch": {**everything_null, "ref": 1},
+            "image_search": {**everything_null, "query": "rust"},
+            "crop_images": {**everything_null, "crops": {"<image_1>": [0, 0, 1, 1]}},
         }
         assert validator.is_valid(calls[name]), name
 
@@ -171,7 +180,7 @@ def test_strict_mode_in_every_dialect(dialect: Any) -> None:
         assert not any(unsupported & set(node) for node in walk(args)), name
         everything_null = {key: None for key in args["properties"]}
         first = next(iter(args["properties"]))
-        if name != "web_fetch":  # its only required argument is a choice between url and ref
+        if name not in ("web_fetch", "crop_images"):  # url or ref; crops is a mapping
             assert jsonschema.Draft202012Validator(args).is_valid({**everything_null, first: "rust"})
     limit = parameters(by_name(dialect, strict=True)["web_search"])["properties"]["limit"]
     assert f"1 to {MAX_LIMIT}" in limit["description"] and "default 8" in limit["description"]

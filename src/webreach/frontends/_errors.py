@@ -38,6 +38,11 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # the caller's arguments
         "invalid_input": EXIT_INVALID_INPUT,
         "unknown_ref": EXIT_INVALID_INPUT,
+        "invalid_image": EXIT_INVALID_INPUT,
+        "corrupt_image": EXIT_INVALID_INPUT,
+        "unknown_image": EXIT_INVALID_INPUT,
+        "image_too_large": EXIT_INVALID_INPUT,
+        "unsupported_image": EXIT_INVALID_INPUT,
         # declined on purpose
         "not_configured": EXIT_REFUSED,
         "admin_required": EXIT_REFUSED,
@@ -88,6 +93,12 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "unsupported_content": 415,
         "needs_browser": 422,
         "rate_limited": 429,
+        # images the caller passed (issue 14)
+        "invalid_image": 400,
+        "corrupt_image": 400,
+        "unknown_image": 404,
+        "image_too_large": 413,
+        "unsupported_image": 415,
         # the calling agent's account (accounts/): its key, credits, quota, idempotency key
         "account_error": 403,
         "agent_auth_failed": 401,

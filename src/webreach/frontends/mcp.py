@@ -24,6 +24,7 @@ here declares a tool by hand.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -44,6 +45,7 @@ from webreach.frontends._asgi import header_text
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox, account_policies, error_result
+from webreach.tools.backend import ToolImage
 
 SESSION_HEADER = "x-webreach-session"
 # the tools/call `_meta` field naming the session (a "webreach/" prefix, as MCP asks of vendor keys)
@@ -148,9 +150,14 @@ async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallTool
             caller=caller,
             idempotency_key=key if isinstance(key, str) else None,
         )
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=encodable(result.text))], is_error=result.is_error
-    )
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=encodable(result.text))]
+    # crops (issue 14) travel as image content blocks after the text that names their tokens
+    content += [_image_block(image) for image in result.images]
+    return types.CallToolResult(content=content, is_error=result.is_error)
+
+
+def _image_block(image: ToolImage) -> types.ImageContent:
+    return types.ImageContent(type="image", data=base64.b64encode(image.data).decode("ascii"), mimeType=image.mime)
 
 
 def encodable(text: str) -> str:

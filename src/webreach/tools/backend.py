@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, Literal, Protocol
 
 from webreach.errors import WebreachError
+from webreach.images.service import Images
 from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
 
 OutputFormat = Literal["compact", "json"]
@@ -30,6 +31,20 @@ class ToolBackend(Protocol):
         """Every engine name, for schema enums and for checking an agent's engine argument."""
         ...
 
+    @property
+    def images(self) -> Images:
+        """Session images, crops and image search (the image tools; issue 14)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolImage:
+    """An image a tool returns beside its text (a crop): MCP sends it as an image content block."""
+
+    token: str
+    mime: str
+    data: bytes
+
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResult:
@@ -48,6 +63,7 @@ class ToolResult:
     # of a call of several logical operations (web_search's queries), how many answered, when not all did: the
     # metering charges those only
     answered: int | None = None
+    images: tuple[ToolImage, ...] = ()
 
     @property
     def is_error(self) -> bool:

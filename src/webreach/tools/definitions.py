@@ -24,6 +24,7 @@ from webreach.tools.arguments import (
     WebSearchMultiArguments,
 )
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
+from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
 from webreach.tools.output import json_text, search_output
 
 
@@ -255,6 +256,28 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=WebFetchArguments,
         handler=web_fetch,
+    ),
+    ToolDefinition(
+        name="image_search",
+        title="Image search",
+        description=(
+            "Find images by a text description. Returns numbered images: title, site, size, the image URL and the "
+            "page it is on. engine='auto' (the default) falls back across image engines."
+        ),
+        arguments=ImageSearchArguments,
+        handler=image_search,
+    ),
+    ToolDefinition(
+        name="crop_images",
+        title="Crop images",
+        description=(
+            "Zoom into images of the conversation: crops={'<image_1>': [left, top, right, bottom]} in pixels or "
+            "as fractions 0..1 of the width and height. Pass the conversation's messages once so <image_k> tokens "
+            "are known. Each crop comes back as a new token <obs_i> (croppable again) with the image itself."
+        ),
+        arguments=CropImagesArguments,
+        handler=crop_images,
+        annotations=ToolAnnotations(idempotent=False),  # each crop is a new <obs_i>
     ),
 )
 

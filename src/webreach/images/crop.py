@@ -1,0 +1,124 @@
+"""Crop boxes (pixels or relative 0..1), clamped and checked, and the encoding that keeps output under client limits.
+
+How a box's units are told apart (docs/decisions.md, issue 14): units="pixels" or "relative" say it for every box;
+units="auto" (the default) reads a box whose four numbers all lie within 0..1 as relative and any other box as
+pixels. A pixel box that small would be at most 1x1 pixel, which the minimum size refuses anyway, so auto never
+guesses wrong on a box that could be used.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from PIL import Image
+
+from webreach.errors import InvalidInputError
+
+Units = Literal["auto", "pixels", "relative"]
+PixelBox = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class CropLimits:
+    """What a crop may be, and what its encoded output may be (defaults: under 5 MB and 8,000 px a side)."""
+
+    min_side: int = 8
+    max_aspect: float = 50.0
+    max_output_side: int = 8_000
+    max_output_bytes: int = 5_000_000
+
+
+def pixel_box(box: Sequence[float], size: tuple[int, int], units: Units = "auto") -> PixelBox:
+    """`box` [left, top, right, bottom] as whole pixels inside an image of `size`, or InvalidInputError."""
+    if len(box) != 4 or not all(isinstance(v, int | float) and math.isfinite(v) for v in box):
+        raise InvalidInputError("a crop box is four finite numbers [left, top, right, bottom]")
+    width, height = size
+    relative = units == "relative" or (units == "auto" and all(0 <= v <= 1 for v in box))
+    if relative:
+        left, top, right, bottom = (box[0] * width, box[1] * height, box[2] * width, box[3] * height)
+    else:
+        left, top, right, bottom = box
+    if right <= left or bottom <= top:
+        raise InvalidInputError(f"the box {list(box)} is empty: right must exceed left and bottom must exceed top")
+    # clamped to the image: a box running past an edge keeps the part inside it
+    clamped = (
+        max(0, min(width, math.floor(left))),
+        max(0, min(height, math.floor(top))),
+        max(0, min(width, math.ceil(right))),
+        max(0, min(height, math.ceil(bottom))),
+    )
+    if clamped[2] <= clamped[0] or clamped[3] <= clamped[1]:
+        raise InvalidInputError(f"the box {list(box)} lies outside the {width}x{height} image")
+    return clamped
+
+
+def check_crop(box: PixelBox, limits: CropLimits) -> None:
+    """InvalidInputError when the clamped crop is under the minimum side or over the maximum aspect ratio."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    if min(width, height) < limits.min_side:
+        raise InvalidInputError(
+            f"the crop is {width}x{height} pixels; each side must be at least {limits.min_side}",
+            hint="Use a larger box.",
+        )
+    if max(width, height) / min(width, height) > limits.max_aspect:
+        raise InvalidInputError(
+            f"the crop is {width}x{height} pixels, an aspect ratio over {limits.max_aspect:g}:1",
+            hint="Use a less elongated box.",
+        )
+
+
+def crop(image: Image.Image, box: Sequence[float], limits: CropLimits, units: Units = "auto") -> Image.Image:
+    """The checked crop of `image` (not yet downscaled)."""
+    pixels = pixel_box(box, image.size, units)
+    check_crop(pixels, limits)
+    return image.crop(pixels)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """An image ready to hand to a client: bytes, MIME type and size."""
+
+    data: bytes
+    mime: str
+    width: int
+    height: int
+
+
+def encode(image: Image.Image, limits: CropLimits) -> Encoded:
+    """PNG (lossless) when it fits, else JPEG; downscaled to max_output_side and further until under the byte cap."""
+    scaled = downscale(image, limits.max_output_side)
+    while True:
+        for encoded in (_png(scaled), _jpeg(scaled)):
+            if len(encoded.data) <= limits.max_output_bytes:
+                return encoded
+        # neither fits: shrink by a third and try again (terminates: a 1x1 JPEG is far under any sane cap)
+        side = max(1, int(max(scaled.size) * 2 / 3))
+        if side == max(scaled.size):
+            raise InvalidInputError("the crop cannot be encoded under the configured byte limit")
+        scaled = downscale(scaled, side)
+
+
+def downscale(image: Image.Image, max_side: int) -> Image.Image:
+    """`image` with its longer side at most `max_side` (aspect kept); the same image when already within it."""
+    width, height = image.size
+    if max(width, height) <= max_side:
+        return image
+    scale = max_side / max(width, height)
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return image.resize(size, Image.Resampling.LANCZOS)
+
+
+def _png(image: Image.Image) -> Encoded:
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)  # fast: crops are sent once, and noisy photos cost seconds at 6
+    return Encoded(out.getvalue(), "image/png", *image.size)
+
+
+def _jpeg(image: Image.Image) -> Encoded:
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="JPEG", quality=85)
+    return Encoded(out.getvalue(), "image/jpeg", *image.size)

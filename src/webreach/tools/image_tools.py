@@ -1,0 +1,125 @@
+"""The image tools (issue 14): image_search (text -> images) and crop_images (tokens -> new `<obs_i>` crops).
+
+crop_images takes the conversation's images in its optional `messages` argument (OpenAI or Anthropic shape: a
+`<image_k>` text entry immediately followed by an image entry) and crops any token of the session; each crop
+becomes a new `<obs_i>`, returned in the text and, for MCP, as an image content block. One bad box fails only its
+own entry: the answer maps every input token to its new token or its typed error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+
+from webreach.errors import WebreachError
+from webreach.images.crop import Units
+from webreach.images.hits import MAX_LIMIT, ImageSearchRequest, ImageSearchResponse, Safesearch
+from webreach.images.service import MAX_CROPS, CropOutcome
+from webreach.tools.arguments import QueryText, ToolArguments
+from webreach.tools.backend import ToolImage, ToolResult
+from webreach.tools.output import json_text
+
+if TYPE_CHECKING:  # definitions.py imports this module for its registry
+    from webreach.tools.definitions import ToolCall
+
+# the image engines (images/engines.py IMAGE_ENGINES; tests/images checks the two lists agree)
+ImageEngineName = Literal["auto", "brave_api", "serpapi", "google_cse", "searxng"]
+Box = Annotated[list[float], Field(min_length=4, max_length=4)]
+Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
+
+
+class ImageSearchArguments(ToolArguments):
+    """image_search."""
+
+    query: QueryText = Field(description="What the images should show.")
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
+    safesearch: Safesearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
+    engine: ImageEngineName = Field("auto", description="auto (fallback across image engines) or one engine.")
+
+
+class CropImagesArguments(ToolArguments):
+    """crop_images."""
+
+    crops: dict[Token, Box] = Field(
+        min_length=1,
+        max_length=MAX_CROPS,
+        description='Token -> [left, top, right, bottom], e.g. {"<image_1>": [0.5, 0, 1, 0.5]}.',
+        json_schema_extra={"additionalProperties": False},  # keys are tokens only (patternProperties)
+    )
+    units: Literal["auto", "pixels", "relative"] = Field(
+        "auto",
+        description="pixels, relative (0..1 of width and height), or auto: a box whose four numbers all lie "
+        "within 0..1 is relative, any other box is in pixels.",
+    )
+    messages: list[dict[str, Any]] | None = Field(
+        None,
+        max_length=1000,
+        description="The conversation (OpenAI or Anthropic messages) whose <image_k> entries name the images; "
+        "needed once per session, later calls can crop the tokens they registered.",
+    )
+
+
+async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult:
+    request = ImageSearchRequest(query=args.query, limit=args.limit, safesearch=args.safesearch)
+    response = await call.backend.images.search(request, args.engine)
+    text = json_text(response) if call.output == "json" else image_text(response)
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
+
+
+def image_text(response: ImageSearchResponse) -> str:
+    """Numbered image hits, compact: title and site, then the image and its page."""
+    lines = [f"Images for {response.query!r} ({response.engine}, {len(response.results)} found):"]
+    for hit in response.results:
+        size = f" {hit.width}x{hit.height}" if hit.width and hit.height else ""
+        lines.append(f"{hit.rank}. {hit.title or '(untitled)'} [{hit.source or '?'}]{size}")
+        lines.append(f"   image: {hit.image_url}")
+        if hit.page_url:
+            lines.append(f"   page: {hit.page_url}")
+    if response.attempts:
+        lines.append("Engines that failed first: " + "; ".join(response.attempts))
+    return "\n".join(lines)
+
+
+async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
+    images = call.backend.images
+    if args.messages:
+        await images.register(call.session, args.messages)
+    units: Units = args.units
+    outcomes: list[CropOutcome] = images.crop(call.session, args.crops, units)
+    # JSON output (REST, the Python API) carries each crop's bytes as base64: those doors have no image blocks
+    body = {"status": "ok", "crops": {outcome.source: _entry(outcome, with_data=True) for outcome in outcomes}}
+    attached = tuple(
+        ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
+        for outcome in outcomes
+        if outcome.image is not None
+    )
+    text = (
+        json.dumps(body, ensure_ascii=False, separators=(",", ":")) if call.output == "json" else _crop_text(outcomes)
+    )
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached)
+
+
+def _entry(outcome: CropOutcome, *, with_data: bool = False) -> dict[str, Any]:
+    if outcome.image is not None:
+        image = outcome.image
+        entry: dict[str, Any] = {"token": image.token, "width": image.width, "height": image.height}
+        entry["mime"] = image.mime
+        if with_data:
+            entry["data"] = base64.b64encode(image.data).decode("ascii")
+        return entry
+    error: WebreachError = outcome.error or WebreachError("no result")
+    return {"error": {"code": error.code, "message": str(error)}}
+
+
+def _crop_text(outcomes: list[CropOutcome]) -> str:
+    lines = []
+    for outcome in outcomes:
+        entry = _entry(outcome)
+        if "token" in entry:
+            lines.append(f"{outcome.source} -> {entry['token']} ({entry['width']}x{entry['height']})")
+        else:
+            lines.append(f"{outcome.source} -> error {json.dumps(entry['error'], ensure_ascii=False)}")
+    return "\n".join(lines)

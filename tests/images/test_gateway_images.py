@@ -1,0 +1,112 @@
+"""Images through the Gateway: tokens from messages, crops as new <obs_i>, image search over the fake web."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops
+
+from secret_keys import TEST_KEY
+from webreach import EngineSettings, Gateway, Settings
+from webreach.config import StateSettings
+from webreach.errors import AllEnginesFailedError, AuthFailedError, UnknownImageTokenError, UrlNotAllowedError
+from webreach.images.hits import ImageSearchRequest
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+KEYED = {name: EngineSettings(api_key=TEST_KEY) for name in ("brave_api", "serpapi", "google_cse")}
+
+
+@pytest.fixture
+async def web() -> AsyncIterator[FakeWeb]:
+    async with FakeWeb() as server:
+        yield server
+
+
+def settings_for(web: FakeWeb | None, tmp_path: Path, **overrides: Any) -> Settings:
+    fields: dict[str, Any] = {"state": StateSettings(path=tmp_path / "state.sqlite3")}
+    if web is not None:
+        fields["fake_web"] = web.url
+    fields.update(overrides)
+    return Settings(**fields)
+
+
+def picture() -> Image.Image:
+    image = Image.new("RGB", (120, 80))
+    image.putdata([(x * 2, y * 3, (x + y) % 256) for y in range(80) for x in range(120)])
+    return image
+
+
+def data_url(image: Image.Image) -> str:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def messages(url: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"type": "text", "text": "<image_1>"},
+                                         {"type": "image_url", "image_url": {"url": url}}]}]  # fmt: skip
+
+
+async def test_crop_a_token_from_messages(tmp_path: Path) -> None:
+    source = picture()
+    async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
+        stored = await gateway.images.register("s1", messages(data_url(source)))
+        assert [(image.token, image.width, image.height) for image in stored] == [("<image_1>", 120, 80)]
+        first, bad = gateway.images.crop("s1", {"<image_1>": [10, 5, 70, 45], "<image_9>": [0, 0, 10, 10]})
+        assert first.image is not None and first.image.token == "<obs_1>"
+        cropped = Image.open(io.BytesIO(first.image.data)).convert("RGB")
+        assert ImageChops.difference(cropped, source.crop((10, 5, 70, 45))).getbbox() is None
+        assert isinstance(bad.error, UnknownImageTokenError)
+        (again,) = gateway.images.crop("s1", {"<obs_1>": [0, 0, 0.5, 0.5]})
+        assert again.image is not None and (again.image.token, again.image.width) == ("<obs_2>", 30)
+    # the store is the state file: a new gateway (another process) sees the same tokens
+    async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
+        assert gateway.images.image("s1", "<obs_2>").height == 20
+        with pytest.raises(UnknownImageTokenError):
+            gateway.images.image("another session", "<obs_2>")
+
+
+async def test_image_urls_go_through_the_guard(tmp_path: Path) -> None:
+    async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
+        with pytest.raises(UrlNotAllowedError):
+            await gateway.images.register("s1", messages("http://127.0.0.1:9/secret.png"))
+
+
+async def test_image_search_auto_falls_back(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("images_brave_api", case="auth_failed")
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines=KEYED)) as gateway:
+        response = await gateway.images.search(ImageSearchRequest(query="red panda", limit=10))
+    assert response.engine == "serpapi"
+    assert response.attempts == ("brave_api: auth_failed",)
+    # the capture shape holds one image twice: deduplicated by image URL
+    assert [hit.image_url for hit in response.results] == [
+        "https://wildlife.example.org/img/red-panda.jpg",
+        "https://zoo.example.com/media/panda-bamboo.png",
+    ]
+    assert web.count("images_brave_api") == 1 and web.count("images_serpapi") == 1
+    (asked,) = web.requests("images_serpapi")
+    assert "engine=google_images" in asked.query and "api_key=***" in asked.query  # the key went (masked in logs)
+
+
+@pytest.mark.parametrize("engine", ["brave_api", "serpapi", "google_cse", "searxng"])
+async def test_each_image_engine_answers_from_the_fake_web(web: FakeWeb, tmp_path: Path, engine: str) -> None:
+    options = {"google_cse": EngineSettings(api_key=TEST_KEY, options={"cx": "0123456789abcdef0"})}
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines={**KEYED, **options})) as gateway:
+        response = await gateway.images.search(ImageSearchRequest(query="red panda"), engine=engine)
+    assert len(response.results) == 2 and {hit.engine for hit in response.results} == {engine}
+
+
+async def test_named_engine_errors_are_raised_and_auto_reports_all(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("images_brave_api", case="auth_failed")
+    settings = settings_for(web, tmp_path, engines=KEYED, images={"engines": ["brave_api"]})
+    async with Gateway.from_settings(settings) as gateway:
+        with pytest.raises(AuthFailedError):
+            await gateway.images.search(ImageSearchRequest(query="red panda"), engine="brave_api")
+        with pytest.raises(AllEnginesFailedError):
+            await gateway.images.search(ImageSearchRequest(query="red panda"))
