@@ -200,9 +200,7 @@ def compare(args: argparse.Namespace, before: Tree, after: Tree) -> dict[str, An
 def report(result: dict[str, Any], args: argparse.Namespace) -> None:
     before, after = result["before"], result["after"]
     changes = " with uncommitted changes" if after["uncommitted_changes"] else ""
-    print(
-        f"\nbefore: {before['rev']} ({before['commit'][:9]}); after: this tree ({after['commit'][:9]}{changes})"
-    )
+    print(f"\nbefore: {before['rev']} ({before['commit'][:9]}); after: this tree ({after['commit'][:9]}{changes})")
     for part, rows in result["parts"].items():
         print(f"\n{part}\n\n| metric | before | after | after/before |\n|---|---:|---:|---:|")
         for metric, values in rows.items():
