@@ -33,9 +33,12 @@ from click.testing import CliRunner
 
 from bench.fuzz import Row, own_peak_rss_mb
 from webreach import engines
+from webreach.config import ServerSettings
+from webreach.frontends._mcp_lines import MAX_MESSAGE_DEPTH
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
 from webreach.testing.mutations import argument_value, request_body
+from webreach.tools.arguments import nests_deeper_than
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from frontends.serving import http_server, server_env
@@ -213,7 +216,10 @@ class StdioServer:
 
 
 def readable(line: bytes) -> bool:
-    """Whether a JSON-RPC reader can take the line as a request with an id (so an answer is owed)."""
+    """Whether the line is owed an answer: one over the stdio door's size or depth limit (answered by its line
+    filter, frontends/_mcp_lines.py), or one a JSON-RPC reader takes as a request with an id."""
+    if len(line) > ServerSettings().max_body_bytes or nests_deeper_than(line, MAX_MESSAGE_DEPTH):
+        return True
     try:
         message = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's decoder goes
