@@ -63,7 +63,16 @@ def _backed_by_fd0() -> bool:
 async def guarded_lines(
     source: BinaryIO, answers: anyio.abc.ObjectSendStream[SessionMessage], *, max_bytes: int
 ) -> AsyncIterator[str]:
-    """The lines of `source` the SDK may read; the others answered on `answers` with a JSON-RPC error."""
+    """The lines of `source` the SDK may read; the others answered on `answers` with a JSON-RPC error. `answers`
+    is closed at end of input, after the last error answer was taken."""
+    async with answers:
+        async for line in _guarded(source, answers, max_bytes):
+            yield line
+
+
+async def _guarded(
+    source: BinaryIO, answers: anyio.abc.ObjectSendStream[SessionMessage], max_bytes: int
+) -> AsyncIterator[str]:
     while True:
         line = await anyio.to_thread.run_sync(source.readline, max_bytes + 1)
         if not line:

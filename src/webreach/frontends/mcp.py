@@ -205,8 +205,12 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
             answered_before_eof(stdin, stdout) as (read_stream, write_stream),
             anyio.create_task_group() as tasks,
         ):
-            tasks.start_soon(_pass_on, refused, stdout)
+            passed_on = anyio.Event()
+            tasks.start_soon(_pass_on, refused, stdout, passed_on)
             await server.run(read_stream, write_stream, server.create_initialization_options())
+            # the filter closes its stream at end of input: let an error answer still on its way reach stdout
+            with anyio.move_on_after(5.0):
+                await passed_on.wait()
             tasks.cancel_scope.cancel()
 
 
@@ -220,12 +224,13 @@ class _LineSource:
         return self.lines
 
 
-async def _pass_on(refused: MemoryObjectReceiveStream[SessionMessage], stdout: Any) -> None:
+async def _pass_on(refused: MemoryObjectReceiveStream[SessionMessage], stdout: Any, passed_on: anyio.Event) -> None:
     """The filter's error answers onto the transport's stdout, among the server's own."""
     async with refused:
         async for answer in refused:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await stdout.send(answer)
+    passed_on.set()
 
 
 def run_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:
