@@ -9,7 +9,8 @@ tests/test_bench_fuzz.py runs it so this file cannot rot). --budget: seconds bef
 Per target the table shows: cases, typed errors (WebreachError, or a door's typed error answer), untyped failures
 (any other exception; at a door a 500, a JSON-RPC -32603, a traceback on stderr or a hang past the case's budget;
 0 is required), cases over 0.5 s, the longest case and the process's peak RSS after the target (the doors: the
-server's). Mutations: bench/fuzz_mutate.py; in-process targets: bench/fuzz_targets.py; doors: bench/fuzz_doors.py;
+server's). Inputs: webreach.testing.mutations (the one source the hypothesis tests use too); in-process
+targets: bench/fuzz_targets.py; doors: bench/fuzz_doors.py;
 liveness: bench/fuzz_liveness.py. Writes bench/results/fuzz.json.
 """
 
@@ -20,6 +21,7 @@ import asyncio
 import inspect
 import json
 import logging
+import random
 import resource
 import time
 import traceback
@@ -29,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.fuzz_mutate import Mutator
 from webreach import engines
 from webreach.errors import WebreachError
 
@@ -98,16 +99,16 @@ def run_in_process(name: str, cases: Iterable[Callable[[], Any]]) -> Row:
     return row
 
 
-def in_process_row(target: str, count: int, mutator: Mutator) -> Row:
+def in_process_row(target: str, count: int, rng: random.Random) -> Row:
     from bench import fuzz_targets
 
     if target == "extractor":
-        return run_in_process(target, fuzz_targets.extractor_cases(count, mutator))
+        return run_in_process(target, fuzz_targets.extractor_cases(count, rng))
     if target == "charset":
-        return run_in_process(target, fuzz_targets.charset_cases(count, mutator))
+        return run_in_process(target, fuzz_targets.charset_cases(count, rng))
     if target == "retry_after":
-        return run_in_process(target, fuzz_targets.retry_after_cases(count, mutator))
-    return run_in_process(f"engine {target}", fuzz_targets.engine_cases(target, count, mutator))
+        return run_in_process(target, fuzz_targets.retry_after_cases(count, rng))
+    return run_in_process(f"engine {target}", fuzz_targets.engine_cases(target, count, rng))
 
 
 def as_json(row: Row) -> dict[str, Any]:
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, default=RESULTS / "fuzz.json")
     args = parser.parse_args(argv)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its repair notes on mutated PDFs are not findings
-    mutator = Mutator(args.seed)
+    rng = random.Random(args.seed)
     rows: list[Row] = []
     door_targets = []
     for target in expand(args.targets, args.quick):
@@ -165,13 +166,13 @@ def main(argv: list[str] | None = None) -> None:
         if target in DOORS:
             door_targets.append((target, count))
             continue
-        rows.append(in_process_row(target, count, mutator))
+        rows.append(in_process_row(target, count, rng))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     if door_targets:
         from bench.fuzz_doors import run_doors
 
         subprocess_cases = args.cli_subprocess if args.cli_subprocess is not None else (3 if args.quick else 50)
-        for row in run_doors(door_targets, mutator, cli_subprocess=subprocess_cases, budget=args.budget):
+        for row in run_doors(door_targets, rng, cli_subprocess=subprocess_cases, budget=args.budget):
             rows.append(row)
             print(table([row]).splitlines()[2], flush=True)
     print("\n" + table(rows))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import random
 import subprocess
 import sys
 import tempfile
@@ -31,10 +32,13 @@ import httpx
 from click.testing import CliRunner
 
 from bench.fuzz import Row, own_peak_rss_mb
-from bench.fuzz_mutate import Mutator
 from webreach import engines
+from webreach.config import ServerSettings
+from webreach.frontends._mcp_lines import MAX_MESSAGE_DEPTH
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
+from webreach.testing.mutations import argument_value, request_body
+from webreach.tools.arguments import nests_deeper_than
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from frontends.serving import http_server, server_env
@@ -77,17 +81,15 @@ def classify_http(response: httpx.Response) -> tuple[str, str]:
     return "typed", ""
 
 
-def rest_row(server_url: str, count: int, mutator: Mutator, pid: int, budget: float) -> Row:
+def rest_row(server_url: str, count: int, rng: random.Random, pid: int, budget: float) -> Row:
     row = Row("door rest")
     with httpx.Client(timeout=budget, trust_env=False) as client:
         for _ in range(count):
-            tool = mutator.rng.choice(list(TOOLS))
+            tool = rng.choice(list(TOOLS))
             headers: dict[str, str | bytes] = {"content-type": "application/json"}
-            if mutator.rng.random() < 0.15:  # as bytes: UTF-8, Latin-1, a C1 control, too long
-                headers["x-webreach-session"] = mutator.rng.choice(
-                    ("研究".encode(), b"a" * 250, b"\x85", b"ok", b"\xff\xfe")
-                )
-            body = mutator.raw_body(TOOLS[tool])
+            if rng.random() < 0.15:  # as bytes: UTF-8, Latin-1, a C1 control, too long
+                headers["x-webreach-session"] = rng.choice(("研究".encode(), b"a" * 250, b"\x85", b"ok", b"\xff\xfe"))
+            body = request_body(rng, TOOLS[tool])
             started = time.perf_counter()
             try:
                 response = client.post(f"{server_url}/v1/{tool.removeprefix('web_')}", content=body, headers=headers)
@@ -125,17 +127,17 @@ def classify_rpc(answer: dict[str, Any] | None) -> tuple[str, str]:
     return "ok", ""
 
 
-def call_line(mutator: Mutator, number: int) -> bytes:
+def call_line(rng: random.Random, number: int) -> bytes:
     """One tools/call request as bytes: mutated arguments, sometimes a broken line."""
-    tool = mutator.rng.choice(list(TOOLS))
-    arguments = mutator.raw_body(TOOLS[tool])
+    tool = rng.choice(list(TOOLS))
+    arguments = request_body(rng, TOOLS[tool])
     return (
         b'{"jsonrpc": "2.0", "id": ' + str(number).encode() + b', "method": "tools/call", "params": {"name": "'
         + tool.encode() + b'", "arguments": ' + arguments + b"}}"
     )  # fmt: skip
 
 
-def mcp_http_row(server_url: str, count: int, mutator: Mutator, pid: int, budget: float) -> Row:
+def mcp_http_row(server_url: str, count: int, rng: random.Random, pid: int, budget: float) -> Row:
     row = Row("door mcp_http")
     with httpx.Client(timeout=budget, trust_env=False) as client:
         opened = client.post(f"{server_url}/mcp", json=INITIALIZE, headers=MCP_HEADERS)
@@ -147,7 +149,7 @@ def mcp_http_row(server_url: str, count: int, mutator: Mutator, pid: int, budget
         for number in range(1, count + 1):
             started = time.perf_counter()
             try:
-                response = client.post(f"{server_url}/mcp", content=call_line(mutator, number), headers=headers)
+                response = client.post(f"{server_url}/mcp", content=call_line(rng, number), headers=headers)
                 if response.status_code >= 500:
                     outcome, kind = "untyped", f"HTTP {response.status_code}"
                 elif response.status_code >= 400:
@@ -214,7 +216,10 @@ class StdioServer:
 
 
 def readable(line: bytes) -> bool:
-    """Whether a JSON-RPC reader can take the line as a request with an id (so an answer is owed)."""
+    """Whether the line is owed an answer: one over the stdio door's size or depth limit (answered by its line
+    filter, frontends/_mcp_lines.py), or one a JSON-RPC reader takes as a request with an id."""
+    if len(line) > ServerSettings().max_body_bytes or nests_deeper_than(line, MAX_MESSAGE_DEPTH):
+        return True
     try:
         message = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's decoder goes
@@ -222,7 +227,7 @@ def readable(line: bytes) -> bool:
     return isinstance(message, dict) and "id" in message
 
 
-def mcp_stdio_row(env: dict[str, str], home: Path, count: int, mutator: Mutator, budget: float) -> Row:
+def mcp_stdio_row(env: dict[str, str], home: Path, count: int, rng: random.Random, budget: float) -> Row:
     row = Row("door mcp_stdio")
     server = StdioServer(env, home)
     try:
@@ -233,7 +238,7 @@ def mcp_stdio_row(env: dict[str, str], home: Path, count: int, mutator: Mutator,
             tracebacks = sum("Traceback" in line for line in server.stderr)
             started = time.perf_counter()
             # newline-delimited JSON-RPC: a raw newline would split the message, which is framing, not a finding
-            line = call_line(mutator, number).replace(b"\n", b" ").replace(b"\r", b" ")
+            line = call_line(rng, number).replace(b"\n", b" ").replace(b"\r", b" ")
             server.send(line)
             if readable(line):
                 outcome, kind = classify_rpc(server.answer(number, budget))
@@ -250,34 +255,34 @@ def mcp_stdio_row(env: dict[str, str], home: Path, count: int, mutator: Mutator,
     return row
 
 
-def cli_args(mutator: Mutator) -> list[str]:
+def cli_args(rng: random.Random) -> list[str]:
     """One command line: a command and mutated options, strings with lone surrogates as argv can carry."""
 
     def text() -> str:
-        value = mutator.value()
+        value = argument_value(rng)
         return value if isinstance(value, str) else json.dumps(value)[:5000]
 
-    command = mutator.rng.choice(("search", "search", "fetch", "parse", "extract", "tools"))
+    command = rng.choice(("search", "search", "fetch", "parse", "extract", "tools"))
     if command == "search":
         args = ["search", text()]
         for option in ("--engine", "--site", "--lang", "--region", "--freshness", "--limit", "--page", "--engines"):
-            if mutator.rng.random() < 0.3:
+            if rng.random() < 0.3:
                 args += [option, text()]
-        return args + (["--json"] if mutator.rng.random() < 0.5 else [])
+        return args + (["--json"] if rng.random() < 0.5 else [])
     if command == "fetch":
-        return ["fetch", text(), "--max-chars", str(mutator.rng.choice((1, 100, 10**12, -5))), "--timeout", "5"]
+        return ["fetch", text(), "--max-chars", str(rng.choice((1, 100, 10**12, -5))), "--timeout", "5"]
     if command == "parse":
-        return ["parse", text(), mutator.rng.choice(("/dev/null", "/nonexistent", "/etc", "/dev/zero"))]
+        return ["parse", text(), rng.choice(("/dev/null", "/nonexistent", "/etc", "/dev/zero"))]
     if command == "extract":
-        return ["extract", mutator.rng.choice(("/dev/null", "/nonexistent", "/etc", "/dev/zero")), "--url", text()]
+        return ["extract", rng.choice(("/dev/null", "/nonexistent", "/etc", "/dev/zero")), "--url", text()]
     return ["tools", "--dialect", text()]
 
 
-def cli_row(env: dict[str, str], count: int, sample: int, mutator: Mutator, home: Path, budget: float) -> Row:
+def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, home: Path, budget: float) -> Row:
     row = Row("door cli")
     runner = CliRunner()
     for index in range(count):
-        args = cli_args(mutator)
+        args = cli_args(rng)
         started = time.perf_counter()
         if index < sample:  # a real process: exit code and stderr as a user sees them
             try:
@@ -311,7 +316,7 @@ def doors_world() -> Iterator[tuple[FakeWeb, Path, dict[str, str]]]:
 
 
 def run_doors(
-    targets: list[tuple[str, int]], mutator: Mutator, *, cli_subprocess: int, budget: float = CASE_BUDGET
+    targets: list[tuple[str, int]], rng: random.Random, *, cli_subprocess: int, budget: float = CASE_BUDGET
 ) -> list[Row]:
     rows = []
     wanted = dict(targets)
@@ -320,17 +325,17 @@ def run_doors(
             with http_server(web, home, **fast_engines()) as server:
                 pid = server.process.pid
                 if "rest" in wanted:
-                    rows.append(rest_row(server.url, wanted["rest"], mutator, pid, budget))
+                    rows.append(rest_row(server.url, wanted["rest"], rng, pid, budget))
                 if "mcp_http" in wanted:
-                    rows.append(mcp_http_row(server.url, wanted["mcp_http"], mutator, pid, budget))
+                    rows.append(mcp_http_row(server.url, wanted["mcp_http"], rng, pid, budget))
                 crashed = sum("Traceback" in line for line in server.stderr)
                 if crashed:
                     rows[-1].note = f"{crashed} tracebacks in the server's log"
         if "mcp_stdio" in wanted:
-            rows.append(mcp_stdio_row(env, home, wanted["mcp_stdio"], mutator, budget))
+            rows.append(mcp_stdio_row(env, home, wanted["mcp_stdio"], rng, budget))
         if "cli" in wanted:
             saved = dict(os.environ)
-            rows.append(cli_row(env, wanted["cli"], cli_subprocess, mutator, home, budget))
+            rows.append(cli_row(env, wanted["cli"], cli_subprocess, rng, home, budget))
             os.environ.clear()
             os.environ.update(saved)
     return rows

@@ -4,12 +4,14 @@ Each target yields cases; a case is a zero-argument callable (sync or async) who
 returns -> ok, raises WebreachError -> typed, raises anything else -> untyped. Engines are driven the way a search
 drives them: the engine caller (search/engine_caller.py) sends the engine's request through an httpx transport that
 answers with a mutated recording or capture (status, headers as bytes, body), then the engine parses it, so the
-response rebuild and the header handling are exercised too.
+response rebuild and the header handling are exercised too. Every input is made by webreach.testing.mutations,
+the project's one source of hostile inputs (the hypothesis tests use it too).
 """
 
 from __future__ import annotations
 
 import gzip
+import random
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +21,6 @@ import httpx
 from pydantic import SecretStr
 
 from bench.captures import SHARED_DATA
-from bench.fuzz_mutate import Mutator
 from webreach import engines
 from webreach.clock import SystemClock
 from webreach.config import EngineSettings
@@ -30,65 +31,43 @@ from webreach.models import SearchRequest
 from webreach.retry_after import retry_after_seconds
 from webreach.search.engine_caller import EngineCaller
 from webreach.search.warm_up import WarmUpTokens
-from webreach.testing.recordings import RECORDINGS_DIR, load_recording
+from webreach.testing import mutations
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from extract.hostile_pdf import bomb_pdf, write_pdf
 
 Case = Callable[[], Any]
-Seed = tuple[int, tuple[tuple[str, str], ...], bytes]
 PAGES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "pages"
-API_FOLDERS = {
-    "brave": "brave_api",
-    "serper": "serper",
-    "tavily": "tavily",
-    "serpapi": "serpapi",
-    "google_cse": "google_cse",
-}
 
 
-def engine_seeds(name: str) -> list[Seed]:
-    """The engine's recordings plus its real captures in ../shared/data (serp/<engine>, api/<folder>)."""
-    seeds: list[Seed] = []
-    for path in sorted((RECORDINGS_DIR / name).glob("*.http")):
-        recording = load_recording(path)
-        seeds.append((recording.status, recording.headers, recording.body))
-    html = (("content-type", "text/html; charset=utf-8"),)
-    for path in sorted((SHARED_DATA / "serp" / name).glob("*.html")):
-        seeds.append((200, html, path.read_bytes()))
-    json_type = (("content-type", "application/json"),)
-    for folder, engine in API_FOLDERS.items():
-        if engine == name:
-            seeds.extend(
-                (200, json_type, path.read_bytes()) for path in sorted((SHARED_DATA / "api" / folder).glob("*.json"))
-            )
-    return seeds
-
-
-def engine_cases(name: str, count: int, mutator: Mutator) -> Iterator[Case]:
-    seeds = engine_seeds(name)
-    bodies = [body for _, _, body in seeds]
+def engine_cases(name: str, count: int, rng: random.Random) -> Iterator[Case]:
+    """Answers for engine `name`: its recordings and real captures mutated (webreach.testing.mutations), one in
+    ten generated from scratch, each sent through the engine caller."""
+    seeds = mutations.seed_cases(name, data_dir=SHARED_DATA)
     # a key, an engine id and an instance URL, so every engine gets as far as parsing
     settings = EngineSettings(api_key=SecretStr("fuzz-key"), options={"cx": "fuzz-cx"})
     if name == "searxng":
         settings = settings.model_copy(update={"base_url": "https://searx.fuzz.test"})
     engine = engines.create(name, settings)
     tokens = WarmUpTokens(SystemClock())
-    for index in range(count):
-        status, headers, body = seeds[index % len(seeds)]
-        if mutator.rng.random() < 0.2:
-            status = mutator.rng.choice((200, 202, 301, 403, 429, 500, 503, 999))
-        answer = (status, mutator.headers(headers), mutator.body(body, bodies))
+    for _ in range(count):
+        answer = mutations.generated(rng) if rng.random() < 0.1 else mutations.mutate(rng.choice(seeds), rng)
+        page = rng.choice((1, 2))
 
-        async def case(answer: tuple[int, list[tuple[bytes, bytes]], bytes] = answer) -> Any:
+        async def case(answer: mutations.Case = answer, page: int = page) -> Any:
             def reply(request: httpx.Request) -> httpx.Response:
-                return httpx.Response(answer[0], headers=answer[1], content=answer[2], request=request)
+                return httpx.Response(answer.status, headers=list(answer.headers), content=answer.body, request=request)
 
             async with httpx.AsyncClient(transport=httpx.MockTransport(reply)) as client:
                 caller = EngineCaller(engine, client, tokens=tokens, max_body_bytes=8 * 1024 * 1024)
-                return await caller(SearchRequest(query="python asyncio", page=mutator.rng.choice((1, 2))))
+                return await caller(SearchRequest(query="python asyncio", page=page))
 
         yield case
+
+
+def mutated(body: bytes, rng: random.Random, content_type: str = "text/html") -> bytes:
+    """`body` after one to three of webreach.testing.mutations' body, header and status mutations."""
+    return mutations.mutate(mutations.Case(200, ((b"content-type", content_type.encode()),), body), rng).body
 
 
 def text_pdf(text: str) -> bytes:
@@ -131,28 +110,29 @@ def extraction_seeds() -> dict[str, list[tuple[str, bytes]]]:
     }
 
 
-def extractor_cases(count: int, mutator: Mutator) -> Iterator[Case]:
+def extractor_cases(count: int, rng: random.Random) -> Iterator[Case]:
     seeds = extraction_seeds()
     kinds = list(seeds)
     for index in range(count):
-        content_type, body = mutator.rng.choice(seeds[kinds[index % len(kinds)]])
-        if mutator.rng.random() < 0.1:
-            content_type = mutator.rng.choice(
+        content_type: str | None
+        content_type, body = rng.choice(seeds[kinds[index % len(kinds)]])
+        hostile = mutated(body, rng, content_type)
+        if rng.random() < 0.1:
+            content_type = rng.choice(
                 (None, "text/html; charset=utf-16", "application/octet-stream", "text/plain; charset=\udcff")
             )
-        mutated = mutator.body(body, [b for _, b in seeds[kinds[index % len(kinds)]]])
-        fmt = mutator.rng.choice(("markdown", "text", "html", "json"))
-        yield lambda m=mutated, c=content_type, f=fmt: extract(
+        fmt = rng.choice(("markdown", "text", "html", "json"))
+        yield lambda m=hostile, c=content_type, f=fmt: extract(
             m, content_type=c, url="https://fuzz.test/page", format=f
         )
 
 
-def charset_cases(count: int, mutator: Mutator) -> Iterator[Case]:
+def charset_cases(count: int, rng: random.Random) -> Iterator[Case]:
     bodies = [p.read_bytes() for p in sorted(PAGES.glob("*"))]
     labels = (None, "utf-8", "utf-16", "gb2312", "x-unknown", "", "utf-8\x00", "\udcff", "latin-1", "utf-7")
     for _ in range(count):
-        body = mutator.body(mutator.rng.choice(bodies), bodies)
-        label = mutator.rng.choice(labels)
+        body = mutated(rng.choice(bodies), rng)
+        label = rng.choice(labels)
         content_type = None if label is None else f"text/html; charset={label}"
 
         def case(body: bytes = body, label: str | None = label, content_type: str | None = content_type) -> Any:
@@ -161,7 +141,7 @@ def charset_cases(count: int, mutator: Mutator) -> Iterator[Case]:
         yield case
 
 
-def retry_after_cases(count: int, mutator: Mutator) -> Iterator[Case]:
+def retry_after_cases(count: int, rng: random.Random) -> Iterator[Case]:
     from webreach.engines import _dates
 
     values = [
@@ -174,12 +154,14 @@ def retry_after_cases(count: int, mutator: Mutator) -> Iterator[Case]:
         "NaN",
         "\u0661\u0662",
         "Wed, 21 Oct 2015 07:28:00",
+        "9" * 5000,
+        "Mon, 01 Jan 99999999999 00:00:00 GMT",
     ]
     for _ in range(count):
-        value = mutator.body(mutator.rng.choice(values).encode(), [v.encode() for v in values]).decode("latin-1")
-        date = mutator.rng.choice((None, "Wed, 21 Oct 2015 07:28:00 GMT", value, "Thu, 01 Jan 1970 00:00:00 +0100"))
+        value = mutated(rng.choice(values).encode(), rng, "text/plain").decode("latin-1")
+        date = rng.choice((None, "Wed, 21 Oct 2015 07:28:00 GMT", value, "Thu, 01 Jan 1970 00:00:00 +0100"))
         headers = {"retry-after": value} if date is None else {"retry-after": value, "date": date}
-        now = mutator.rng.choice((None, 1_700_000_000.0, 1e300))
+        now = rng.choice((None, 1_700_000_000.0, 1e300))
 
         def case(headers: dict[str, str] = headers, now: float | None = now, text: str = value) -> Any:
             return (

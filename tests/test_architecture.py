@@ -60,7 +60,8 @@ CONFINED = {
     "trafilatura": ("extract/cascade.py",),
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
-    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py"),  # the stdio door's end-of-input handling beside it
+    # the stdio door's end-of-input handling and its line filter beside it
+    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py"),
     # the HTTP door's own modules: the app, its docs, the admin gate, the admin endpoints and the agents' keys
     "starlette": (
         "frontends/http.py",

@@ -5,7 +5,8 @@ str.isdigit, not to HTTP). An HTTP date is measured against the response's own D
 readable one (so a skewed local clock never enters the arithmetic), else against `now`, the caller's clock;
 a date in the past means 0. A wait longer than MAX_RETRY_AFTER is clamped to it: one day is the longest any
 provider asks for (a daily quota), and the circuit breaker never suspends an engine longer either. A value
-that is no finite number (a 400-digit delta, which no float holds) counts as not given, like a malformed one.
+that is no finite number (a delta of over MAX_DELTA_DIGITS digits, which no float holds, and which int() would
+refuse past 4,300 digits anyway) counts as not given, like a malformed one; so does a date no datetime holds.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 import email.utils
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC
 
 MAX_RETRY_AFTER = 24 * 3600.0
+MAX_DELTA_DIGITS = 308  # the most digits a float holds; longer is no finite number
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None) -> float | None:
@@ -27,24 +29,26 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None) -> flo
     if not value:
         return None
     if value.isascii() and value.isdigit():
-        try:
-            seconds = float(int(value))
-        except OverflowError:
+        digits = value.lstrip("0") or "0"
+        if len(digits) > MAX_DELTA_DIGITS:
             return None
+        seconds = float(int(digits))
     else:
         moment = _http_date(value)
         reference = _http_date(headers.get("date") or "")
-        start = reference.timestamp() if reference is not None else now
+        start = reference if reference is not None else now
         if moment is None or start is None:
             return None
-        seconds = max(0.0, moment.timestamp() - start)
+        seconds = max(0.0, moment - start)
     return min(seconds, MAX_RETRY_AFTER) if math.isfinite(seconds) else None
 
 
-def _http_date(text: str) -> datetime | None:
+def _http_date(text: str) -> float | None:
+    """The epoch seconds of HTTP date `text`, or None when it is none or no datetime holds it."""
     try:
         moment = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+        # "-0000" (and obsolete zone names) parse as naive: HTTP dates are GMT
+        return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        # OverflowError: a year past what the parser or datetime holds (as given, or once its zone is applied)
         return None
-    # "-0000" (and obsolete zone names) parse as naive: HTTP dates are GMT
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -7,7 +7,7 @@ nesting and tree-builder floods, huge attributes, repeated elements, malformed I
 wrong type, lone surrogates, non-ASCII headers, odd Retry-After values and statuses), and generated documents.
 Each answer goes through Gateway.parse_saved with its raw headers, the path a live answer takes after the
 engine caller. Hypothesis draws the Random that drives a mutation, so failures shrink and replay.
-40 examples per engine by default; WEBREACH_FUZZ=long runs 2,000 (bench/engine_fuzz.py reports timings).
+40 examples per engine by default; WEBREACH_FUZZ=long runs 2,000 (bench/fuzz.py reports timings).
 """
 
 from __future__ import annotations

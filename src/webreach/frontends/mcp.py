@@ -30,19 +30,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import Any, cast
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 
 from webreach.config import Settings
 from webreach.errors import InvalidInputError
 from webreach.frontends._asgi import header_text
 from webreach.frontends._mcp_drain import answered_before_eof
+from webreach.frontends._mcp_lines import claimed_stdin, guarded_lines
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox, account_policies, error_result
 from webreach.tools.backend import ToolImage
@@ -199,9 +202,42 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
     server = build_server(
         lambda: tools_over_gateway(settings), default_session=session, default_agent=agent or settings.accounts.agent
     )
+    # a line over the size or depth limit is answered with a JSON-RPC error before the SDK sees it (_mcp_lines.py);
     # a request whose stdin closes right after it is still answered (_mcp_drain.py)
-    async with stdio_server() as (stdin, stdout), answered_before_eof(stdin, stdout) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    refusals, refused = anyio.create_memory_object_stream[SessionMessage](0)
+    with claimed_stdin() as source:
+        lines = _LineSource(guarded_lines(source, refusals, max_bytes=settings.server.max_body_bytes))
+        async with (
+            stdio_server(stdin=cast(Any, lines)) as (stdin, stdout),
+            answered_before_eof(stdin, stdout) as (read_stream, write_stream),
+            anyio.create_task_group() as tasks,
+        ):
+            passed_on = anyio.Event()
+            tasks.start_soon(_pass_on, refused, stdout, passed_on)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            # the filter closes its stream at end of input: let an error answer still on its way reach stdout
+            with anyio.move_on_after(5.0):
+                await passed_on.wait()
+            tasks.cancel_scope.cancel()
+
+
+class _LineSource:
+    """The guarded lines as the SDK's stdio transport reads its stdin: `async for line in stdin`."""
+
+    def __init__(self, lines: AsyncIterator[str]) -> None:
+        self.lines = lines
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self.lines
+
+
+async def _pass_on(refused: MemoryObjectReceiveStream[SessionMessage], stdout: Any, passed_on: anyio.Event) -> None:
+    """The filter's error answers onto the transport's stdout, among the server's own."""
+    async with refused:
+        async for answer in refused:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await stdout.send(answer)
+    passed_on.set()
 
 
 def run_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:

@@ -6,7 +6,7 @@
 Where a parse runs: an answer of at most INLINE_BYTES is parsed in the caller's task; a larger one in one of
 `threads` worker threads that this object owns (not the loop's default executor, which the read path's DNS
 lookups share). Measured on the 40 real result pages in ../shared/data/serp (6 KB-1.8 MB; python -m
-bench.engine_fuzz --hot-path, 2 busy cores): a parse costs 0.1-30 ms, about 2 ms for a 250 KB page; the hop
+bench.engine_hot_path, 2 busy cores): a parse costs 0.1-30 ms, about 2 ms for a 250 KB page; the hop
 to a thread and back adds 0.19 ms (median over the pages above INLINE_BYTES). Answers up to 32 KB (API JSON,
 error and no-results pages) parse in well under 1 ms, less than a hop is worth, so they stay inline; result
 pages go to a thread, where lexbor parses without the GIL and the loop keeps serving meanwhile.

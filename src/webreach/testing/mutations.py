@@ -6,12 +6,16 @@
     gateway.parse_saved("bing", case.body, status=case.status, headers=case.headers)
 
 Every mutation is a plain function of a Case and a random.Random, so the same seed gives the same case: the
-hypothesis tests draw the Random (and shrink it), and bench/engine_fuzz.py (or any script) runs thousands with
+hypothesis tests draw the Random (and shrink it), and bench/fuzz.py (or any script) runs thousands with
 no hypothesis installed. Body mutations: byte flips, truncation, encoding swaps under a lying label, BOMs, NUL
 and control characters, deep nesting, markup that makes an HTML5 tree builder quadratic, huge attributes,
 repeated elements, malformed IPv6 links, JSON values of the wrong type, lone-surrogate escapes, deep JSON.
 Header mutations: non-ASCII bytes in any header, Retry-After in non-ASCII digits or absurd sizes, charset labels
 that lie, odd statuses. Sizes stay under MAX_BODY so a case takes milliseconds, not seconds, when all is well.
+
+Tool arguments for the doors (bench/fuzz.py, REST, MCP and CLI): `argument_value`, `tool_arguments` and
+`request_body` give nested JSON, JSON bombs inside strings, huge strings, bad UTF-8, lone surrogates, numbers
+past every range and wrong types, from the same Random.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import codecs
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -46,8 +50,10 @@ FLOODS = (
 )  # fmt: skip
 ODD_HEADERS = (
     (b"x-served-by", "café".encode()), (b"x-served-by", b"caf\xe9"), (b"retry-after", "²".encode()),
-    (b"retry-after", "١٢".encode()), (b"retry-after", b"9" * 400), (b"retry-after", b"-5"),
+    (b"retry-after", "١٢".encode()), (b"retry-after", b"9" * 400), (b"retry-after", b"9" * 5000),
+    (b"retry-after", b"-5"),
     (b"retry-after", b"Wed, 21 Oct 2015 07:28:00 -0000"), (b"retry-after", b"Fri, 31 Dec 9999 23:59:59 GMT"),
+    (b"retry-after", b"Mon, 01 Jan 99999999999 00:00:00 GMT"),
     (b"date", b"Thu, 01 Jan 1970 00:00:00 +9999"), (b"location", b"http://[::1/sorry"), (b"server", b"cloudflare"),
     (b"x-ratelimit-reset", "١٢,٣".encode()), (b"x-ratelimit-remaining", b"0,0"), (b"x-ratelimit-reset", b"1e308"),
     (b"content-type", b"text/html; charset=utf-16"), (b"content-type", b"application/json; charset=x-bogus"),
@@ -273,3 +279,68 @@ MUTATIONS: Mapping[str, Callable[[Case, random.Random], Case]] = MappingProxyTyp
         "status": _status,
     }
 )
+
+
+# --- tool arguments ----------------------------------------------------------------------------------------
+
+
+def argument_value(rng: random.Random, depth: int = 0) -> Any:
+    """A hostile JSON-ish value for one tool argument."""
+    choice = rng.randrange(12)
+    if choice == 0:
+        return nested_value(rng, rng.choice((5, 17, 200, 900)))
+    if choice == 1:
+        return "x" * rng.choice((501, 70_000, 900_000))
+    if choice == 2:
+        return rng.choice((2**63, -(2**63) - 1, 10**400, 2**31, -1, 0, 1.5, float("1e308")))
+    if choice == 3:
+        return rng.choice(("a\ud800b", "\udfff", "\x00", "a\x01b", "研究", "²"))
+    if choice == 4:
+        return rng.choice((True, False, None, [], {}, [1, 2], {"a": 1}))
+    if choice == 5:
+        bomb = rng.choice((20, 2_000, 100_000))  # a JSON bomb inside a string
+        return "[" * bomb + '"x"' + "]" * bomb
+    if choice == 6 and depth < 2:
+        return [argument_value(rng, depth + 1) for _ in range(rng.randint(0, 40))]
+    if choice == 7:
+        return " " * rng.randint(0, 600) + "python" + " " * rng.randint(0, 600)
+    if choice == 8:
+        return rng.choice(("bing", "exa", "auto", "multi", "altavista", "BING ", "mojeek,bing", '["bing"]'))
+    if choice == 9:
+        return rng.choice(("http://8.8.8.8/", "file:///etc/passwd", "http://169.254.169.254/", "http://[::1]/"))
+    return rng.choice(("python asyncio", "5", "en", "python.org", "", "  ", "-3", "[3]"))
+
+
+def nested_value(rng: random.Random, depth: int) -> Any:
+    """ "x" inside `depth` lists and objects."""
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value] if rng.random() < 0.5 else {"a": value}
+    return value
+
+
+def tool_arguments(rng: random.Random, names: Sequence[str]) -> dict[str, Any]:
+    """Tool arguments: mostly the tool's own names (some with valid values), sometimes unknown ones."""
+    arguments = {name: argument_value(rng) for name in rng.sample(list(names), rng.randint(0, len(names)))}
+    if rng.random() < 0.1:
+        arguments[rng.choice(("extra", "\ud800", "x" * 300))] = argument_value(rng)
+    return arguments
+
+
+def request_body(rng: random.Random, names: Sequence[str]) -> bytes:
+    """A request body: usually hostile arguments as JSON, sometimes deep or broken JSON, or mutated bytes."""
+    roll = rng.random()
+    if roll < 0.75:
+        return encode_json(tool_arguments(rng, names))
+    if roll < 0.85:
+        depth = rng.choice((17, 1_000, 200_000))
+        return b'{"query": ' + b"[" * depth + b"]" * depth + b"}"
+    if roll < 0.95:
+        json_body = Case(200, ((b"content-type", b"application/json"),), encode_json(tool_arguments(rng, names)))
+        return mutate(json_body, rng).body
+    return rng.choice((b"", b"null", b"[]", b'"x"', b"{", b"\xff\xfe{}", b'{"query": "\xff"}'))
+
+
+def encode_json(value: Any) -> bytes:
+    """JSON bytes of `value`; lone surrogates kept as surrogate bytes (invalid UTF-8), numbers as they are."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
