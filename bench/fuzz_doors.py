@@ -33,12 +33,9 @@ from click.testing import CliRunner
 
 from bench.fuzz import Row, own_peak_rss_mb
 from webreach import engines
-from webreach.config import ServerSettings
-from webreach.frontends._mcp_lines import MAX_MESSAGE_DEPTH
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
 from webreach.testing.mutations import argument_value, request_body
-from webreach.tools.arguments import nests_deeper_than
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from frontends.serving import http_server, server_env
@@ -216,15 +213,13 @@ class StdioServer:
 
 
 def readable(line: bytes) -> bool:
-    """Whether the line is owed an answer: one over the stdio door's size or depth limit (answered by its line
-    filter, frontends/_mcp_lines.py), or one a JSON-RPC reader takes as a request with an id."""
-    if len(line) > ServerSettings().max_body_bytes or nests_deeper_than(line, MAX_MESSAGE_DEPTH):
-        return True
+    """Whether the line is owed an answer: every line but a notification (a JSON object without an id) is, the
+    ones the SDK would refuse answered by the stdio door's line filter (frontends/_mcp_lines.py)."""
     try:
         message = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's decoder goes
-        return False
-    return isinstance(message, dict) and "id" in message
+        return True
+    return not (isinstance(message, dict) and "id" not in message)
 
 
 def mcp_stdio_row(env: dict[str, str], home: Path, count: int, rng: random.Random, budget: float) -> Row:
