@@ -61,3 +61,10 @@ def test_a_rewrite_walks_a_bounded_number_of_tags_then_keeps_only_text() -> None
     assert tamed.count("<") <= MAX_REWRITTEN_TAGS  # past the cap the page lost its tags ...
     assert tamed.count("x") == markup.count("x")  # ... but not its text
     assert tamed.startswith("<p>first</p>") and "last" in tamed and not _pathological(tamed, MAX_DEPTH)
+
+
+def test_repeated_root_start_tags_between_text_are_dropped() -> None:
+    markup = "<html><body><p>a</p>" + ("some text " + '<html lang="x"><body class="y">') * 8_000
+    tamed = tame(markup)
+    assert tamed.count("<html") == 1 and tamed.count("<body") == 1
+    assert tamed.count("some text") == 8_000
