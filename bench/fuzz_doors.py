@@ -14,6 +14,7 @@ a margin). A typed error answer (any other 4xx/5xx code from the error tree, a J
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
@@ -276,6 +277,7 @@ def cli_args(rng: random.Random) -> list[str]:
 def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, home: Path, budget: float) -> Row:
     row = Row("door cli")
     runner = CliRunner()
+    refused = 0
     for index in range(count):
         args = cli_args(rng)
         started = time.perf_counter()
@@ -290,6 +292,12 @@ def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, ho
             except subprocess.TimeoutExpired:
                 outcome, kind = "untyped", "hang (process)"
             except ValueError:  # argv cannot carry a NUL: the operating system refuses it, not webreach
+                refused += 1
+                continue
+            except OSError as exc:  # nor more than the kernel's argument size (E2BIG)
+                if exc.errno != errno.E2BIG:
+                    raise
+                refused += 1
                 continue
         else:
             result = runner.invoke(cli, args, env=env, catch_exceptions=True)
@@ -298,7 +306,10 @@ def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, ho
             outcome = "untyped" if escaped or traceback else ("ok" if result.exit_code == 0 else "typed")
             kind = f"{type(result.exception).__name__} escaped" if escaped else ("traceback" if traceback else "")
         row.record(time.perf_counter() - started, outcome, kind)
-    row.note = f"{min(sample, count)} cases as real processes, the rest in-process (click's CliRunner)"
+    row.note = (
+        f"{min(sample, count)} cases as real processes ({refused} of them not run: an argv with a NUL or over the "
+        "kernel's size limit, which the operating system refuses), the rest in-process (click's CliRunner)"
+    )
     row.peak_rss_mb = own_peak_rss_mb()  # the in-process CLI runs in this process
     return row
 
