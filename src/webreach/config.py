@@ -140,7 +140,7 @@ class ToolSettings(BaseModel):
 
 
 def _default_prices() -> dict[str, int]:
-    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1}
+    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1, "reverse_image_search": 3, "image_upload": 1}
 
 
 class AccountsSettings(BaseModel):

@@ -58,7 +58,7 @@ class S3Storage:
     def __init__(self, config: ImageSettings) -> None:
         s3 = config.s3
         if not s3.bucket:
-            raise NotConfiguredError("[images] storage = \"s3\" needs [images.s3] bucket")
+            raise NotConfiguredError('[images] storage = "s3" needs [images.s3] bucket')
         try:
             import boto3  # type: ignore[import-untyped,unused-ignore]  # the optional `s3` extra
         except ImportError:
@@ -89,7 +89,7 @@ def open_storage(config: ImageSettings, store: ImageStore) -> Storage:
     """The storage the configuration names (NotConfiguredError when it lacks what it needs)."""
     if config.storage == "public_url":
         if not config.public_base_url:
-            raise NotConfiguredError("[images] storage = \"public_url\" needs [images] public_base_url")
+            raise NotConfiguredError('[images] storage = "public_url" needs [images] public_base_url')
         return PublicUrlStorage(store, config.public_base_url, config.url_ttl_seconds)
     if config.storage == "s3":
         return S3Storage(config)

@@ -77,7 +77,7 @@ class ReverseBackend(ABC):
             )
         if not self.takes_upload and query.url is None:
             raise NotConfiguredError(
-                "takes image URLs only, and this image has none: set [images] storage = \"public_url\" or \"s3\""
+                'takes image URLs only, and this image has none: set [images] storage = "public_url" or "s3"'
                 " so webreach can give it one",
                 engine=self.name,
             )

@@ -32,14 +32,26 @@ class SerpApiGoogleReverse(ReverseBackend):
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         pages = [
-            self.hit(rank, match="exact", title=item.get("title"), page_url=item.get("link"),
-                     thumbnail_url=item.get("thumbnail"), source=item.get("source"))  # fmt: skip
+            self.hit(
+                rank,
+                match="exact",
+                title=item.get("title"),
+                page_url=item.get("link"),
+                thumbnail_url=item.get("thumbnail"),
+                source=item.get("source"),
+            )  # fmt: skip
             for rank, item in enumerate(items(data, "image_results"), 1)
         ]
         similar = [
-            self.hit(rank, match="visual", title=item.get("title"), page_url=item.get("source"),
-                     image_url=item.get("original"), thumbnail_url=item.get("thumbnail"),
-                     source=domain(item.get("source")))  # fmt: skip
+            self.hit(
+                rank,
+                match="visual",
+                title=item.get("title"),
+                page_url=item.get("source"),
+                image_url=item.get("original"),
+                thumbnail_url=item.get("thumbnail"),
+                source=domain(item.get("source")),
+            )  # fmt: skip
             for rank, item in enumerate(items(data, "inline_images"), 1)
         ]
         return kept(pages + similar)

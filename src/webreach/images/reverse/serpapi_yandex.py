@@ -52,8 +52,15 @@ class SerpApiYandex(ReverseBackend):
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         pages = [self._page(rank, item) for rank, item in enumerate(items(data, "image_results"), 1)]
         similar = [
-            self.hit(rank, match="visual", title="", page_url=item.get("link"), image_url=_image_in(item.get("link")),
-                     thumbnail_url=_link(item.get("image")), source="yandex.com")  # fmt: skip
+            self.hit(
+                rank,
+                match="visual",
+                title="",
+                page_url=item.get("link"),
+                image_url=_image_in(item.get("link")),
+                thumbnail_url=_link(item.get("image")),
+                source="yandex.com",
+            )  # fmt: skip
             for rank, item in enumerate(items(data, "similar_images"), 1)
         ]
         return kept(pages + similar)

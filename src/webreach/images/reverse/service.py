@@ -160,4 +160,3 @@ async def _bounded(response: httpx.Response, limit: int, engine: str) -> bytes:
             raise UnavailableError(f"answered with more than {limit:,} bytes", engine=engine)
         chunks.append(chunk)
     return b"".join(chunks)
-
