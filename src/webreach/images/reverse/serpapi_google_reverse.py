@@ -39,7 +39,7 @@ class SerpApiGoogleReverse(ReverseBackend):
                 page_url=item.get("link"),
                 thumbnail_url=item.get("thumbnail"),
                 source=item.get("source"),
-            )  # fmt: skip
+            )
             for rank, item in enumerate(items(data, "image_results"), 1)
         ]
         similar = [
@@ -51,7 +51,7 @@ class SerpApiGoogleReverse(ReverseBackend):
                 image_url=item.get("original"),
                 thumbnail_url=item.get("thumbnail"),
                 source=domain(item.get("source")),
-            )  # fmt: skip
+            )
             for rank, item in enumerate(items(data, "inline_images"), 1)
         ]
         return kept(pages + similar)

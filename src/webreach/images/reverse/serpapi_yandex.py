@@ -3,8 +3,8 @@ similar_images[] (visual matches). Real captures: shared/data/images/serpapi_yan
 
 image_results are Yandex's "sites containing information about the image": exact matches, with the page
 (`link`), its `source` site, `original_image.link` (the image as that page has it, with its size) and
-`thumbnail.link`. similar_images name a Yandex thumbnail and a Yandex search link whose img_url parameter is the similar image
-(no page of its own): visual matches whose page is that link.
+`thumbnail.link`. similar_images name a Yandex thumbnail and a Yandex search link whose img_url parameter is the
+similar image (no page of its own): visual matches whose page is that link.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class SerpApiYandex(ReverseBackend):
                 image_url=_image_in(item.get("link")),
                 thumbnail_url=_link(item.get("image")),
                 source="yandex.com",
-            )  # fmt: skip
+            )
             for rank, item in enumerate(items(data, "similar_images"), 1)
         ]
         return kept(pages + similar)
