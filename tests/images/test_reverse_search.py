@@ -27,7 +27,7 @@ from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontends"))
-from serving import http_server  # noqa: E402
+from serving import http_server
 
 pytestmark = pytest.mark.network
 KEYED = {"serpapi": EngineSettings(api_key=TEST_KEY)}
@@ -160,8 +160,12 @@ def test_s3_storage_round_trip_through_a_local_s3_server(tmp_path: Path) -> None
 def served(tmp_path: Path) -> Iterator[tuple[FakeWeb, str]]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {"WEBREACH_IMAGES__STORAGE": "public_url", "WEBREACH_IMAGES__PUBLIC_BASE_URL": base,
-           "WEBREACH_IMAGES__REVERSE_BACKENDS": '["serpapi_lens"]', "WEBREACH_ENGINES__SERPAPI__API_KEY": TEST_KEY}
+    env = {
+        "WEBREACH_IMAGES__STORAGE": "public_url",
+        "WEBREACH_IMAGES__PUBLIC_BASE_URL": base,
+        "WEBREACH_IMAGES__REVERSE_BACKENDS": '["serpapi_lens"]',
+        "WEBREACH_ENGINES__SERPAPI__API_KEY": TEST_KEY,
+    }
     with FakeWeb.in_thread() as web, http_server(web, tmp_path, "--port", str(port), **env) as server:  # fmt: skip
         assert server.url.rstrip("/") == base
         yield web, base

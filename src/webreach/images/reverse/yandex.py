@@ -16,8 +16,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from selectolax.lexbor import LexborHTMLParser
 
+from webreach.engines._html import attribute, parse_html
 from webreach.errors import BlockedError
 from webreach.images.reverse._base import ReverseBackend, Send, kept, upload_name
 from webreach.images.reverse.models import ReverseHit, ReverseQuery
@@ -67,8 +67,7 @@ class Yandex(ReverseBackend):
         self._check_captcha(response.headers.get("location", ""))
         self.rules.check_response(response)
         self._check_captcha(response.text[:20_000])
-        root = LexborHTMLParser(response.text).css_first(STATE)
-        state = root.attributes.get("data-state") if root is not None else None
+        state = attribute(parse_html(response.text).css_first(STATE), "data-state")
         if not state:
             raise self.rules.parse_error("the page has no results state (div.Root ImagesApp data-state)")
         sites = _field(_field(json.loads(state).get("initialState"), "cbirSites"), "sites")
