@@ -22,7 +22,7 @@ from PIL import Image
 from secret_keys import TEST_KEY
 from webreach import EngineSettings, Gateway, Settings
 from webreach.config import StateSettings
-from webreach.errors import AllEnginesFailedError, NotConfiguredError
+from webreach.errors import AllEnginesFailedError, BlockedError, NotConfiguredError, SuspendedError
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
@@ -210,3 +210,19 @@ def test_rest_multipart_upload_returns_a_token_and_a_public_url(served: tuple[Fa
     assert image.status_code == 200 and image.content == photo() and image.headers["content-type"] == "image/png"
     refused = httpx.post(f"{base}/v1/images", files={"file": ("x.svg", b"<svg/>", "image/svg+xml")})
     assert refused.status_code == 415 or refused.json()["code"] == "unsupported_image"
+
+
+async def test_a_blocked_backend_rests_under_the_breaker_of_web_search(web: FakeWeb, tmp_path: Path) -> None:
+    web.set_scenario("reverse_tineye", fault="captcha")
+    images = {"reverse_backends": ["tineye"]}
+    async with Gateway.from_settings(settings_for(web, tmp_path, images)) as gateway:
+        await gateway.images.register("s1", messages())
+        with pytest.raises(BlockedError):
+            await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
+        with pytest.raises(SuspendedError):
+            await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
+    # the suspension is in the state file's breaker records: another process skips the backend too
+    async with Gateway.from_settings(settings_for(web, tmp_path, images)) as gateway:
+        with pytest.raises(SuspendedError):
+            await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
+    assert web.count("reverse_tineye") == 1

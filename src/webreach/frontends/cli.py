@@ -485,7 +485,7 @@ def fakeweb(host: str, port: int) -> None:
 
 
 add_engine_commands(cli, _run, TEXT)
-add_image_commands(cli, _run, TEXT)
+add_image_commands(cli, _run, TEXT, _metered)
 cli.add_command(agents)
 
 
