@@ -14,7 +14,6 @@ from PIL import Image
 from webreach.images.crop import downscale
 from webreach.images.decode import ImageLimits, decode
 
-ORIENTATION = 0x0112
 AS_IS = frozenset({"JPEG", "PNG", "WEBP"})
 
 
@@ -22,7 +21,7 @@ def prepare(data: bytes, limits: ImageLimits, *, max_side: int, max_bytes: int) 
     """(bytes, MIME type) to upload for the image in `data` (typed ImageError when it is no usable image)."""
     decoded = decode(data, limits)
     image = decoded.image
-    if decoded.format in AS_IS and max(image.size) <= max_side and len(data) <= max_bytes and _upright(data):
+    if decoded.format in AS_IS and max(image.size) <= max_side and len(data) <= max_bytes and not decoded.rotated:
         return data, decoded.mime
     scaled = downscale(image, max_side)
     while True:
@@ -30,11 +29,6 @@ def prepare(data: bytes, limits: ImageLimits, *, max_side: int, max_bytes: int) 
         if len(encoded) <= max_bytes or max(scaled.size) <= 64:
             return encoded, mime
         scaled = downscale(scaled, max(64, int(max(scaled.size) * 2 / 3)))
-
-
-def _upright(data: bytes) -> bool:
-    with Image.open(io.BytesIO(data)) as opened:
-        return bool(opened.getexif().get(ORIENTATION, 1) == 1)
 
 
 def _encode(image: Image.Image) -> tuple[bytes, str]:
