@@ -22,7 +22,7 @@ from PIL import Image
 from secret_keys import TEST_KEY
 from webreach import EngineSettings, Gateway, Settings
 from webreach.config import StateSettings
-from webreach.errors import AllEnginesFailedError, BlockedError, NotConfiguredError, SuspendedError
+from webreach.errors import AllEnginesFailedError, BlockedError, EngineError, NotConfiguredError, SuspendedError
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
@@ -226,3 +226,60 @@ async def test_a_blocked_backend_rests_under_the_breaker_of_web_search(web: Fake
         with pytest.raises(SuspendedError):
             await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
     assert web.count("reverse_tineye") == 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "code"),
+    [("retry_after", "rate_limited"), ("truncate", "unavailable"), ("reset", "unavailable"),
+     ("endless", "unavailable")],
+)  # fmt: skip
+async def test_transport_faults_are_typed_engine_errors(web: FakeWeb, tmp_path: Path, fault: str, code: str) -> None:
+    web.set_scenario("reverse_tineye", fault=fault)
+    images = {"reverse_backends": ["tineye"]}
+    async with Gateway.from_settings(settings_for(web, tmp_path, images, max_body_bytes=200_000)) as gateway:
+        await gateway.images.register("s1", messages())
+        with pytest.raises(EngineError) as failed:
+            await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
+    assert failed.value.code == code and failed.value.engine == "tineye"
+    if fault == "retry_after":
+        assert failed.value.retry_after is not None
+
+
+@pytest.mark.parametrize("backend", ["serpapi_lens", "serpapi_google_reverse", "serpapi_yandex", "bing_visual",
+                                     "tineye", "searxng_tineye"])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer",
+    [{}, {"matches": "x", "tags": 5, "results": [1, None, "a"], "image_results": {"a": 1}},
+     {"visual_matches": [{"link": 5, "image": ["x"], "position": "1"}], "exact_matches": [None],
+      "inline_images": [{"source": "javascript:alert(1)"}], "similar_images": [{"link": {"x": 1}}],
+      "tags": [{"actions": [{"actionType": "VisualSearch", "data": {"value": [{"hostPageUrl": 7}]}}]}],
+      "matches": [{"backlinks": "no", "score": "high"}]}],
+)  # fmt: skip
+def test_hostile_answers_give_hits_or_typed_errors(backend: str, answer: dict[str, Any]) -> None:
+    from webreach.clock import SystemClock
+    from webreach.images.reverse import REVERSE_BACKENDS
+
+    parser = REVERSE_BACKENDS[backend](EngineSettings(), user_agent="test", clock=SystemClock())
+    try:
+        hits = parser.parse(answer)  # type: ignore[attr-defined]
+    except EngineError as exc:
+        assert exc.code == "parse_error"
+        return
+    assert all(hit.page_url or hit.image_url for hit in hits)
+    assert all((hit.page_url or "https://").startswith("http") for hit in hits)
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["<html><body>nothing here</body></html>", '<div class="Root" id="ImagesApp-1" data-state="{not json"></div>',
+     '<div class="Root" id="ImagesApp-1" data-state="[1, 2]"></div>', "<p>Please confirm: SmartCaptcha</p>",
+     '<div class="Root" id="ImagesApp-1" data-state="' + "[" * 100_000 + '"></div>'],
+)  # fmt: skip
+def test_yandex_pages_without_results_are_typed_errors(page: str) -> None:
+    from webreach.clock import SystemClock
+    from webreach.images.reverse.yandex import Yandex
+
+    backend = Yandex(EngineSettings(), user_agent="test", clock=SystemClock())
+    with pytest.raises(EngineError) as failed:
+        backend.parse_page(httpx.Response(200, text=page, headers={"content-type": "text/html"}))
+    assert failed.value.code in ("parse_error", "captcha")

@@ -29,6 +29,14 @@ CHALLENGE_MARKERS = ("/turing/captcha", 'id="b_captcha"', "turnstile-widget", "c
 ACTIONS: dict[str, MatchKind] = {"PagesIncluding": "exact", "VisualSearch": "visual"}
 
 
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _field(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
 class BingVisual(ReverseBackend):
     name = "bing_visual"
     kind = "scraped"
@@ -66,11 +74,11 @@ class BingVisual(ReverseBackend):
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         hits: list[ReverseHit | None] = []
-        for tag in data.get("tags") or []:
-            for action in (tag.get("actions") or []) if isinstance(tag, dict) else []:
-                kind = action.get("actionType") if isinstance(action, dict) else None
+        for tag in _dicts(data.get("tags")):
+            for action in _dicts(tag.get("actions")):
+                kind = action.get("actionType")
                 match = ACTIONS.get(kind) if isinstance(kind, str) else None
-                values = ((action.get("data") or {}).get("value") or []) if match else []
+                values = _dicts(_field(action.get("data"), "value")) if match else []
                 hits += [self._hit(rank, item, match) for rank, item in enumerate(values, 1) if match]
         return kept(hits)
 

@@ -38,9 +38,11 @@ class SearxngTineye(ReverseBackend):
                                                                  headers=headers))))  # fmt: skip
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
-        results = [item for item in data.get("results") or [] if isinstance(item, dict)]
+        found = data.get("results")
+        results = [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
         if not results:
-            for entry in data.get("unresponsive_engines") or []:
+            unresponsive = data.get("unresponsive_engines")
+            for entry in unresponsive if isinstance(unresponsive, list) else []:
                 if isinstance(entry, list) and entry and entry[0] == "tineye":
                     reason = str(entry[1]) if len(entry) > 1 else "unresponsive"
                     raise UnavailableError(f"SearXNG's tineye engine failed: {reason[:200]}", engine=self.name)

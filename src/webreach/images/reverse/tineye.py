@@ -47,7 +47,8 @@ class TinEye(ReverseBackend):
         return kept([self._hit(rank, item) for rank, item in enumerate(matches, 1) if isinstance(item, dict)])
 
     def _hit(self, rank: int, item: dict[str, Any]) -> ReverseHit | None:
-        links = [link for link in item.get("backlinks") or [] if isinstance(link, dict)]
+        backlinks = item.get("backlinks")
+        links = [link for link in backlinks if isinstance(link, dict)] if isinstance(backlinks, list) else []
         first = links[0] if links else {}
         score = item.get("score")
         similarity = score / 100 if isinstance(score, int | float) and not isinstance(score, bool) else None

@@ -70,7 +70,11 @@ class Yandex(ReverseBackend):
         state = attribute(parse_html(response.text).css_first(STATE), "data-state")
         if not state:
             raise self.rules.parse_error("the page has no results state (div.Root ImagesApp data-state)")
-        sites = _field(_field(json.loads(state).get("initialState"), "cbirSites"), "sites")
+        try:
+            decoded = json.loads(state)
+        except (ValueError, RecursionError):  # a hostile state nested past the parser's depth too
+            raise self.rules.parse_error("the page's results state is not JSON") from None
+        sites = _field(_field(_field(decoded, "initialState"), "cbirSites"), "sites")
         if not isinstance(sites, list):
             raise self.rules.parse_error("the results state has no cbirSites.sites list")
         return kept([self._hit(rank, site) for rank, site in enumerate(sites, 1) if isinstance(site, dict)])
