@@ -283,3 +283,15 @@ def test_yandex_pages_without_results_are_typed_errors(page: str) -> None:
     with pytest.raises(EngineError) as failed:
         backend.parse_page(httpx.Response(200, text=page, headers={"content-type": "text/html"}))
     assert failed.value.code in ("parse_error", "captcha")
+
+
+async def test_agent_urls_go_through_the_guard_and_bad_data_is_invalid_input(tmp_path: Path) -> None:
+    settings = Settings(state=StateSettings(path=tmp_path / "state.sqlite3"), images={"reverse_backends": ["tineye"]})
+    async with Gateway.from_settings(settings) as gateway:
+        tools = Toolbox.over(gateway)
+        private = await tools.call("reverse_image_search", {"image": "http://169.254.169.254/latest/meta-data"})
+        garbage = await tools.call("reverse_image_search", {"image": "not an image at all"})
+        svg = await tools.call("reverse_image_search", {"image": "data:image/svg+xml;base64,PHN2Zy8+"})
+    assert private.error is not None and private.error.code == "url_not_allowed"
+    assert garbage.error is not None and garbage.error.code == "invalid_input"
+    assert svg.error is not None and svg.error.code == "unsupported_image"
