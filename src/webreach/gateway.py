@@ -123,7 +123,10 @@ class Gateway:
         )  # fmt: skip
         if offline is not None and isinstance(transport, OfflineTransport):
             transport = OfflineTransport(offline)  # its own: closing one client must not close the other's
-        return Images(self.settings, store, fetch=self._fetch_image, clock=self._clock, transport=transport)
+        return Images(
+            self.settings, store, fetch=self._fetch_image, clock=self._clock, transport=transport,
+            guard=self._searching.guarded_calls(),
+        )  # fmt: skip
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:
         """An image's bytes from `url` through the reader's guard (SSRF rules, redirects re-checked, byte caps)."""

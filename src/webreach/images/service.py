@@ -12,6 +12,8 @@ Breakers, rate limits and the cache of web search are not applied yet (the repor
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -36,7 +38,11 @@ from webreach.images.decode import ImageLimits, decode
 from webreach.images.engines import IMAGE_ENGINES, ImageEngine
 from webreach.images.hits import ImageHit, ImageSearchRequest, ImageSearchResponse, deduplicated
 from webreach.images.messages import named_images
-from webreach.state.image_store import ImageStore, StoredImage
+from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
+from webreach.images.reverse.prepare import prepare
+from webreach.images.reverse.service import CallGuard, ReverseSearch, Unguarded
+from webreach.images.storage import Storage, open_storage
+from webreach.state.image_store import TOKEN, ImageStore, StoredImage
 
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
 MAX_CROPS = 20
@@ -62,6 +68,7 @@ class Images:
         fetch: FetchBytes,
         clock: Clock,
         transport: httpx.AsyncBaseTransport | None = None,
+        guard: CallGuard | None = None,
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
@@ -79,6 +86,10 @@ class Images:
             transport=transport, trust_env=False, follow_redirects=False,
             timeout=httpx.Timeout(settings.engine_timeout, connect=settings.connect_timeout),
         )  # fmt: skip
+        self._storage: Storage | None = None  # opened on first use: an unused s3 setting must not fail startup
+        self._reverse: ReverseSearch | None = None
+        self._guard: CallGuard = guard or Unguarded()
+        self._settings, self._clock = settings, clock
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -128,6 +139,57 @@ class Images:
         new = self.store.put(session, image)
         return CropOutcome(token, StoredImage(new, encoded.data, encoded.mime, encoded.width, encoded.height))
 
+    # --- storage, uploads and reverse search (images/storage.py, images/reverse/) ----------------------------
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            self._storage = open_storage(self.settings, self.store)
+        return self._storage
+
+    @property
+    def reverse(self) -> ReverseSearch:
+        if self._reverse is None:
+            self._reverse = ReverseSearch(
+                self._settings, client=self._client, guard=self._guard, storage=self.storage, clock=self._clock
+            )
+        return self._reverse
+
+    async def upload(self, session: str, data: bytes) -> StoredImage:
+        """Decode (bounded) and store `data` as a new `<obs_i>` of `session`."""
+        decoded = decode(data, self.input_limits)
+        image = StoredImage("", data, decoded.mime, *decoded.image.size)
+        token = self.store.put(session, image)
+        return StoredImage(token, data, image.mime, image.width, image.height)
+
+    async def url_for(self, image: StoredImage) -> str | None:
+        """A URL of the image per the storage mode (None with storage = inline)."""
+        return await self.storage.url_for(image.data, image.mime)
+
+    async def resolve(self, session: str, image: str) -> tuple[StoredImage, str | None]:
+        """The image an agent named: a token of the session, an http(s) URL (fetched through the guard and
+        stored as a new `<obs_i>`) or base64 data (a data URL or bare); with the URL when one was given."""
+        text = image.strip()
+        if TOKEN.fullmatch(text):
+            return self.store.get(session, text), None
+        if text.lower().startswith(("http://", "https://")):
+            return await self.upload(session, await self._fetch(text, self.input_limits.max_bytes)), text
+        return await self.upload(session, decode_base64(text)), None
+
+    async def reverse_search(
+        self, session: str, image: str, *, limit: int = 10, backend: str = "auto"
+    ) -> ReverseSearchResponse:
+        """Where `image` (token, URL or base64) appears on the web, from `backend` or auto's first answer."""
+        if not 1 <= limit <= MAX_REVERSE_LIMIT:
+            raise InvalidInputError(f"limit must be 1..{MAX_REVERSE_LIMIT}")
+        stored, url = await self.resolve(session, image)
+        data, mime = prepare(
+            stored.data, self.input_limits, max_side=self.settings.upload_max_side,
+            max_bytes=self.settings.upload_max_bytes,
+        )  # fmt: skip
+        name, hits, attempts = await self.reverse.search(data, mime, url=url, limit=limit, backend=backend)
+        return ReverseSearchResponse(token=stored.token, backend=name, results=hits, attempts=attempts)
+
     # --- search ------------------------------------------------------------------------------------------
 
     def engine_names(self) -> list[str]:
@@ -170,6 +232,22 @@ class Images:
             raise UnavailableError(f"could not be reached ({type(exc).__name__})", engine=engine.name) from None
         answer = httpx.Response(response.status_code, headers=response.headers, content=body, request=http_request)
         return engine.handle(answer)
+
+
+def decode_base64(text: str) -> bytes:
+    """The bytes of a base64 image argument (a data URL or bare base64), or InvalidInputError."""
+    header, comma, payload = text.partition(",")
+    if comma and header.startswith("data:"):
+        if not header.endswith(";base64"):
+            raise InvalidInputError("only base64 data URLs are supported")
+        text = payload
+    try:
+        return base64.b64decode("".join(text.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInputError(
+            "the image is neither a token, an http(s) URL nor valid base64 data",
+            hint="Pass <image_1>, https://..., or data:image/png;base64,....",
+        ) from None
 
 
 async def _bounded_body(response: httpx.Response, limit: int, engine: str) -> bytes:

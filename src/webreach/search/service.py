@@ -26,6 +26,7 @@ from webreach.engines import Engine
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies.guarded import GuardedCalls
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
@@ -149,6 +150,10 @@ class Searching:
             retries=self.settings.retries,
             cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
         )
+
+    def guarded_calls(self) -> GuardedCalls:
+        """Engine calls that are not text searches (reverse image search) under this instance's policies."""
+        return GuardedCalls(self._state, retries=self.settings.retries)
 
     # --- engines ----------------------------------------------------------------------------------------
 

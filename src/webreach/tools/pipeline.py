@@ -208,13 +208,16 @@ def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "jso
 
 def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:
     """The enabled tool called `name`, else InvalidInputError listing the ones that can be called."""
+    # a hidden tool is in no list, but callable by name where no [tools] enabled list says otherwise: operators'
+    # code (REST multipart, `webreach image add`) calls image_upload that way
     tools = TOOLS if enabled is None else select_tools(enabled)
     for tool in tools:
         if tool.name == name:
             return tool
     known = any(tool.name == name for tool in TOOLS)
     message = f"tool {name!r} is not enabled here" if known else f"unknown tool {name!r}"
-    raise InvalidInputError(message, hint=f"Available tools: {', '.join(tool.name for tool in tools)}.")
+    shown = ", ".join(tool.name for tool in tools if not tool.hidden or enabled is not None)
+    raise InvalidInputError(message, hint=f"Available tools: {shown}.")
 
 
 def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:
