@@ -1,7 +1,7 @@
 """Fuzz and stall report: N mutated cases per target, and a liveness check of a real server under hostile work.
 
 Run: python -m bench.fuzz [--cases N] [--targets a,b,...] [--quick] [--no-liveness] [--seed S]
-Targets: every engine by name (or "engines" for all), extractor, charset, retry_after, and the doors rest,
+Targets: every engine by name (or "engines" for all), extractor, charset, retry_after, images, and the doors rest,
 mcp_http, mcp_stdio, cli (or "doors"). Default: 2,000 cases per target (the extractor 5,000 unless --cases).
 --quick runs 20 cases per target (or --cases) over a few engines, without the liveness check (the test in
 tests/test_bench_fuzz.py runs it so this file cannot rot). --budget: seconds before a door case counts as a hang.
@@ -11,7 +11,7 @@ Per target the table shows: cases, typed errors (WebreachError, or a door's type
 is required), cases over 0.5 s, the longest case, how many in-process cases took over 2 s and were timed a second
 time (a case slow only because other processes held the shared cores is fast the second time; a slow shape is slow
 both times), the longest case after that (each re-timed case at the shorter of its two times), and the process's
-peak RSS after the target (the doors: the server's; door cases are not re-timed). Inputs: webreach.testing.mutations
+peak RSS after the target (the doors: the server's; door cases are not re-timed, except the CLI's real processes). Inputs: webreach.testing.mutations
 (the one source the hypothesis tests use too); in-process targets: bench/fuzz_targets.py; doors:
 bench/fuzz_doors.py; liveness: bench/fuzz_liveness.py. Writes bench/results/fuzz.json.
 """
@@ -39,7 +39,7 @@ from webreach.errors import WebreachError
 RESULTS = Path(__file__).parent / "results"
 SLOW = 0.5
 LIMIT = 2.0  # the issue's limit for one case; an in-process case over it is timed a second time
-IN_PROCESS = ("extractor", "charset", "retry_after")
+IN_PROCESS = ("extractor", "charset", "retry_after", "images")
 DOORS = ("rest", "mcp_http", "mcp_stdio", "cli")
 
 
@@ -126,6 +126,8 @@ def in_process_row(target: str, count: int, rng: random.Random) -> Row:
         return run_in_process(target, fuzz_targets.charset_cases(count, rng))
     if target == "retry_after":
         return run_in_process(target, fuzz_targets.retry_after_cases(count, rng))
+    if target == "images":
+        return run_in_process(target, fuzz_targets.image_cases(count, rng))
     return run_in_process(f"engine {target}", fuzz_targets.engine_cases(target, count, rng))
 
 
@@ -168,7 +170,7 @@ def expand(targets: str, quick: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=None, help="cases per target (default 2,000; extractor 5,000)")
-    parser.add_argument("--targets", default="engines,extractor,charset,retry_after,doors")
+    parser.add_argument("--targets", default="engines,extractor,charset,retry_after,images,doors")
     parser.add_argument("--quick", action="store_true", help="20 cases per target, a few engines, no liveness")
     parser.add_argument("--no-liveness", action="store_true")
     parser.add_argument("--cli-subprocess", type=int, default=None, help="CLI cases run as real processes")

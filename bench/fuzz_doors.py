@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 from click.testing import CliRunner
 
-from bench.fuzz import Row, own_peak_rss_mb
+from bench.fuzz import LIMIT, Row, own_peak_rss_mb
 from webreach import engines
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
@@ -46,6 +46,9 @@ TOOLS = {
     "web_search": ("query", "engine", "limit", "page", "site", "freshness", "lang"),
     "web_search_multi": ("query", "engines", "limit"),
     "web_fetch": ("url", "ref", "start", "max_chars", "format"),
+    "image_search": ("query", "engine", "engines", "limit", "safesearch", "size", "type", "colour"),
+    "crop_images": ("crops", "units", "messages"),
+    "reverse_image_search": ("image", "limit", "backend", "messages"),
 }
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INITIALIZE = {
@@ -280,38 +283,48 @@ def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, ho
     refused = 0
     for index in range(count):
         args = cli_args(rng)
-        started = time.perf_counter()
         if index < sample:  # a real process: exit code and stderr as a user sees them
             try:
-                done = subprocess.run(
-                    [sys.executable, "-m", "webreach", *args], capture_output=True, timeout=budget, env=env, cwd=home
-                )  # fmt: skip
-                traceback = b"Traceback" in done.stderr
-                outcome = "untyped" if traceback else ("ok" if done.returncode == 0 else "typed")
-                kind = "traceback (process)" if traceback else ""
-            except subprocess.TimeoutExpired:
-                outcome, kind = "untyped", "hang (process)"
-            except ValueError:  # argv cannot carry a NUL: the operating system refuses it, not webreach
-                refused += 1
-                continue
-            except OSError as exc:  # nor more than the kernel's argument size (E2BIG)
-                if exc.errno != errno.E2BIG:
+                seconds, outcome, kind = cli_process(args, env, home, budget)
+            except (ValueError, OSError) as exc:  # argv with a NUL or past the kernel's size (E2BIG): refused by
+                if isinstance(exc, OSError) and exc.errno != errno.E2BIG:  # the operating system, not webreach
                     raise
                 refused += 1
                 continue
-        else:
-            result = runner.invoke(cli, args, env=env, catch_exceptions=True)
-            escaped = result.exception is not None and not isinstance(result.exception, SystemExit)
-            traceback = "Traceback" in result.output
-            outcome = "untyped" if escaped or traceback else ("ok" if result.exit_code == 0 else "typed")
-            kind = f"{type(result.exception).__name__} escaped" if escaped else ("traceback" if traceback else "")
+            settled = None
+            if seconds > LIMIT:  # a process start on busy shared cores, or a slow command: timed again
+                row.retimed += 1
+                settled = min(seconds, cli_process(args, env, home, budget)[0])
+            row.record(seconds, outcome, kind, settled)
+            continue
+        started = time.perf_counter()
+        result = runner.invoke(cli, args, env=env, catch_exceptions=True)
+        escaped = result.exception is not None and not isinstance(result.exception, SystemExit)
+        traceback = "Traceback" in result.output
+        outcome = "untyped" if escaped or traceback else ("ok" if result.exit_code == 0 else "typed")
+        kind = f"{type(result.exception).__name__} escaped" if escaped else ("traceback" if traceback else "")
         row.record(time.perf_counter() - started, outcome, kind)
     row.note = (
         f"{min(sample, count)} cases as real processes ({refused} of them not run: an argv with a NUL or over the "
-        "kernel's size limit, which the operating system refuses), the rest in-process (click's CliRunner)"
+        "kernel's size limit, which the operating system refuses; those over 2 s timed again), the rest "
+        "in-process (click's CliRunner)"
     )
     row.peak_rss_mb = own_peak_rss_mb()  # the in-process CLI runs in this process
     return row
+
+
+def cli_process(args: list[str], env: dict[str, str], home: Path, budget: float) -> tuple[float, str, str]:
+    """(seconds, outcome, kind) of `webreach ARGS` as a real process."""
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "webreach", *args], capture_output=True, timeout=budget, env=env, cwd=home
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - started, "untyped", "hang (process)"
+    traceback = b"Traceback" in done.stderr
+    outcome = "untyped" if traceback else ("ok" if done.returncode == 0 else "typed")
+    return time.perf_counter() - started, outcome, "traceback (process)" if traceback else ""
 
 
 @contextmanager

@@ -27,6 +27,10 @@ from webreach.config import EngineSettings
 from webreach.extract.cascade import extract
 from webreach.extract.charset import decode
 from webreach.extract.sniff import sniff
+from webreach.images.crop import CropLimits
+from webreach.images.crop import crop as crop_image
+from webreach.images.crop import encode as encode_image
+from webreach.images.decode import decode as decode_image
 from webreach.models import SearchRequest
 from webreach.retry_after import retry_after_seconds
 from webreach.search.engine_caller import EngineCaller
@@ -168,5 +172,21 @@ def retry_after_cases(count: int, rng: random.Random) -> Iterator[Case]:
                 retry_after_seconds(headers, now=now),
                 _dates.shown_date(text), _dates.api_date(text), _dates.numeric_date(text),
             )  # fmt: skip
+
+        yield case
+
+
+def image_cases(count: int, rng: random.Random) -> Iterator[Case]:
+    """Image bytes (webreach.testing.mutations.image_seeds, mutated) decoded, cropped to a random box, encoded."""
+    seeds = mutations.image_seeds()
+    for _ in range(count):
+        body = mutations.mutate(mutations.Case(200, (), rng.choice(seeds)), rng).body
+        box = [rng.choice((0, 0.5, 1, 8, 40, -3, 1e12, float("nan"))) for _ in range(rng.choice((2, 4, 4, 4)))]
+        if rng.random() < 0.5:  # a box that fits any image, so most decoded images are cropped and encoded too
+            box = [0, 0, 1, 1]
+
+        def case(body: bytes = body, box: list[float] = box) -> Any:
+            decoded = decode_image(body)
+            return encode_image(crop_image(decoded.image, box, CropLimits()), CropLimits())
 
         yield case

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = ["bing", "exa", "extractor", "charset", "retry_after", "rest", "mcp_http", "mcp_stdio", "cli"]
+TARGETS = ["bing", "exa", "extractor", "charset", "retry_after", "images", "rest", "mcp_http", "mcp_stdio", "cli"]
 
 pytestmark = pytest.mark.network
 
@@ -26,7 +26,7 @@ def test_the_fuzz_report_runs_every_kind_of_target(tmp_path: Path, shared_data: 
     print(done.stdout[-5000:], done.stderr[-5000:])
     assert done.returncode == 0
     rows = {row["target"]: row for row in json.loads(output.read_text())["rows"]}
-    assert set(rows) == {"engine bing", "engine exa", *TARGETS[2:5], *(f"door {door}" for door in TARGETS[5:])}
+    assert set(rows) == {"engine bing", "engine exa", *TARGETS[2:6], *(f"door {door}" for door in TARGETS[6:])}
     assert all(0 < row["cases"] <= 3 for row in rows.values())  # a CLI argv with a NUL cannot run as a process
     assert all(row["typed"] + row["untyped"] <= row["cases"] for row in rows.values())
     assert "| target | cases | typed errors | untyped | over 0.5 s | max s | over 2 s, timed again |" in done.stdout

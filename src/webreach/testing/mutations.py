@@ -21,8 +21,10 @@ past every range and wrong types, from the same Random.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import random
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -344,3 +346,34 @@ def request_body(rng: random.Random, names: Sequence[str]) -> bytes:
 def encode_json(value: Any) -> bytes:
     """JSON bytes of `value`; lone surrogates kept as surrogate bytes (invalid UTF-8), numbers as they are."""
     return json.dumps(value, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
+
+
+def image_seeds() -> list[bytes]:
+    """Small images of every supported format and the awkward modes (EXIF rotation, animation, palette with
+    transparency, 16-bit grey, CMYK), plus a PNG whose header claims 10^10 pixels: the seeds image decoding is
+    fuzzed from (mutated with `mutate` like any body)."""
+    from PIL import Image  # Pillow is only needed by the image fuzz
+
+    def saved(image: Image.Image, fmt: str, **options: Any) -> bytes:
+        out = io.BytesIO()
+        image.save(out, fmt, **options)
+        return out.getvalue()
+
+    rgba = Image.new("RGBA", (64, 48), (200, 40, 40, 128))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotated 90 degrees
+    frames = [Image.new("P", (32, 32), index) for index in range(3)]
+    seeds = [
+        saved(rgba, "PNG"),
+        saved(rgba.convert("RGB"), "JPEG", exif=exif.tobytes()),
+        saved(rgba, "WEBP"),
+        saved(frames[0], "GIF", save_all=True, append_images=frames[1:]),
+        saved(rgba.convert("RGB"), "BMP"),
+        saved(rgba.convert("P"), "PNG", transparency=0),
+        saved(Image.new("I;16", (40, 30), 30_000), "PNG"),
+        saved(Image.new("CMYK", (40, 30), (0, 50, 100, 0)), "JPEG"),
+    ]
+    bomb = bytearray(seeds[0])
+    bomb[16:24] = (100_000).to_bytes(4, "big") * 2  # IHDR width and height, then the chunk's CRC to match
+    bomb[29:33] = zlib.crc32(bytes(bomb[12:29])).to_bytes(4, "big")
+    return [*seeds, bytes(bomb)]
