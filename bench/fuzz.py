@@ -11,9 +11,9 @@ Per target the table shows: cases, typed errors (WebreachError, or a door's type
 is required), cases over 0.5 s, the longest case, how many in-process cases took over 2 s and were timed a second
 time (a case slow only because other processes held the shared cores is fast the second time; a slow shape is slow
 both times), the longest case after that (each re-timed case at the shorter of its two times), and the process's
-peak RSS after the target (the doors: the server's; door cases are not re-timed, except the CLI's real processes). Inputs: webreach.testing.mutations
-(the one source the hypothesis tests use too); in-process targets: bench/fuzz_targets.py; doors:
-bench/fuzz_doors.py; liveness: bench/fuzz_liveness.py. Writes bench/results/fuzz.json.
+peak RSS after the target (the doors: the server's; door cases are not re-timed, except the CLI's real processes).
+Inputs: webreach.testing.mutations (the one source the hypothesis tests use too); in-process targets:
+bench/fuzz_targets.py; doors: bench/fuzz_doors.py; liveness: bench/fuzz_liveness.py. Writes bench/results/fuzz.json.
 """
 
 from __future__ import annotations
