@@ -23,7 +23,10 @@ BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "boun
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
+    # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
+    # the Gateway, which layers them into the settings it builds engines from
+    "configdb": {"accounts"} | BOTTOM,
     # images (issue 14): decoding, crops, tokens in messages and image search; its store lives in state/, and
     # each image engine wraps the web engine of its name (keys, base URL, error classification)
     "images": {"state", "engines"} | BOTTOM,
@@ -78,6 +81,7 @@ CONFINED = {
     "platformdirs": ("config.py",),
     "PIL": ("images/",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),
+    "cryptography": ("configdb/secret_box.py",),
     "cachetools": (
         "net/robots.py",
         "read/page_cache.py",
