@@ -72,6 +72,7 @@ CONFINED = {
         "frontends/_admin.py",
         "frontends/_admin_engines.py",
         "frontends/_admin_agents.py",
+        "frontends/_admin_config.py",
         "frontends/_agent_auth.py",
         "frontends/_console",  # the operator console's access rule and pages
     ),
