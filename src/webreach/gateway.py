@@ -84,6 +84,8 @@ class Gateway:
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
         self._images = self._open_images(transport, offline)
+        if self._accounts.enabled:  # the engines each metered call tried, for the console's recent calls
+            self._searching.add_attempt_listener(self._accounts.recent.note_attempt)
 
     @classmethod
     def from_settings(

@@ -3,7 +3,8 @@ from the `cryptography` package), so a copy of the database or a PostgreSQL dump
 
 The key, in order: `secret_key` (env WEBREACH_SECRET_KEY, a Fernet key), `secret_key_file` (env
 WEBREACH_SECRET_KEY_FILE, a file holding one), else secret.key in the user data directory; a key file is created
-(0600) when the first secret is stored. Servers sharing a PostgreSQL database must share the key (the variable or the same file).
+(0600) when the first secret is stored. Servers sharing a PostgreSQL database must share the key (the variable or
+the same file).
 
 A lost or changed key makes the stored secrets unreadable: `open` raises SecretUnreadable with a message saying
 what to do, and the engine holding it reports not_configured with that message (never a crash). Entering the
