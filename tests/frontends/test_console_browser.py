@@ -1,10 +1,14 @@
 """The operator console in a real browser: Playwright drives Debian's Chromium against a real `webreach serve`
 process (admin token set, accounts on) and the fake web.
 
-One story, in order: log in with the token, test a connection (ok, then captcha through a fake-web fault) and see
-the probe leave the breaker closed, create an agent and call REST with its key, trip the engine's breaker with
-that key and reset it from the console, run the playground, and check the key is in no page after its creation
-page. Every page gets an axe-core check (no serious or critical violations) and a screenshot, written to the
+One story, in order: log in with the token; enter an engine's API key (the fake provider accepts only that one)
+and test the connection (ok), then a wrong key (auth_failed), then a CAPTCHA through a fake-web fault, and see
+the probes leave the breaker closed; create an agent and call REST with its key; reorder the auto order with the
+keyboard, the mouse (drag and drop) and the buttons, and see the agent's next search follow it; trip an engine's
+breaker with the agent's key and reset it from the console (the reorder comes after the reset, so the searches it
+checks are not refused); set the agent's quotas and tool profile and see its recent calls; run the playground;
+and check that no key is in any page or admin answer after it was saved (the agent's key after its creation
+page). Every page gets an axe-core check (no serious or critical violations) and a screenshot, written to the
 test's tmp dir (and to $CONSOLE_SHOTS when set: docs/console/ holds a set made that way).
 """
 
@@ -19,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from secret_keys import CONSOLE_BAD_KEY, CONSOLE_KEY
 from webreach.testing import FakeWeb
 
 from .serving import ServerProcess, http_server
@@ -32,6 +37,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--no-first-run"]  # fmt: skip
 TOKEN = "console-admin-token-3141"
 ENGINE = "mojeek"
+KEYED = "brave_api"
 if not Path(CHROMIUM).exists():
     pytest.skip("Debian's chromium is not installed (scripts/setup-tests installs it)", allow_module_level=True)
 
@@ -44,6 +50,7 @@ def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "WEBREACH_ACCOUNTS__ENABLED": "true",
         # our own pacing is not under test: probes, trips and playground runs follow each other quickly
         f"WEBREACH_ENGINES__{ENGINE.upper()}__RATE_PER_MINUTE": "100000",
+        f"WEBREACH_ENGINES__{KEYED.upper()}__RATE_PER_MINUTE": "100000",
     }
     with http_server(web, home, **env) as server:
         yield server
@@ -81,10 +88,32 @@ def look(page: Any, name: str, shots: list[Path]) -> None:
     assert serious == [], f"{name}: {serious}"
 
 
-def rest_search(server: ServerProcess, key: str, query: str) -> httpx.Response:
+def rest_search(server: ServerProcess, key: str, query: str, engine: str = ENGINE) -> httpx.Response:
     headers = {"Authorization": f"Bearer {key}"}
-    body = {"query": query, "engine": ENGINE}
+    body = {"query": query, "engine": engine}
     return httpx.post(f"{server.url}/v1/search", json=body, headers=headers, timeout=30, trust_env=False)
+
+
+def first_attempt(server: ServerProcess, key: str, query: str) -> str:
+    """The engine the agent's auto search asked first."""
+    answer = rest_search(server, key, query, engine="auto")
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["meta"]["attempts"][0]["engine"])
+
+
+def order(page: Any) -> list[str]:
+    return [str(name) for name in page.get_by_test_id("order-auto_order").locator("li").evaluate_all(
+        "items => items.map(item => item.dataset.name)"
+    )]  # fmt: skip
+
+
+def set_key(page: Any, engine: str, key: str) -> None:
+    """Enter an engine's API key on its settings page."""
+    submit(page, page.get_by_role("link", name=f"Settings of {engine}"))
+    page.get_by_label("New API key").fill(key)
+    submit(page, page.get_by_role("button", name=f"Save {engine}"))
+    assert "Saved API key" in page.get_by_role("status").inner_text()
+    assert page.get_by_test_id("winner-api_key").inner_text() == "console"
 
 
 def submit(page: Any, control: Any, *, key: str | None = None) -> None:
@@ -127,7 +156,29 @@ def test_an_operator_runs_the_server_from_the_browser(
     cookie = next(c for c in context.cookies() if c["name"] == "webreach_console")
     assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
 
+    # a key entered in the console: the fake provider accepts that key only; a wrong one is auth_failed
+    web.set_scenario(KEYED, key=CONSOLE_KEY)
+    set_key(page, KEYED, CONSOLE_KEY)
+    page.locator("#f-rate_per_minute").fill("30")  # the environment sets it: the console's value is kept, not used
+    submit(page, page.get_by_role("button", name=f"Save {KEYED}"))
+    assert page.get_by_test_id("winner-rate_per_minute").inner_text() == "environment"
+    assert "console's value is not used" in page.get_by_test_id("field-rate_per_minute").inner_text()
+    look(page, "engine-settings", shots)
+    sources.append(page.content())
+    keyed = probe(page, KEYED)
+    assert keyed["status"] == "ok" and int(keyed["hits"]) > 0, keyed
+    assert page.get_by_test_id(f"key-{KEYED}").inner_text() == "set"
+    sources.append(page.content())
+    set_key(page, KEYED, CONSOLE_BAD_KEY)
+    refused = probe(page, KEYED)
+    assert (refused["status"], refused["code"]) == ("error", "auth_failed") and refused["breaker"] == "closed"
+    look(page, "engines-probe-auth-failed", shots)
+    sources.append(page.content())
+    set_key(page, KEYED, CONSOLE_KEY)
+    sources.append(page.content())
+
     # test connection: a real probe; a CAPTCHA is reported with its code and leaves the breaker closed
+    submit(page, page.get_by_role("link", name="Engines & health"))
     ok = probe(page, ENGINE)
     assert ok["status"] == "ok" and int(ok["hits"]) > 0
     look(page, "engines-probe-ok", shots)
@@ -159,6 +210,23 @@ def test_an_operator_runs_the_server_from_the_browser(
     answered = rest_search(console, key, "console after reset")
     assert answered.status_code == 200, answered.text
 
+    # reorder auto: the keyboard makes mojeek the default engine, the mouse drags yahoo first, a button moves it
+    # back down; each time the agent's next auto search asks the new first engine first
+    assert "yahoo" in order(page) and order(page)[0] != ENGINE
+    submit(page, page.get_by_role("button", name=f"Make default: {ENGINE} (Any language)"), key="Enter")
+    assert order(page)[0] == ENGINE and page.get_by_test_id("order-source-auto_order").inner_text() == "console"
+    assert first_attempt(console, key, "order one") == ENGINE
+    with page.expect_navigation():
+        items = page.get_by_test_id("order-auto_order").locator("li")
+        items.filter(has_text="yahoo").drag_to(items.first, target_position={"x": 10, "y": 2})
+    assert order(page)[:2] == ["yahoo", ENGINE]
+    assert first_attempt(console, key, "order two") == "yahoo"
+    submit(page, page.get_by_role("button", name="Move yahoo down (Any language)"))
+    assert order(page)[:2] == [ENGINE, "yahoo"]
+    assert first_attempt(console, key, "order three") == ENGINE
+    look(page, "engines", shots)
+    sources.append(page.content())
+
     # the ledger shows the grant and the agent's calls; a grant from the console lands in it
     submit(page, page.get_by_role("link", name="Agents & credits"))
     look(page, "agents", shots)
@@ -168,8 +236,20 @@ def test_an_operator_runs_the_server_from_the_browser(
     page.get_by_label("Note").fill("from the console")
     submit(page, page.get_by_role("button", name="Grant"))
     assert "from the console" in page.content()
+    # quotas and the tool profile; the recent calls say which engines each call tried
+    page.get_by_label("Calls per hour (blank: unlimited)").fill("100")
+    page.get_by_label("web_fetch", exact=True).uncheck()
+    submit(page, page.get_by_role("button", name="Save quotas and profile"))
+    assert "saved" in page.get_by_role("status").inner_text()
+    calls = page.get_by_test_id("recent-calls").inner_text()
+    assert f"{ENGINE} ok" in calls and "yahoo ok" in calls and "web_search" in calls
     look(page, "agent-ledger", shots)
     sources.append(page.content())
+    fetch = httpx.post(
+        f"{console.url}/v1/fetch", json={"url": f"{web.url}/_pages/article"},
+        headers={"Authorization": f"Bearer {key}"}, timeout=30, trust_env=False,
+    )  # fmt: skip
+    assert fetch.json()["code"] == "invalid_input" and "not enabled for agent" in fetch.json()["message"]
 
     # playground: one engine, through the tool pipeline, both views with their token counts
     submit(page, page.get_by_role("link", name="Playground"))
@@ -193,6 +273,12 @@ def test_an_operator_runs_the_server_from_the_browser(
     admin = httpx.get(f"{console.url}/v1/admin/agents", headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False)
     assert "console-bot" in admin.text and key not in admin.text
     assert key not in console.output()
+    # the engine keys entered in the console: in no page after saving, no admin answer, no log line
+    config = httpx.get(f"{console.url}/v1/admin/config", headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False)
+    assert config.json()["engines"][KEYED]["api_key"]["winner"] == "console"
+    for secret in (CONSOLE_KEY, CONSOLE_BAD_KEY):
+        assert all(secret not in source for source in sources)
+        assert secret not in config.text and secret not in console.output()
     context.close()
 
 
