@@ -242,6 +242,7 @@ class Gateway:
     def _apply(self, settings: Settings) -> None:
         self.settings = settings
         self._searching.reconfigure(settings)
+        self._images.reconfigure(settings)
 
     async def reset_pickups(self) -> list[Pickup]:
         """After reset_engine: whether each running server has picked the reset up (waits 3 s at most)."""

@@ -137,7 +137,8 @@ class Layers:
         toml_value = _find(self.toml, path)
         if toml_value is not None:
             layers.append(Layer("webreach.toml", _shown(toml_value, secret)))
-        layers.append(Layer("default", _shown(_default(field), secret)))
+        default = _default(field)
+        layers.append(Layer("default", "built in" if default is None and not secret else _shown(default, secret)))
         variable = "WEBREACH_" + "__".join(part.upper() for part in path)
         return FieldView(field, secret, tuple(layers), layers[0].source, variable)
 
@@ -174,4 +175,6 @@ def _shown(value: Any, secret: bool) -> str:
         return "set (hidden)"
     if isinstance(value, list):
         return ", ".join(str(item) for item in value) or "(empty)"
+    if isinstance(value, float):
+        return f"{value:g}"
     return json.dumps(value) if isinstance(value, bool) else str(value)

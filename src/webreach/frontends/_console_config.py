@@ -130,7 +130,10 @@ def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
     for field, (label, sample) in ORDERS.items():
         names = gateway.auto_order(sample)
         view = views[field]
-        source = view.winner if view.winner != "default" else "default (usable engines, built in)"
+        source: str = view.winner
+        if view.winner == "default":
+            follows = field == "auto_order_zh" and gateway.settings.auto_order
+            source = "the any-language order (none of its own)" if follows else "default (usable engines, built in)"
         shown.append(
             {
                 "field": field,
