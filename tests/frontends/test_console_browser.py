@@ -313,3 +313,22 @@ def test_without_a_token_loopback_gets_a_session_and_forms_still_need_csrf(web: 
         assert created.status_code == 200 and "loopback-bot" in created.text
         css = client.get("/console/static/console.css")
         assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+
+
+def test_a_console_session_survives_a_restart_and_logout_ends_it(web: FakeWeb, tmp_path: Path) -> None:
+    env = {"WEBREACH_SERVER__ADMIN_TOKEN": TOKEN}
+    with http_server(web, tmp_path, **env) as server, httpx.Client(base_url=server.url, trust_env=False) as client:
+        form = client.get("/console/login")
+        nonce = form.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        assert client.post("/console/login", data={"csrf": nonce, "token": TOKEN}).status_code == 303
+        cookie = client.cookies["webreach_console"]
+    stored = (tmp_path / "data" / "webreach" / "accounts.sqlite3").read_bytes()
+    assert cookie.encode() not in stored  # only a hash of the session's id is kept
+    with http_server(web, tmp_path, **env) as again, httpx.Client(base_url=again.url, trust_env=False) as client:
+        client.cookies.set("webreach_console", cookie, path="/console")
+        page = client.get("/console/engines", follow_redirects=False)
+        assert page.status_code == 200 and "Auto order" in page.text
+        csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        assert client.post("/console/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+        client.cookies.set("webreach_console", cookie, path="/console")
+        assert client.get("/console/engines", follow_redirects=False).status_code == 303  # to the login form

@@ -12,6 +12,7 @@ settings; a secret is never returned, only whether it is set.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -129,6 +130,26 @@ class StoredConfig:
                 except (ValueError, InvalidInputError):  # written by a newer version, or by hand: skip it
                     logger.warning("console settings: ignoring the unreadable value of %s.%s", *key)
 
+    # --- the console's sessions (a SHA-256 of the cookie's id is stored, never the id) ------------------------
+
+    def open_session(self, session_id: str, csrf: str, expires: float) -> None:
+        with _database_trouble():
+            store = self._opened(create=True)
+            assert store is not None
+            store.open_session(_digest(session_id), csrf, expires, now=self._clock.now())
+
+    def session(self, session_id: str) -> tuple[str, float] | None:
+        """A live session's CSRF token and expiry (None: unknown or expired)."""
+        with _database_trouble():
+            store = self._opened(create=False)
+            return None if store is None else store.session(_digest(session_id), now=self._clock.now())
+
+    def close_session(self, session_id: str) -> None:
+        with _database_trouble():
+            store = self._opened(create=False)
+            if store is not None:
+                store.close_session(_digest(session_id))
+
     # --- what the console shows ------------------------------------------------------------------------------
 
     def engine_view(self, name: str) -> list[FieldView]:
@@ -155,6 +176,10 @@ def _database_trouble() -> Iterator[None]:
         raise
     except Exception as exc:  # the drivers' errors have no common base we may import here
         raise ConfigStoreError(f"the settings database cannot be used ({type(exc).__name__}: {exc})") from None
+
+
+def _digest(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def check_value(field: str, value: Any) -> Any:

@@ -3,6 +3,7 @@ database` names one), so every server sharing that database shares them.
 
     config_values_v1   (scope, field) -> value: JSON text, or a Fernet token when `secret` (secret_box.py)
     config_version_v1  one row: a counter every write bumps in the same transaction
+    console_sessions_v1  the console's sessions: SHA-256 of the cookie's id, the CSRF token, the expiry
 
 A server compares the version (one indexed one-row read) at most once a second, off the event loop, and reloads
 the values only when it moved (service.py). Tables are created on first use under a lock (SQLite's write lock,
@@ -25,6 +26,11 @@ _SCHEMA = (
         PRIMARY KEY (scope, field))""",
     "CREATE TABLE IF NOT EXISTS config_version_v1 (id INTEGER PRIMARY KEY, version BIGINT NOT NULL)",
     "INSERT INTO config_version_v1 (id, version) SELECT 1, 0 WHERE NOT EXISTS (SELECT 1 FROM config_version_v1)",
+    # the console's logged-in browsers: a restart (or another replica behind a balancer) keeps them
+    """CREATE TABLE IF NOT EXISTS console_sessions_v1 (
+        id_hash TEXT PRIMARY KEY,
+        csrf TEXT NOT NULL,
+        expires DOUBLE PRECISION NOT NULL)""",
 )
 _SCHEMA_LOCK = 0x77636667  # "wcfg": the advisory lock replicas take while creating the tables
 
@@ -79,6 +85,24 @@ class ConfigStore:
                 )  # fmt: skip
             tx.run("UPDATE config_version_v1 SET version = version + 1 WHERE id = 1")
             return _version(tx)
+
+    def open_session(self, id_hash: str, csrf: str, expires: float, *, now: float) -> None:
+        """Keep a console session (and forget the expired ones)."""
+        with self.database.transaction() as tx:
+            tx.run("DELETE FROM console_sessions_v1 WHERE expires <= ?", now)
+            tx.run("INSERT INTO console_sessions_v1 (id_hash, csrf, expires) VALUES (?, ?, ?)", id_hash, csrf, expires)
+
+    def session(self, id_hash: str, *, now: float) -> tuple[str, float] | None:
+        """A live session's CSRF token and expiry."""
+        with self.database.transaction(write=False) as tx:
+            row = tx.one(
+                "SELECT csrf, expires FROM console_sessions_v1 WHERE id_hash = ? AND expires > ?", id_hash, now
+            )
+        return None if row is None else (str(row[0]), float(row[1]))
+
+    def close_session(self, id_hash: str) -> None:
+        with self.database.transaction() as tx:
+            tx.run("DELETE FROM console_sessions_v1 WHERE id_hash = ?", id_hash)
 
 
 def _version(tx: Transaction) -> int:

@@ -4,7 +4,8 @@ Access follows the admin gate (frontends/_admin.py): with `[server] admin_token`
 the token through a form and gets a session cookie (HttpOnly, SameSite=Strict, Path=/console, 8 hours); without
 a token only loopback clients are served, and they get a session on their first page. Every form carries the
 session's CSRF token and every POST is refused (403) without it; the login form, which has no session yet, uses a
-double-submit cookie instead. Sessions live in this server process (a restart logs operators out).
+double-submit cookie instead. Sessions live in the console settings' database (ConsoleAccess), so they survive a
+restart.
 
 Pages are server-rendered Jinja2 templates shipped in frontends/console/ with one CSS file and one small script
 served from the package: no CDN, no fonts, no build step. Every page works without the script (it only adds drag
@@ -14,6 +15,7 @@ server's own files only, never inline code.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
@@ -28,7 +30,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from webreach.clock import Clock
+from webreach.errors import ConfigStoreError
 from webreach.frontends._admin import AdminGate, is_loopback
+from webreach.gateway import Gateway
 
 CONSOLE = "/console"
 COOKIE = "webreach_console"
@@ -56,10 +60,16 @@ class ConsoleSession:
 
 @dataclass
 class ConsoleAccess:
-    """The console's sessions and the rule for opening them (see the module docstring)."""
+    """The console's sessions and the rule for opening them (see the module docstring).
+
+    Sessions are kept in the database the console's settings live in (`gateway`), so a restart, or another
+    replica behind a balancer, keeps an operator logged in; only a SHA-256 of the cookie's id is stored. When that
+    database cannot be used, sessions are kept in this process (`sessions`) instead.
+    """
 
     gate: AdminGate
     clock: Clock
+    gateway: Callable[[], Gateway] | None = None
     sessions: dict[str, ConsoleSession] = field(default_factory=dict)
 
     def session_of(self, request: Request) -> ConsoleSession | None:
@@ -67,18 +77,34 @@ class ConsoleAccess:
         now = self.clock.now()
         for sid in [sid for sid, held in self.sessions.items() if held.expires <= now]:
             del self.sessions[sid]
-        return self.sessions.get(request.cookies.get(COOKIE, ""))
+        sid = request.cookies.get(COOKIE, "")
+        if not sid or sid in self.sessions or self.gateway is None:
+            return self.sessions.get(sid)
+        try:
+            stored = self.gateway().stored_config.session(sid)
+        except ConfigStoreError:
+            return None
+        return None if stored is None else ConsoleSession(csrf=stored[0], expires=stored[1])
 
     def open_session(self, response: Response) -> ConsoleSession:
         """A new session, its cookie set on `response`."""
         sid = secrets.token_urlsafe(32)
         session = ConsoleSession(csrf=secrets.token_urlsafe(32), expires=self.clock.now() + SESSION_SECONDS)
-        self.sessions[sid] = session
+        try:
+            if self.gateway is None:
+                raise ConfigStoreError("no database")
+            self.gateway().stored_config.open_session(sid, session.csrf, session.expires)
+        except ConfigStoreError:
+            self.sessions[sid] = session
         response.set_cookie(COOKIE, sid, max_age=int(SESSION_SECONDS), path=CONSOLE, httponly=True, samesite="strict")
         return session
 
     def close_session(self, request: Request, response: Response) -> None:
-        self.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        sid = request.cookies.get(COOKIE, "")
+        self.sessions.pop(sid, None)
+        if sid and self.gateway is not None:
+            with contextlib.suppress(ConfigStoreError):
+                self.gateway().stored_config.close_session(sid)
         response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict")
 
     def needs_login(self) -> bool:

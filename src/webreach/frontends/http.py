@@ -244,7 +244,7 @@ def build_app(
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
-    routes += console_routes(ConsoleAccess(admin.gate, SystemClock()), served.ready)
+    routes += console_routes(ConsoleAccess(admin.gate, SystemClock(), served.ready), served.ready)
     return Starlette(
         routes=routes,
         middleware=[
