@@ -46,6 +46,9 @@ MAX_TEXT = 2048
 class StoredConfig:
     """The console's settings for one Gateway (see the module docstring)."""
 
+    engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
+    routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
+
     def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
         self.base = base
         self._database = database

@@ -25,8 +25,6 @@ from webreach.frontends._asgi import error_body
 from webreach.frontends._errors import http_status
 from webreach.gateway import Gateway
 
-ROUTING_FIELDS = ("auto_order", "auto_order_zh")
-
 
 def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> None:
     """Mount GET and POST /v1/admin/config on `admin`."""
@@ -35,7 +33,7 @@ def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> Non
         served = gateway()
         if request.method == "POST":
             try:
-                served.configure(await _changes(request))
+                served.configure(await _changes(request, served))
             except WebreachError as error:
                 body = error_body(error.code, error.message, hint=error.hint)
                 return JSONResponse(body, status_code=http_status(error.code))
@@ -75,26 +73,23 @@ def _fields(views: list[Any]) -> dict[str, Any]:
     }
 
 
-async def _changes(request: Request) -> dict[tuple[str, str], Any]:
+async def _changes(request: Request, gateway: Gateway) -> dict[tuple[str, str], Any]:
     try:
         body = json.loads(await request.body() or b"{}")
     except ValueError:
         raise InvalidInputError("the body is not valid JSON", hint="Send a JSON object.") from None
-    if not isinstance(body, dict) or set(body) - {"engines", *ROUTING_FIELDS}:
-        raise InvalidInputError("the body must be an object of engines, auto_order and auto_order_zh")
-    changes: dict[tuple[str, str], Any] = {(ROUTING_SCOPE, f): body[f] for f in ROUTING_FIELDS if f in body}
+    engine_fields, routing_fields = gateway.stored_config.engine_fields, gateway.stored_config.routing_fields
+    if not isinstance(body, dict) or set(body) - {"engines", *routing_fields}:
+        raise InvalidInputError(f"the body must be an object of engines, {', '.join(routing_fields)}")
+    changes: dict[tuple[str, str], Any] = {("routing", f): body[f] for f in routing_fields if f in body}
     engines = body.get("engines", {})
     if not isinstance(engines, dict) or not all(isinstance(v, dict) for v in engines.values()):
         raise InvalidInputError('engines must map engine names to objects of fields, e.g. {"mojeek": {"timeout": 10}}')
     for name, fields in engines.items():
-        unknown = set(fields) - set(ENGINE_FIELDS)
+        unknown = set(fields) - set(engine_fields)
         if unknown:
             raise InvalidInputError(
-                f"unknown fields: {', '.join(sorted(unknown))}", hint=f"Use {', '.join(ENGINE_FIELDS)}."
+                f"unknown fields: {', '.join(sorted(unknown))}", hint=f"Use {', '.join(engine_fields)}."
             )
         changes.update({(f"engine:{name}", field): value for field, value in fields.items()})
     return changes
-
-
-ROUTING_SCOPE = "routing"
-ENGINE_FIELDS = ("enabled", "api_key", "base_url", "rate_per_minute", "timeout", "proxy")
