@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,150 +136,180 @@ def probe(page: Any, engine: str) -> dict[str, str]:
     return found
 
 
+@dataclass
+class Story:
+    """One operator's session in the browser, step by step; `sources` collects every page shown after a secret was
+    saved, for the final check that none holds one."""
+
+    page: Any
+    web: FakeWeb
+    console: ServerProcess
+    shots: list[Path]
+    sources: list[str] = field(default_factory=list)
+    key: str = ""
+
+    def look(self, name: str) -> None:
+        look(self.page, name, self.shots)
+        self.sources.append(self.page.content())
+
+    def log_in(self) -> None:
+        """The console sends an anonymous visitor to the form; a wrong token is refused, the right one opens it."""
+        page = self.page
+        page.goto(f"{self.console.url}/console/engines")
+        assert page.url.endswith("/console/login")
+        look(page, "login", self.shots)
+        page.get_by_label("Admin token").fill("not-the-token")
+        page.keyboard.press("Enter")
+        assert "not the admin token" in page.get_by_role("alert").inner_text()
+        page.get_by_label("Admin token").fill(TOKEN)
+        page.keyboard.press("Enter")  # keyboard only: Enter submits the form
+        page.wait_for_url("**/console/engines")
+        cookie = next(c for c in page.context.cookies() if c["name"] == "webreach_console")
+        assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
+
+    def keys_and_probes(self) -> None:
+        """A key entered in the console: the fake provider accepts that key only; a wrong one is auth_failed; the
+        environment's rate wins over the console's. Then a keyless engine: ok, then a CAPTCHA through a fault;
+        no probe touches the breaker."""
+        page = self.page
+        self.web.set_scenario(KEYED, key=CONSOLE_KEY)
+        set_key(page, KEYED, CONSOLE_KEY)
+        page.locator("#f-rate_per_minute").fill("30")
+        submit(page, page.get_by_role("button", name=f"Save {KEYED}"))
+        assert page.get_by_test_id("winner-rate_per_minute").inner_text() == "environment"
+        assert "console's value is not used" in page.get_by_test_id("field-rate_per_minute").inner_text()
+        self.look("engine-settings")
+        keyed = probe(page, KEYED)
+        assert keyed["status"] == "ok" and int(keyed["hits"]) > 0, keyed
+        assert page.get_by_test_id(f"key-{KEYED}").inner_text() == "set"
+        set_key(page, KEYED, CONSOLE_BAD_KEY)
+        refused = probe(page, KEYED)
+        assert (refused["status"], refused["code"]) == ("error", "auth_failed") and refused["breaker"] == "closed"
+        self.look("engines-probe-auth-failed")
+        set_key(page, KEYED, CONSOLE_KEY)
+        self.sources.append(page.content())
+        submit(page, page.get_by_role("link", name="Engines & health"))
+        ok = probe(page, ENGINE)
+        assert ok["status"] == "ok" and int(ok["hits"]) > 0
+        self.look("engines-probe-ok")
+        self.web.set_scenario(ENGINE, fault="captcha")
+        walled = probe(page, ENGINE)
+        assert walled["status"] == "blocked" and walled["code"] in ("captcha", "blocked")
+        assert walled["breaker"].startswith("closed")
+        self.look("engines-probe-captcha")
+
+    def create_agent(self) -> None:
+        """Its key is shown once; REST answers that key."""
+        page = self.page
+        submit(page, page.get_by_role("link", name="Agents & credits"))
+        page.get_by_label("Name").fill("console-bot")
+        page.get_by_label("Starting credits").fill("50")
+        submit(page, page.get_by_role("button", name="Create agent"))
+        self.key = page.get_by_test_id("new-key").input_value()
+        assert self.key.startswith("wr_")
+        look(page, "agents-created", self.shots)  # the one page that shows the key (not kept in docs' copies)
+
+    def trip_and_reset(self) -> None:
+        """With the CAPTCHA still up, the agent's own search trips the breaker; the console resets it."""
+        page = self.page
+        assert rest_search(self.console, self.key, "console trip").json()["code"] in ("captcha", "blocked")
+        assert rest_search(self.console, self.key, "console trip 2").json()["code"] == "suspended"
+        self.web.reset(ENGINE)
+        submit(page, page.get_by_role("link", name="Engines & health"))
+        assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text().startswith("open")
+        self.look("engines-tripped")
+        submit(page, page.get_by_role("button", name=f"Reset the breaker of {ENGINE}"), key="Enter")  # keyboard
+        assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text() == "closed"
+        answered = rest_search(self.console, self.key, "console after reset")
+        assert answered.status_code == 200, answered.text
+
+    def reorder(self) -> None:
+        """The keyboard makes mojeek the default engine, the mouse drags yahoo first, a button moves it back down;
+        each time the agent's next auto search asks the new first engine first."""
+        page, console, key = self.page, self.console, self.key
+        assert "yahoo" in order(page) and order(page)[0] != ENGINE
+        submit(page, page.get_by_role("button", name=f"Make default: {ENGINE} (Any language)"), key="Enter")
+        assert order(page)[0] == ENGINE and page.get_by_test_id("order-source-auto_order").inner_text() == "console"
+        assert first_attempt(console, key, "order one") == ENGINE
+        with page.expect_navigation():
+            items = page.get_by_test_id("order-auto_order").locator("li")
+            items.filter(has_text="yahoo").drag_to(items.first, target_position={"x": 10, "y": 2})
+        assert order(page)[:2] == ["yahoo", ENGINE]
+        assert first_attempt(console, key, "order two") == "yahoo"
+        submit(page, page.get_by_role("button", name="Move yahoo down (Any language)"))
+        assert order(page)[:2] == [ENGINE, "yahoo"]
+        assert first_attempt(console, key, "order three") == ENGINE
+        self.look("engines")
+
+    def agent_settings(self) -> None:
+        """A grant lands in the ledger; quotas and the tool profile apply to the agent's next call; the recent calls
+        say which engines each call tried."""
+        page = self.page
+        submit(page, page.get_by_role("link", name="Agents & credits"))
+        self.look("agents")
+        submit(page, page.get_by_role("link", name="console-bot"))
+        page.get_by_label("Credits (negative to take back)").fill("25")
+        page.get_by_label("Note").fill("from the console")
+        submit(page, page.get_by_role("button", name="Grant"))
+        assert "from the console" in page.content()
+        page.get_by_label("Calls per hour (blank: unlimited)").fill("100")
+        page.get_by_label("web_fetch", exact=True).uncheck()
+        submit(page, page.get_by_role("button", name="Save quotas and profile"))
+        assert "saved" in page.get_by_role("status").inner_text()
+        calls = page.get_by_test_id("recent-calls").inner_text()
+        assert f"{ENGINE} ok" in calls and "yahoo ok" in calls and "web_search" in calls
+        self.look("agent-ledger")
+        fetch = httpx.post(
+            f"{self.console.url}/v1/fetch", json={"url": f"{self.web.url}/_pages/article"},
+            headers={"Authorization": f"Bearer {self.key}"}, timeout=30, trust_env=False,
+        )  # fmt: skip
+        assert fetch.json()["code"] == "invalid_input" and "not enabled for agent" in fetch.json()["message"]
+
+    def playground_and_narrow(self) -> None:
+        """One engine through the tool pipeline, both views with their token counts; at a narrow width the page
+        itself never scrolls sideways (wide tables scroll in their own box)."""
+        page = self.page
+        submit(page, page.get_by_role("link", name="Playground"))
+        page.get_by_label("Engine (web_search)").select_option(ENGINE)
+        page.get_by_label("Query, or URL to fetch").fill("python asyncio")
+        submit(page, page.get_by_role("button", name="Run"))
+        assert '"results"' in page.get_by_test_id("out-json").inner_text()
+        for view in ("json", "compact"):
+            assert int(page.get_by_test_id(f"tokens-{view}").inner_text().split()[0]) > 0
+        self.look("playground")
+        page.set_viewport_size({"width": 360, "height": 800})
+        submit(page, page.get_by_role("link", name="Engines & health"))
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        self.look("engines-narrow")
+
+    def no_secret_anywhere(self) -> None:
+        """The agent's key after its creation page, and the engine keys after they were saved: in no page, no admin
+        answer, no log line."""
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        agents = httpx.get(f"{self.console.url}/v1/admin/agents", headers=auth, trust_env=False)
+        assert "console-bot" in agents.text
+        config = httpx.get(f"{self.console.url}/v1/admin/config", headers=auth, trust_env=False)
+        assert config.json()["engines"][KEYED]["api_key"]["winner"] == "console"
+        for secret in (self.key, CONSOLE_KEY, CONSOLE_BAD_KEY):
+            assert all(secret not in source for source in self.sources)
+            assert secret not in agents.text and secret not in config.text
+            assert secret not in self.console.output()
+
+
 def test_an_operator_runs_the_server_from_the_browser(
     web: FakeWeb, console: ServerProcess, browser: Any, shots: list[Path]
 ) -> None:
     web.reset()
     context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    sources: list[str] = []
-
-    # log in: the console sends an anonymous visitor to the form; a wrong token is refused, the right one opens it
-    page.goto(f"{console.url}/console/engines")
-    assert page.url.endswith("/console/login")
-    look(page, "login", shots)
-    page.get_by_label("Admin token").fill("not-the-token")
-    page.keyboard.press("Enter")
-    assert "not the admin token" in page.get_by_role("alert").inner_text()
-    page.get_by_label("Admin token").fill(TOKEN)
-    page.keyboard.press("Enter")  # keyboard only: Enter submits the form
-    page.wait_for_url("**/console/engines")
-    cookie = next(c for c in context.cookies() if c["name"] == "webreach_console")
-    assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
-
-    # a key entered in the console: the fake provider accepts that key only; a wrong one is auth_failed
-    web.set_scenario(KEYED, key=CONSOLE_KEY)
-    set_key(page, KEYED, CONSOLE_KEY)
-    page.locator("#f-rate_per_minute").fill("30")  # the environment sets it: the console's value is kept, not used
-    submit(page, page.get_by_role("button", name=f"Save {KEYED}"))
-    assert page.get_by_test_id("winner-rate_per_minute").inner_text() == "environment"
-    assert "console's value is not used" in page.get_by_test_id("field-rate_per_minute").inner_text()
-    look(page, "engine-settings", shots)
-    sources.append(page.content())
-    keyed = probe(page, KEYED)
-    assert keyed["status"] == "ok" and int(keyed["hits"]) > 0, keyed
-    assert page.get_by_test_id(f"key-{KEYED}").inner_text() == "set"
-    sources.append(page.content())
-    set_key(page, KEYED, CONSOLE_BAD_KEY)
-    refused = probe(page, KEYED)
-    assert (refused["status"], refused["code"]) == ("error", "auth_failed") and refused["breaker"] == "closed"
-    look(page, "engines-probe-auth-failed", shots)
-    sources.append(page.content())
-    set_key(page, KEYED, CONSOLE_KEY)
-    sources.append(page.content())
-
-    # test connection: a real probe; a CAPTCHA is reported with its code and leaves the breaker closed
-    submit(page, page.get_by_role("link", name="Engines & health"))
-    ok = probe(page, ENGINE)
-    assert ok["status"] == "ok" and int(ok["hits"]) > 0
-    look(page, "engines-probe-ok", shots)
-    web.set_scenario(ENGINE, fault="captcha")
-    walled = probe(page, ENGINE)
-    assert walled["status"] == "blocked" and walled["code"] in ("captcha", "blocked")
-    assert walled["breaker"].startswith("closed")
-    look(page, "engines-probe-captcha", shots)
-
-    # agents: create one, its key shown once; REST answers that key
-    submit(page, page.get_by_role("link", name="Agents & credits"))
-    page.get_by_label("Name").fill("console-bot")
-    page.get_by_label("Starting credits").fill("50")
-    submit(page, page.get_by_role("button", name="Create agent"))
-    key = page.get_by_test_id("new-key").input_value()
-    assert key.startswith("wr_")
-    look(page, "agents-created", shots)  # the one page that shows the key (not kept in docs' copies)
-
-    # with the CAPTCHA still up, the agent's own search trips the breaker; the console resets it
-    assert rest_search(console, key, "console trip").json()["code"] in ("captcha", "blocked")
-    assert rest_search(console, key, "console trip 2").json()["code"] == "suspended"
-    web.reset(ENGINE)
-    submit(page, page.get_by_role("link", name="Engines & health"))
-    assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text().startswith("open")
-    look(page, "engines-tripped", shots)
-    sources.append(page.content())
-    submit(page, page.get_by_role("button", name=f"Reset the breaker of {ENGINE}"), key="Enter")  # keyboard
-    assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text() == "closed"
-    answered = rest_search(console, key, "console after reset")
-    assert answered.status_code == 200, answered.text
-
-    # reorder auto: the keyboard makes mojeek the default engine, the mouse drags yahoo first, a button moves it
-    # back down; each time the agent's next auto search asks the new first engine first
-    assert "yahoo" in order(page) and order(page)[0] != ENGINE
-    submit(page, page.get_by_role("button", name=f"Make default: {ENGINE} (Any language)"), key="Enter")
-    assert order(page)[0] == ENGINE and page.get_by_test_id("order-source-auto_order").inner_text() == "console"
-    assert first_attempt(console, key, "order one") == ENGINE
-    with page.expect_navigation():
-        items = page.get_by_test_id("order-auto_order").locator("li")
-        items.filter(has_text="yahoo").drag_to(items.first, target_position={"x": 10, "y": 2})
-    assert order(page)[:2] == ["yahoo", ENGINE]
-    assert first_attempt(console, key, "order two") == "yahoo"
-    submit(page, page.get_by_role("button", name="Move yahoo down (Any language)"))
-    assert order(page)[:2] == [ENGINE, "yahoo"]
-    assert first_attempt(console, key, "order three") == ENGINE
-    look(page, "engines", shots)
-    sources.append(page.content())
-
-    # the ledger shows the grant and the agent's calls; a grant from the console lands in it
-    submit(page, page.get_by_role("link", name="Agents & credits"))
-    look(page, "agents", shots)
-    sources.append(page.content())
-    submit(page, page.get_by_role("link", name="console-bot"))
-    page.get_by_label("Credits (negative to take back)").fill("25")
-    page.get_by_label("Note").fill("from the console")
-    submit(page, page.get_by_role("button", name="Grant"))
-    assert "from the console" in page.content()
-    # quotas and the tool profile; the recent calls say which engines each call tried
-    page.get_by_label("Calls per hour (blank: unlimited)").fill("100")
-    page.get_by_label("web_fetch", exact=True).uncheck()
-    submit(page, page.get_by_role("button", name="Save quotas and profile"))
-    assert "saved" in page.get_by_role("status").inner_text()
-    calls = page.get_by_test_id("recent-calls").inner_text()
-    assert f"{ENGINE} ok" in calls and "yahoo ok" in calls and "web_search" in calls
-    look(page, "agent-ledger", shots)
-    sources.append(page.content())
-    fetch = httpx.post(
-        f"{console.url}/v1/fetch", json={"url": f"{web.url}/_pages/article"},
-        headers={"Authorization": f"Bearer {key}"}, timeout=30, trust_env=False,
-    )  # fmt: skip
-    assert fetch.json()["code"] == "invalid_input" and "not enabled for agent" in fetch.json()["message"]
-
-    # playground: one engine, through the tool pipeline, both views with their token counts
-    submit(page, page.get_by_role("link", name="Playground"))
-    page.get_by_label("Engine (web_search)").select_option(ENGINE)
-    page.get_by_label("Query, or URL to fetch").fill("python asyncio")
-    submit(page, page.get_by_role("button", name="Run"))
-    assert '"results"' in page.get_by_test_id("out-json").inner_text()
-    for view in ("json", "compact"):
-        assert int(page.get_by_test_id(f"tokens-{view}").inner_text().split()[0]) > 0
-    look(page, "playground", shots)
-    sources.append(page.content())
-
-    # narrow: the page itself never scrolls sideways (wide tables scroll in their own box)
-    page.set_viewport_size({"width": 360, "height": 800})
-    submit(page, page.get_by_role("link", name="Engines & health"))
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    look(page, "engines-narrow", shots)
-    sources.append(page.content())
-
-    assert all(key not in source for source in sources)
-    admin = httpx.get(f"{console.url}/v1/admin/agents", headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False)
-    assert "console-bot" in admin.text and key not in admin.text
-    assert key not in console.output()
-    # the engine keys entered in the console: in no page after saving, no admin answer, no log line
-    config = httpx.get(f"{console.url}/v1/admin/config", headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False)
-    assert config.json()["engines"][KEYED]["api_key"]["winner"] == "console"
-    for secret in (CONSOLE_KEY, CONSOLE_BAD_KEY):
-        assert all(secret not in source for source in sources)
-        assert secret not in config.text and secret not in console.output()
+    story = Story(context.new_page(), web, console, shots)
+    story.log_in()
+    story.keys_and_probes()
+    story.create_agent()
+    story.trip_and_reset()
+    story.reorder()
+    story.agent_settings()
+    story.playground_and_narrow()
+    story.no_secret_anywhere()
     context.close()
 
 
