@@ -234,7 +234,7 @@ class Gateway:
             if scope.startswith("engine:") and scope[7:] not in valid:
                 raise InvalidInputError(f"unknown engine {scope[7:]!r}", hint=f"Engines: {', '.join(sorted(valid))}.")
             order = changes[(scope, field)] if field in ("auto_order", "auto_order_zh") else None
-            unknown = sorted(set(order or ()) - valid)
+            unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
             if unknown:
                 raise InvalidInputError(f"unknown engines in {field}: {', '.join(unknown)}")
         self._apply(self._config.write(dict(changes)))

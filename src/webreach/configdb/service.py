@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import math
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -59,6 +60,7 @@ class StoredConfig:
         self._store: ConfigStore | None = None
         self._layers = Layers(base, self._env, self._toml, {})
         self.version: int | None = None  # the version the effective settings were built from
+        self._swap = threading.Lock()
         self.problem: str | None = None  # why the database could not be read, for the console
 
     @property
@@ -80,9 +82,11 @@ class StoredConfig:
             self.problem = trouble.message
             return self._layers.effective()
         self.problem = None
-        self._layers = Layers(self.base, self._env, self._toml, dict(self._decoded(values)))
-        self.version = version
-        return self._layers.effective()
+        with self._swap:  # a poll on its thread and a write on the loop may load at once: the newer one stays
+            if self.version is None or version >= self.version:
+                self._layers = Layers(self.base, self._env, self._toml, dict(self._decoded(values)))
+                self.version = version
+            return self._layers.effective()
 
     def poll(self) -> Settings | None:
         """New effective settings when another process changed the stored ones since the last load, else None.
