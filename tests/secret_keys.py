@@ -10,8 +10,10 @@ import re
 TEST_KEY = "test-key-0123456789abcdef"
 GATEWAY_KEY = "sk-live-SECRET-0123456789"
 JINA_KEY = "jina-secret-4c1d2e"
+CONSOLE_KEY = "console-key-7f3a9b2c5d"  # entered through the console and the admin config API
+CONSOLE_BAD_KEY = "console-bad-key-0e1d2c"
 
-CONFIGURED_SECRETS = (TEST_KEY, GATEWAY_KEY, JINA_KEY)
+CONFIGURED_SECRETS = (TEST_KEY, GATEWAY_KEY, JINA_KEY, CONSOLE_KEY, CONSOLE_BAD_KEY)
 _PATTERN = re.compile("|".join(re.escape(secret) for secret in CONFIGURED_SECRETS))
 
 

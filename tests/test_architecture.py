@@ -23,7 +23,10 @@ BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "boun
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
+    # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
+    # the Gateway, which layers them into the settings it builds engines from
+    "configdb": {"accounts"} | BOTTOM,
     # images (issue 14): decoding, crops, tokens in messages and image search; its store lives in state/, and
     # each image engine wraps the web engine of its name (keys, base URL, error classification)
     "images": {"state", "engines"} | BOTTOM,
@@ -69,6 +72,7 @@ CONFINED = {
         "frontends/_admin.py",
         "frontends/_admin_engines.py",
         "frontends/_admin_agents.py",
+        "frontends/_admin_config.py",
         "frontends/_agent_auth.py",
         "frontends/_image_routes.py",  # GET /i/<id> and the multipart upload (issue 14)
         "frontends/_console",  # the operator console's access rule and pages
@@ -80,6 +84,7 @@ CONFINED = {
     "PIL": ("images/",),
     "boto3": ("images/storage.py",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),
+    "cryptography": ("configdb/secret_box.py",),
     "cachetools": (
         "net/robots.py",
         "read/page_cache.py",

@@ -1,7 +1,8 @@
 """Settings: webreach.toml plus WEBREACH_* environment, read once by a front door and passed down.
 
 Precedence (highest first): explicit arguments, environment (WEBREACH_ENGINES__BRAVE_API__API_KEY=...),
-webreach.toml in the working directory (or the file named by WEBREACH_CONFIG), defaults.
+the console's settings in the database (configdb/: engines and auto orders only, applied by the Gateway),
+webreach.toml in the working directory (or the file named by WEBREACH_CONFIG), defaults. docs/configuration.md.
 API keys are SecretStr so they never show in reprs, logs or JSON dumps.
 
 Persistent state defaults to SQLite ([state] backend = "sqlite"): a circuit breaker that forgets a CAPTCHA when
@@ -23,12 +24,13 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
+    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -49,6 +51,12 @@ class EngineSettings(BaseModel):
     timeout: float | None = Field(None, gt=0, description="Seconds for one engine request.")
     proxy: SecretStr | None = Field(None, description="Proxy URL for this engine's traffic only.")
     options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
+    unreadable: str | None = Field(
+        None,
+        description="Set by the console's database layer (configdb/), not by hand: why a secret stored there cannot "
+        "be read (the secret key was lost or changed); the engine is not configured until the secret is entered "
+        "again.",
+    )
 
     def key(self) -> str | None:
         """The API key as plain text, for the one place that puts it on the wire."""
@@ -305,6 +313,16 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     accounts: AccountsSettings = Field(default_factory=AccountsSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
+    secret_key: SecretStr | None = Field(
+        None,
+        description="Fernet key encrypting the secrets the console stores in the database (env "
+        "WEBREACH_SECRET_KEY); default: the key file.",
+    )
+    secret_key_file: Path | None = Field(
+        None,
+        description="File holding that key (env WEBREACH_SECRET_KEY_FILE); default secret.key in the user data "
+        "directory, created when the first secret is stored.",
+    )
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )
@@ -352,6 +370,17 @@ class Settings(BaseSettings):
     def engine(self, name: str) -> EngineSettings:
         """Settings for one engine, defaults when it is not mentioned."""
         return self.engines.get(name) or EngineSettings()
+
+
+def layer_values(settings_cls: type[BaseSettings] = Settings) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the environment and the TOML file each set, as raw nested dicts (environment first): the database
+    layer (configdb/) puts itself between them and shows per field which source set it."""
+    env = EnvSettingsSource(settings_cls, env_prefix="WEBREACH_", env_nested_delimiter="__")()
+    try:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file())()
+    except (OSError, tomllib.TOMLDecodeError):  # Settings.load() already said what is wrong with the file
+        toml = {}
+    return env, toml
 
 
 def config_file(environ: Mapping[str, str] | None = None) -> Path:

@@ -16,6 +16,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   └── SuspendedError               suspended            circuit breaker open after the engine failed; .retry_after
 │       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
+├── ConfigStoreError                 config_store_unavailable   the console's settings database cannot be used now
 ├── AccountError                     the calling agent may not make this call now (accounts/)
 │   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
 │   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
@@ -384,6 +385,16 @@ class SessionStoreError(WebreachError):
     retryable = True
     default_hint: ClassVar[str | Hint] = hint(
         "Numbered refs are unavailable for now; read the result by its {} instead.", Arg("url")
+    )
+
+
+class ConfigStoreError(WebreachError):
+    """The database holding the console's settings cannot be read or written right now (configdb/)."""
+
+    code = "config_store_unavailable"
+    retryable = True
+    default_hint: ClassVar[str | Hint] = (
+        "Check [accounts] database (the file's permissions, or that PostgreSQL is up), then try again."
     )
 
 

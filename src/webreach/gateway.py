@@ -8,10 +8,11 @@ nothing of agent tools: those sit above it (tools/: Toolbox.over(gateway)) and u
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import logging
 import random
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -21,6 +22,8 @@ import httpx
 from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
+from webreach.configdb.service import StoredConfig
+from webreach.errors import InvalidInputError
 from webreach.extract.extracted import Extracted
 from webreach.images.service import Images
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
@@ -35,6 +38,8 @@ from webreach.state.image_store import ImageStore
 from webreach.state.sessions import SessionStore, open_session_store
 from webreach.state.sqlite_file import default_state_path
 
+logger = logging.getLogger(__name__)
+CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "search"]
 
 
@@ -49,8 +54,13 @@ class Gateway:
         clock: Clock | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        self.settings = settings
         self._clock = clock or SystemClock()
+        self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
+        # the console's settings (configdb/): between the environment and webreach.toml, live on every server
+        self._config = StoredConfig(
+            settings, database=lambda: self._accounts.ledger.database, url=self._accounts.url(), clock=self._clock
+        )
+        self.settings = settings = self._config.load()
         # offline runs (the fake web): no connection goes anywhere but the fake web, IP literals included, and
         # no name is resolved at all, not even by DNS (net/offline.py)
         offline = OfflineScope.of(settings.fake_web) if settings.fake_web else None
@@ -72,8 +82,9 @@ class Gateway:
             user_agent=settings.user_agent, network_backend=FakeWebBackend(offline) if offline else None,
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
-        self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
         self._images = self._open_images(transport, offline)
+        if self._accounts.enabled:  # the engines each metered call tried, for the console's recent calls
+            self._searching.add_attempt_listener(self._accounts.recent.note_attempt)
 
     @classmethod
     def from_settings(
@@ -185,11 +196,55 @@ class Gateway:
         """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""
         self._searching.reset_breaker(name)
 
-    def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
+    @contextlib.asynccontextmanager
+    async def follow_shared_state(self, door: str) -> AsyncIterator[None]:
         """For a long-running door (`serve`, `mcp`), around serving: take in breaker changes other processes
-        make (resets, suspensions, a deleted state file) while idle too, and register this process as a running
-        server that `webreach engines --reset` can wait for."""
-        return self._searching.follow_shared_state(door)
+        make (resets, suspensions, a deleted state file) while idle too, register this process as a running
+        server that `webreach engines --reset` can wait for, and apply the console's settings when another
+        process changes them (their version is read at most every CONFIG_POLL seconds, off the event loop)."""
+        async with self._searching.follow_shared_state(door):
+            task = asyncio.create_task(self._follow_config())
+            try:
+                yield
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _follow_config(self) -> None:
+        while True:
+            await self._clock.sleep(CONFIG_POLL)
+            try:
+                changed = await asyncio.to_thread(self._config.poll)
+                if changed is not None:
+                    self._apply(changed)
+            except Exception:  # a bug here must not stop the server following later changes
+                logger.exception("console settings: could not apply a change")
+
+    # --- the console's settings ------------------------------------------------------------------------------
+
+    @property
+    def stored_config(self) -> StoredConfig:
+        """The console's settings in the database: per-field sources, the version applied, its problem if any."""
+        return self._config
+
+    def configure(self, changes: Mapping[tuple[str, str], Any]) -> None:
+        """Store console settings ((scope, field) -> value, None to remove the console's value) and apply them here
+        at once (other servers within CONFIG_POLL). Engine names are checked against the registry."""
+        valid = set(self.engine_names())
+        for scope, field in changes:
+            if scope.startswith("engine:") and scope[7:] not in valid:
+                raise InvalidInputError(f"unknown engine {scope[7:]!r}", hint=f"Engines: {', '.join(sorted(valid))}.")
+            order = changes[(scope, field)] if field in ("auto_order", "auto_order_zh") else None
+            unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
+            if unknown:
+                raise InvalidInputError(f"unknown engines in {field}: {', '.join(unknown)}")
+        self._apply(self._config.write(dict(changes)))
+
+    def _apply(self, settings: Settings) -> None:
+        self.settings = settings
+        self._searching.reconfigure(settings)
+        self._images.reconfigure(settings)
 
     async def reset_pickups(self) -> list[Pickup]:
         """After reset_engine: whether each running server has picked the reset up (waits 3 s at most)."""

@@ -379,3 +379,15 @@ async def test_serve_runs_until_cancelled(recordings: Path, client: httpx.AsyncC
         await task
     with pytest.raises(httpx.ConnectError):
         await client.get(url + "/beta/search")
+
+
+async def test_a_scenario_key_refuses_requests_without_it(web: FakeWeb, client: httpx.AsyncClient) -> None:
+    web.set_scenario("alpha", key="the-right-key")
+    right = await client.get(web.engine_url("alpha"), headers={"Authorization": "Bearer the-right-key"})
+    by_parameter = await client.get(web.engine_url("alpha"), params={"api_key": "the-right-key"})
+    wrong = await client.get(web.engine_url("alpha"), headers={"X-Subscription-Token": "another-key"})
+    missing = await client.get(web.engine_url("alpha"))
+    assert right.content == by_parameter.content == RESULTS
+    assert wrong.status_code == missing.status_code == 401  # alpha has no auth_failed recording: a generic 401
+    web.reset("alpha")
+    assert (await client.get(web.engine_url("alpha"))).status_code == 200  # no key named: any request is served

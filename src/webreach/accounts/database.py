@@ -278,6 +278,14 @@ def migrate(database: Database, *, postgres: bool) -> None:
             tx.run("INSERT INTO accounts_schema (version) VALUES (?)", version)
 
 
+def database_exists(url: str) -> bool:
+    """Whether the database a URL names is there to read (a SQLite file not yet created is not; a PostgreSQL URL is
+    taken as there: connecting is how to find out)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return True
+    return Path(url.removeprefix("sqlite://")).expanduser().exists()
+
+
 def open_database(url: str) -> Database:
     """The database a URL names: postgresql://... (or postgres://), sqlite:///path, or a plain file path."""
     if url.startswith(("postgresql://", "postgres://")):

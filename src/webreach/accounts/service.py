@@ -24,6 +24,7 @@ from typing import Any
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation, Usage, iso
+from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
 from webreach.errors import AgentAuthError, InvalidInputError
@@ -61,6 +62,7 @@ class Accounts:
         self._database = database
         self._ledger: Ledger | None = None
         self._idempotency: Idempotency | None = None
+        self.recent = RecentCalls()  # this process's metered calls, for the console
 
     @property
     def enabled(self) -> bool:

@@ -229,10 +229,13 @@ class Engine(ABC):
 
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""
+        if self.settings.unreadable:
+            raise NotConfiguredError(self.settings.unreadable, engine=self.name)
         key = self.settings.key()
         if not key:
             raise NotConfiguredError(
-                f"needs an API key (set WEBREACH_ENGINES__{self.name.upper()}__API_KEY)", engine=self.name
+                f"needs an API key (set WEBREACH_ENGINES__{self.name.upper()}__API_KEY, or enter it in the console)",
+                engine=self.name,
             )
         return key
 
@@ -240,6 +243,8 @@ class Engine(ABC):
         """Raise NotConfiguredError when the engine is disabled or lacks its key."""
         if not self.settings.enabled:
             raise NotConfiguredError("is disabled in the configuration", engine=self.name)
+        if self.settings.unreadable:  # a stored secret (key or proxy) this server cannot decrypt
+            raise NotConfiguredError(self.settings.unreadable, engine=self.name)
         if self.needs_key:
             self.api_key()
 

@@ -4,18 +4,23 @@ Access follows the admin gate (frontends/_admin.py): with `[server] admin_token`
 the token through a form and gets a session cookie (HttpOnly, SameSite=Strict, Path=/console, 8 hours); without
 a token only loopback clients are served, and they get a session on their first page. Every form carries the
 session's CSRF token and every POST is refused (403) without it; the login form, which has no session yet, uses a
-double-submit cookie instead. Sessions live in this server process (a restart logs operators out).
+double-submit cookie instead. Sessions live in the console settings' database (ConsoleAccess), so they survive a
+restart.
 
-Pages are server-rendered Jinja2 templates shipped in frontends/console/ with one CSS file served from the
-package: no CDN, no fonts, no script (the Content-Security-Policy forbids scripts outright), no build step.
+Pages are server-rendered Jinja2 templates shipped in frontends/console/ with one CSS file and one small script
+served from the package: no CDN, no fonts, no build step. Every page works without the script (it only adds drag
+and drop to the engine orders, whose buttons do the same); the Content-Security-Policy allows scripts from this
+server's own files only, never inline code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -25,7 +30,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from webreach.clock import Clock
+from webreach.errors import ConfigStoreError
 from webreach.frontends._admin import AdminGate, is_loopback
+from webreach.gateway import Gateway
 
 CONSOLE = "/console"
 COOKIE = "webreach_console"
@@ -33,10 +40,10 @@ LOGIN_COOKIE = "webreach_console_login"
 SESSION_SECONDS = 8 * 3600.0
 MAX_FORM_BYTES = 64 * 1024
 ASSETS = Path(__file__).resolve().parent / "console"
-# no script at all, styles only from this server, forms post only here, never framed
+# scripts and styles only from this server's files (no inline code), forms post only here, never framed
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'",
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send Origin: null, which the guard refuses
     "Cache-Control": "no-store",  # a page holding a new agent key must not sit in a cache
@@ -53,10 +60,16 @@ class ConsoleSession:
 
 @dataclass
 class ConsoleAccess:
-    """The console's sessions and the rule for opening them (see the module docstring)."""
+    """The console's sessions and the rule for opening them (see the module docstring).
+
+    Sessions are kept in the database the console's settings live in (`gateway`), so a restart, or another
+    replica behind a balancer, keeps an operator logged in; only a SHA-256 of the cookie's id is stored. When that
+    database cannot be used, sessions are kept in this process (`sessions`) instead.
+    """
 
     gate: AdminGate
     clock: Clock
+    gateway: Callable[[], Gateway] | None = None
     sessions: dict[str, ConsoleSession] = field(default_factory=dict)
 
     def session_of(self, request: Request) -> ConsoleSession | None:
@@ -64,18 +77,34 @@ class ConsoleAccess:
         now = self.clock.now()
         for sid in [sid for sid, held in self.sessions.items() if held.expires <= now]:
             del self.sessions[sid]
-        return self.sessions.get(request.cookies.get(COOKIE, ""))
+        sid = request.cookies.get(COOKIE, "")
+        if not sid or sid in self.sessions or self.gateway is None:
+            return self.sessions.get(sid)
+        try:
+            stored = self.gateway().stored_config.session(sid)
+        except ConfigStoreError:
+            return None
+        return None if stored is None else ConsoleSession(csrf=stored[0], expires=stored[1])
 
     def open_session(self, response: Response) -> ConsoleSession:
         """A new session, its cookie set on `response`."""
         sid = secrets.token_urlsafe(32)
         session = ConsoleSession(csrf=secrets.token_urlsafe(32), expires=self.clock.now() + SESSION_SECONDS)
-        self.sessions[sid] = session
+        try:
+            if self.gateway is None:
+                raise ConfigStoreError("no database")
+            self.gateway().stored_config.open_session(sid, session.csrf, session.expires)
+        except ConfigStoreError:
+            self.sessions[sid] = session
         response.set_cookie(COOKIE, sid, max_age=int(SESSION_SECONDS), path=CONSOLE, httponly=True, samesite="strict")
         return session
 
     def close_session(self, request: Request, response: Response) -> None:
-        self.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        sid = request.cookies.get(COOKIE, "")
+        self.sessions.pop(sid, None)
+        if sid and self.gateway is not None:
+            with contextlib.suppress(ConfigStoreError):
+                self.gateway().stored_config.close_session(sid)
         response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict")
 
     def needs_login(self) -> bool:
@@ -114,10 +143,15 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self.env.filters["when"] = _when
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(console=CONSOLE, **context)
         return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
+
+
+def _when(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 PageHandler = Callable[[Request, ConsoleSession], Awaitable[Response]]

@@ -1,14 +1,15 @@
 """The operator console's pages under /console (access and CSRF in frontends/_console.py):
 
     GET  /console/login, POST /console/login, POST /console/logout
-    GET  /console/engines                        every engine: kind, key, breaker, last error, parse mode
+    GET  /console/engines                        every engine: settings, key, breaker, last error, parse mode;
+                                                 the auto orders (frontends/_console_config.py)
+    GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
+    POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
     POST /console/engines/{name}/test            a real probe search past the breaker (Gateway.probe)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
-    GET  /console/agents, POST /console/agents   list, create (the key is shown in that one answer only)
-    GET  /console/agents/{name}                  balance, quota use and the ledger
-    POST /console/agents/{name}/grant            grant (or take back) credits
+    /console/agents[/...]                        agents, credits, quotas, profiles, recent calls (_console_agents.py)
     GET  /console/playground, POST ...           a tool call through the tool pipeline: JSON and compact views
-    GET  /console/static/console.css
+    GET  /console/static/console.css, console.js
 
 The playground runs the operator's calls through a Toolbox without call policies: the operator is not an agent,
 so no agent's credits are spent (docs/decisions.md, "Console").
@@ -24,7 +25,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import (
     ASSETS,
     CONSOLE,
@@ -37,28 +37,38 @@ from webreach.frontends._console import (
     form_of,
     read_form,
 )
+from webreach.frontends._console_agents import AgentPages
+from webreach.frontends._console_config import ConfigPages, orders_context
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
-
-LEDGER_ROWS = 50
 
 
 def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> list[Route]:
     """Every /console route, each page behind the access rule and the CSRF check."""
     pages = _Pages(gateway, Renderer(), access)
     guard = Gatekeeper(access, pages.renderer).guarded
+    agents = AgentPages(gateway, pages.renderer)
+    config = ConfigPages(gateway, pages.renderer)
+
+    async def order(request: Request, session: ConsoleSession) -> Response:
+        return await config.order(request, session, show=pages.engines)
+
     return [
         Route(CONSOLE, pages.home, methods=["GET"]),
         Route(f"{CONSOLE}/", pages.home, methods=["GET"]),
         Route(f"{CONSOLE}/static/console.css", pages.css, methods=["GET"]),
+        Route(f"{CONSOLE}/static/console.js", pages.script, methods=["GET"]),
         Route(f"{CONSOLE}/login", pages.login, methods=["GET", "POST"]),
         Route(f"{CONSOLE}/logout", guard(pages.logout), methods=["POST"]),
         Route(f"{CONSOLE}/engines", guard(pages.engines), methods=["GET"]),
+        Route(f"{CONSOLE}/engines/{{name}}", guard(config.engine), methods=["GET", "POST"]),
+        Route(f"{CONSOLE}/order/{{field}}", guard(order), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
-        Route(f"{CONSOLE}/agents", guard(pages.agents), methods=["GET", "POST"]),
-        Route(f"{CONSOLE}/agents/{{name}}", guard(pages.agent), methods=["GET"]),
-        Route(f"{CONSOLE}/agents/{{name}}/grant", guard(pages.grant), methods=["POST"]),
+        Route(f"{CONSOLE}/agents", guard(agents.agents), methods=["GET", "POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}", guard(agents.agent), methods=["GET"]),
+        Route(f"{CONSOLE}/agents/{{name}}/grant", guard(agents.grant), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/settings", guard(agents.settings), methods=["POST"]),
         Route(f"{CONSOLE}/playground", guard(pages.playground), methods=["GET", "POST"]),
     ]
 
@@ -74,6 +84,9 @@ class _Pages:
 
     async def css(self, request: Request) -> Response:
         return FileResponse(ASSETS / "console.css", media_type="text/css", headers=SECURITY_HEADERS)
+
+    async def script(self, request: Request) -> Response:
+        return FileResponse(ASSETS / "console.js", media_type="text/javascript", headers=SECURITY_HEADERS)
 
     # --- login ---------------------------------------------------------------------------------------------
 
@@ -109,9 +122,18 @@ class _Pages:
 
     async def engines(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
         served = self.gateway()
-        statuses = [status.model_dump() for status in served.engine_statuses()]
+        statuses = [
+            {**status.model_dump(), "settings": served.settings.engine(status.name)}
+            for status in served.engine_statuses()
+        ]
         return self.renderer.page(
-            "engines.html", csrf=session.csrf, title="Engines & health", engines=statuses, **extra
+            "engines.html",
+            csrf=session.csrf,
+            title="Engines & health",
+            engines=statuses,
+            orders=orders_context(served),
+            problem=served.stored_config.problem,
+            **extra,
         )
 
     async def test_engine(self, request: Request, session: ConsoleSession) -> Response:
@@ -129,53 +151,6 @@ class _Pages:
             return await self.engines(request, session, notice=f"There is no engine {name!r}.")
         served.reset_engine(name)
         return await self.engines(request, session, notice=f"{name}: breaker closed; the next call asks it again.")
-
-    # --- agents --------------------------------------------------------------------------------------------
-
-    async def agents(self, request: Request, session: ConsoleSession) -> Response:
-        accounts = self.gateway().accounts
-        created: dict[str, Any] | None = None
-        error: str | None = None
-        if request.method == "POST":
-            form = form_of(request)
-            try:
-                credits = _whole(form.get("credits", "0") or "0", "credits")
-                agent, key = accounts.add(form.get("name").strip(), credits=credits)
-                created = {"name": agent.name, "key": key}
-            except WebreachError as failure:
-                error = _said(failure)
-        listing = [agent.to_json() for agent in accounts.ledger.agents()]
-        return self.renderer.page(
-            "agents.html",
-            csrf=session.csrf,
-            title="Agents & credits",
-            agents=listing,
-            created=created,
-            error=error,
-            metered=accounts.enabled,
-        )
-
-    async def agent(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
-        accounts = self.gateway().accounts
-        name = str(request.path_params["name"])
-        try:
-            shown = accounts.show(name, recent=0)
-            journal = accounts.ledger.journal(name, limit=LEDGER_ROWS)
-        except WebreachError as failure:
-            return self.renderer.page("refused.html", 404, reason="missing", message=_said(failure))
-        return self.renderer.page(
-            "agent.html", csrf=session.csrf, title=f"Agent {name}", agent=shown, journal=journal, **extra
-        )
-
-    async def grant(self, request: Request, session: ConsoleSession) -> Response:
-        name = str(request.path_params["name"])
-        form = form_of(request)
-        try:
-            credits = _whole(form.get("credits"), "credits", negative=True)
-            self.gateway().accounts.grant(name, credits, note=form.get("note")[:200])
-        except WebreachError as failure:
-            return await self.agent(request, session, error=_said(failure))
-        return await self.agent(request, session, notice=f"Granted {credits} credits.")
 
     # --- playground ----------------------------------------------------------------------------------------
 
@@ -223,15 +198,3 @@ def _arguments(tool: str, engine: str, text: str) -> dict[str, Any]:
     if tool == "web_search_multi":
         return {"query": text}
     return {"query": text, "engine": engine or "auto"}
-
-
-def _whole(raw: str, field: str, *, negative: bool = False) -> int:
-    text = raw.strip()
-    digits = text[1:] if negative and text.startswith("-") else text
-    if not digits.isdigit() or len(digits) > 12:
-        raise InvalidInputError(f"{field} must be a whole number", hint="Enter a number such as 100.")
-    return int(text)
-
-
-def _said(error: WebreachError) -> str:
-    return f"{error.message} {error.hint}".strip() if error.hint else error.message

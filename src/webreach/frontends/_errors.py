@@ -59,6 +59,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # upstream engines and pages (and our own faults, which no retry of the same call fixes either)
         "error": EXIT_UPSTREAM,
         "session_store_unavailable": EXIT_UPSTREAM,
+        "config_store_unavailable": EXIT_UPSTREAM,
         "engine_error": EXIT_UPSTREAM,
         "auth_failed": EXIT_UPSTREAM,
         "quota_exhausted": EXIT_UPSTREAM,
@@ -112,6 +113,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "suspended": 503,
         "throttled": 503,
         "session_store_unavailable": 503,
+        "config_store_unavailable": 503,
         # upstream engines and pages
         "engine_error": 502,
         "auth_failed": 502,

@@ -57,6 +57,7 @@ from webreach.errors import AgentAuthError
 from webreach.frontends import mcp
 from webreach.frontends._admin import ADMIN_PREFIX, AdminGate, AdminRoutes
 from webreach.frontends._admin_agents import add_agent_routes
+from webreach.frontends._admin_config import add_config_routes
 from webreach.frontends._admin_engines import mount_engine_admin
 from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller_of, refuse
 from webreach.frontends._asgi import (
@@ -240,6 +241,7 @@ def build_app(
     admin = AdminRoutes(AdminGate.from_settings(server))
     mount_engine_admin(admin, served.ready)
     add_agent_routes(admin, served.ready)
+    add_config_routes(admin, served.ready)
     served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
     tool_calls = _ToolCalls(served, max_body_bytes=server.max_body_bytes)
     routes = [
@@ -257,7 +259,7 @@ def build_app(
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
-    routes += console_routes(ConsoleAccess(admin.gate, SystemClock()), served.ready)
+    routes += console_routes(ConsoleAccess(admin.gate, SystemClock(), served.ready), served.ready)
     return Starlette(
         routes=routes,
         middleware=[

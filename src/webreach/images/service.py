@@ -79,9 +79,9 @@ class Images:
             config.min_crop_side, config.max_crop_aspect, config.max_output_side, config.max_output_bytes
         )
         self._max_body = settings.max_body_bytes
-        self.engines: dict[str, ImageEngine] = {
-            name: IMAGE_ENGINES[name](_web_engine(settings, name, clock)) for name in config.engines
-        }
+        self._clock = clock
+        self.engines: dict[str, ImageEngine] = {}
+        self.reconfigure(settings)
         self._client = httpx.AsyncClient(
             transport=transport, trust_env=False, follow_redirects=False,
             timeout=httpx.Timeout(settings.engine_timeout, connect=settings.connect_timeout),
@@ -90,6 +90,12 @@ class Images:
         self._reverse: ReverseSearch | None = None
         self._guard: CallGuard = guard or Unguarded()
         self._settings, self._clock = settings, clock
+
+    def reconfigure(self, settings: Settings) -> None:
+        """The image engines again from `settings` (keys and addresses the console changed while running)."""
+        self.engines = {
+            name: IMAGE_ENGINES[name](_web_engine(settings, name, self._clock)) for name in self.settings.engines
+        }
 
     async def aclose(self) -> None:
         await self._client.aclose()

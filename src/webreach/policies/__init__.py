@@ -152,14 +152,25 @@ class PolicyState:
                 return [Pickup(f.pid, f.door, f.generation >= target) for f in running]
             await self.clock.sleep(SYNC_INTERVAL / 5)
 
+    def set_fingerprints(self, fingerprints: Mapping[str, str]) -> None:
+        """New configuration fingerprints (the console changed an engine's key or address): a breaker resting for
+        the old credentials (auth_failed, quota_exhausted) closes, here and in the store."""
+        self._fingerprints = dict(fingerprints)
+        for engine, breaker in self._breakers.items():
+            fingerprint = self._fingerprints.get(engine)
+            if fingerprint is not None and fingerprint != breaker.fingerprint:
+                before = breaker.snapshot()
+                breaker.fingerprint = fingerprint
+                breaker.restore(before)  # a suspension bound to the old configuration is dropped by restore
+
     def reset_breaker(self, engine: str) -> None:
         """Close the engine's breaker here and delete its stored record (an operator's "try it again now")."""
         self.breaker_for(engine).reset()
 
     def bucket_for(self, engine: str, rate_per_minute: float) -> TokenBucket:
-        """The engine's token bucket; one per engine, created at the first rate asked for."""
+        """The engine's token bucket; one per engine, made again when its rate changes (its level is in the store)."""
         bucket = self._buckets.get(engine)
-        if bucket is None:
+        if bucket is None or bucket.rate_per_minute != rate_per_minute:
             bucket = self._buckets[engine] = TokenBucket(rate_per_minute, engine=engine, store=self.bucket_store)
         return bucket
 

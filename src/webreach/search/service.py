@@ -112,6 +112,22 @@ class Searching:
         self._parse_health.close()
         self._log_redaction.close()
 
+    def reconfigure(self, settings: Settings) -> None:
+        """Take new settings while running (the console's, on every server sharing its database): engines, their
+        policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache and clients stay.
+        Searches already running finish with what they started with."""
+        self.settings = settings
+        engines = {
+            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=self._clock)
+            for name in registry.names()
+        }
+        self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
+        searches = {name: self._policy_stack(engine) for name, engine in engines.items()}
+        self._engines, self._searches = engines, searches
+        previous = self._log_redaction
+        self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in engines.values())
+        previous.close()
+
     def _engine_settings(self, name: str) -> EngineSettings:
         configured = self.settings.engine(name)
         if self.settings.fake_web and not configured.base_url:

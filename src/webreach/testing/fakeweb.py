@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import parse_qsl, unquote_plus
 
 from webreach.clock import Clock, SystemClock
 from webreach.testing.control import handle_control, is_control
@@ -44,7 +44,7 @@ from webreach.testing.js_pages import JS_ROUTE, is_js_page, serve_js_page
 from webreach.testing.pages import PageSite
 from webreach.testing.recordings import RECORDINGS_DIR
 from webreach.testing.reverse_fetch import ReverseFetcher
-from webreach.testing.scenarios import DEFAULT_LIMITS, ENGINE_NAME, Limits, Scenario, plan_reply
+from webreach.testing.scenarios import DEFAULT_LIMITS, ENGINE_NAME, Limits, Scenario, key_refused, plan_reply
 from webreach.testing.sites import Sites
 from webreach.testing.threaded import LoopThread
 from webreach.testing.wire import BadRequest, Request, read_request, write_json, write_response
@@ -335,6 +335,9 @@ class FakeWeb:
             if refusal is not None:
                 await write_json(writer, 400, {"error": refusal}, keep_alive=request.keep_alive)
                 return request.keep_alive
+        sent = [value for name, value in request.headers if name in SECRET_HEADERS]
+        sent += [value for name, value in parse_qsl(request.query) if name in SECRET_PARAMETERS]
+        scenario = key_refused(scenario, sent, self.recordings_dir / engine)
         try:
             reply = plan_reply(scenario, self.recordings_dir / engine)
         except (OSError, ValueError) as exc:  # a recording deleted or broken after the scenario was set

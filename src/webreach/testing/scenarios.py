@@ -13,6 +13,9 @@ A scenario picks the recording to serve (`case`), can override its status, delay
   engine's `rate_limited*` recording when it has one.
 - `times`: serve the scenario to the next N requests only, then fall back to the default, which is what
   retry and circuit-breaker tests want ("fail twice, then succeed").
+- `key`: the one API key the fake provider accepts; a request that does not carry it (in an auth header or a
+  key parameter) gets the engine's `auth_failed` recording, else a generic 401, as a real provider refuses a
+  wrong key (the console's "test connection" is tested this way).
 
 Every fault that keeps a connection open is bounded by `Limits`, so a forgotten test stops by itself.
 """
@@ -74,6 +77,7 @@ class Scenario:
     fault: Fault = Fault.NONE
     retry_after: str = "120"
     times: int | None = None
+    key: str | None = None
 
     def __post_init__(self) -> None:
         if self.case is not None and not CASE_NAME.fullmatch(self.case):
@@ -130,6 +134,16 @@ def find_case(folder: Path, prefixes: tuple[str, ...]) -> Path | None:
         if found:
             return found[0]
     return None
+
+
+def key_refused(scenario: Scenario, sent: list[str], folder: Path) -> Scenario:
+    """`scenario`, or the refusal of a wrong key when it names the key to accept and none of `sent` (the request's
+    auth header values and key parameters) carries it."""
+    if scenario.key is None or any(scenario.key in value for value in sent):
+        return scenario
+    if (folder / "auth_failed.http").is_file():
+        return Scenario(case="auth_failed")
+    return Scenario(status=401)
 
 
 def plan_reply(scenario: Scenario, folder: Path) -> Reply:

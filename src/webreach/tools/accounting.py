@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
+from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
 from webreach.errors import AgentAuthError, FetchError, InvalidInputError, WebreachError
 from webreach.tools.backend import ToolResult
@@ -55,18 +56,25 @@ class Metering:
         held = await self._reserve(
             lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call))
         )
-        try:
-            result = await proceed()
-        except WebreachError as exc:
-            result = error_result(call.context.tool, exc, output=call.context.output)
-        except BaseException:
-            await self._settle(held, None)  # cancelled or a bug: not the agent's doing
-            raise
+        started = self.accounts.clock.now()
+        with self.accounts.recent.collecting() as engines:
+            try:
+                result = await proceed()
+            except WebreachError as exc:
+                result = error_result(call.context.tool, exc, output=call.context.output)
+            except BaseException:
+                await self._settle(held, None)  # cancelled or a bug: not the agent's doing
+                raise
         charged = _charge(held.reservation.price, result.error)
         if charged is not None and result.answered is not None and isinstance(call.plan, SearchPlan):
             # the queries that failed are released: the price is per query, so it divides exactly
             charged = charged // len(call.plan.requests) * result.answered
         balance = await self._settle(held, charged)
+        status = "ok" if result.error is None else result.error.code
+        latency = (self.accounts.clock.now() - started) * 1000
+        self.accounts.recent.record(
+            RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
+        )
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
 
     async def _reserve(self, reserve: Callable[[], Held]) -> Held:

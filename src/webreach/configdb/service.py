@@ -1,0 +1,239 @@
+"""StoredConfig: the console's settings over the database, merged with the loaded settings by the precedence rule
+(layers.py), secrets sealed on the way in (secret_box.py), and the version check servers make (store.py).
+
+The Gateway owns one. It reads the database once when it opens (nothing is created while no one has stored a
+setting: a SQLite file that does not exist means "nothing stored"), and a long-running door calls `poll()` at most
+once a second on the database's worker thread, never on a request's path; a write applies in the writing process
+at once and everywhere else at the next poll.
+
+Values are checked on the way in (types, ranges, URL schemes), so what the database holds always builds valid
+settings; a secret is never returned, only whether it is set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+from webreach.accounts.database import Database, database_exists
+from webreach.clock import Clock
+from webreach.config import Settings, layer_values
+from webreach.configdb.layers import (
+    ENGINE_FIELDS,
+    ROUTING,
+    ROUTING_FIELDS,
+    SECRET_FIELDS,
+    FieldView,
+    Layers,
+    Unreadable,
+    engine_scope,
+)
+from webreach.configdb.secret_box import SecretBox, SecretUnreadable
+from webreach.configdb.store import ConfigStore, StoredValue
+from webreach.errors import ConfigStoreError, InvalidInputError, WebreachError
+
+logger = logging.getLogger(__name__)
+Change = dict[tuple[str, str], Any]  # (scope, field) -> new value, None to delete the console's value
+MAX_TEXT = 2048
+
+
+class StoredConfig:
+    """The console's settings for one Gateway (see the module docstring)."""
+
+    engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
+    routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
+
+    def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
+        self.base = base
+        self._database = database
+        self._url = url
+        self._clock = clock
+        self._box = SecretBox(base)
+        self._env, self._toml = layer_values()
+        self._store: ConfigStore | None = None
+        self._layers = Layers(base, self._env, self._toml, {})
+        self.version: int | None = None  # the version the effective settings were built from
+        self._swap = threading.Lock()
+        self.problem: str | None = None  # why the database could not be read, for the console
+
+    @property
+    def key_source(self) -> str:
+        return self._box.source
+
+    def load(self) -> Settings:
+        """The effective settings with what the database holds now; the loaded settings alone when it holds
+        nothing or cannot be read (logged, and shown in the console, never raised)."""
+        try:
+            with _database_trouble():
+                store = self._opened(create=False)
+                if store is None:
+                    return self._layers.effective()
+                version, values = store.load()
+        except ConfigStoreError as trouble:
+            if self.problem != trouble.message:
+                logger.warning("console settings: %s; running without them", trouble.message)
+            self.problem = trouble.message
+            return self._layers.effective()
+        self.problem = None
+        with self._swap:  # a poll on its thread and a write on the loop may load at once: the newer one stays
+            if self.version is None or version >= self.version:
+                self._layers = Layers(self.base, self._env, self._toml, dict(self._decoded(values)))
+                self.version = version
+            return self._layers.effective()
+
+    def poll(self) -> Settings | None:
+        """New effective settings when another process changed the stored ones since the last load, else None.
+        One one-row read; made on the database's worker thread by the door's background task."""
+        try:
+            with _database_trouble():
+                store = self._opened(create=False)
+                if store is None or store.version() == self.version:
+                    return None
+        except ConfigStoreError:
+            return None if self.problem is not None else self.load()
+        return self.load()
+
+    def write(self, changes: Change) -> Settings:
+        """Store `changes` (checked first; secrets sealed) under one new version; the new effective settings."""
+        encoded = {key: None if value is None else self._encoded(key, value) for key, value in changes.items()}
+        with _database_trouble():
+            store = self._opened(create=True)
+            assert store is not None
+            store.write(encoded, now=self._clock.now())
+        return self.load()
+
+    def _opened(self, *, create: bool) -> ConfigStore | None:
+        if self._store is None:
+            if not create and not database_exists(self._url):
+                return None
+            self._store = ConfigStore(self._database())
+        return self._store
+
+    def _encoded(self, key: tuple[str, str], value: Any) -> tuple[str, bool]:
+        field = key[1]
+        checked = check_value(field, value)
+        if field in SECRET_FIELDS:
+            return self._box.seal(str(checked)), True
+        return json.dumps(checked), False
+
+    def _decoded(self, values: list[StoredValue]) -> Iterator[tuple[tuple[str, str], Any]]:
+        for stored in values:
+            key = (stored.scope, stored.field)
+            if stored.secret:
+                try:
+                    yield key, self._box.open(stored.value)
+                except SecretUnreadable as lost:
+                    yield key, Unreadable(str(lost))
+            else:
+                try:
+                    yield key, check_value(stored.field, json.loads(stored.value))
+                except (ValueError, InvalidInputError):  # written by a newer version, or by hand: skip it
+                    logger.warning("console settings: ignoring the unreadable value of %s.%s", *key)
+
+    # --- the console's sessions (a SHA-256 of the cookie's id is stored, never the id) ------------------------
+
+    def open_session(self, session_id: str, csrf: str, expires: float) -> None:
+        with _database_trouble():
+            store = self._opened(create=True)
+            assert store is not None
+            store.open_session(_digest(session_id), csrf, expires, now=self._clock.now())
+
+    def session(self, session_id: str) -> tuple[str, float] | None:
+        """A live session's CSRF token and expiry (None: unknown or expired)."""
+        with _database_trouble():
+            store = self._opened(create=False)
+            return None if store is None else store.session(_digest(session_id), now=self._clock.now())
+
+    def close_session(self, session_id: str) -> None:
+        with _database_trouble():
+            store = self._opened(create=False)
+            if store is not None:
+                store.close_session(_digest(session_id))
+
+    # --- what the console shows ------------------------------------------------------------------------------
+
+    def engine_view(self, name: str) -> list[FieldView]:
+        return [self._layers.view(engine_scope(name), field) for field in ENGINE_FIELDS]
+
+    def routing_view(self) -> list[FieldView]:
+        return [self._layers.view(ROUTING, field) for field in ROUTING_FIELDS]
+
+    def stored(self, scope: str, field: str) -> Any:
+        """The console's own value of a field (None when it holds none); secrets only as True (set)."""
+        value = self._layers.stored.get((scope, field))
+        if field in SECRET_FIELDS and value is not None:
+            return True
+        return value
+
+
+@contextmanager
+def _database_trouble() -> Iterator[None]:
+    """Any failure of the database (a locked or unwritable SQLite file, PostgreSQL down: each driver has its own
+    exception tree) becomes ConfigStoreError, naming its type; our own typed errors pass."""
+    try:
+        yield
+    except WebreachError:
+        raise
+    except Exception as exc:  # the drivers' errors have no common base we may import here
+        raise ConfigStoreError(f"the settings database cannot be used ({type(exc).__name__}: {exc})") from None
+
+
+def _digest(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def check_value(field: str, value: Any) -> Any:
+    """`value` as the field takes it, or InvalidInputError saying what is wrong."""
+    if field == "enabled":
+        if isinstance(value, bool):
+            return value
+        raise InvalidInputError("enabled must be true or false")
+    if field in ("rate_per_minute", "timeout"):
+        return _positive(field, value)
+    if field in ROUTING_FIELDS:
+        if isinstance(value, list) and all(isinstance(n, str) and 0 < len(n) <= 64 for n in value):
+            return list(value)
+        raise InvalidInputError(f"{field} must be a list of engine names")
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
+        raise InvalidInputError(f"{field} must be non-empty text of at most {MAX_TEXT} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise InvalidInputError(f"{field} must not hold control characters")
+    if field == "base_url":
+        return _url(field, value.strip(), ("http", "https"))
+    if field == "proxy":
+        return _url(field, value.strip(), ("http", "https", "socks5", "socks5h"))
+    return value.strip()
+
+
+def _positive(field: str, value: Any) -> float:
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    limit = 600.0 if field == "timeout" else 1_000_000.0
+    if number is None or not math.isfinite(number) or not 0 < number <= limit:
+        raise InvalidInputError(f"{field} must be a number above 0 and at most {limit:g}", hint="e.g. 30.")
+    return float(number)
+
+
+def _url(field: str, value: str, schemes: tuple[str, ...]) -> str:
+    try:
+        parts = urlsplit(value)
+        host, _ = parts.hostname, parts.port  # a port that is not a number raises here
+    except ValueError:
+        host = None
+    if host is None or parts.scheme not in schemes:
+        raise InvalidInputError(
+            f"{field} must be a URL starting with {' or '.join(s + '://' for s in schemes)}",
+            hint="e.g. http://127.0.0.1:8888" if field == "base_url" else "e.g. http://proxy.example:3128",
+        )
+    return value.rstrip("/") if field == "base_url" else value

@@ -1,0 +1,191 @@
+"""The console's engine settings and auto orders (access and CSRF in frontends/_console.py):
+
+    GET  /console/engines/{name}    one engine's settings: per field every source's value and the winner
+    POST /console/engines/{name}    store the console's values (a blank field removes the console's value; a
+                                    secret left blank is kept, and is never sent back to the browser)
+    POST /console/order/{field}     auto_order / auto_order_zh: move an engine up, down or first (the default
+                                    engine), remove or add one, or go back to the default order
+
+Every change goes through Gateway.configure: stored in the database, applied here at once and on every other
+server sharing the database within a second. The reordering works with plain buttons (keyboard and mouse, no
+script); console.js adds drag and drop on top when scripts run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from webreach.errors import InvalidInputError, WebreachError
+from webreach.frontends._console import ConsoleSession, Form, Renderer, form_of
+from webreach.frontends._console_agents import said
+from webreach.gateway import Gateway
+
+LABELS = {
+    "enabled": "Enabled",
+    "api_key": "API key",
+    "base_url": "Base URL",
+    "rate_per_minute": "Rate per minute",
+    "timeout": "Timeout (seconds)",
+    "proxy": "Proxy URL",
+}
+ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
+
+
+class ConfigPages:
+    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer) -> None:
+        self.gateway = gateway
+        self.renderer = renderer
+
+    async def engine(self, request: Request, session: ConsoleSession) -> Response:
+        served = self.gateway()
+        name = str(request.path_params["name"])
+        if name not in served.engine_names():
+            return self.renderer.page("refused.html", 404, reason="missing", message=f"There is no engine {name!r}.")
+        extra: dict[str, Any] = {}
+        if request.method == "POST":
+            try:
+                changes = engine_changes(served, name, form_of(request))
+                if changes:
+                    served.configure(changes)
+                    extra["notice"] = f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."
+                else:
+                    extra["notice"] = "Nothing changed."
+            except WebreachError as failure:
+                extra["error"] = said(failure)
+        return self.renderer.page(
+            "engine.html", csrf=session.csrf, title=f"Engine {name}", engine=engine_context(served, name), **extra
+        )
+
+    async def order(
+        self, request: Request, session: ConsoleSession, *, show: Callable[..., Awaitable[Response]]
+    ) -> Response:
+        field = str(request.path_params["field"])
+        served = self.gateway()
+        if field not in ORDERS:
+            return await show(request, session, notice=f"There is no order {field!r}.")
+        try:
+            message = reorder(served, field, form_of(request))
+        except WebreachError as failure:
+            return await show(request, session, notice=said(failure))
+        return await show(request, session, notice=message)
+
+
+def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:
+    """One engine's status and, per field, its sources for the settings page."""
+    stored = gateway.stored_config
+    status = next(s for s in gateway.engine_statuses() if s.name == name)
+    fields = []
+    for view in stored.engine_view(name):
+        console = stored.stored(f"engine:{name}", view.field)
+        fields.append(
+            {
+                "field": view.field,
+                "label": LABELS[view.field],
+                "secret": view.secret,
+                "winner": view.winner,
+                "variable": view.variable,
+                "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+                "overridden": view.console_overridden,
+                "console": "" if console is None or view.secret else _text(console),
+                "console_set": console is not None,
+            }
+        )
+    return {"name": name, "status": status.model_dump(), "fields": fields, "key_source": stored.key_source}
+
+
+def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, str], Any]:
+    """The changes a settings form asks for, only where they differ from what the console holds."""
+    stored = gateway.stored_config
+    scope = f"engine:{name}"
+    changes: dict[tuple[str, str], Any] = {}
+    enabled = {"on": True, "off": False, "": None}.get(form.get("enabled"))
+    if enabled != stored.stored(scope, "enabled"):
+        changes[(scope, "enabled")] = enabled
+    for field in ("api_key", "proxy"):
+        if form.get(f"clear_{field}") == "on":
+            if stored.stored(scope, field):
+                changes[(scope, field)] = None
+        elif form.get(field).strip():
+            changes[(scope, field)] = form.get(field).strip()
+    for field in ("base_url", "rate_per_minute", "timeout"):
+        text = form.get(field).strip()
+        held = stored.stored(scope, field)
+        if not text:
+            if held is not None:
+                changes[(scope, field)] = None
+        elif held is None or text != _text(held):
+            changes[(scope, field)] = text
+    return changes
+
+
+def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
+    """Each auto order as the engines page shows it: the engines in order, where the order comes from, the rest."""
+    views = {view.field: view for view in gateway.stored_config.routing_view()}
+    usable = {status.name: status.usable for status in gateway.engine_statuses()}
+    shown = []
+    for field, (label, sample) in ORDERS.items():
+        names = gateway.auto_order(sample)
+        view = views[field]
+        source: str = view.winner
+        if view.winner == "default":
+            follows = field == "auto_order_zh" and gateway.settings.auto_order
+            source = "the any-language order (none of its own)" if follows else "default (usable engines, built in)"
+        shown.append(
+            {
+                "field": field,
+                "label": label,
+                "names": [{"name": n, "usable": usable.get(n, False)} for n in names],
+                "source": source,
+                "console_set": any(layer.source == "console" for layer in view.layers),
+                "others": [n for n in gateway.engine_names() if n not in names],
+            }
+        )
+    return shown
+
+
+def reorder(gateway: Gateway, field: str, form: Form) -> str:
+    """Apply one order action; the message to show."""
+    label, sample = ORDERS[field]
+    action, _, name = form.get("action").partition(":")
+    if action == "default":
+        gateway.configure({("routing", field): None})
+        return f"{label}: back to the default order."
+    names = gateway.auto_order(sample)
+    if action == "set":  # console.js after a drag and drop: the whole order
+        wanted = [n.strip() for n in form.get("order").split(",") if n.strip()]
+        if sorted(wanted) != sorted(names):
+            raise InvalidInputError("the order changed meanwhile", hint="Reload the page and try again.")
+        names = wanted
+    elif action == "add":
+        name = form.get("add_name")
+        if name in names or name not in gateway.engine_names():
+            raise InvalidInputError(f"cannot add {name!r} to the order", hint="Pick an engine not in it yet.")
+        names.append(name)
+    elif name not in names:
+        raise InvalidInputError(f"{name!r} is not in the order", hint="Reload the page and try again.")
+    else:
+        names = moved(names, name, action)
+    gateway.configure({("routing", field): names})
+    return f"{label}: {', '.join(names) or 'no engines'}."
+
+
+def moved(names: list[str], name: str, action: str) -> list[str]:
+    """`names` with `name` moved up, down, to the top ("top": the default engine) or removed."""
+    at = names.index(name)
+    rest = names[:at] + names[at + 1 :]
+    target = {"up": max(0, at - 1), "down": min(len(rest), at + 1), "top": 0}.get(action)
+    if action == "remove":
+        return rest
+    if target is None:
+        raise InvalidInputError(f"unknown order action {action!r}")
+    return [*rest[:target], name, *rest[target:]]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

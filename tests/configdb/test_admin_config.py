@@ -1,0 +1,55 @@
+"""The admin API for the console's settings, in process (Starlette's TestClient): secrets are write-only, bad
+input is a typed 400 naming what to fix, null removes the console's value, and the admin gate applies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from secret_keys import CONSOLE_KEY
+from webreach.config import AccountsSettings, ServerSettings, Settings
+from webreach.frontends.http import build_app
+from webreach.testing import FakeWeb
+
+pytestmark = pytest.mark.network
+BASE = "http://127.0.0.1:9090"
+TOKEN = "config-admin-token-2718"
+
+
+def client(web: FakeWeb, tmp_path: Path) -> TestClient:
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},  # type: ignore[arg-type]
+        accounts=AccountsSettings(database=str(tmp_path / "accounts.sqlite3")),
+        secret_key_file=tmp_path / "secret.key",
+    )
+    app = build_app(settings, server=ServerSettings(port=9090, admin_token=TOKEN))
+    return TestClient(app, base_url=BASE, client=("127.0.0.1", 50000))
+
+
+def test_config_api_keeps_secrets_write_only_and_checks_input(web: FakeWeb, tmp_path: Path) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with client(web, tmp_path) as api:
+        assert api.get("/v1/admin/config").status_code == 401  # the gate: a token is configured
+        saved = api.post("/v1/admin/config", headers=auth, json={"engines": {"tavily": {"api_key": CONSOLE_KEY}}})
+        assert saved.status_code == 200 and CONSOLE_KEY not in saved.text
+        key = saved.json()["engines"]["tavily"]["api_key"]
+        assert key["winner"] == "console" and key["layers"][0]["value"] == "set (hidden)"
+        assert key["variable"] == "WEBREACH_ENGINES__TAVILY__API_KEY"
+        for bad in (
+            {"engines": {"tavily": {"timeout": -1}}},
+            {"engines": {"tavily": {"colour": "blue"}}},
+            {"engines": {"nope": {"timeout": 3}}},
+            {"auto_order": ["mojeek", "nope"]},
+            {"auto_order": "mojeek"},
+            {"engines": {"searxng": {"base_url": "gopher://x"}}},
+            {"something": 1},
+        ):
+            refused = api.post("/v1/admin/config", headers=auth, json=bad)
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_input", bad
+        assert api.post("/v1/admin/config", headers=auth, content=b"{").json()["code"] == "invalid_input"
+        removed = api.post("/v1/admin/config", headers=auth, json={"engines": {"tavily": {"api_key": None}}})
+        assert removed.json()["engines"]["tavily"]["api_key"]["winner"] == "default"
+        assert CONSOLE_KEY not in api.get("/v1/admin/config", headers=auth).text
