@@ -81,7 +81,7 @@ CONFINED = {
     "uvicorn": ("frontends/http.py",),
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
-    "PIL": ("images/",),
+    "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
     "boto3": ("images/storage.py",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),
     "cryptography": ("configdb/secret_box.py",),
