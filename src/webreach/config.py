@@ -238,8 +238,13 @@ class ImageSettings(BaseModel):
     max_crop_aspect: float = Field(50.0, ge=1, description="Most elongated crop allowed (long side / short side).")
     store_max_bytes: int = Field(100_000_000, ge=1024, description="Image bytes kept per session.")
     store_max_images: int = Field(500, ge=1, description="Images kept per session.")
-    engines: list[str] = Field(
-        ["brave_api", "serpapi", "google_cse", "searxng"], description="Image-search engines, in auto's order."
+    engines: list[str] | None = Field(
+        None,
+        description="Image-search engines in auto's order (bing, duckduckgo, brave_api, ...); default: the usable "
+        "ones, keyed APIs first, Chinese engines first for Chinese queries.",
+    )
+    multi_engines: list[str] | None = Field(
+        None, description="Image engines multi fans out to (default: the first three of auto's with distinct indexes)."
     )
 
 

@@ -74,7 +74,7 @@ class Gateway:
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
         self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
-        self._images = self._open_images(transport, offline)
+        self._images = self._open_images()
 
     @classmethod
     def from_settings(
@@ -115,16 +115,14 @@ class Gateway:
             changes["jina_base_url"] = f"{fake_web.url}/_pages/jina"
         return read.model_copy(update=changes)
 
-    def _open_images(self, transport: httpx.AsyncBaseTransport | None, offline: OfflineScope | None) -> Images:
+    def _open_images(self) -> Images:
         state = self.settings.state
         store = ImageStore(
             (state.path or default_state_path()) if state.backend == "sqlite" else None,
             clock=self._clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip
-        if offline is not None and isinstance(transport, OfflineTransport):
-            transport = OfflineTransport(offline)  # its own: closing one client must not close the other's
-        return Images(self.settings, store, fetch=self._fetch_image, clock=self._clock, transport=transport)
+        return Images(self.settings, store, fetch=self._fetch_image, search=self._searching.search)
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:
         """An image's bytes from `url` through the reader's guard (SSRF rules, redirects re-checked, byte caps)."""

@@ -262,7 +262,8 @@ TOOLS: tuple[ToolDefinition, ...] = (
         title="Image search",
         description=(
             "Find images by a text description. Returns numbered images: title, site, size, the image URL and the "
-            "page it is on. engine='auto' (the default) falls back across image engines."
+            "page it is on. engine='auto' (the default) falls back across image engines, 'multi' merges several; "
+            "size, type, colour and licence filter where the engine supports them (the answer says where not)."
         ),
         arguments=ImageSearchArguments,
         handler=image_search,
