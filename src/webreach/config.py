@@ -140,7 +140,7 @@ class ToolSettings(BaseModel):
 
 
 def _default_prices() -> dict[str, int]:
-    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1}
+    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1, "image_search": 2, "crop_images": 1}
 
 
 class AccountsSettings(BaseModel):
@@ -160,7 +160,8 @@ class AccountsSettings(BaseModel):
     agent: str | None = Field(None, description="The agent stdio and CLI calls act as (or --agent NAME).")
     prices: dict[str, int] = Field(default_factory=_default_prices, description="Credits per logical tool call.")
     engine_surcharge: dict[str, int] = Field(
-        default_factory=dict, description="Extra credits when a web_search names this engine (paid APIs)."
+        default_factory=dict,
+        description="Extra credits when a web_search or image_search names this engine (paid APIs).",
     )
     per_hour: int = Field(10, ge=0, description="Calls per hour for a new agent (sliding window).")
     per_day: int | None = Field(None, ge=0, description="Calls per day for a new agent (none: unlimited).")

@@ -130,7 +130,10 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     text = (
         json.dumps(body, ensure_ascii=False, separators=(",", ":")) if call.output == "json" else _crop_text(outcomes)
     )
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached)
+    made = sum(1 for outcome in outcomes if outcome.image is not None)
+    # `answered`: the crops made, which metering charges (a refused box costs nothing)
+    answered = made if made < len(outcomes) else None
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
 
 
 def _entry(outcome: CropOutcome, *, with_data: bool = False) -> dict[str, Any]:
