@@ -135,6 +135,11 @@ class ToolSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    alias_set: Literal["visual-agent"] | None = Field(
+        None,
+        description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
+        "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
+    )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 

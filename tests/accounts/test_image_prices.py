@@ -74,3 +74,18 @@ async def test_per_agent_prices_override_the_image_prices(gateway: Gateway) -> N
     assert cropped["cost"]["charged"] == 6  # crops run in order: <obs_1> is the first crop, cropped again
     refused = await call(gateway, "image_search", {"query": "red panda", "engine": "bing", "limit": 99})
     assert refused["code"] == "invalid_input" and refused.get("cost", {"charged": 0})["charged"] == 0
+
+
+async def test_an_alias_costs_what_its_tool_costs(web: FakeWeb, database_url: str) -> None:
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},
+        tools={"alias_set": "visual-agent"},
+        accounts={"enabled": True, "database": database_url},
+    )
+    async with Gateway.from_settings(settings) as gateway:
+        gateway.accounts.add("bot", credits=10)
+        found = await call(gateway, "image_search_by_text", {"query": "red panda", "k": 2})
+        cropped = await call(gateway, "crop_images_by_token", {"crops": {"<image_5>": [0, 0, 10, 10]}})
+    assert found["cost"]["charged"] == 2 and len(found["results"]) == 2
+    assert cropped["cost"]["charged"] == 0  # no such image: no crop made, nothing charged

@@ -25,6 +25,7 @@ from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
 from webreach.accounts.service import Accounts, Held
 from webreach.errors import AgentAuthError, FetchError, InvalidInputError, WebreachError
+from webreach.tools.aliases import priced_as
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import SearchPlan
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments
@@ -136,12 +137,12 @@ class Metering:
                 f"tool {call.tool.name!r} is not enabled for agent {agent.name!r}",
                 hint=f"Available tools: {', '.join(tools) or 'none'}.",
             )
-        plan = call.plan
+        plan, tool = call.plan, priced_as(call.tool)  # an alias costs what its target costs
         if isinstance(plan, SearchPlan):
-            return self.accounts.price(agent, call.tool.name, units=len(plan.requests), engine=plan.engine)
+            return self.accounts.price(agent, tool, units=len(plan.requests), engine=plan.engine)
         if isinstance(plan, ImageSearchArguments):
-            return self.accounts.price(agent, call.tool.name, engine=plan.engine)
-        return self.accounts.price(agent, call.tool.name, units=_units(call))
+            return self.accounts.price(agent, tool, engine=plan.engine)
+        return self.accounts.price(agent, tool, units=_units(call))
 
 
 def _units(call: PreparedCall) -> int:

@@ -73,6 +73,7 @@ class ToolDefinition:
     handler: Handler
     prepare: Prepare = as_given
     annotations: ToolAnnotations = ToolAnnotations()
+    alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
 
 
 # --- web_search ----------------------------------------------------------------------------------------------
