@@ -224,7 +224,7 @@ def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefiniti
     """The enabled tool called `name` (a native tool first, else an alias of any set), else InvalidInputError
     listing the ones that can be called."""
     every = [*TOOLS, *(alias for set_name in ALIAS_SETS for alias in alias_tools(set_name))]
-    tools = TOOLS if enabled is None else [tool for tool in every if tool.name in enabled]
+    tools = every if enabled is None else [tool for tool in every if tool.name in enabled]
     for tool in tools:
         if tool.name == name:
             return tool
