@@ -240,3 +240,15 @@ def test_a_hostile_bing_m_attribute_costs_only_its_result() -> None:
 
 def test_the_tool_schema_lists_every_image_engine() -> None:
     assert sorted(get_args(ImageEngineName)) == sorted(short_name(name) for name in NAMES)
+
+
+def test_a_url_no_store_can_keep_is_no_thumbnail_and_no_page() -> None:
+    # found by tests/images/test_image_engine_fuzz.py: a JSON "\ud800" escape in a thumbnail reached the answer
+    item = {
+        "imageUrl": "https://a.example/1.jpg",
+        "thumbnailUrl": "https://a.example/\\ud800",
+        "link": "http://\\u0001",
+    }
+    engine = image_engine("images_serper")
+    (hit,) = engine.handle(answer(engine, json.dumps({"images": [item]}).replace("\\\\", "\\").encode()))
+    assert hit.image is not None and hit.image.thumbnail_url is None and hit.url == "https://a.example/1.jpg"

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from webreach.engines._base import Engine, Vertical
+from webreach.engines._clean import usable_url
 from webreach.engines._html import host_of, plain_text
 from webreach.errors import NotConfiguredError
 from webreach.models import Hit, ImageFields
@@ -52,8 +53,9 @@ class ImageSearchEngine(Engine, ABC):
     def image_hit(
         self, rank: int, image_url: Any, *, page_url: Any = None, title: Any = None, **fields: Any
     ) -> Hit | None:
-        """A Hit carrying an image, or None when `image_url` is no http(s) URL; sizes that are not positive whole
-        numbers ("1024" as text counts) and a thumbnail that is no http(s) URL are dropped."""
+        """A Hit carrying an image, or None when `image_url` is no usable http(s) URL; sizes that are not positive
+        whole numbers ("1024" as text counts) and a thumbnail that is no usable URL are dropped, and a page that is
+        none is replaced by the image."""
         if not _http(image_url):
             return None
         page = page_url if _http(page_url) else image_url
@@ -92,7 +94,8 @@ def filter_values(request_value: str | None, table: Mapping[str, str]) -> str | 
 
 
 def _http(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith(("http://", "https://"))
+    """An absolute http(s) URL the stores and the JSON writer can keep (no lone surrogate or control character)."""
+    return isinstance(value, str) and usable_url(value)
 
 
 def _size(value: Any) -> int | None:
