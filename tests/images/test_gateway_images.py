@@ -191,9 +191,14 @@ async def test_named_engine_errors_are_raised_and_auto_reports_all(web: FakeWeb,
     web.set_scenario("images_brave_api", case="auth_failed")
     settings = settings_for(web, tmp_path, engines=KEYED, images={"engines": ["brave_api"]})
     async with Gateway.from_settings(settings) as gateway:
-        with pytest.raises(AuthFailedError):
+        with pytest.raises(AuthFailedError) as named:
             await gateway.images.search(SearchRequest(query="red panda"), engine="brave_api")
-        with pytest.raises(AllEnginesFailedError):
+        with pytest.raises(AllEnginesFailedError) as every:
             await gateway.images.search(SearchRequest(query="red panda"))
+    # engines are named as callers name them, not by their registry names (images_brave_api)
+    assert named.value.engine == "brave_api" and str(named.value).startswith("brave_api: ")
+    assert "(brave_api: " in every.value.message and "images_" not in str(every.value.to_dict())
+    assert [attempt.engine for attempt in every.value.attempts] == ["brave_api"]
+    async with Gateway.from_settings(settings) as gateway:
         with pytest.raises(InvalidInputError):
             await gateway.images.search(SearchRequest(query="red panda"), engine="altavista")

@@ -13,7 +13,7 @@ from webreach.models import MAX_LIMIT, EngineAttempt, Hit, SafeSearch, SearchRes
 
 Safesearch = SafeSearch
 PREFIX = "images_"
-__all__ = ["MAX_LIMIT", "ImageHit", "ImageSearchResponse", "Safesearch", "engine_name", "short_name"]
+__all__ = ["MAX_LIMIT", "ImageHit", "ImageSearchResponse", "Safesearch", "engine_name", "short_attempt", "short_name"]
 
 
 def engine_name(short: str) -> str:
@@ -24,6 +24,15 @@ def engine_name(short: str) -> str:
 def short_name(name: str) -> str:
     """The name callers use for registry name `name` ("images_bing" -> "bing")."""
     return name.removeprefix(PREFIX)
+
+
+def short_attempt(attempt: EngineAttempt) -> EngineAttempt:
+    """An attempt naming its engine as callers do, in its engine field and its message's "engine: " lead."""
+    short = short_name(attempt.engine)
+    message = attempt.message
+    if message is not None and message.startswith(f"{attempt.engine}: "):
+        message = f"{short}: {message.removeprefix(f'{attempt.engine}: ')}"
+    return attempt.model_copy(update={"engine": short, "message": message})
 
 
 class ImageHit(BaseModel):
@@ -68,7 +77,7 @@ class ImageSearchResponse(BaseModel):
     @classmethod
     def of(cls, response: SearchResponse) -> ImageSearchResponse:
         meta = response.meta
-        attempts = tuple(a.model_copy(update={"engine": short_name(a.engine)}) for a in meta.attempts)
+        attempts = tuple(short_attempt(attempt) for attempt in meta.attempts)
         return cls(
             query=response.query, mode=meta.mode, engines_used=tuple(short_name(e) for e in meta.engines_used),
             results=tuple(ImageHit.of(hit) for hit in response.results if hit.image is not None),

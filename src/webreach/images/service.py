@@ -20,10 +20,10 @@ from typing import Protocol
 from webreach import engines
 from webreach.config import ImageSettings, Settings
 from webreach.engines import Vertical
-from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
+from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
 from webreach.images.crop import CropLimits, Units, crop, encode
 from webreach.images.decode import ImageLimits, decode
-from webreach.images.hits import ImageSearchResponse, engine_name, short_name
+from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
 from webreach.images.messages import named_images
 from webreach.models import SearchRequest, SearchResponse
 from webreach.state.image_store import ImageStore, StoredImage
@@ -130,7 +130,10 @@ class Images:
         image URL and by page): the search machinery's routing and policies, over the image engines."""
         named = engine if engine in ("auto", "multi") else self._registry_name(engine)
         listed = [self._registry_name(name) for name in engines] if engines else None
-        response = await self._search(request, engine=named, engines=listed, vertical="images")
+        try:
+            response = await self._search(request, engine=named, engines=listed, vertical="images")
+        except WebreachError as exc:
+            raise shown(exc) from None
         return ImageSearchResponse.of(response)
 
     def _registry_name(self, short: str) -> str:
@@ -139,3 +142,17 @@ class Images:
                 f"unknown image engine {short!r}", hint=f"Valid engines: auto, multi, {', '.join(self.engine_names())}."
             )
         return engine_name(short)
+
+
+def shown(error: WebreachError) -> WebreachError:
+    """`error` naming image engines as callers do ("bing", not the registry's "images_bing"): its engine, and for
+    all_engines_failed each engine's error, its attempts and the "engine: code" pairs the router's message lists."""
+    if error.engine:
+        error.engine = short_name(error.engine)
+    if isinstance(error, AllEnginesFailedError):
+        for inner in error.errors:
+            shown(inner)
+        for attempt in error.attempts:
+            error.message = error.message.replace(f"{attempt.engine}:", f"{short_name(attempt.engine)}:")
+        error.attempts = tuple(short_attempt(attempt) for attempt in error.attempts)
+    return error
