@@ -14,6 +14,7 @@ a margin). A typed error answer (any other 4xx/5xx code from the error tree, a J
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
@@ -33,12 +34,9 @@ from click.testing import CliRunner
 
 from bench.fuzz import Row, own_peak_rss_mb
 from webreach import engines
-from webreach.config import ServerSettings
-from webreach.frontends._mcp_lines import MAX_MESSAGE_DEPTH
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
 from webreach.testing.mutations import argument_value, request_body
-from webreach.tools.arguments import nests_deeper_than
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from frontends.serving import http_server, server_env
@@ -216,15 +214,13 @@ class StdioServer:
 
 
 def readable(line: bytes) -> bool:
-    """Whether the line is owed an answer: one over the stdio door's size or depth limit (answered by its line
-    filter, frontends/_mcp_lines.py), or one a JSON-RPC reader takes as a request with an id."""
-    if len(line) > ServerSettings().max_body_bytes or nests_deeper_than(line, MAX_MESSAGE_DEPTH):
-        return True
+    """Whether the line is owed an answer: every line but a notification (a JSON object without an id) is, the
+    ones the SDK would refuse answered by the stdio door's line filter (frontends/_mcp_lines.py)."""
     try:
         message = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's decoder goes
-        return False
-    return isinstance(message, dict) and "id" in message
+        return True
+    return not (isinstance(message, dict) and "id" not in message)
 
 
 def mcp_stdio_row(env: dict[str, str], home: Path, count: int, rng: random.Random, budget: float) -> Row:
@@ -281,6 +277,7 @@ def cli_args(rng: random.Random) -> list[str]:
 def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, home: Path, budget: float) -> Row:
     row = Row("door cli")
     runner = CliRunner()
+    refused = 0
     for index in range(count):
         args = cli_args(rng)
         started = time.perf_counter()
@@ -295,6 +292,12 @@ def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, ho
             except subprocess.TimeoutExpired:
                 outcome, kind = "untyped", "hang (process)"
             except ValueError:  # argv cannot carry a NUL: the operating system refuses it, not webreach
+                refused += 1
+                continue
+            except OSError as exc:  # nor more than the kernel's argument size (E2BIG)
+                if exc.errno != errno.E2BIG:
+                    raise
+                refused += 1
                 continue
         else:
             result = runner.invoke(cli, args, env=env, catch_exceptions=True)
@@ -303,7 +306,10 @@ def cli_row(env: dict[str, str], count: int, sample: int, rng: random.Random, ho
             outcome = "untyped" if escaped or traceback else ("ok" if result.exit_code == 0 else "typed")
             kind = f"{type(result.exception).__name__} escaped" if escaped else ("traceback" if traceback else "")
         row.record(time.perf_counter() - started, outcome, kind)
-    row.note = f"{min(sample, count)} cases as real processes, the rest in-process (click's CliRunner)"
+    row.note = (
+        f"{min(sample, count)} cases as real processes ({refused} of them not run: an argv with a NUL or over the "
+        "kernel's size limit, which the operating system refuses), the rest in-process (click's CliRunner)"
+    )
     row.peak_rss_mb = own_peak_rss_mb()  # the in-process CLI runs in this process
     return row
 

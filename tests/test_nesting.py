@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from webreach.nesting import MAX_DEPTH, SCAN_FROM, _pathological, tame
+from webreach.nesting import MAX_DEPTH, MAX_REWRITTEN_TAGS, SCAN_FROM, _pathological, tame
 
 SERP = Path(__file__).resolve().parents[2] / "shared" / "data" / "serp"
 N = 20_000
@@ -53,3 +53,18 @@ def test_raw_text_and_lone_brackets_are_not_tags() -> None:
     assert tame(script) is script
     brackets = "<a " * 50_000
     assert tame(brackets) == brackets  # no ">" anywhere: no tag, nothing to do
+
+
+def test_a_rewrite_walks_a_bounded_number_of_tags_then_keeps_only_text() -> None:
+    markup = "<p>first</p>" + "<b><div>x</b>" * (MAX_REWRITTEN_TAGS // 2) + "<p>last</p>"
+    tamed = tame(markup)
+    assert tamed.count("<") <= MAX_REWRITTEN_TAGS  # past the cap the page lost its tags ...
+    assert tamed.count("x") == markup.count("x")  # ... but not its text
+    assert tamed.startswith("<p>first</p>") and "last" in tamed and not _pathological(tamed, MAX_DEPTH)
+
+
+def test_repeated_root_start_tags_between_text_are_dropped() -> None:
+    markup = "<html><body><p>a</p>" + ("some text " + '<html lang="x"><body class="y">') * 8_000
+    tamed = tame(markup)
+    assert tamed.count("<html") == 1 and tamed.count("<body") == 1
+    assert tamed.count("some text") == 8_000

@@ -24,7 +24,7 @@ from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
 from webreach.images.service import Images
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
-from webreach.net.fake_web import FakeWebAddress, FakeWebBackend, FakeWebResolver
+from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
@@ -66,11 +66,10 @@ class Gateway:
         )
         # offline runs (the fake web): names are resolved by the fake web and every read connects to it, so nothing
         # leaves the machine, not even DNS, and a result of an offline search can still be read (net/fake_web.py)
-        fake_web = FakeWebAddress.parse(settings.fake_web) if settings.fake_web else None
-        self._fake_web_resolver = FakeWebResolver(fake_web) if fake_web is not None else None
+        self._fake_web_resolver = FakeWebResolver(offline) if offline is not None else None
         self._reading = Reading(
-            self._read_settings(fake_web), resolver=self._fake_web_resolver, clock=self._clock,
-            user_agent=settings.user_agent, network_backend=FakeWebBackend(fake_web) if fake_web else None,
+            self._read_settings(offline), resolver=self._fake_web_resolver, clock=self._clock,
+            user_agent=settings.user_agent, network_backend=FakeWebBackend(offline) if offline else None,
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
         self._accounts = Accounts(settings.accounts, self._clock)  # its database opens on first use
@@ -105,14 +104,14 @@ class Gateway:
         if self._fake_web_resolver is not None:
             await self._fake_web_resolver.aclose()
 
-    def _read_settings(self, fake_web: FakeWebAddress | None) -> ReadSettings:
+    def _read_settings(self, offline: OfflineScope | None) -> ReadSettings:
         read = self.settings.read
-        if fake_web is None:
+        if offline is None:
             return read
         # offline runs: the guard allows the fake web's own address (and only it), and Jina is played by it too
-        changes: dict[str, object] = {"allow_cidrs": [*read.allow_cidrs, fake_web.allowed_cidr]}
+        changes: dict[str, object] = {"allow_cidrs": [*read.allow_cidrs, *offline.allowed_cidrs]}
         if read.jina_base_url == JINA_READER_URL:
-            changes["jina_base_url"] = f"{fake_web.url}/_pages/jina"
+            changes["jina_base_url"] = f"{offline.base_url}/_pages/jina"
         return read.model_copy(update=changes)
 
     def _open_images(self) -> Images:

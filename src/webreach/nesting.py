@@ -9,24 +9,28 @@ opening tags beyond MAX_DEPTH together with their closing tags, leaving their te
 The count cannot follow every implied close of HTML's tree builder, so it overestimates depth on sloppy pages;
 that is why html_tree.parse only calls it when the parser stopped on a resource limit, never on every page.
 
-`tame` is for lexbor (the engines' parser), whose tree builder is quadratic on some markup: 100,000 `<div>`
-took 29 s, 20,000 `<div>x</b>` after three `<b>` 0.9 s (the adoption agency nests a little deeper each time),
-20,000 closed `<option>`s in one `<select>` 5 s, 40,000 runs of text between table rows 20 s (each run is
-moved in front of the table and appended to the text there by copying it). It first scans the tags with a
-stack of open names (an end tag closes the nearest open element of its name among the top STACK_REACH, as a
-tree builder's implied closes would). Only when the scan finds depth past MAX_DEPTH, more than MAX_MISNESTED
-end tags that close nothing or skip open elements, more than MAX_OPTIONS options or more than MAX_FOSTERED
-runs of text straight inside a table does it rewrite the page, balanced: an end tag is kept only when it
-closes the element on top; tags deeper than MAX_DEPTH, select/option tags and text straight inside a table
-are dropped; other text is kept. Such a page is hostile or broken: its results may come out incomplete, but
-it parses in linear time. The real result pages in ../shared/data stay far below every limit (depth 56,
-5 misnested end tags, 69 options, no text straight inside a table) and are never rewritten. The scan costs
-about what lexbor's own parse costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM characters, which
-no markup can make slow, skip it.
+`tame` is for lexbor (the engines' parser), whose tree builder is quadratic on some markup: 100,000 `<div>` took
+29 s, 20,000 `<div>x</b>` after three `<b>` 0.9 s (the adoption agency nests a little deeper each time), 20,000
+closed `<option>`s in one `<select>` 5 s, 40,000 runs of text between table rows 20 s (each run is moved in front
+of the table and appended to the text there by copying it), 8,000 runs of text each followed by an `<html lang=x>`
+or `<body class=x>` start tag 1 s, growing with the square (a pasted-together page). It first scans the tags with
+a stack of open names (an end tag closes the nearest open element of its name among the top STACK_REACH, as a tree
+builder's implied closes would). Only when the scan finds depth past MAX_DEPTH, more than MAX_MISNESTED end tags
+that close nothing or skip open elements, more than MAX_OPTIONS options, more than MAX_ROOTS <html>/<body> start
+tags or more than MAX_FOSTERED runs of text straight inside a table does it rewrite the page, balanced: an end tag
+is kept only when it closes the element on top; tags deeper than MAX_DEPTH, select/option tags and text straight
+inside a table and every <html>/<body> start tag after the first of its name are dropped; other text is kept. Such
+a page is hostile or broken: its results may come out incomplete, but it parses in linear time. The rewrite walks
+tags one by one in Python (about 1 us each), so past MAX_REWRITTEN_TAGS the rest of the page simply loses its tags
+in one C-level substitution: a 2.5 MB flood of `<b><div>x</b>` took 0.43 s to rewrite tag by tag, and 0.09 s with
+the cap. The real result pages in ../shared/data stay far below every limit (depth 56, 5 misnested end tags, 69
+options, no text straight inside a table) and are never rewritten. The scan costs about what lexbor's own parse
+costs (0.5-1.5 ms for 300-500 KB), so pages under SCAN_FROM characters, which no markup can make slow, skip it.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 MAX_DEPTH = 200  # below libxml2's limit of 256, leaving room for <html>, <body> and implied wrappers
@@ -35,7 +39,10 @@ SCAN_FROM = 32_768  # characters; below this even the worst markup parses in a f
 MAX_MISNESTED = 1_000  # end tags that close nothing open; real result pages have up to about 200
 MAX_OPTIONS = 500  # options in a page; result pages have a handful (language pickers)
 STACK_REACH = 8  # how far below the top an end tag may find its element (implied closes of sloppy markup)
+MAX_ROOTS = 100  # <html> and <body> start tags; a page has one of each
+ROOT_TAGS = frozenset({"html", "body"})
 OPTION_TAGS = frozenset({"select", "option", "optgroup", "datalist"})
+MAX_REWRITTEN_TAGS = 50_000  # tags a rewrite walks one by one; result pages have about 5,000 in all
 MAX_FOSTERED = 1_000  # runs of text straight inside a table (not in a cell); real pages have a few
 TABLE_CONTEXT = frozenset({"table", "tbody", "thead", "tfoot", "tr"})
 ANY_TAG = re.compile(r"</?[A-Za-z][^>]*>")
@@ -94,7 +101,7 @@ def _pathological(markup: str, max_depth: int) -> bool:
     a table (one pass, no output). It runs on every large result page, so the common steps are inlined: a
     finditer per stretch between raw-text elements, and an end tag that closes the element on top handled first.
     """
-    counts = {"misnested": 0, "options": 0, "fostered": 0}
+    counts = {"misnested": 0, "option": 0, "html": 0, "body": 0, "fostered": 0}
     stack: list[str] = []
     position, end = 0, markup.rfind(">") + 1
     while position < end:
@@ -127,9 +134,9 @@ def _scan_stretch(markup: str, start: int, end: int, stack: list[str], counts: d
         elif name in RAW_TEXT_TAGS:
             return _raw_text_end(markup, name, previous)
         elif name not in VOID_TAGS and markup[previous - 2] != "/":
-            if name == "option":
-                counts["options"] += 1
-                if counts["options"] > MAX_OPTIONS:
+            if name in counts:  # option, html or body
+                counts[name] += 1
+                if counts[name] > (MAX_OPTIONS if name == "option" else MAX_ROOTS):
                     return -1
             stack.append(name)
             if len(stack) > max_depth:
@@ -156,15 +163,22 @@ def _close(stack: list[str], name: str) -> list[str] | None:
 
 def _balanced(markup: str, max_depth: int) -> str:
     """`markup` rewritten so that every end tag closes the element on top (others are dropped), nothing nests past
-    `max_depth` and no select/option tag remains. Tags kept are copied in runs, not one by one; past the depth
-    cap, everything up to the end tag of the element on top loses its tags in one C-level substitution."""
+    `max_depth`, no select/option tag and no second <html> or <body> start tag remains. Tags kept are copied in
+    runs, not one by one; past the depth cap, everything up to the end tag of the element on top loses its tags in
+    one C-level substitution."""
     parts: list[str] = []
     stack: list[str] = []
     closers: dict[str, re.Pattern[str]] = {}
+    opened: set[str] = set()
     copied = position = 0  # markup[:copied] is in parts; the scan resumes at position
     end = markup.rfind(">") + 1
     search = TAG.search
-    while (match := search(markup, position, end)) is not None:
+    for walked in itertools.count():
+        if (match := search(markup, position, end)) is None:
+            break
+        if walked == MAX_REWRITTEN_TAGS:
+            parts += (markup[copied : match.start()], ANY_TAG.sub(" ", markup[match.start() :]))
+            return "".join(parts)
         if stack and stack[-1] in TABLE_CONTEXT and _fostered(markup, position, match.start()):
             parts += (markup[copied:position], " ")  # text the tree builder would move out of the table
             copied = match.start()
@@ -180,16 +194,13 @@ def _balanced(markup: str, max_depth: int) -> str:
             continue
         elif name in VOID_TAGS or match.group(0).endswith("/>"):
             continue
-        elif name not in OPTION_TAGS:
+        elif name not in OPTION_TAGS and not (name in ROOT_TAGS and name in opened):
+            opened.add(name)
             if len(stack) < max_depth:
                 stack.append(name)
                 continue
             # at the cap: no tag until the top's end tag can open or close anything, so all of them go at once
-            top = stack[-1]
-            if top not in closers:  # tag names are letters, digits, ":", "_" and "-": nothing to escape
-                closers[top] = re.compile(rf"</{top}\s*>", re.IGNORECASE)
-            close = closers[top].search(markup, position)
-            stop = close.start() if close is not None else len(markup)
+            stop = _close_of(markup, stack[-1], position, closers)
             parts += (markup[copied : match.start()], ANY_TAG.sub(" ", markup[match.start() : stop]))
             copied = position = stop
             continue
@@ -198,3 +209,11 @@ def _balanced(markup: str, max_depth: int) -> str:
         copied = position
     parts.append(markup[copied:])
     return "".join(parts)
+
+
+def _close_of(markup: str, name: str, start: int, closers: dict[str, re.Pattern[str]]) -> int:
+    """Where the next end tag of `name` after `start` begins (the end of `markup` when there is none)."""
+    if name not in closers:  # tag names are letters, digits, ":", "_" and "-": nothing to escape
+        closers[name] = re.compile(rf"</{name}\s*>", re.IGNORECASE)
+    close = closers[name].search(markup, start)
+    return close.start() if close is not None else len(markup)

@@ -31,6 +31,16 @@ def test_a_json_ld_block_of_a_hundred_thousand_brackets_is_ignored() -> None:
     assert "high and low water" in result.text
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+def test_links_no_url_parser_takes_cost_the_link_not_the_read(fmt: str) -> None:
+    head = "<title>Tides</title><link rel='canonical' href='http://[::1'>"
+    body = f"{PARAGRAPH}<p>See <a href='http://[::1]x:80/'>the harbour office</a> for the tables.</p>"
+    page = f"<html><head>{head}</head><body>{body}</body></html>".encode()
+    result = extract(page, content_type="text/html", url=URL, format=fmt)
+    assert "high and low water" in result.text and "the harbour office" in result.text
+    assert result.canonical_url is None
+
+
 def test_deep_json_is_passed_through_as_text() -> None:
     assert read_json("[" * 100_000, "application/json", "markdown").extractor == "text"
     assert read_json('{"a": [1, {"b": "[[[["}]}', "application/json", "markdown").data == {"a": [1, {"b": "[[[["}]}

@@ -1,7 +1,8 @@
-"""Stdio MCP answers every line over the size or depth limit with a JSON-RPC error carrying the request's id.
+"""Stdio MCP answers every line the SDK would drop (over the size or depth limit, broken JSON, a lone surrogate
+escape, no JSON-RPC shape) with a JSON-RPC error carrying the request's id.
 
 A real `webreach mcp` process is fed raw lines (the SDK's client would refuse to send them): a tools/call nested
-300 levels deep, one over the size limit, and requests after them, which must still be answered.
+300 levels deep, one over the size limit, broken ones, and requests after them, which must still be answered.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from webreach.frontends._mcp_lines import INVALID_REQUEST, MAX_MESSAGE_DEPTH, request_id
+from webreach.frontends._mcp_lines import INVALID_REQUEST, MAX_MESSAGE_DEPTH, PARSE_ERROR, request_id
 from webreach.testing import FakeWeb
 from webreach.tools.arguments import MAX_JSON_DEPTH
 
@@ -67,6 +68,26 @@ def test_lines_over_the_limits_get_an_error_with_their_id_and_the_server_goes_on
     assert f"over {MAX_BYTES:,} bytes" in got["two"]["error"]["message"]
     assert got[None]["error"]["code"] == INVALID_REQUEST  # its id comes after a nested value: not read, null
     assert got[4]["result"] == {}
+
+
+def test_lines_the_sdk_would_drop_are_answered_and_the_server_goes_on(web: FakeWeb, tmp_path: Path) -> None:
+    got = answers(
+        web,
+        tmp_path,
+        [
+            call(1, '{"engi<h3 title=x": }'),  # broken JSON, as a fuzzer's byte flip leaves it
+            call(2, '{"query": "\\ud83d169.254"}'),  # a lone surrogate escape: Python's json reads it, the SDK not
+            call(3, '\ufeff{"query": "x"}'),  # a byte order mark inside the line
+            '{"jsonrpc": "2.0", "id": 4, "method": 7}',  # JSON, but no JSON-RPC message
+            "",  # a blank line between messages: skipped, not answered
+            '{"jsonrpc": "2.0", "id": 5, "method": "ping"}',
+        ],
+    )
+    assert [got[number]["error"]["code"] for number in (1, 2, 3)] == [PARSE_ERROR] * 3
+    assert "not valid JSON" in got[1]["error"]["message"]
+    assert got[4]["error"]["code"] == INVALID_REQUEST
+    assert got[5]["result"] == {}
+    assert None not in got  # every refusal found its id; the blank line got no answer
 
 
 def test_arguments_just_over_the_tool_limit_still_get_the_tools_own_error(web: FakeWeb, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ templates) are skipped, as in html_tree.visible_text; other tags contribute thei
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urljoin
 
 from webreach.extract import html_tree
 
@@ -60,7 +59,8 @@ def _wrap(tag: str, element: Any, inner: str, base_url: str) -> str:
     if tag in BOLD:
         return f"**{text}**"
     if tag == "a" and (href := element.get("href")) and not href.startswith(("javascript:", "#")):
-        return f"[{' '.join(text.split())}]({urljoin(base_url, href)})"
+        target = html_tree.absolute_url(base_url, href)
+        return f"[{' '.join(text.split())}]({target})" if target else text
     return f"\n\n{inner}\n\n" if tag in html_tree.BLOCK_TAGS else inner
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree, html
 
@@ -130,6 +131,15 @@ def _keeps_whitespace(element: Any) -> bool:
 def _loose(text: str) -> bool:
     """Whether `text` has whitespace to collapse (cheaper than running the substitution on every node)."""
     return "\n" in text or "  " in text or "\t" in text or "\r" in text or "\f" in text
+
+
+def absolute_url(base: str, href: str) -> str | None:
+    """`href` resolved against `base`; None for a link no URL parser takes (a malformed IPv6 host, `http://[::1`),
+    which a hostile page must not turn into a failed read."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return None
 
 
 def page_name(url: str | None) -> str:

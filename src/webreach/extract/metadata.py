@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urljoin
 
 import webreach.bounded_json as bounded_json
 from webreach.extract import html_tree
@@ -71,7 +70,7 @@ def read_metadata(tree: Any, url: str) -> PageMetadata:
         author=_person(article.get("author")) or _meta_author(meta),
         date=date,
         language=html_tree.language(tree),
-        canonical_url=urljoin(url, canonical) if canonical else None,
+        canonical_url=html_tree.absolute_url(url, canonical) if canonical else None,
         sitename=sitename,
     )
 

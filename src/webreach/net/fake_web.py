@@ -2,7 +2,8 @@
 
 With WEBREACH_FAKE_WEB set nothing may leave the machine, not even a DNS query, yet an agent that searched the
 fake web must be able to read what it found (https://docs.python.org/3/library/asyncio.html). So the Gateway
-builds its reader with these two seams instead of the system resolver and the real network backend:
+builds its reader with these two seams, over the one `OfflineScope` (net/offline.py) that says where the fake web
+listens, instead of the system resolver and the real network backend:
 
 - `FakeWebResolver` asks the fake web itself (GET /_fakeweb/resolve?host=H on its loopback address) whether it
   serves pages on H; if so the name resolves to the fake web's own address, else it fails as `offline` with a
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Iterable
-from dataclasses import dataclass
 from ipaddress import ip_address
 from typing import Any
 
@@ -29,37 +29,18 @@ import httpcore
 import httpx
 
 from webreach.errors import HostResolutionError
-from webreach.net.address_policy import IPAddress
+from webreach.net.address_policy import IPAddress, canonical
+from webreach.net.guard import OFFLINE_HINT
+from webreach.net.offline import OfflineScope
 
 RESOLVE_PATH = "/_fakeweb/resolve"
 RESOLVE_TIMEOUT = 5.0
-OFFLINE_HINT = "Read one of the fake web's own pages or a result of a search, or unset WEBREACH_FAKE_WEB."
-
-
-@dataclass(frozen=True)
-class FakeWebAddress:
-    """Where the fake web listens, from the WEBREACH_FAKE_WEB URL."""
-
-    url: str
-    address: IPAddress
-    port: int
-
-    @classmethod
-    def parse(cls, url: str) -> FakeWebAddress:
-        parsed = httpx.URL(url)
-        host = "127.0.0.1" if parsed.host == "localhost" else parsed.host
-        return cls(url.rstrip("/"), ip_address(host), parsed.port or 80)
-
-    @property
-    def allowed_cidr(self) -> str:
-        """The one network the guard allows in fake-web mode: the fake web's own address."""
-        return f"{self.address}/{self.address.max_prefixlen}"
 
 
 class FakeWebResolver:
     """Resolves a name to the fake web's address when the fake web serves pages for it; never asks DNS."""
 
-    def __init__(self, fake_web: FakeWebAddress) -> None:
+    def __init__(self, fake_web: OfflineScope) -> None:
         self.fake_web = fake_web
         self._answers: dict[str, bool] = {}
         self._client: httpx.AsyncClient | None = None
@@ -83,10 +64,10 @@ class FakeWebResolver:
             # the fake web's URL is the operator's configuration, like an engine's base URL: no guard, no proxy
             self._client = httpx.AsyncClient(trust_env=False, timeout=RESOLVE_TIMEOUT)
         try:
-            response = await self._client.get(f"{self.fake_web.url}{RESOLVE_PATH}", params={"host": host})
+            response = await self._client.get(f"{self.fake_web.base_url}{RESOLVE_PATH}", params={"host": host})
         except httpx.HTTPError as exc:
             raise HostResolutionError(
-                f"Cannot resolve {host} in offline mode: the fake web at {self.fake_web.url} did not answer "
+                f"Cannot resolve {host} in offline mode: the fake web at {self.fake_web.base_url} did not answer "
                 f"({type(exc).__name__}).",
                 host=host,
                 reason="offline",
@@ -127,7 +108,7 @@ class _PlainStream(httpcore.AsyncNetworkStream):
 class FakeWebBackend(httpcore.AsyncNetworkBackend):
     """Dials the fake web for every approved connection and refuses any other address."""
 
-    def __init__(self, fake_web: FakeWebAddress, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+    def __init__(self, fake_web: OfflineScope, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
         self.fake_web = fake_web
         self._inner = inner if inner is not None else httpcore.AnyIOBackend()
 
@@ -140,13 +121,13 @@ class FakeWebBackend(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         try:
-            address = ip_address(host)
+            address: IPAddress | None = canonical(ip_address(host))
         except ValueError:
             address = None  # the pinned transport dials addresses only; a name here is refused like any other
-        if address != self.fake_web.address:
-            raise httpcore.ConnectError(f"fake-web mode connects only to the fake web at {self.fake_web.url}")
+        if address not in self.fake_web.addresses:
+            raise httpcore.ConnectError(f"fake-web mode connects only to the fake web at {self.fake_web.base_url}")
         stream = await self._inner.connect_tcp(
-            str(self.fake_web.address), self.fake_web.port, timeout=timeout, local_address=local_address,
+            str(address), self.fake_web.port, timeout=timeout, local_address=local_address,
             socket_options=socket_options,
         )  # fmt: skip
         return _PlainStream(stream)

@@ -96,6 +96,17 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
 
 
+def redirect_target(current: str | httpx.URL, location: str, first: str) -> httpx.URL:
+    """The URL a redirect's Location names, resolved against `current`; UrlNotAllowedError (rule invalid_url)
+    when no URL parser takes it (a malformed IPv6 host, an invalid port). `first` names the chain's start."""
+    try:
+        return httpx.URL(current).join(location.strip())
+    except (httpx.InvalidURL, UnicodeError, ValueError) as exc:
+        location = mask_userinfo(location)
+        message = f"{mask_userinfo(first)} redirected to {location!r}, which is not a valid URL ({exc})."
+        raise refusal(message, rule="invalid_url", url=location) from None
+
+
 def _hop_refused(first: str, exc: UrlNotAllowedError) -> UrlNotAllowedError:
     """A refusal at a redirect hop, saying so (the agent asked for `first`, not for the refused URL)."""
     message = f"{mask_userinfo(first)} redirected to a refused URL. {exc.message}"
@@ -237,12 +248,7 @@ class Fetcher:
                 status=status,
                 url=first,
             )
-        try:
-            next_url = target.url.join(location).copy_with(fragment=None)
-        except (httpx.InvalidURL, UnicodeError) as exc:
-            location = mask_userinfo(location)
-            message = f"{first} redirected to {location!r}, which is not a valid URL ({exc})."
-            raise refusal(message, rule="invalid_url", url=location) from None
+        next_url = redirect_target(target.url, location, first).copy_with(fragment=None)
         try:
             parsed = parse_url(next_url)  # the guard's form checks, before counting or resolving
         except UrlNotAllowedError as exc:

@@ -69,7 +69,9 @@ _AUTHORITY = re.compile(r"(?:[^:/?#]+:)?//([^/?#]*)")
 # the userinfo of an authority: after the scheme and its slashes (either kind, any number, as WHATWG parsers
 # accept them), up to the last "@" before the path, query or fragment begins (the guard's reading of "@")
 _USERINFO = re.compile(r"^((?:[^:/?#]*:)?[/\\]*)([^/?#]*@)", re.DOTALL)
-OFFLINE_HINT = "Read one of the fake web's own pages instead, or unset WEBREACH_FAKE_WEB to reach the real web."
+OFFLINE_HINT = (
+    "Read one of the fake web's own pages or a result of a search, or unset WEBREACH_FAKE_WEB to reach the real web."
+)
 _NOT_FOUND_ERRNOS = frozenset(
     code for code in (getattr(socket, "EAI_NONAME", None), getattr(socket, "EAI_NODATA", None)) if code is not None
 )

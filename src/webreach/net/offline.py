@@ -58,6 +58,21 @@ class OfflineScope:
             ) from None
         return cls(fake_web, parsed.host, parsed.port, _addresses_of(parsed))
 
+    @property
+    def address(self) -> IPAddress:
+        """The address names resolve to in offline mode: the fake web's first."""
+        return self.addresses[0]
+
+    @property
+    def allowed_cidrs(self) -> list[str]:
+        """The networks the read guard allows offline: the fake web's own addresses, one host each."""
+        return [f"{address}/{address.max_prefixlen}" for address in self.addresses]
+
+    @property
+    def base_url(self) -> str:
+        """The fake web's URL without a trailing slash, for building its paths."""
+        return self.url.rstrip("/")
+
     def permits(self, address: IPAddress | str, port: int) -> bool:
         """True when (address, port) is the fake web's."""
         return (self.routed or port == self.port) and canonical(ip_address(address)) in self.addresses

@@ -25,7 +25,7 @@ from dataclasses import replace
 import httpx
 
 from webreach.errors import TooManyRedirectsError
-from webreach.net.fetcher import REDIRECT_STATUSES, Fetched, Fetcher
+from webreach.net.fetcher import REDIRECT_STATUSES, Fetched, Fetcher, redirect_target
 from webreach.net.guard import mask_userinfo, parse_url
 
 MAX_HOPS = 3
@@ -143,7 +143,7 @@ class Interstitials:
         fetched = await self.fetcher.fetch(url, follow_redirects=False)
         target: str | None = None
         if fetched.status in REDIRECT_STATUSES and fetched.headers.get("location"):
-            target = str(httpx.URL(fetched.final_url).join(fetched.headers["location"].strip()))
+            target = str(redirect_target(fetched.final_url, fetched.headers["location"], url))
         elif fetched.status == 200:
             target = interstitial_target(fetched)
         if target is None:

@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from webreach.errors import (
     FetchError,
@@ -29,6 +29,7 @@ from webreach.errors import (
     TooManyRedirectsError,
     UrlNotAllowedError,
 )
+from webreach.net.fetcher import redirect_target
 
 if TYPE_CHECKING:
     from playwright.async_api import Request, Route
@@ -233,13 +234,13 @@ class Interceptor:
     ) -> tuple[list[str], Document]:
         """Fetch hop by hop (each hop checked by the fetcher's guard) until a response that is not a redirect."""
         hops: list[str] = []
-        seen = {url}
+        first, seen = url, {url}
         for _ in range(self.limits.max_redirects + 1):
             document = await self._fetch_one(url, method, headers, body, main)
             location = document.headers.get("location")
             if document.status not in REDIRECT_STATUSES or not location:
                 return hops, document
-            url = urljoin(url, location.strip())
+            url = str(redirect_target(url, location, first))
             if url in seen:
                 raise TooManyRedirectsError(f"Redirect loop back to {url}.", url=url)
             seen.add(url)
