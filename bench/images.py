@@ -5,8 +5,10 @@ JPEG work as on a photo) is decoded, cropped and encoded as crop_images does (im
 quarter and a full box; downscale: the full image to 1,568 px (a model's usual input side). Gateway overhead: the
 same recorded brave_api images answer (the fake web's recording) parsed by the engine alone versus asked through
 Gateway.images.search over an in-process transport (no sockets), with the cache off (the whole policy stack and
-routing run every time) and on (a cached answer), so the difference is webreach's own cost. Captures: every real
-image-search capture in ../shared/data parsed by its image engine (the per-capture parse table).
+routing run every time) and on (a cached answer), so the difference is webreach's own cost; likewise a reverse
+search of a stored token through tineye (its fake-web recording) against its parser alone, and the preparation of
+a 4000x3000 photo for upload. Captures: every real image-search capture in ../shared/data parsed by its image
+engine (the per-capture parse table).
 Prints medians in milliseconds and writes bench/results/images.json.
 """
 
@@ -28,6 +30,7 @@ from PIL import Image
 from webreach import EngineSettings, Gateway, Settings, engines
 from webreach.images.crop import CropLimits, Encoded, _jpeg, _png, crop, downscale, encode
 from webreach.images.decode import decode
+from webreach.images.reverse.prepare import prepare
 from webreach.models import SearchRequest
 from webreach.testing.recordings import RECORDINGS_DIR, load_recording
 
@@ -173,11 +176,40 @@ def print_captures(rows: list[dict[str, object]]) -> None:
         print("| " + " | ".join(str(row[key]) for key in header) + " |")
 
 
+async def reverse_rows(repeat: int) -> dict[str, float]:
+    """Reverse search of a stored token through tineye (upload), against its parse alone; and the upload
+    preparation of a large photo (EXIF orientation, downscale to 2048, re-encode)."""
+    recording = load_recording(RECORDINGS_DIR / "reverse_tineye" / "results.http")
+    transport = httpx.MockTransport(lambda request: recording.to_response(request))
+    images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": {"rate_per_minute": 1e9}}}
+    settings = Settings(state={"backend": "memory"}, images=images)
+    small = io.BytesIO()
+    Image.new("RGB", (400, 300), (30, 120, 200)).save(small, format="PNG")
+    async with Gateway(settings, transport=transport) as gateway:
+        token = (await gateway.images.upload("bench", small.getvalue())).token
+        backend = gateway.images.reverse.backends["tineye"]
+        body = recording.to_response(httpx.Request("POST", "https://tineye.com/")).json()
+        parse = median_ms(lambda: backend.parse(body), repeat)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            await gateway.images.reverse_search("bench", token)
+            times.append((time.perf_counter() - start) * 1000)
+        large = photo()
+        limits = gateway.images.input_limits
+        prepared = median_ms(lambda: prepare(large, limits, max_side=2048, max_bytes=4_000_000), max(3, repeat // 20))
+    whole = statistics.median(times)
+    return {"reverse search: backend parse only": parse, "reverse search: through the gateway": whole,
+            "reverse search: gateway overhead": whole - parse,
+            "reverse search: prepare 4000x3000 JPEG for upload": prepared}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     rows = {**crop_rows(args.repeat), **encode_rows(args.repeat), **asyncio.run(search_rows(args.repeat * 20))}
+    rows.update(asyncio.run(reverse_rows(args.repeat * 20)))
     width = max(len(name) for name in rows)
     print(f"{'measure':<{width}}  median ms")
     for name, value in rows.items():

@@ -33,7 +33,7 @@ def _index(gateway: Gateway) -> str:
     entries: dict[str, dict[str, str]] = {}
     for path in sorted(RECORDINGS_DIR.glob("*/results*.http")):
         engine = path.parent.name
-        if engine.startswith("images_"):  # image-search recordings (engines/images_*.py): their hits are images
+        if engine.startswith(("images_", "reverse_")):  # image-search and reverse-search recordings: image hits
             continue
         recording = load_recording(path)
         kind = dict(recording.headers).get("content-type", "text/html")

@@ -70,6 +70,7 @@ CONFINED = {
         "frontends/_admin_engines.py",
         "frontends/_admin_agents.py",
         "frontends/_agent_auth.py",
+        "frontends/_image_routes.py",  # GET /i/<id> and the multipart upload (issue 14)
         "frontends/_console",  # the operator console's access rule and pages
     ),
     "jinja2": ("frontends/_console",),
@@ -77,6 +78,7 @@ CONFINED = {
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
     "PIL": ("images/",),
+    "boto3": ("images/storage.py",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),
     "cachetools": (
         "net/robots.py",

@@ -145,7 +145,10 @@ class ToolSettings(BaseModel):
 
 
 def _default_prices() -> dict[str, int]:
-    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1, "image_search": 2, "crop_images": 1}
+    return {
+        "web_search": 2, "web_search_multi": 2, "web_fetch": 1, "image_search": 2, "crop_images": 1,
+        "reverse_image_search": 3, "image_upload": 1,
+    }  # fmt: skip
 
 
 class AccountsSettings(BaseModel):
@@ -230,6 +233,19 @@ class ServerSettings(BaseModel):
         return ["*"] if "*" in hosts else [f"http://{host}" for host in hosts]
 
 
+class S3Settings(BaseModel):
+    """An S3-compatible bucket for [images] storage = "s3" (AWS, MinIO, R2, Ceph ...): presigned GET URLs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bucket: str | None = Field(None, description="Bucket the images are put in.")
+    endpoint_url: str | None = Field(None, description="The store's endpoint (default: AWS for the region).")
+    region: str = Field("us-east-1", description="Region to sign for.")
+    access_key_id: SecretStr | None = None
+    secret_access_key: SecretStr | None = None
+    prefix: str = Field("webreach/images/", description="Key prefix of the stored objects.")
+
+
 class ImageSettings(BaseModel):
     """Images (issue 14): input limits, crop limits, output size, the per-session store and image-search engines."""
 
@@ -252,6 +268,27 @@ class ImageSettings(BaseModel):
     multi_engines: list[str] | None = Field(
         None, description="Image engines multi fans out to (default: the first three of auto's with distinct indexes)."
     )
+    # reverse image search and getting stored images to backends (issue 14, deliverables 3-4)
+    reverse_backends: list[str] = Field(
+        ["serpapi_lens", "serpapi_yandex", "tineye", "bing_visual", "yandex", "searxng_tineye"],
+        description="Reverse-image backends, in auto's order.",
+    )
+    reverse_settings: dict[str, EngineSettings] = Field(
+        default_factory=dict,
+        description="Per reverse backend: key, base URL, rate, timeout (over its web engine's, where it shares one).",
+    )
+    upload_max_side: int = Field(2048, ge=64, description="Images are downscaled to this longest side before upload.")
+    upload_max_bytes: int = Field(4_000_000, ge=10_000, description="Images are re-encoded to stay under this.")
+    storage: Literal["inline", "public_url", "s3"] = Field(
+        "inline",
+        description="How backends that only take URLs get a stored image: inline (none: upload-only backends), "
+        "public_url (served by `webreach serve` under public_base_url) or s3 (presigned URLs).",
+    )
+    public_base_url: str | None = Field(
+        None, description="The base URL the world reaches `webreach serve` at (storage = public_url)."
+    )
+    url_ttl_seconds: float = Field(900, gt=0, le=7 * 86_400, description="How long a public or presigned URL lives.")
+    s3: S3Settings = Field(default_factory=S3Settings)
 
 
 class Settings(BaseSettings):

@@ -22,7 +22,9 @@ from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.extract.extracted import Extracted
+from webreach.images.reverse.service import ReverseSearch
 from webreach.images.service import Images
+from webreach.images.storage import Storage
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
@@ -121,7 +123,17 @@ class Gateway:
             clock=self._clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip
-        return Images(self.settings, store, fetch=self._fetch_image, search=self._searching.search)
+        return Images(
+            self.settings, store, fetch=self._fetch_image, search=self._searching.search, reverse=self._reverse_search
+        )
+
+    def _reverse_search(self, storage: Storage) -> ReverseSearch:
+        """The reverse-image backends over the search service's engine clients and under its policy stack (the
+        same breakers, token buckets and transport as web search; policies/guarded.py)."""
+        return ReverseSearch(
+            self.settings, client_for=self._searching.engine_client, guard=self._searching.guarded_calls(),
+            storage=storage, clock=self._clock,
+        )  # fmt: skip
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:
         """An image's bytes from `url` through the reader's guard (SSRF rules, redirects re-checked, byte caps)."""

@@ -41,6 +41,12 @@ def test_links_no_url_parser_takes_cost_the_link_not_the_read(fmt: str) -> None:
     assert result.canonical_url is None
 
 
+def test_a_feed_naming_forbidden_characters_by_reference_is_still_read() -> None:
+    feed = "<rss><channel><title>a &#xD800; b &#x41;</title><item><title>x &#55296; &#x1; &#9999999999; &#233;</title>"
+    result = read_xml(feed + "</item></channel></rss>", "application/rss+xml", "markdown")
+    assert result.extractor == "feed" and result.text.split() == ["#", "a", "b", "A", "##", "x", "é"]
+
+
 def test_deep_json_is_passed_through_as_text() -> None:
     assert read_json("[" * 100_000, "application/json", "markdown").extractor == "text"
     assert read_json('{"a": [1, {"b": "[[[["}]}', "application/json", "markdown").data == {"a": [1, {"b": "[[[["}]}

@@ -191,7 +191,14 @@ def _tools(dialect: str) -> list[dict[str, Any]]:
 
 def test_tools_anthropic_shape() -> None:
     tools = _tools("anthropic")
-    assert [t["name"] for t in tools] == ["web_search", "web_search_multi", "web_fetch", "image_search", "crop_images"]
+    assert [t["name"] for t in tools] == [
+        "web_search",
+        "web_search_multi",
+        "web_fetch",
+        "image_search",
+        "crop_images",
+        "reverse_image_search",
+    ]
     for tool in tools:
         assert set(tool) == {"name", "description", "input_schema"}
         assert tool["input_schema"]["type"] == "object"

@@ -207,7 +207,7 @@ def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
 def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
     assert client.get("/v1/tools", params={"dialect": "mcp"}).json() == mcp_schemas()
     openai = client.get("/v1/tools").json()
-    names = ["web_search", "web_search_multi", "web_fetch", "image_search", "crop_images"]
+    names = ["web_search", "web_search_multi", "web_fetch", "image_search", "crop_images", "reverse_image_search"]
     assert [tool["function"]["name"] for tool in openai] == names
     assert client.get("/v1/tools", params={"dialect": "nope"}).status_code == 400
 

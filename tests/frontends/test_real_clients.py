@@ -120,7 +120,8 @@ def test_openai_agents_strict_calls_succeed(searx: FakeWeb, tmp_path: Path) -> N
     strict_tools = {"web_search": True, "web_search_multi": True, "web_fetch": True, "image_search": True}
     # crop_images takes a map keyed by image token ({"<image_1>": [l, t, r, b]}): a map with free keys has no strict
     # form, so openai-agents keeps that one tool non-strict (and still calls it)
-    assert result["strict"] == strict_tools | {"crop_images": False}
+    # reverse_image_search's messages are free-form chat messages: the same (issue 14)
+    assert result["strict"] == strict_tools | {"crop_images": False, "reverse_image_search": False}
     search, by_ref, read_url, multi = result["calls"]
     assert search["arguments"]["site"] is None and search["arguments"]["freshness"] is None
     assert f"[1] {TITLE}" in search["output"]

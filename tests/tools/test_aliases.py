@@ -50,10 +50,10 @@ def picture_messages() -> list[dict[str, Any]]:
 async def test_aliases_are_off_by_default_and_listed_beside_the_tools_when_on(web: FakeWeb) -> None:
     async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         plain = {schema["name"] for schema in Toolbox.over(gateway).schemas("openai-responses")}
-    assert plain == set(TOOL_NAMES)
+    assert plain == set(TOOL_NAMES) - {"image_upload"}  # hidden: in no schema unless enabled names it
     async with Gateway(settings(web)) as gateway:
         schemas = {schema["name"]: schema for schema in Toolbox.over(gateway).schemas("openai-responses")}
-    assert set(schemas) == set(TOOL_NAMES) | ALIASES
+    assert set(schemas) == (set(TOOL_NAMES) - {"image_upload"}) | ALIASES
     assert set(schemas["image_search_by_text"]["parameters"]["properties"]) == {"query", "k"}
     assert schemas["image_search_by_text"]["parameters"]["properties"]["k"]["anyOf"][0]["maximum"] == 20
     assert set(schemas["web_visit"]["parameters"]["properties"]) == {"url"}
@@ -112,3 +112,22 @@ async def test_enabled_may_name_aliases_alone(web: FakeWeb) -> None:
         hidden = await tools.call("web_fetch", {"url": f"{web.url}/_pages/article"})
     assert names == ["image_search_by_text", "web_visit"]
     assert hidden.is_error and hidden.error is not None and hidden.error.code == "invalid_input"
+
+
+async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) -> None:
+    images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": {"rate_per_minute": 600}}}
+    async with Gateway(settings(web).model_copy(update={"images": Settings(images=images).images})) as gateway:
+        tools = Toolbox.over(gateway)
+        schema = {s["name"]: s for s in tools.schemas("openai-responses")}["reverse_image_search"]
+        await tools.call("crop_images", {"messages": picture_messages(), "crops": {"<image_1>": [0, 0, 40, 30]}})
+        found = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 2}, output="compact")
+        too_many = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 11})
+        unknown = await tools.call("reverse_image_search", {"image_token": "<image_9>"})
+    assert set(schema["parameters"]["properties"]) == {"image_token", "k"}  # the alias, in the native's place
+    assert found.is_json and not found.is_error
+    body = json.loads(found.text)
+    assert body["backend"] == "tineye" and body["token"] == "<image_1>" and 1 <= len(body["results"]) <= 2
+    assert all(hit["page_url"] or hit["image_url"] for hit in body["results"])
+    error = json.loads(too_many.text)
+    assert error["status"] == "error" and error["tool"] == "reverse_image_search" and "k" in error["message"]
+    assert json.loads(unknown.text)["code"] == "unknown_image"

@@ -78,7 +78,9 @@ def test_anthropic_shape() -> None:
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_dialect_lists_every_tool_with_valid_self_contained_schemas(dialect: Any) -> None:
     schemas = tool_schemas(dialect, engines=ENGINES)
-    assert [parameters_name(s) for s in schemas] == list(TOOL_NAMES)
+    # image_upload is hidden from models: in no default list, but listed once enabled by name
+    assert [parameters_name(s) for s in schemas] == [name for name in TOOL_NAMES if name != "image_upload"]
+    schemas += tool_schemas(dialect, engines=ENGINES, enabled=["image_upload"])
     for schema in schemas:
         assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", parameters_name(schema))
         description = schema.get("description") or schema["function"]["description"]
@@ -103,6 +105,7 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
             {"crops": {"<image_1>": [0, 0, 0.5, 0.5]}},
             {"crops": {"<obs_2>": [1, 2, 30, 40]}, "units": "pixels"},
         ],
+        "reverse_image_search": [{"image": "<image_1>"}, {"image": "https://x.example/a.png", "backend": "tineye"}],
     }
     bad = {
         "web_search": [{}, {"query": "x", "engine": "altavista"}, {"query": "x", "limit": MAX_LIMIT + 1}],
@@ -110,6 +113,7 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
         "web_fetch": [{"ref": 0}, {"ref": 1, "max_chars": MAX_WINDOW_CHARS + 1}],
         "image_search": [{}, {"query": "x", "limit": 51}],
         "crop_images": [{}, {"crops": {"<image_1>": [0, 0, 1]}}, {"crops": {"image_1": [0, 0, 1, 1]}}],
+        "reverse_image_search": [{}, {"image": "<image_1>", "limit": 51}, {"image": "x", "backend": "altavista"}],
     }
     for name, validator in validators.items():
         assert all(validator.is_valid(args) for args in good[name]), name
@@ -162,6 +166,8 @@ def test_optional_arguments_are_nullable(dialect: Any) -> None:
             "web_fetch": {**everything_null, "ref": 1},
             "image_search": {**everything_null, "query": "rust"},
             "crop_images": {**everything_null, "crops": {"<image_1>": [0, 0, 1, 1]}},
+            "reverse_image_search": {**everything_null, "image": "<image_1>"},
+            "image_upload": {**everything_null, "image": "https://x.example/a.png"},
         }
         assert validator.is_valid(calls[name]), name
 

@@ -19,7 +19,7 @@ from lxml import etree
 import webreach.bounded_json as bounded_json
 from webreach.extract.extracted import Extracted, paragraphs_html, preformatted_html
 from webreach.extract.metadata import iso_date
-from webreach.extract.xml_chars import xml_safe
+from webreach.extract.xml_chars import xml_document_safe
 from webreach.models import ReadFormat
 
 SUMMARY_CHARS = 500
@@ -75,7 +75,7 @@ def parse_xml(text: str) -> Any:
     """The root element, or None when the text is not well-formed enough to recover."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
     try:
-        return etree.fromstring(xml_safe(XML_DECLARATION.sub("", text, count=1)).strip(), parser=parser)
+        return etree.fromstring(xml_document_safe(XML_DECLARATION.sub("", text, count=1)).strip(), parser=parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
 

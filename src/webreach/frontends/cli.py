@@ -29,6 +29,7 @@ from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
 from webreach.frontends._cli_hints import cli_syntax, error_text
+from webreach.frontends._cli_images import add_image_commands
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
@@ -484,6 +485,7 @@ def fakeweb(host: str, port: int) -> None:
 
 
 add_engine_commands(cli, _run, TEXT)
+add_image_commands(cli, _run, TEXT, _metered)
 cli.add_command(agents)
 
 

@@ -70,6 +70,8 @@ from webreach.frontends._asgi import (
 from webreach.frontends._console import ConsoleAccess
 from webreach.frontends._console_pages import console_routes
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
+from webreach.frontends._image_routes import public_image
+from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
@@ -192,6 +194,18 @@ class _Served:
                 self.gateway = self.toolbox = None
 
 
+def image_routes(served: _Served) -> list[Route]:
+    """POST /v1/images (a multipart upload) and GET /i/<id> (public_url links): frontends/_image_routes.py."""
+
+    async def upload(request: Request) -> Response:
+        return await image_upload_route(served.ready(), served.ready_tools(), request)
+
+    async def public(request: Request) -> Response:
+        return await public_image(served.ready(), str(request.path_params["link_id"]))
+
+    return [Route("/v1/images", upload, methods=["POST"]), Route("/i/{link_id}", public, methods=["GET"])]
+
+
 def served_tools(gateway: Gateway) -> Toolbox:
     """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
     ttl = gateway.settings.tools.session_ttl_seconds
@@ -235,6 +249,7 @@ def build_app(
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
+        *image_routes(served),
         Route("/v1/{name}", tool_calls, methods=["POST"]),
         Route("/mcp", AgentDoor(CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),

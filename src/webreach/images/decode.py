@@ -17,6 +17,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from webreach.errors import CorruptImageError, ImageTooLargeError, UnsupportedImageError
 
 # Pillow format name -> MIME type, the only formats opened (formats= keeps Pillow from trying its other plugins)
+ORIENTATION = 0x0112  # the EXIF tag
 SUPPORTED: dict[str, str] = {
     "JPEG": "image/jpeg",
     "PNG": "image/png",
@@ -41,6 +42,7 @@ class Decoded:
 
     image: Image.Image
     format: str
+    rotated: bool = False  # an EXIF orientation other than "upright" was applied (the bytes are not upright)
 
     @property
     def mime(self) -> str:
@@ -58,8 +60,9 @@ def decode(data: bytes, limits: ImageLimits | None = None) -> Decoded:
             opened.seek(0)  # the first frame of an animation
             opened.load()
             fmt = opened.format or ""
+            rotated = opened.getexif().get(ORIENTATION, 1) not in (1, None)  # read after load(): no second pass
             upright = ImageOps.exif_transpose(opened)
-            return Decoded(_normal_mode(upright), fmt)
+            return Decoded(_normal_mode(upright), fmt, rotated)
     except UnidentifiedImageError:
         raise UnsupportedImageError("not a JPEG, PNG, WebP, GIF or BMP image") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:

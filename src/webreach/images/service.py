@@ -1,5 +1,5 @@
-"""The image service the Gateway owns: images named in messages into the store, crops as new `<obs_i>`, and image
-search.
+"""The image service the Gateway owns: images named in messages into the store, crops as new `<obs_i>`, image
+search and reverse image search.
 
 Images from URLs come through `fetch` (the Gateway's guarded reader: the SSRF guard, redirects re-checked, byte
 caps), never through a client of this package. Every image is decoded (bounded, decode.py) before it is stored, so
@@ -9,10 +9,16 @@ Image search (docs/decisions.md, issue 14) is web search's machinery over the im
 `search` is the Gateway's search service with vertical "images", so one engine, auto (fallback with hedging) and
 multi (fan out and merge), the cache, breakers, rate limits, retries, deadlines and stale-if-error are the very
 ones web search uses. This service only translates engine names and shapes the answer.
+
+Reverse image search (images/reverse/) gets its backends from the `reverse` factory the Gateway passes: they send
+over the search service's engine client and run under its policy stack (policies/guarded.py), so this package owns
+no HTTP client at all.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,10 +31,16 @@ from webreach.images.crop import CropLimits, Units, crop, encode
 from webreach.images.decode import ImageLimits, decode
 from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
 from webreach.images.messages import named_images
+from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
+from webreach.images.reverse.prepare import prepare
+from webreach.images.reverse.service import ReverseSearch
+from webreach.images.storage import Storage, open_storage
 from webreach.models import SearchRequest, SearchResponse
-from webreach.state.image_store import ImageStore, StoredImage
+from webreach.state.image_store import TOKEN, ImageStore, StoredImage
 
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
+# the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
+ReverseFactory = Callable[[Storage], ReverseSearch]
 MAX_CROPS = 20
 
 
@@ -50,7 +62,8 @@ class CropOutcome:
 
 
 class Images:
-    """Session images over `store` (URLs read with `fetch`) and image search through `search`."""
+    """Session images over `store` (URLs read with `fetch`), image search through `search` and reverse image
+    search through the backends `reverse` opens."""
 
     def __init__(
         self,
@@ -59,6 +72,7 @@ class Images:
         *,
         fetch: FetchBytes,
         search: SearchFunction,
+        reverse: ReverseFactory,
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
@@ -69,6 +83,9 @@ class Images:
             config.min_crop_side, config.max_crop_aspect, config.max_output_side, config.max_output_bytes
         )
         self._search = search
+        self._open_reverse = reverse
+        self._storage: Storage | None = None  # opened on first use: an unused s3 setting must not fail startup
+        self._reverse: ReverseSearch | None = None
 
     async def aclose(self) -> None:
         self.store.close()
@@ -117,6 +134,55 @@ class Images:
         new = self.store.put(session, image)
         return CropOutcome(token, StoredImage(new, encoded.data, encoded.mime, encoded.width, encoded.height))
 
+    # --- storage, uploads and reverse search (images/storage.py, images/reverse/) ----------------------------
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            self._storage = open_storage(self.settings, self.store)
+        return self._storage
+
+    @property
+    def reverse(self) -> ReverseSearch:
+        if self._reverse is None:
+            self._reverse = self._open_reverse(self.storage)
+        return self._reverse
+
+    async def upload(self, session: str, data: bytes) -> StoredImage:
+        """Decode (bounded) and store `data` as a new `<obs_i>` of `session`."""
+        decoded = decode(data, self.input_limits)
+        image = StoredImage("", data, decoded.mime, *decoded.image.size)
+        token = self.store.put(session, image)
+        return StoredImage(token, data, image.mime, image.width, image.height)
+
+    async def url_for(self, image: StoredImage) -> str | None:
+        """A URL of the image per the storage mode (None with storage = inline)."""
+        return await self.storage.url_for(image.data, image.mime)
+
+    async def resolve(self, session: str, image: str) -> tuple[StoredImage, str | None]:
+        """The image an agent named: a token of the session, an http(s) URL (fetched through the guard and
+        stored as a new `<obs_i>`) or base64 data (a data URL or bare); with the URL when one was given."""
+        text = image.strip()
+        if TOKEN.fullmatch(text):
+            return self.store.get(session, text), None
+        if text.lower().startswith(("http://", "https://")):
+            return await self.upload(session, await self._fetch(text, self.input_limits.max_bytes)), text
+        return await self.upload(session, decode_base64(text)), None
+
+    async def reverse_search(
+        self, session: str, image: str, *, limit: int = 10, backend: str = "auto"
+    ) -> ReverseSearchResponse:
+        """Where `image` (token, URL or base64) appears on the web, from `backend` or auto's first answer."""
+        if not 1 <= limit <= MAX_REVERSE_LIMIT:
+            raise InvalidInputError(f"limit must be 1..{MAX_REVERSE_LIMIT}")
+        stored, url = await self.resolve(session, image)
+        data, mime = prepare(
+            stored.data, self.input_limits, max_side=self.settings.upload_max_side,
+            max_bytes=self.settings.upload_max_bytes,
+        )  # fmt: skip
+        name, hits, attempts = await self.reverse.search(data, mime, url=url, limit=limit, backend=backend)
+        return ReverseSearchResponse(token=stored.token, backend=name, results=hits, attempts=attempts)
+
     # --- search ------------------------------------------------------------------------------------------
 
     def engine_names(self) -> list[str]:
@@ -156,3 +222,19 @@ def shown(error: WebreachError) -> WebreachError:
             error.message = error.message.replace(f"{attempt.engine}:", f"{short_name(attempt.engine)}:")
         error.attempts = tuple(short_attempt(attempt) for attempt in error.attempts)
     return error
+
+
+def decode_base64(text: str) -> bytes:
+    """The bytes of a base64 image argument (a data URL or bare base64), or InvalidInputError."""
+    header, comma, payload = text.partition(",")
+    if comma and header.startswith("data:"):
+        if not header.endswith(";base64"):
+            raise InvalidInputError("only base64 data URLs are supported")
+        text = payload
+    try:
+        return base64.b64decode("".join(text.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInputError(
+            "the image is neither a token, an http(s) URL nor valid base64 data",
+            hint="Pass <image_1>, https://..., or data:image/png;base64,....",
+        ) from None

@@ -26,6 +26,7 @@ from webreach.engines import Engine, Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies.guarded import GuardedCalls
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
@@ -130,7 +131,9 @@ class Searching:
         web = self.settings.engine(shared)
         return web if getattr(cls, "shares_origin", False) else web.model_copy(update={"base_url": None})
 
-    def _client(self, proxy: str | None) -> httpx.AsyncClient:
+    def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
+        """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
+        image search, reverse image search); closed with it."""
         if proxy not in self._clients:
             self._clients[proxy] = httpx.AsyncClient(
                 transport=self._transport,
@@ -147,7 +150,7 @@ class Searching:
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
             engine,
-            self._client(proxy),
+            self.engine_client(proxy),
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
             parsing=self._parsing,
@@ -162,6 +165,10 @@ class Searching:
             retries=self.settings.retries,
             cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
         )
+
+    def guarded_calls(self) -> GuardedCalls:
+        """Engine calls that are not text searches (reverse image search) under this instance's policies."""
+        return GuardedCalls(self._state, retries=self.settings.retries)
 
     # --- engines ----------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,9 @@ _SCHEMA = (
     " PRIMARY KEY (session, token))",
     "CREATE INDEX IF NOT EXISTS image_tokens_v1_digest ON image_tokens_v1 (digest)",
     "CREATE TABLE IF NOT EXISTS image_counters_v1 (session TEXT PRIMARY KEY, next_obs INTEGER NOT NULL)",
+    # public URLs (images/storage.py, storage = public_url): a random id -> the bytes served until `expires`
+    "CREATE TABLE IF NOT EXISTS image_links_v1 ("
+    " id TEXT PRIMARY KEY, mime TEXT NOT NULL, data BLOB NOT NULL, expires REAL NOT NULL)",
 )
 
 
@@ -129,6 +133,30 @@ class ImageStore:
         except sqlite3.Error as exc:
             raise SessionStoreError(f"the image store failed: {exc}") from None
         return [row[0] for row in rows]
+
+    def link(self, data: bytes, mime: str, ttl: float) -> str:
+        """A new unguessable id under which `data` is served for `ttl` seconds (the public URL's last part)."""
+        link_id = secrets.token_urlsafe(24)
+        now = self._clock.now()
+        try:
+            with self._connection() as conn:
+                conn.execute("DELETE FROM image_links_v1 WHERE expires <= ?", (now,))
+                conn.execute("INSERT INTO image_links_v1 VALUES (?, ?, ?, ?)", (link_id, mime, data, now + ttl))
+        except sqlite3.Error as exc:
+            raise SessionStoreError(f"the image store failed: {exc}") from None
+        return link_id
+
+    def linked(self, link_id: str) -> tuple[bytes, str, float] | None:
+        """(bytes, MIME type, seconds left) of a live link, None when it is unknown or expired."""
+        now = self._clock.now()
+        try:
+            with self._connection() as conn:
+                row = conn.execute(
+                    "SELECT data, mime, expires FROM image_links_v1 WHERE id = ? AND expires > ?", (link_id, now)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise SessionStoreError(f"the image store failed: {exc}") from None
+        return (bytes(row[0]), row[1], row[2] - now) if row is not None else None
 
     def close(self) -> None:
         if self._file is not None:

@@ -45,6 +45,7 @@ from webreach.testing.faults import send
 from webreach.testing.js_pages import JS_ROUTE, is_js_page, serve_js_page
 from webreach.testing.pages import PageSite
 from webreach.testing.recordings import RECORDINGS_DIR
+from webreach.testing.reverse_fetch import ReverseFetcher
 from webreach.testing.scenarios import DEFAULT_LIMITS, ENGINE_NAME, Limits, Scenario, plan_reply
 from webreach.testing.sites import Sites
 from webreach.testing.threaded import LoopThread
@@ -124,6 +125,7 @@ class FakeWeb:
         self._connections: set[asyncio.Task[Any]] = set()
         self.pages = PageSite()  # `/_pages/...` and pages tests register (pages.py)
         self.sites = Sites(self.recordings_dir)  # a page for every result URL of the recordings (sites.py)
+        self.reverse = ReverseFetcher()  # reverse_* routes fetch loopback image URLs back (reverse_fetch.py)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
@@ -330,6 +332,11 @@ class FakeWeb:
 
     async def _serve_engine(self, engine: str, request: Request, writer: asyncio.StreamWriter) -> bool:
         scenario = self._take(engine, request)
+        if engine.startswith("reverse_"):
+            refusal = await self.reverse.refuses(engine, request)
+            if refusal is not None:
+                await write_json(writer, 400, {"error": refusal}, keep_alive=request.keep_alive)
+                return request.keep_alive
         try:
             below = request.path.strip("/").partition("/")[2]
             reply = plan_reply(scenario, self.recordings_dir / engine, warm_up=not below)

@@ -148,6 +148,7 @@ def exposed_tools(enabled: Collection[str] | None, alias_set: str | None) -> lis
     unknown = sorted(set(enabled or ()) - known)
     if unknown:
         raise InvalidInputError(f"unknown tool {', '.join(unknown)}", hint=f"Valid tools: {', '.join(sorted(known))}.")
+    # hidden natives (image_upload) are exposed too: callable by name, though no schema lists them (Toolbox.schemas)
     natives = [tool for tool in TOOLS if tool.name not in alias_names and (enabled is None or tool.name in enabled)]
     return natives + [tool for tool in aliases if enabled is None or tool.name in enabled]
 

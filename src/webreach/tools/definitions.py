@@ -26,6 +26,12 @@ from webreach.tools.arguments import (
 from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
 from webreach.tools.output import json_text, search_output
+from webreach.tools.reverse_tools import (
+    ImageUploadArguments,
+    ReverseImageSearchArguments,
+    image_upload,
+    reverse_image_search,
+)
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen's setattr costs 2x (0.64 vs 0.3 us)
@@ -74,6 +80,8 @@ class ToolDefinition:
     prepare: Prepare = as_given
     annotations: ToolAnnotations = ToolAnnotations()
     alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
+    # hidden tools are in no default list or schema; [tools] enabled naming one shows it (image_upload)
+    hidden: bool = False
 
 
 # --- web_search ----------------------------------------------------------------------------------------------
@@ -281,15 +289,41 @@ TOOLS: tuple[ToolDefinition, ...] = (
         handler=crop_images,
         annotations=ToolAnnotations(idempotent=False),  # each crop is a new <obs_i>
     ),
+    ToolDefinition(
+        name="reverse_image_search",
+        title="Reverse image search",
+        description=(
+            "Find where an image appears on the web, and similar images: image is a token of the conversation "
+            "(<image_1>, <obs_2>; pass messages once so tokens are known), an image URL or base64 data. Returns "
+            "numbered matches: exact (the same image) or visual (similar), the page and the image. backend='auto' "
+            "(the default) falls back across reverse-search backends."
+        ),
+        arguments=ReverseImageSearchArguments,
+        handler=reverse_image_search,
+        annotations=ToolAnnotations(idempotent=False),  # a URL or data argument becomes a new <obs_i>
+    ),
+    ToolDefinition(
+        name="image_upload",
+        title="Upload an image",
+        description=(
+            "Store an image (an http(s) URL or base64 data) in this session: returns its new token and, with "
+            "URL storage configured, a URL reverse-search backends can fetch."
+        ),
+        arguments=ImageUploadArguments,
+        handler=image_upload,
+        annotations=ToolAnnotations(read_only=False, idempotent=False, open_world=False),
+        hidden=True,
+    ),
 )
 
 TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in TOOLS)
 
 
 def select_tools(enabled: Collection[str] | None = None) -> list[ToolDefinition]:
-    """The tools to expose, in registry order (all when `enabled` is None); unknown names are an error."""
+    """The tools to expose, in registry order (every tool but the hidden ones when `enabled` is None); unknown
+    names are an error."""
     if enabled is None:
-        return list(TOOLS)
+        return [tool for tool in TOOLS if not tool.hidden]
     unknown = sorted(set(enabled) - set(TOOL_NAMES))
     if unknown:
         raise InvalidInputError(f"unknown tool {', '.join(unknown)}", hint=f"Valid tools: {', '.join(TOOL_NAMES)}.")

@@ -6,7 +6,8 @@ what each engine did, and filters an engine cannot honour are named as ignored i
 crop_images takes the conversation's images in its optional `messages` argument (OpenAI or Anthropic shape: a
 `<image_k>` text entry immediately followed by an image entry) and crops any token of the session; each crop
 becomes a new `<obs_i>`, returned in the text and, for MCP, as an image content block. One bad box fails only its
-own entry: the answer maps every input token to its new token or its typed error.
+own entry: the answer maps every input token to its new token or its typed error. With [images] storage =
+public_url or s3 each crop comes back as a URL instead of its bytes (no image block, no base64).
 """
 
 from __future__ import annotations
@@ -120,15 +121,24 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
         await images.register(call.session, args.messages)
     units: Units = args.units
     outcomes: list[CropOutcome] = images.crop(call.session, args.crops, units)
+    # storage public_url / s3 (images/storage.py): each crop as a URL, no bytes; inline: the bytes themselves
+    urls = {
+        outcome.image.token: await images.url_for(outcome.image)
+        for outcome in outcomes
+        if outcome.image is not None and images.storage.mode != "inline"
+    }
     # JSON output (REST, the Python API) carries each crop's bytes as base64: those doors have no image blocks
-    body = {"status": "ok", "crops": {outcome.source: _entry(outcome, with_data=True) for outcome in outcomes}}
+    entries = {outcome.source: _entry(outcome, with_data=not urls, urls=urls) for outcome in outcomes}
     attached = tuple(
         ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
         for outcome in outcomes
-        if outcome.image is not None
+        if outcome.image is not None and not urls
     )
+    body = {"status": "ok", "crops": entries}
     text = (
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")) if call.output == "json" else _crop_text(outcomes)
+        json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        if call.output == "json"
+        else _crop_text(outcomes, urls)
     )
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
@@ -136,11 +146,15 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
 
 
-def _entry(outcome: CropOutcome, *, with_data: bool = False) -> dict[str, Any]:
+def _entry(
+    outcome: CropOutcome, *, with_data: bool = False, urls: dict[str, str | None] | None = None
+) -> dict[str, Any]:
     if outcome.image is not None:
         image = outcome.image
         entry: dict[str, Any] = {"token": image.token, "width": image.width, "height": image.height}
         entry["mime"] = image.mime
+        if urls and urls.get(image.token):
+            entry["url"] = urls[image.token]
         if with_data:
             entry["data"] = base64.b64encode(image.data).decode("ascii")
         return entry
@@ -148,12 +162,13 @@ def _entry(outcome: CropOutcome, *, with_data: bool = False) -> dict[str, Any]:
     return {"error": {"code": error.code, "message": str(error)}}
 
 
-def _crop_text(outcomes: list[CropOutcome]) -> str:
+def _crop_text(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
     lines = []
     for outcome in outcomes:
-        entry = _entry(outcome)
+        entry = _entry(outcome, urls=urls)
         if "token" in entry:
-            lines.append(f"{outcome.source} -> {entry['token']} ({entry['width']}x{entry['height']})")
+            where = f" {entry['url']}" if "url" in entry else ""
+            lines.append(f"{outcome.source} -> {entry['token']} ({entry['width']}x{entry['height']}){where}")
         else:
             lines.append(f"{outcome.source} -> error {json.dumps(entry['error'], ensure_ascii=False)}")
     return "\n".join(lines)

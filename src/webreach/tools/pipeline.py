@@ -123,7 +123,12 @@ class Toolbox:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
         with a `caller`, only the tools its profile shows."""
         visible = self.visible_tools(caller)
-        tools = [tool for tool in self.tools.values() if visible is None or tool.name in visible]
+        # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
+        tools = [
+            tool
+            for tool in self.tools.values()
+            if (tool.name in visible if visible is not None else self.enabled is not None or not tool.hidden)
+        ]
         return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
 
     def visible_tools(self, caller: str | None) -> Collection[str] | None:
@@ -172,7 +177,8 @@ class Toolbox:
     def _find(self, name: str) -> ToolDefinition:
         tool = self.tools.get(name)
         if tool is None:
-            find_tool(name, list(self.tools))  # raises the error naming the tools that can be called
+            # raises the error naming the tools that can be called (a hidden one only where enabled names it)
+            find_tool(name, [tool.name for tool in self.tools.values() if self.enabled is not None or not tool.hidden])
             raise AssertionError(name)
         return tool
 
@@ -223,6 +229,8 @@ def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "jso
 def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:
     """The enabled tool called `name` (a native tool first, else an alias of any set), else InvalidInputError
     listing the ones that can be called."""
+    # a hidden tool is in no list, but callable by name where no [tools] enabled list says otherwise: operators'
+    # code (REST multipart, `webreach image add`) calls image_upload that way
     every = [*TOOLS, *(alias for set_name in ALIAS_SETS for alias in alias_tools(set_name))]
     tools = every if enabled is None else [tool for tool in every if tool.name in enabled]
     for tool in tools:
@@ -230,7 +238,8 @@ def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefiniti
             return tool
     known = any(tool.name == name for tool in every)
     message = f"tool {name!r} is not enabled here" if known else f"unknown tool {name!r}"
-    raise InvalidInputError(message, hint=f"Available tools: {', '.join(tool.name for tool in tools)}.")
+    shown = ", ".join(dict.fromkeys(tool.name for tool in tools if not tool.hidden or enabled is not None))
+    raise InvalidInputError(message, hint=f"Available tools: {shown}.")
 
 
 def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:

@@ -1,0 +1,64 @@
+"""`webreach image add FILE`: a local image into a session's store, printing its token and URL (the CLI door of
+the hidden image_upload tool; the file is read here, the tool stores it)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from webreach.errors import InvalidInputError
+from webreach.gateway import Gateway
+from webreach.tools import Toolbox, ToolResult
+
+Run = Callable[[bool, Callable[[Gateway], Awaitable[Any]]], Any]
+# cli.py's _metered: the work charged to an agent when accounts are enabled
+Metered = Callable[[Gateway, str | None, str, Callable[[], Awaitable[ToolResult]]], Awaitable[ToolResult]]
+
+
+def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, metered: Metered) -> None:  # type: ignore[type-arg]
+    """Register `webreach image ...` on `cli`, running work through the CLI's `run`, charged by `metered`."""
+
+    @cli.group()
+    def image() -> None:
+        """Images in a session's store (tokens for crop_images and reverse_image_search)."""
+
+    @image.command(name="add")
+    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+    @click.option("--session", type=text, help="Session the token belongs to (default: the default session).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON answer.")
+    @click.option(
+        "--agent", type=text, help="The agent to act as when accounts are enabled (default [accounts] agent)."
+    )
+    def add(file: Path, session: str | None, as_json: bool, agent: str | None) -> None:
+        """Store FILE (JPEG, PNG, WebP, GIF or BMP) and print its new token and, with URL storage, its URL."""
+
+        async def work(gateway: Gateway) -> None:
+            limit = gateway.settings.images.max_input_bytes
+            try:
+                with file.open("rb") as handle:
+                    data = handle.read(limit + 1)
+            except OSError as exc:
+                raise InvalidInputError(f"cannot read {file}: {exc.strerror or exc}") from None
+            if len(data) > limit:
+                raise InvalidInputError(f"{file} is over the {limit:,}-byte image limit")
+            arguments = {"image": base64.b64encode(data).decode("ascii")}
+            toolbox = Toolbox.over(gateway)
+
+            async def upload() -> ToolResult:
+                result = await toolbox.call("image_upload", arguments, session=session, output="json")
+                if result.error is not None:  # raised, so the metering releases the reservation
+                    raise result.error
+                return result
+
+            result = await metered(gateway, agent, "image_upload", upload)
+            body = result.data or {}
+            click.echo(
+                json.dumps(body) if as_json else f"{body['token']} {body.get('url') or '(no URL: storage = inline)'}"
+            )
+
+        run(as_json, work)
