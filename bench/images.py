@@ -4,9 +4,11 @@ Run: python -m bench.images [--repeat N]. Crops: a 4000x3000 photo-like image (n
 JPEG work as on a photo) is decoded, cropped and encoded as crop_images does (images/crop.py) for a small, a
 quarter and a full box; downscale: the full image to 1,568 px (a model's usual input side). Gateway overhead: the
 same recorded brave_api images answer (the fake web's recording) parsed by the engine alone versus asked through
-Gateway.images.search over an in-process transport (no sockets), so the difference is webreach's own cost;
-likewise a reverse search of a stored token through tineye (its fake-web recording) against its parser alone,
-and the preparation of a 4000x3000 photo for upload.
+Gateway.images.search over an in-process transport (no sockets), with the cache off (the whole policy stack and
+routing run every time) and on (a cached answer), so the difference is webreach's own cost; likewise a reverse
+search of a stored token through tineye (its fake-web recording) against its parser alone, and the preparation of
+a 4000x3000 photo for upload. Captures: every real image-search capture in ../shared/data parsed by its image
+engine (the per-capture parse table).
 Prints medians in milliseconds and writes bench/results/images.json.
 """
 
@@ -25,12 +27,14 @@ from pathlib import Path
 import httpx
 from PIL import Image
 
-from webreach import EngineSettings, Gateway, Settings
-from webreach.images.crop import CropLimits, crop, downscale, encode
+from webreach import EngineSettings, Gateway, Settings, engines
+from webreach.images.crop import CropLimits, Encoded, _jpeg, _png, crop, downscale, encode
 from webreach.images.decode import decode
-from webreach.images.hits import ImageSearchRequest
 from webreach.images.reverse.prepare import prepare
+from webreach.models import SearchRequest
 from webreach.testing.recordings import RECORDINGS_DIR, load_recording
+
+from .captures import SHARED_DATA
 
 RESULTS = Path(__file__).parent / "results"
 KEY = "bench-key-0123456789"
@@ -69,26 +73,107 @@ def crop_rows(repeat: int) -> dict[str, float]:
     return rows
 
 
+def previous_encode(image: Image.Image, limits: CropLimits) -> Encoded:
+    """crop.encode as it was before the PNG estimate (PNG always tried first), for the side-by-side rows."""
+    scaled = downscale(image, limits.max_output_side)
+    while True:
+        for encoded in (_png(scaled), _jpeg(scaled)):
+            if len(encoded.data) <= limits.max_output_bytes:
+                return encoded
+        scaled = downscale(scaled, max(1, int(max(scaled.size) * 2 / 3)))
+
+
+def encode_rows(repeat: int) -> dict[str, float]:
+    """Encoding alone, previous and current strategy in alternating rounds (the machine's drift hits both)."""
+    image = decode(photo()).image
+    limits = CropLimits()
+    rows: dict[str, float] = {}
+    for name, box in (("full 4000x3000", (0, 0, 4000, 3000)), ("quarter 2000x1500", (0, 0, 2000, 1500))):
+        piece = image.crop(box)
+        before, after = [], []
+        for _ in range(repeat):
+            before.append(median_ms(lambda p=piece: previous_encode(p, limits), 1))
+            after.append(median_ms(lambda p=piece: encode(p, limits), 1))
+        rows[f"encode {name}: PNG first (previous)"] = statistics.median(before)
+        rows[f"encode {name}: PNG estimated (now)"] = statistics.median(after)
+        rows[f"encode {name}: now / previous"] = statistics.median(after) / statistics.median(before)
+    return rows
+
+
 async def search_rows(repeat: int) -> dict[str, float]:
     recording = load_recording(RECORDINGS_DIR / "images_brave_api" / "results.http")
     transport = httpx.MockTransport(lambda request: recording.to_response(request))
-    settings = Settings(state={"backend": "memory"}, engines={"brave_api": EngineSettings(api_key=KEY)})
-    async with Gateway(settings, transport=transport) as gateway:
-        engine = gateway.images.engines["brave_api"]
-        request = ImageSearchRequest(query="red panda")
+    keyed = {"brave_api": EngineSettings(api_key=KEY, rate_per_minute=10_000_000)}
+    engine = engines.create("images_brave_api", EngineSettings(api_key=KEY))
+    request = SearchRequest(query="red panda")
 
-        def parse_only() -> None:
-            engine.handle(recording.to_response(engine.build_request(request)))
+    def parse_only() -> None:
+        engine.handle(recording.to_response(engine.build_request(request)))
 
-        parse = median_ms(parse_only, repeat)
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            await gateway.images.search(request)
-            times.append((time.perf_counter() - start) * 1000)
-    whole = statistics.median(times)
-    return {"image search: engine parse only": parse, "image search: through the gateway": whole,
-            "image search: gateway overhead": whole - parse}  # fmt: skip
+    rows = {"image search: engine parse only": median_ms(parse_only, repeat)}
+    for label, cache in (("cache off", "none"), ("cached answer", "memory")):
+        settings = Settings(state={"backend": "memory"}, cache={"backend": cache}, engines=keyed)
+        async with Gateway(settings, transport=transport) as gateway:
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                await gateway.images.search(request, engine="brave_api")
+                times.append((time.perf_counter() - start) * 1000)
+        rows[f"image search: through the gateway, {label}"] = statistics.median(times)
+    rows["image search: gateway overhead (cache off)"] = (
+        rows["image search: through the gateway, cache off"] - rows["image search: engine parse only"]
+    )
+    return rows
+
+
+# image-search capture folders under ../shared/data -> the image engine that parses them; the reverse-search
+# captures (serpapi google_reverse_image, yandex_images) belong to reverse_image_search
+CAPTURE_ENGINES = {
+    "images/brave_images_api": "images_brave_api",
+    "api/brave/brave-py-client__images.json": "images_brave_api",
+    "images/serpapi_google_images": "images_serpapi",
+    "images/google_cse_image": "images_google_cse",
+    "images/searxng_images": "images_searxng",
+    "images/bing_images_html": "images_bing",
+    "images/baidu_images": "images_baidu",
+}
+
+
+def capture_table(repeat: int) -> list[dict[str, object]]:
+    """Every real image-search capture parsed by its engine: images, thumbnails, sizes, pages and parse time."""
+    rows: list[dict[str, object]] = []
+    for where, name in CAPTURE_ENGINES.items():
+        found = SHARED_DATA / where
+        paths = sorted(found.iterdir()) if found.is_dir() else [found] if found.is_file() else []
+        for path in paths:
+            if path.suffix == ".js":  # a JavaScript module: its .derived.json beside it is the JSON answer
+                continue
+            engine = engines.create(name, EngineSettings(api_key=KEY, base_url="https://searx.example"))
+            request = engine.build_request(SearchRequest(query="q", limit=50), {"vqd": "4-1"})
+            kind = "text/html" if path.read_bytes().lstrip()[:1] == b"<" else "application/json"
+            body = path.read_bytes()
+
+            def parse(e: engines.Engine = engine, r: httpx.Request = request, b: bytes = body, k: str = kind) -> list:
+                return e.handle(httpx.Response(200, content=b, headers={"content-type": k}, request=r))
+
+            hits = parse()
+            images = [hit.image for hit in hits if hit.image is not None]
+            rows.append({
+                "capture": path.name, "engine": name.removeprefix("images_"), "images": len(images),
+                "thumbnails": sum(1 for i in images if i.thumbnail_url),
+                "sized": sum(1 for i in images if i.width and i.height),
+                "pages": sum(1 for h in hits if h.image is not None and h.url != h.image.image_url),
+                "parse_ms": round(median_ms(parse, repeat), 3),
+            })  # fmt: skip
+    return rows
+
+
+def print_captures(rows: list[dict[str, object]]) -> None:
+    header = ("capture", "engine", "images", "thumbnails", "sized", "pages", "parse_ms")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(str(row[key]) for key in header) + " |")
 
 
 async def reverse_rows(repeat: int) -> dict[str, float]:
@@ -123,14 +208,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    rows = {**crop_rows(args.repeat), **asyncio.run(search_rows(args.repeat * 20))}
+    rows = {**crop_rows(args.repeat), **encode_rows(args.repeat), **asyncio.run(search_rows(args.repeat * 20))}
     rows.update(asyncio.run(reverse_rows(args.repeat * 20)))
     width = max(len(name) for name in rows)
     print(f"{'measure':<{width}}  median ms")
     for name, value in rows.items():
         print(f"{name:<{width}}  {value:9.3f}")
+    captures = capture_table(args.repeat)
+    print()
+    print_captures(captures)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "images.json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    body = {**rows, "captures": captures}
+    (RESULTS / "images.json").write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -143,12 +143,20 @@ class ToolSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    alias_set: Literal["visual-agent"] | None = Field(
+        None,
+        description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
+        "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
+    )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
 def _default_prices() -> dict[str, int]:
-    return {"web_search": 2, "web_search_multi": 2, "web_fetch": 1, "reverse_image_search": 3, "image_upload": 1}
+    return {
+        "web_search": 2, "web_search_multi": 2, "web_fetch": 1, "image_search": 2, "crop_images": 1,
+        "reverse_image_search": 3, "image_upload": 1,
+    }  # fmt: skip
 
 
 class AccountsSettings(BaseModel):
@@ -168,7 +176,8 @@ class AccountsSettings(BaseModel):
     agent: str | None = Field(None, description="The agent stdio and CLI calls act as (or --agent NAME).")
     prices: dict[str, int] = Field(default_factory=_default_prices, description="Credits per logical tool call.")
     engine_surcharge: dict[str, int] = Field(
-        default_factory=dict, description="Extra credits when a web_search names this engine (paid APIs)."
+        default_factory=dict,
+        description="Extra credits when a web_search or image_search names this engine (paid APIs).",
     )
     per_hour: int = Field(10, ge=0, description="Calls per hour for a new agent (sliding window).")
     per_day: int | None = Field(None, ge=0, description="Calls per day for a new agent (none: unlimited).")
@@ -259,8 +268,13 @@ class ImageSettings(BaseModel):
     max_crop_aspect: float = Field(50.0, ge=1, description="Most elongated crop allowed (long side / short side).")
     store_max_bytes: int = Field(100_000_000, ge=1024, description="Image bytes kept per session.")
     store_max_images: int = Field(500, ge=1, description="Images kept per session.")
-    engines: list[str] = Field(
-        ["brave_api", "serpapi", "google_cse", "searxng"], description="Image-search engines, in auto's order."
+    engines: list[str] | None = Field(
+        None,
+        description="Image-search engines in auto's order (bing, duckduckgo, brave_api, ...); default: the usable "
+        "ones, keyed APIs first, Chinese engines first for Chinese queries.",
+    )
+    multi_engines: list[str] | None = Field(
+        None, description="Image engines multi fans out to (default: the first three of auto's with distinct indexes)."
     )
     # reverse image search and getting stored images to backends (issue 14, deliverables 3-4)
     reverse_backends: list[str] = Field(

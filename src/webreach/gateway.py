@@ -25,7 +25,9 @@ from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
 from webreach.errors import InvalidInputError
 from webreach.extract.extracted import Extracted
+from webreach.images.reverse.service import ReverseSearch
 from webreach.images.service import Images
+from webreach.images.storage import Storage
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
@@ -82,7 +84,7 @@ class Gateway:
             user_agent=settings.user_agent, network_backend=FakeWebBackend(offline) if offline else None,
             offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
         )  # fmt: skip
-        self._images = self._open_images(transport, offline)
+        self._images = self._open_images()
         if self._accounts.enabled:  # the engines each metered call tried, for the console's recent calls
             self._searching.add_attempt_listener(self._accounts.recent.note_attempt)
 
@@ -125,18 +127,23 @@ class Gateway:
             changes["jina_base_url"] = f"{offline.base_url}/_pages/jina"
         return read.model_copy(update=changes)
 
-    def _open_images(self, transport: httpx.AsyncBaseTransport | None, offline: OfflineScope | None) -> Images:
+    def _open_images(self) -> Images:
         state = self.settings.state
         store = ImageStore(
             (state.path or default_state_path()) if state.backend == "sqlite" else None,
             clock=self._clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip
-        if offline is not None and isinstance(transport, OfflineTransport):
-            transport = OfflineTransport(offline)  # its own: closing one client must not close the other's
         return Images(
-            self.settings, store, fetch=self._fetch_image, clock=self._clock, transport=transport,
-            guard=self._searching.guarded_calls(),
+            self.settings, store, fetch=self._fetch_image, search=self._searching.search, reverse=self._reverse_search
+        )
+
+    def _reverse_search(self, storage: Storage) -> ReverseSearch:
+        """The reverse-image backends over the search service's engine clients and under its policy stack (the
+        same breakers, token buckets and transport as web search; policies/guarded.py)."""
+        return ReverseSearch(
+            self.settings, client_for=self._searching.engine_client, guard=self._searching.guarded_calls(),
+            storage=storage, clock=self._clock,
         )  # fmt: skip
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:

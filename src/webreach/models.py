@@ -48,8 +48,31 @@ def schema_pattern_matches(pattern: str, value: str) -> bool:
     return re.search(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern, value) is not None
 
 
-# request fields an engine may or may not honour; Engine.supports lists the ones it does
-OPTIONAL_PARAMETERS = ("page", "site", "freshness", "language", "region", "safesearch")
+# request fields an engine may or may not honour; Engine.supports lists the ones it does (the last four are
+# image-search filters: only image engines honour them, web engines report them as ignored)
+OPTIONAL_PARAMETERS = (
+    "page",
+    "site",
+    "freshness",
+    "language",
+    "region",
+    "safesearch",
+    "size",
+    "type",
+    "colour",
+    "licence",
+)
+ImageSize = Literal["small", "medium", "large", "wallpaper"]
+ImageType = Literal["photo", "clipart", "line", "gif", "transparent"]
+ImageColour = Literal[
+    "color", "monochrome", "red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "white", "gray",
+    "black", "brown",
+]  # fmt: skip
+ImageLicence = Literal["public", "share", "share_commercially", "modify", "modify_commercially"]
+
+
+def _unset(value: object) -> bool:
+    return value is None
 
 
 # the one message for an empty query, whichever door it came through (CLI, REST, MCP)
@@ -85,6 +108,12 @@ class SearchRequest(BaseModel):
     language: str | None = Field(None, description="Result language as ISO 639-1, e.g. 'en', 'zh'.")
     region: str | None = Field(None, description="Region as ISO 3166-1 alpha-2, e.g. 'us', 'cn'.")
     safesearch: SafeSearch = Field("moderate", description="Adult-content filter.")
+    # image-search filters (issue 14); left out of the serialized request when unset, so web cache keys keep
+    # the shape they had
+    size: ImageSize | None = Field(None, description="Image size.", exclude_if=_unset)
+    type: ImageType | None = Field(None, description="Image type.", exclude_if=_unset)
+    colour: ImageColour | None = Field(None, description="Dominant colour, or color / monochrome.", exclude_if=_unset)
+    licence: ImageLicence | None = Field(None, description="Usage rights.", exclude_if=_unset)
 
     @field_validator("query", mode="before")
     @classmethod
@@ -136,6 +165,10 @@ class SearchRequest(BaseModel):
             self.language is not None,
             self.region is not None,
             self.safesearch != "moderate",
+            self.size is not None,
+            self.type is not None,
+            self.colour is not None,
+            self.licence is not None,
         )
         if not any(asked):  # the usual request, looked at once per engine asked
             return ()
@@ -154,6 +187,17 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+class ImageFields(BaseModel):
+    """What an image-search hit adds to a Hit (whose url is then the page the image sits on)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    image_url: str = Field(description="The full-size image.")
+    thumbnail_url: str | None = None
+    width: int | None = None
+    height: int | None = None
+
+
 class Hit(BaseModel):
     """One search result as every engine reports it."""
 
@@ -169,6 +213,7 @@ class Hit(BaseModel):
     engine: str = Field(description="Engine that produced this hit (the first one, when merged).")
     engines: tuple[str, ...] = Field((), description="Every engine that found it (multi mode).")
     score: float | None = None
+    image: ImageFields | None = Field(None, description="Image hits only: the image itself.", exclude_if=_unset)
 
 
 class EngineAttempt(BaseModel):

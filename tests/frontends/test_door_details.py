@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from webreach.engines import engine_classes
+from webreach.engines import names as engine_names
 from webreach.models import EMPTY_QUERY
 from webreach.testing import FakeWeb
 
@@ -59,7 +59,7 @@ def test_resetting_a_name_that_is_no_engine_lists_engines_only(web: FakeWeb, tmp
     error = json.loads(done.stdout)
     assert error["code"] == "invalid_input" and "'nosuch'" in error["message"]
     listed = error["message"].partition("Valid engines: ")[2].partition(";")[0].split(", ")
-    assert listed == sorted(engine_classes())
+    assert listed == engine_names()  # web engines (image engines are images_<name>, not listed here)
     assert "auto" not in listed and "multi" not in listed
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import struct
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from webreach.errors import CorruptImageError, ImageTooLargeError, InvalidInputError, UnsupportedImageError
-from webreach.images.crop import CropLimits, crop, downscale, encode, pixel_box
+from webreach.images.crop import CropLimits, crop, downscale, encode, pixel_box, png_may_fit
 from webreach.images.decode import ImageLimits, decode
 
 
@@ -158,3 +159,31 @@ def test_bomb_is_refused_within_bounded_memory() -> None:
     assert sorted(done.stdout.split("\n")[:-1]) == sorted(
         f"{name} {error.code}" for name, (_, error) in HOSTILE.items()
     )
+
+
+def noise(width: int, height: int) -> Image.Image:
+    return Image.frombytes("RGB", (width, height), random.Random(3).randbytes(width * height * 3))
+
+
+def test_a_noisy_crop_whose_png_cannot_fit_goes_straight_to_jpeg() -> None:
+    limits = CropLimits(max_output_bytes=2_000_000)
+    image = noise(1600, 1200)  # its PNG is ~5.8 MB: the sample tiles say so, and PNG is not tried
+    assert not png_may_fit(image, limits.max_output_bytes)
+    encoded = encode(image, limits)
+    assert encoded.mime == "image/jpeg" and len(encoded.data) <= limits.max_output_bytes
+    assert (encoded.width, encoded.height) == (1600, 1200)
+
+
+def test_a_large_smooth_crop_stays_lossless_png() -> None:
+    image = Image.linear_gradient("L").resize((2000, 1500)).convert("RGB")
+    assert png_may_fit(image, CropLimits().max_output_bytes)
+    encoded = encode(image, CropLimits())
+    assert encoded.mime == "image/png"
+    assert ImageChops.difference(Image.open(io.BytesIO(encoded.data)).convert("RGB"), image).getbbox() is None
+
+
+def test_the_shrink_rounds_reach_a_small_byte_cap() -> None:
+    limits = CropLimits(max_output_bytes=60_000)
+    encoded = encode(noise(1200, 900), limits)
+    assert encoded.mime == "image/jpeg" and len(encoded.data) <= 60_000
+    assert encoded.width < 1200 and encoded.width / encoded.height == pytest.approx(4 / 3, rel=0.02)

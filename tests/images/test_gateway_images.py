@@ -14,8 +14,16 @@ from PIL import Image, ImageChops
 from secret_keys import TEST_KEY
 from webreach import EngineSettings, Gateway, Settings
 from webreach.config import StateSettings
-from webreach.errors import AllEnginesFailedError, AuthFailedError, UnknownImageTokenError, UrlNotAllowedError
-from webreach.images.hits import ImageSearchRequest
+from webreach.errors import (
+    AllEnginesFailedError,
+    AuthFailedError,
+    BlockedError,
+    InvalidInputError,
+    SuspendedError,
+    UnknownImageTokenError,
+    UrlNotAllowedError,
+)
+from webreach.models import SearchRequest
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
@@ -80,11 +88,15 @@ async def test_image_urls_go_through_the_guard(tmp_path: Path) -> None:
 
 async def test_image_search_auto_falls_back(web: FakeWeb, tmp_path: Path) -> None:
     web.set_scenario("images_brave_api", case="auth_failed")
-    async with Gateway.from_settings(settings_for(web, tmp_path, engines=KEYED)) as gateway:
-        response = await gateway.images.search(ImageSearchRequest(query="red panda", limit=10))
-    assert response.engine == "serpapi"
-    assert response.attempts == ("brave_api: auth_failed",)
-    # the capture shape holds one image twice: deduplicated by image URL
+    settings = settings_for(web, tmp_path, engines=KEYED, images={"engines": ["brave_api", "serpapi"]})
+    async with Gateway.from_settings(settings) as gateway:
+        response = await gateway.images.search(SearchRequest(query="red panda", limit=10))
+    assert (response.mode, response.engines_used) == ("auto", ("serpapi",))
+    assert [(a.engine, a.status, a.code) for a in response.attempts] == [
+        ("brave_api", "error", "auth_failed"),
+        ("serpapi", "ok", None),
+    ]
+    # the recording holds one image twice: listed once
     assert [hit.image_url for hit in response.results] == [
         "https://wildlife.example.org/img/red-panda.jpg",
         "https://zoo.example.com/media/panda-bamboo.png",
@@ -94,19 +106,99 @@ async def test_image_search_auto_falls_back(web: FakeWeb, tmp_path: Path) -> Non
     assert "engine=google_images" in asked.query and "api_key=***" in asked.query  # the key went (masked in logs)
 
 
-@pytest.mark.parametrize("engine", ["brave_api", "serpapi", "google_cse", "searxng"])
+ENGINES = ["bing", "duckduckgo", "baidu", "sogou", "brave_api", "serpapi", "serper", "google_cse", "searxng", "tavily"]
+EVERY = {
+    **KEYED,
+    "google_cse": EngineSettings(api_key=TEST_KEY, options={"cx": "0123456789abcdef0"}),
+    "serper": EngineSettings(api_key=TEST_KEY),
+    "tavily": EngineSettings(api_key=TEST_KEY),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 async def test_each_image_engine_answers_from_the_fake_web(web: FakeWeb, tmp_path: Path, engine: str) -> None:
-    options = {"google_cse": EngineSettings(api_key=TEST_KEY, options={"cx": "0123456789abcdef0"})}
-    async with Gateway.from_settings(settings_for(web, tmp_path, engines={**KEYED, **options})) as gateway:
-        response = await gateway.images.search(ImageSearchRequest(query="red panda"), engine=engine)
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines=EVERY)) as gateway:
+        response = await gateway.images.search(SearchRequest(query="red panda"), engine=engine)
     assert len(response.results) == 2 and {hit.engine for hit in response.results} == {engine}
+    assert response.results[0].image_url == "https://wildlife.example.org/img/red-panda.jpg"
+
+
+async def test_duckduckgo_runs_both_steps_and_reuses_its_token(web: FakeWeb, tmp_path: Path) -> None:
+    # its rate limit is the web engine's (8 a minute): the configuration of duckduckgo reaches its image engine
+    fast = {"duckduckgo": EngineSettings(rate_per_minute=1000)}
+    settings = settings_for(web, tmp_path, cache={"backend": "none"}, engines=fast)
+    async with Gateway.from_settings(settings) as gateway:
+        for _ in range(2):
+            response = await gateway.images.search(SearchRequest(query="red panda"), engine="duckduckgo")
+            assert len(response.results) == 2
+    steps = [(r.path, r.query) for r in web.requests("images_duckduckgo")]
+    assert [path for path, _ in steps] == ["/images_duckduckgo/", "/images_duckduckgo/i.js", "/images_duckduckgo/i.js"]
+    assert "iax=images" in steps[0][1] and "vqd=4-211287413212871233221872138711" in steps[1][1]
+
+
+async def test_multi_merges_by_image_and_by_page(web: FakeWeb, tmp_path: Path) -> None:
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines=EVERY)) as gateway:
+        response = await gateway.images.search(
+            SearchRequest(query="red panda"), engine="multi", engines=["bing", "sogou", "tavily"]
+        )
+    # bing, sogou and tavily each find the same two images (tavily names no page: its hits dedupe by image URL)
+    assert response.mode == "multi" and response.engines_used == ("bing", "sogou", "tavily")
+    assert [hit.image_url for hit in response.results] == [
+        "https://wildlife.example.org/img/red-panda.jpg",
+        "https://zoo.example.com/media/panda-bamboo.png",
+    ]
+    assert response.results[0].engines == ("bing", "sogou", "tavily")
+    assert [(a.engine, a.status, a.count) for a in response.attempts] == [
+        ("bing", "ok", 2),
+        ("sogou", "ok", 2),
+        ("tavily", "ok", 2),
+    ]
+
+
+async def test_the_same_page_under_another_image_url_is_one_hit(web: FakeWeb, tmp_path: Path) -> None:
+    # bing and serper name the same two pages; serper's recording links the same images, the merge keeps two hits
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines=EVERY)) as gateway:
+        response = await gateway.images.search(
+            SearchRequest(query="red panda"), engine="multi", engines=["bing", "duckduckgo"]
+        )
+    assert len(response.results) == 2
+
+
+async def test_image_search_has_the_cache_breaker_and_filters_of_web_search(web: FakeWeb, tmp_path: Path) -> None:
+    request = SearchRequest(query="red panda", size="large", licence="public")
+    async with Gateway.from_settings(settings_for(web, tmp_path, engines=EVERY)) as gateway:
+        first = await gateway.images.search(request, engine="bing")
+        again = await gateway.images.search(request, engine="bing")
+        assert web.count("images_bing") == 1 and again.attempts[0].cached
+        assert "qft=%2Bfilterui%3Aimagesize-large" in web.requests("images_bing")[0].query
+        assert first.attempts[0].unsupported == ()
+        sogou = await gateway.images.search(request, engine="sogou")
+        assert sogou.attempts[0].unsupported == ("size", "licence")
+        web.set_scenario("images_sogou", fault="captcha")
+        with pytest.raises(BlockedError):
+            await gateway.images.search(SearchRequest(query="another"), engine="sogou")
+        # the breaker rests sogou after its CAPTCHA: the next search does not reach the fake web
+        before = web.count("images_sogou")
+        with pytest.raises(SuspendedError):
+            await gateway.images.search(SearchRequest(query="a third"), engine="sogou")
+        assert web.count("images_sogou") == before
+        # and auto moves past it, saying why
+        auto = await gateway.images.search(SearchRequest(query="a fourth"), engines=["sogou", "bing"])
+        assert [(a.engine, a.code) for a in auto.attempts] == [("sogou", "suspended"), ("bing", None)]
 
 
 async def test_named_engine_errors_are_raised_and_auto_reports_all(web: FakeWeb, tmp_path: Path) -> None:
     web.set_scenario("images_brave_api", case="auth_failed")
     settings = settings_for(web, tmp_path, engines=KEYED, images={"engines": ["brave_api"]})
     async with Gateway.from_settings(settings) as gateway:
-        with pytest.raises(AuthFailedError):
-            await gateway.images.search(ImageSearchRequest(query="red panda"), engine="brave_api")
-        with pytest.raises(AllEnginesFailedError):
-            await gateway.images.search(ImageSearchRequest(query="red panda"))
+        with pytest.raises(AuthFailedError) as named:
+            await gateway.images.search(SearchRequest(query="red panda"), engine="brave_api")
+        with pytest.raises(AllEnginesFailedError) as every:
+            await gateway.images.search(SearchRequest(query="red panda"))
+    # engines are named as callers name them, not by their registry names (images_brave_api)
+    assert named.value.engine == "brave_api" and str(named.value).startswith("brave_api: ")
+    assert "(brave_api: " in every.value.message and "images_" not in str(every.value.to_dict())
+    assert [attempt.engine for attempt in every.value.attempts] == ["brave_api"]
+    async with Gateway.from_settings(settings) as gateway:
+        with pytest.raises(InvalidInputError):
+            await gateway.images.search(SearchRequest(query="red panda"), engine="altavista")

@@ -77,7 +77,9 @@ async def test_python_door_crops_and_searches(web: FakeWeb) -> None:
         again = await tools.call("crop_images", '{"crops": {"<obs_1>": [0, 0, 50, 25]}}', session="p1")
         assert again.text == "<obs_1> -> <obs_2> (50x25)"
         found = await tools.call("image_search", '{"query": "red panda", "limit": 5}', session="p1")
-    assert found.text.startswith("Images for 'red panda' (brave_api, 2 found):")
+    # offline, the fake web plays a SearXNG instance too, and auto asks a configured instance first
+    assert found.text.startswith("Images for 'red panda' (auto: searxng; 2 found):")
+    assert found.text.endswith("Engines: searxng ok 2")
     assert "image: https://wildlife.example.org/img/red-panda.jpg" in found.text
 
 
@@ -95,7 +97,7 @@ async def test_mcp_crop_returns_an_image_block(web: FakeWeb, mode: str) -> None:
     assert block.type == "image" and block.mime_type == "image/png"
     cropped = Image.open(io.BytesIO(base64.b64decode(block.data))).convert("RGB")
     assert ImageChops.difference(cropped, source.crop((10, 20, 110, 70))).getbbox() is None
-    assert not found.is_error and "(serpapi, 2 found)" in found.content[0].text
+    assert not found.is_error and "(engine: serpapi; 2 found)" in found.content[0].text
 
 
 async def test_bad_crop_arguments_are_error_results(web: FakeWeb) -> None:
@@ -131,6 +133,6 @@ def test_rest_door_crops_and_searches(threaded_web: FakeWeb) -> None:
     assert (entry["token"], entry["width"], entry["height"]) == ("<obs_1>", 50, 50)
     image = Image.open(io.BytesIO(base64.b64decode(entry["data"]))).convert("RGB")
     assert ImageChops.difference(image, source.crop((0, 0, 50, 50))).getbbox() is None
-    assert found.status_code == 200 and found.json()["engine"] == "serpapi"
+    assert found.status_code == 200 and found.json()["engines_used"] == ["serpapi"]
     assert [hit["rank"] for hit in found.json()["results"]] == [1, 2]
     assert bad.status_code == 200 and bad.json()["crops"]["<image_7>"]["error"]["code"] == "unknown_image"

@@ -14,13 +14,14 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines._base import Engine, EngineKind, Tokens
+from webreach.engines._base import Engine, EngineKind, Tokens, Vertical
 from webreach.errors import InvalidInputError
 
 __all__ = [
     "Engine",
     "EngineKind",
     "Tokens",
+    "Vertical",
     "create",
     "engine_class",
     "engine_classes",
@@ -50,28 +51,28 @@ def engine_classes() -> Mapping[str, type[Engine]]:
     return MappingProxyType(dict(sorted(found.items())))
 
 
-def names() -> list[str]:
-    """All engine names, sorted."""
-    return list(engine_classes())
+def names(vertical: Vertical = "web") -> list[str]:
+    """The engine names of one vertical (web search's by default; image search's are `images_<engine>`), sorted."""
+    return [name for name, cls in engine_classes().items() if cls.vertical == vertical]
 
 
-def engine_class(name: str, *, allow_modes: bool = True) -> type[Engine]:
-    """The class for `name`, or InvalidInputError listing the valid names.
+def engine_class(name: str, *, allow_modes: bool = True, vertical: Vertical | None = "web") -> type[Engine]:
+    """The class for `name` (of `vertical`; None: of any), or InvalidInputError listing the valid names.
 
     The hint lists the routing modes auto and multi too when the caller accepts them (search does; parsing a
     saved page needs one real engine, so it passes allow_modes=False).
     """
-    try:
-        return engine_classes()[name]
-    except KeyError:
-        modes = "auto, multi, " if allow_modes else ""
-        raise InvalidInputError(
-            f"unknown engine {name!r}", hint=f"Valid engines: {modes}{', '.join(names())}."
-        ) from None
+    found = engine_classes().get(name)
+    if found is not None and vertical in (None, found.vertical):
+        return found
+    modes = "auto, multi, " if allow_modes else ""
+    raise InvalidInputError(
+        f"unknown engine {name!r}", hint=f"Valid engines: {modes}{', '.join(names(vertical or 'web'))}."
+    )
 
 
 def create(
     name: str, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
 ) -> Engine:
     """An engine instance configured with `settings`, reading the time (for date-based filters) from `clock`."""
-    return engine_class(name)(settings, user_agent=user_agent, clock=clock)
+    return engine_class(name, vertical=None)(settings, user_agent=user_agent, clock=clock)

@@ -50,6 +50,7 @@ from webreach.retry_after import MAX_RETRY_AFTER, retry_after_seconds
 LOGGER = logging.getLogger(__name__)
 
 EngineKind = Literal["scraped", "api"]
+Vertical = Literal["web", "images"]
 Tokens = Mapping[str, str]
 
 # Cloudflare's interstitials, the generic wall in front of many sites (markers from SearXNG's
@@ -81,6 +82,9 @@ class Engine(ABC):
     kind: ClassVar[EngineKind]
     base_url: ClassVar[str]
     index: ClassVar[str] = ""
+    # what the engine searches: web pages, or images (engines/images_*.py, issue 14); web search and image search
+    # each see only their own engines
+    vertical: ClassVar[Vertical] = "web"
     needs_key: ClassVar[bool] = False
     # optional request parameters honoured (subset of models.OPTIONAL_PARAMETERS)
     supports: ClassVar[frozenset[str]] = frozenset()

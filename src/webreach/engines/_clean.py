@@ -30,7 +30,7 @@ def clean_hits(hits: list[Hit], *, now: float) -> list[Hit]:
     latest = (datetime.fromtimestamp(now, UTC) + timedelta(days=1)).date()
     cleaned: list[Hit] = []
     for hit in hits:
-        if not usable_url(hit.url):
+        if not usable_url(hit.url) or (hit.image is not None and not usable_url(hit.image.image_url)):
             continue
         update: dict[str, str | None] = {}
         for name in TEXT_FIELDS:

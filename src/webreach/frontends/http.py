@@ -214,7 +214,10 @@ def served_tools(gateway: Gateway) -> Toolbox:
     accounts = gateway.accounts
     profile = accounts.profile if accounts.enabled else None
     policies = account_policies(accounts)
-    return Toolbox(gateway, sessions, enabled=gateway.settings.tools.enabled, policies=policies, profile=profile)
+    config = gateway.settings.tools
+    return Toolbox(
+        gateway, sessions, enabled=config.enabled, policies=policies, profile=profile, alias_set=config.alias_set
+    )
 
 
 def build_app(

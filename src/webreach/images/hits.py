@@ -1,24 +1,38 @@
-"""What an image search asks and answers: ImageSearchRequest, ImageHit and ImageSearchResponse."""
+"""What an image search answers: ImageHit and ImageSearchResponse, built from the search machinery's response.
+
+Image engines live in the engine registry as `images_<engine>` (engines/images_*.py) and run through the same
+routing and policies as web search; callers (the tools, the Python API) name them without the prefix ("bing"),
+and every engine name in an answer is shown that way too.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
-from urllib.parse import urlsplit
-
 from pydantic import BaseModel, ConfigDict, Field
 
-Safesearch = Literal["off", "moderate", "strict"]
-MAX_LIMIT = 50
+from webreach.models import MAX_LIMIT, EngineAttempt, Hit, SafeSearch, SearchResponse
+
+Safesearch = SafeSearch
+PREFIX = "images_"
+__all__ = ["MAX_LIMIT", "ImageHit", "ImageSearchResponse", "Safesearch", "engine_name", "short_attempt", "short_name"]
 
 
-class ImageSearchRequest(BaseModel):
-    """A text query for images."""
+def engine_name(short: str) -> str:
+    """The registry name of image engine `short` ("bing" -> "images_bing")."""
+    return f"{PREFIX}{short}"
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    query: str = Field(min_length=1, max_length=2000)
-    limit: int = Field(10, ge=1, le=MAX_LIMIT)
-    safesearch: Safesearch = "moderate"
+def short_name(name: str) -> str:
+    """The name callers use for registry name `name` ("images_bing" -> "bing")."""
+    return name.removeprefix(PREFIX)
+
+
+def short_attempt(attempt: EngineAttempt) -> EngineAttempt:
+    """An attempt naming its engine as callers do, in its engine field and its message's "engine: " lead."""
+    short = short_name(attempt.engine)
+    message = attempt.message
+    if message is not None and message.startswith(f"{attempt.engine}: "):
+        message = f"{short}: {message.removeprefix(f'{attempt.engine}: ')}"
+    return attempt.model_copy(update={"engine": short, "message": message})
 
 
 class ImageHit(BaseModel):
@@ -35,35 +49,37 @@ class ImageHit(BaseModel):
     height: int | None = None
     source: str | None = Field(None, description="The page's site (domain or the engine's name for it).")
     engine: str
+    engines: tuple[str, ...] = Field((), description="Every engine that found it (multi).")
+
+    @classmethod
+    def of(cls, hit: Hit) -> ImageHit:
+        image = hit.image
+        assert image is not None  # image engines only make hits with an image
+        return cls(
+            rank=hit.rank, title=hit.title, page_url=hit.url if hit.url != image.image_url else None,
+            image_url=image.image_url, thumbnail_url=image.thumbnail_url, width=image.width, height=image.height,
+            source=hit.source, engine=short_name(hit.engine), engines=tuple(short_name(e) for e in hit.engines),
+        )  # fmt: skip
 
 
 class ImageSearchResponse(BaseModel):
-    """Image hits from one engine (the first that answered, in auto mode), deduplicated, with the attempts made."""
+    """Image hits and what happened with each engine asked (attempts, as web search reports them)."""
 
     model_config = ConfigDict(frozen=True)
 
     query: str
-    engine: str
+    mode: str = Field(description="'engine' (one named), 'auto' (fallback) or 'multi' (fan out and merge).")
+    engines_used: tuple[str, ...] = Field(description="The engines the results come from.")
     results: tuple[ImageHit, ...]
-    attempts: tuple[str, ...] = Field((), description="Engines tried before this one answered, with why they failed.")
+    attempts: tuple[EngineAttempt, ...] = Field(description="Every engine asked: ok, empty, error, skipped ...")
+    stale: bool = Field(False, description="Served from an expired cache entry because every engine failed.")
 
-
-def domain(url: str | None) -> str | None:
-    """The host of `url` without a leading www. (None when there is none)."""
-    host = urlsplit(url or "").hostname or ""
-    return host.removeprefix("www.") or None
-
-
-def deduplicated(hits: list[ImageHit], limit: int) -> tuple[ImageHit, ...]:
-    """Hits with repeated image URLs (and a repeated page with the same image) dropped, re-ranked from 1, cut."""
-    seen: set[str] = set()
-    kept: list[ImageHit] = []
-    for hit in hits:
-        key = hit.image_url.split("#", 1)[0]
-        if key in seen:
-            continue
-        seen.add(key)
-        kept.append(hit.model_copy(update={"rank": len(kept) + 1}))
-        if len(kept) == limit:
-            break
-    return tuple(kept)
+    @classmethod
+    def of(cls, response: SearchResponse) -> ImageSearchResponse:
+        meta = response.meta
+        attempts = tuple(short_attempt(attempt) for attempt in meta.attempts)
+        return cls(
+            query=response.query, mode=meta.mode, engines_used=tuple(short_name(e) for e in meta.engines_used),
+            results=tuple(ImageHit.of(hit) for hit in response.results if hit.image is not None),
+            attempts=attempts, stale=meta.stale,
+        )  # fmt: skip

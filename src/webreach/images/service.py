@@ -1,13 +1,18 @@
-"""The image service the Gateway owns: images named in messages into the store, crops as new `<obs_i>`, and image
-search with auto fallback across the configured image engines.
+"""The image service the Gateway owns: images named in messages into the store, crops as new `<obs_i>`, image
+search and reverse image search.
 
 Images from URLs come through `fetch` (the Gateway's guarded reader: the SSRF guard, redirects re-checked, byte
 caps), never through a client of this package. Every image is decoded (bounded, decode.py) before it is stored, so
 the store only ever holds images the crops can read.
 
-Image search (docs/decisions.md, issue 14): engine "auto" asks the configured engines in order and answers with the
-first that returns hits, listing why the earlier ones failed; a named engine is asked alone and its error raised.
-Breakers, rate limits and the cache of web search are not applied yet (the report says so).
+Image search (docs/decisions.md, issue 14) is web search's machinery over the image engines (engines/images_*.py):
+`search` is the Gateway's search service with vertical "images", so one engine, auto (fallback with hedging) and
+multi (fan out and merge), the cache, breakers, rate limits, retries, deadlines and stale-if-error are the very
+ones web search uses. This service only translates engine names and shapes the answer.
+
+Reverse image search (images/reverse/) gets its backends from the `reverse` factory the Gateway passes: they send
+over the search service's engine client and run under its policy stack (policies/guarded.py), so this package owns
+no HTTP client at all.
 """
 
 from __future__ import annotations
@@ -16,36 +21,35 @@ import base64
 import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-import httpx
-
-from webreach.clock import Clock
+from webreach import engines
 from webreach.config import ImageSettings, Settings
-from webreach.engines import Engine
-from webreach.engines import create as create_engine
-from webreach.errors import (
-    AllEnginesFailedError,
-    EngineError,
-    EngineTimeoutError,
-    InvalidInputError,
-    NotConfiguredError,
-    SessionStoreError,
-    UnavailableError,
-    WebreachError,
-)
+from webreach.engines import Vertical
+from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
 from webreach.images.crop import CropLimits, Units, crop, encode
 from webreach.images.decode import ImageLimits, decode
-from webreach.images.engines import IMAGE_ENGINES, ImageEngine
-from webreach.images.hits import ImageHit, ImageSearchRequest, ImageSearchResponse, deduplicated
+from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
 from webreach.images.messages import named_images
 from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
 from webreach.images.reverse.prepare import prepare
-from webreach.images.reverse.service import CallGuard, ReverseSearch, Unguarded
+from webreach.images.reverse.service import ReverseSearch
 from webreach.images.storage import Storage, open_storage
+from webreach.models import SearchRequest, SearchResponse
 from webreach.state.image_store import TOKEN, ImageStore, StoredImage
 
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
+# the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
+ReverseFactory = Callable[[Storage], ReverseSearch]
 MAX_CROPS = 20
+
+
+class SearchFunction(Protocol):
+    """The search service's search (search/service.py Searching.search)."""
+
+    async def __call__(
+        self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None, vertical: Vertical
+    ) -> SearchResponse: ...
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,8 @@ class CropOutcome:
 
 
 class Images:
-    """Session images and image search over `store`, fetching URLs with `fetch` and engines over `transport`."""
+    """Session images over `store` (URLs read with `fetch`), image search through `search` and reverse image
+    search through the backends `reverse` opens."""
 
     def __init__(
         self,
@@ -66,9 +71,8 @@ class Images:
         store: ImageStore,
         *,
         fetch: FetchBytes,
-        clock: Clock,
-        transport: httpx.AsyncBaseTransport | None = None,
-        guard: CallGuard | None = None,
+        search: SearchFunction,
+        reverse: ReverseFactory,
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
@@ -78,27 +82,17 @@ class Images:
         self.crop_limits = CropLimits(
             config.min_crop_side, config.max_crop_aspect, config.max_output_side, config.max_output_bytes
         )
-        self._max_body = settings.max_body_bytes
-        self._clock = clock
-        self.engines: dict[str, ImageEngine] = {}
-        self.reconfigure(settings)
-        self._client = httpx.AsyncClient(
-            transport=transport, trust_env=False, follow_redirects=False,
-            timeout=httpx.Timeout(settings.engine_timeout, connect=settings.connect_timeout),
-        )  # fmt: skip
+        self._search = search
+        self._open_reverse = reverse
         self._storage: Storage | None = None  # opened on first use: an unused s3 setting must not fail startup
         self._reverse: ReverseSearch | None = None
-        self._guard: CallGuard = guard or Unguarded()
-        self._settings, self._clock = settings, clock
 
     def reconfigure(self, settings: Settings) -> None:
-        """The image engines again from `settings` (keys and addresses the console changed while running)."""
-        self.engines = {
-            name: IMAGE_ENGINES[name](_web_engine(settings, name, self._clock)) for name in self.settings.engines
-        }
+        """Take new settings while running (the console's): image search follows them through the search service;
+        the reverse backends are opened again on next use, with the keys and addresses now configured."""
+        self._reverse = None
 
     async def aclose(self) -> None:
-        await self._client.aclose()
         self.store.close()
 
     # --- tokens ------------------------------------------------------------------------------------------
@@ -156,9 +150,7 @@ class Images:
     @property
     def reverse(self) -> ReverseSearch:
         if self._reverse is None:
-            self._reverse = ReverseSearch(
-                self._settings, client=self._client, guard=self._guard, storage=self.storage, clock=self._clock
-            )
+            self._reverse = self._open_reverse(self.storage)
         return self._reverse
 
     async def upload(self, session: str, data: bytes) -> StoredImage:
@@ -199,45 +191,42 @@ class Images:
     # --- search ------------------------------------------------------------------------------------------
 
     def engine_names(self) -> list[str]:
-        return list(self.engines)
+        """The image engines, as callers name them (bing, duckduckgo, brave_api, ...)."""
+        return [short_name(name) for name in engines.names("images")]
 
-    async def search(self, request: ImageSearchRequest, engine: str = "auto") -> ImageSearchResponse:
-        """Images for `request` from `engine`, or from the first configured engine that answers (auto)."""
-        if engine != "auto" and engine not in self.engines:
-            raise InvalidInputError(
-                f"unknown image engine {engine!r}", hint=f"Valid engines: auto, {', '.join(self.engines)}."
-            )
-        names = list(self.engines) if engine == "auto" else [engine]
-        failures: list[WebreachError] = []
-        for name in names:
-            try:
-                hits = await self._ask(self.engines[name], request)
-            except (EngineError, NotConfiguredError) as exc:
-                if engine != "auto":
-                    raise
-                failures.append(exc)
-                continue
-            tried = tuple(f"{error.engine}: {error.code}" for error in failures)
-            return ImageSearchResponse(
-                query=request.query, engine=name, results=deduplicated(hits, request.limit), attempts=tried
-            )
-        raise AllEnginesFailedError("no image engine answered", errors=failures)
-
-    async def _ask(self, engine: ImageEngine, request: ImageSearchRequest) -> list[ImageHit]:
-        engine.web.ensure_configured()
-        http_request = engine.build_request(request)
+    async def search(
+        self, request: SearchRequest, engine: str = "auto", engines: Sequence[str] | None = None
+    ) -> ImageSearchResponse:
+        """Images for `request` from one engine, `auto` (fallback) or `multi` (fan out, merged and deduplicated by
+        image URL and by page): the search machinery's routing and policies, over the image engines."""
+        named = engine if engine in ("auto", "multi") else self._registry_name(engine)
+        listed = [self._registry_name(name) for name in engines] if engines else None
         try:
-            response = await self._client.send(http_request, stream=True)
-            try:
-                body = await _bounded_body(response, self._max_body, engine.name)
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException:
-            raise EngineTimeoutError("did not answer in time", engine=engine.name) from None
-        except httpx.HTTPError as exc:
-            raise UnavailableError(f"could not be reached ({type(exc).__name__})", engine=engine.name) from None
-        answer = httpx.Response(response.status_code, headers=response.headers, content=body, request=http_request)
-        return engine.handle(answer)
+            response = await self._search(request, engine=named, engines=listed, vertical="images")
+        except WebreachError as exc:
+            raise shown(exc) from None
+        return ImageSearchResponse.of(response)
+
+    def _registry_name(self, short: str) -> str:
+        if short not in self.engine_names():
+            raise InvalidInputError(
+                f"unknown image engine {short!r}", hint=f"Valid engines: auto, multi, {', '.join(self.engine_names())}."
+            )
+        return engine_name(short)
+
+
+def shown(error: WebreachError) -> WebreachError:
+    """`error` naming image engines as callers do ("bing", not the registry's "images_bing"): its engine, and for
+    all_engines_failed each engine's error, its attempts and the "engine: code" pairs the router's message lists."""
+    if error.engine:
+        error.engine = short_name(error.engine)
+    if isinstance(error, AllEnginesFailedError):
+        for inner in error.errors:
+            shown(inner)
+        for attempt in error.attempts:
+            error.message = error.message.replace(f"{attempt.engine}:", f"{short_name(attempt.engine)}:")
+        error.attempts = tuple(short_attempt(attempt) for attempt in error.attempts)
+    return error
 
 
 def decode_base64(text: str) -> bytes:
@@ -254,21 +243,3 @@ def decode_base64(text: str) -> bytes:
             "the image is neither a token, an http(s) URL nor valid base64 data",
             hint="Pass <image_1>, https://..., or data:image/png;base64,....",
         ) from None
-
-
-async def _bounded_body(response: httpx.Response, limit: int, engine: str) -> bytes:
-    chunks, size = [], 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise UnavailableError(f"answered with more than {limit:,} bytes", engine=engine)
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _web_engine(settings: Settings, name: str, clock: Clock) -> Engine:
-    """The web engine `name` as configured; offline, pointed at the fake web's image recordings of it."""
-    configured = settings.engine(name)
-    if settings.fake_web and not configured.base_url:
-        configured = configured.model_copy(update={"base_url": f"{settings.fake_web.rstrip('/')}/images_{name}"})
-    return create_engine(name, configured, user_agent=settings.user_agent, clock=clock)

@@ -5,7 +5,9 @@ canonical_url() decides when two hits are the same page. It ignores what does no
 of query parameters, percent-encoding differences, and tracking parameters (TRACKING_PARAMETERS plus any name
 starting with "utm_"). Path case is kept: paths are case-sensitive. A URL without a host is returned as given.
 
-merge() scores each page by reciprocal-rank fusion, sum over distinct underlying indexes of 1 / (60 + rank),
+Image hits (Hit.image set) are the same when their image URLs are, or when two engines found an image on the
+same page (engines link one picture under different sizes and hosts); one engine's several images of one page stay
+apart. merge() scores each page by reciprocal-rank fusion, sum over distinct underlying indexes of 1 / (60 + rank),
 where an index counts once with its best rank, so DuckDuckGo and Yahoo (both Bing underneath) agreeing is
 one vote, not two. k = 60 is the usual RRF constant: it keeps rank 1 from drowning out agreement. Fields are
 merged as: first engine's URL (an https one preferred), first non-empty title, date, source and display URL,
@@ -115,9 +117,10 @@ def merge(results_by_engine: Mapping[str, Sequence[Hit]], indexes: Mapping[str, 
     `indexes` maps engine name to its underlying index; an engine missing from it is its own index.
     """
     pages: dict[str, _Page] = {}
+    page_keys: dict[str, tuple[str, str]] = {}  # image hits: page -> (engine that found it first, its key)
     for engine_order, (engine, hits) in enumerate(results_by_engine.items()):
         for hit in hits:
-            key = canonical_url(hit.url)
+            key = _key(hit, engine, pages, page_keys)
             if key not in pages:
                 pages[key] = _Page(
                     hit, engine_order, len(pages), hit.url, hit.title, "", hit.display_url, hit.date, hit.source
@@ -125,6 +128,20 @@ def merge(results_by_engine: Mapping[str, Sequence[Hit]], indexes: Mapping[str, 
             pages[key].absorb(hit, engine, indexes.get(engine, engine))
     ranked = sorted(pages.values(), key=lambda p: (-p.score, p.best_rank, p.engine_order, p.seen_order))
     return tuple(_to_hit(page, rank) for rank, page in enumerate(ranked, start=1))
+
+
+def _key(hit: Hit, engine: str, pages: Mapping[str, _Page], page_keys: dict[str, tuple[str, str]]) -> str:
+    """The dedupe key: the canonical URL; for an image hit its image URL, or the key of the same page's image
+    another engine found (engines link one picture under different sizes and CDN hosts; one engine's several
+    images of a page stay apart)."""
+    if hit.image is None:
+        return canonical_url(hit.url)
+    key = "image:" + canonical_url(hit.image.image_url)
+    if key in pages:
+        return key
+    page = canonical_url(hit.url)
+    first = page_keys.setdefault(page, (engine, key))
+    return first[1] if first[0] != engine else key
 
 
 def _to_hit(page: _Page, rank: int) -> Hit:

@@ -33,6 +33,13 @@ GENERAL_ORDER = (
     "google",
 )
 CHINESE_FIRST = ("bocha", "metaso", "baidu", "sogou", "bing", "so360")
+# image search (issue 14): the same rule over image engines; DuckDuckGo's images come from Bing's index
+IMAGE_ORDER = tuple(
+    f"images_{name}"
+    for name in ("searxng", "brave_api", "serper", "serpapi", "google_cse", "tavily", "bing", "duckduckgo", "sogou",
+                 "baidu")
+)  # fmt: skip
+IMAGE_CHINESE_FIRST = ("images_baidu", "images_sogou", "images_bing")
 MULTI_SIZE = 3
 
 
@@ -47,9 +54,10 @@ def is_chinese(text: str) -> bool:
     return cjk * 5 >= len(letters)
 
 
-def default_order(query: str, known: Sequence[str], usable: Callable[[str], bool]) -> list[str]:
+def default_order(query: str, known: Sequence[str], usable: Callable[[str], bool], vertical: str = "web") -> list[str]:
     """The default auto order for `query`: usable engines only, Chinese engines first for Chinese queries."""
-    preferred = (*CHINESE_FIRST, *GENERAL_ORDER) if is_chinese(query) else GENERAL_ORDER
+    general, chinese = (IMAGE_ORDER, IMAGE_CHINESE_FIRST) if vertical == "images" else (GENERAL_ORDER, CHINESE_FIRST)
+    preferred = (*chinese, *general) if is_chinese(query) else general
     ordered = list(dict.fromkeys(name for name in preferred if name in known))
     # engines added later that no list mentions still take part, after the listed ones
     ordered += [name for name in known if name not in ordered]

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from webreach import engines as registry
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings
-from webreach.engines import Engine
+from webreach.engines import Engine, Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import PolicyState, Search, apply_policies, probe_stack, without_cache
@@ -87,15 +87,13 @@ class Searching:
             cache=open_cache_store(settings.cache),
             breaker_store=open_breaker_store(settings.state),
             bucket_store=open_bucket_store(settings.state),
-            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.names()},
+            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
             followers=open_breaker_followers(settings.state),
         )
         self._parse_health = open_parse_health_store(settings.state)
-        self._engines: dict[str, Engine] = {
-            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=clock)
-            for name in registry.names()
-        }
+        # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
+        self._engines = self._created_engines()
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
@@ -117,10 +115,7 @@ class Searching:
         policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache and clients stay.
         Searches already running finish with what they started with."""
         self.settings = settings
-        engines = {
-            name: registry.create(name, self._engine_settings(name), user_agent=settings.user_agent, clock=self._clock)
-            for name in registry.names()
-        }
+        engines = self._created_engines()
         self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
         searches = {name: self._policy_stack(engine) for name, engine in engines.items()}
         self._engines, self._searches = engines, searches
@@ -128,13 +123,36 @@ class Searching:
         self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in engines.values())
         previous.close()
 
+    def _created_engines(self) -> dict[str, Engine]:
+        """Every engine of the registry, web and image alike, from the current settings."""
+        return {
+            name: registry.create(
+                name, self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock
+            )
+            for name in registry.engine_classes()
+        }
+
     def _engine_settings(self, name: str) -> EngineSettings:
-        configured = self.settings.engine(name)
+        configured = self._configured(name)
         if self.settings.fake_web and not configured.base_url:
             return configured.model_copy(update={"base_url": f"{self.settings.fake_web.rstrip('/')}/{name}"})
         return configured
 
-    def _client(self, proxy: str | None) -> httpx.AsyncClient:
+    def _configured(self, name: str) -> EngineSettings:
+        """An engine's own settings; an image engine not configured itself shares its web engine's (key, options,
+        enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
+        if name in self.settings.engines:
+            return self.settings.engine(name)
+        cls = registry.engine_classes().get(name)
+        shared = getattr(cls, "shares_settings_of", None)
+        if not shared:
+            return self.settings.engine(name)
+        web = self.settings.engine(shared)
+        return web if getattr(cls, "shares_origin", False) else web.model_copy(update={"base_url": None})
+
+    def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
+        """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
+        image search, reverse image search); closed with it."""
         if proxy not in self._clients:
             self._clients[proxy] = httpx.AsyncClient(
                 transport=self._transport,
@@ -151,7 +169,7 @@ class Searching:
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
             engine,
-            self._client(proxy),
+            self.engine_client(proxy),
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
             parsing=self._parsing,
@@ -174,8 +192,12 @@ class Searching:
     # --- engines ----------------------------------------------------------------------------------------
 
     def engine_names(self) -> list[str]:
-        """Every engine name (the registry's, so doors never import engines themselves)."""
-        return list(self._engines)
+        """Every web engine name (the registry's, so doors never import engines themselves)."""
+        return [name for name, engine in self._engines.items() if engine.vertical == "web"]
+
+    def image_engine_names(self) -> list[str]:
+        """Every image engine name (`images_<engine>`)."""
+        return [name for name, engine in self._engines.items() if engine.vertical == "images"]
 
     def usable(self, name: str) -> bool:
         """True when the engine is enabled and has what it needs (key, instance URL)."""
@@ -197,6 +219,8 @@ class Searching:
         health = {view.engine: view for view in self.parse_health()}
         statuses = []
         for name, engine in self._engines.items():
+            if engine.vertical != "web":
+                continue  # listed beside web engines only once the doors show image engines
             reason = None
             try:
                 engine.ensure_configured()
@@ -227,7 +251,9 @@ class Searching:
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
-        names = [self._check_name(n) for n in engines] if engines else [n for n in self._engines if self.usable(n)]
+        names = (
+            [self._check_name(n) for n in engines] if engines else [n for n in self.engine_names() if self.usable(n)]
+        )
         request = SearchRequest.create(query=query)
         searches = {name: without_cache(self._searches[name]) for name in names}
         return await run_canary(searches, names, request, self._clock)
@@ -241,7 +267,8 @@ class Searching:
 
     def reset_breaker(self, name: str) -> None:
         """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
-        registry.engine_class(name, allow_modes=False)  # an unknown name lists the engines, not auto and multi
+        # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
+        registry.engine_class(name, allow_modes=False, vertical="images" if name.startswith("images_") else "web")
         self._state.reset_breaker(name)
 
     def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
@@ -252,27 +279,34 @@ class Searching:
         """After a breaker change: whether each running server has taken it in (waits a few seconds at most)."""
         return await self._state.pickups()
 
-    def auto_order(self, query: str) -> list[str]:
-        """The engines auto mode tries for `query`, in order."""
-        configured = self.settings.auto_order_zh if is_chinese(query) else None
-        configured = configured or self.settings.auto_order
+    def auto_order(self, query: str, vertical: Vertical = "web") -> list[str]:
+        """The engines auto mode tries for `query`, in order (image search: `[images] engines`, short names)."""
+        if vertical == "images":
+            configured = [f"images_{n}" for n in self.settings.images.engines or ()]
+        else:
+            configured = (self.settings.auto_order_zh if is_chinese(query) else None) or self.settings.auto_order or []
         if configured:
-            return [self._check_name(n) for n in configured]
-        return default_order(query, self.engine_names(), self.usable)
+            return [self._check_name(n, vertical) for n in configured]
+        known = self.engine_names() if vertical == "web" else self.image_engine_names()
+        return default_order(query, known, self.usable, vertical)
 
-    def multi_engines(self, query: str) -> list[str]:
+    def multi_engines(self, query: str, vertical: Vertical = "web") -> list[str]:
         """The engines multi mode fans out to by default."""
-        if self.settings.multi_engines:
-            return [self._check_name(n) for n in self.settings.multi_engines]
-        return default_multi(self.auto_order(query), lambda name: self._engines[name].index)
+        if vertical == "images":
+            configured = [f"images_{n}" for n in self.settings.images.multi_engines or ()]
+        else:
+            configured = self.settings.multi_engines or []
+        if configured:
+            return [self._check_name(n, vertical) for n in configured]
+        return default_multi(self.auto_order(query, vertical), lambda name: self._engines[name].index)
 
-    def _check_name(self, name: str) -> str:
-        registry.engine_class(name)  # raises InvalidInputError listing the valid names
+    def _check_name(self, name: str, vertical: Vertical = "web") -> str:
+        registry.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
         return name
 
-    def _candidate(self, name: str, request: SearchRequest) -> Candidate:
+    def _candidate(self, name: str, request: SearchRequest, vertical: Vertical = "web") -> Candidate:
         """Engine `name` behind its policy stack, as routing asks it for `request` (built per search: it is cheap)."""
-        engine = self._engines[self._check_name(name)]
+        engine = self._engines[self._check_name(name, vertical)]
         return Candidate(
             name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request),
             on_attempt=self._tell_attempt if self._attempt_listeners else None,
@@ -316,7 +350,7 @@ class Searching:
     def guess_engine(self, body: bytes) -> str:
         """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
         text = body.decode("utf-8", errors="replace")
-        scores = sorted(((engine.recognise(text), name) for name, engine in self._engines.items()), reverse=True)
+        scores = sorted(((self._engines[name].recognise(text), name) for name in self.engine_names()), reverse=True)
         (best, name), (runner_up, _) = scores[0], scores[1]
         if best == 0 or best == runner_up:
             raise InvalidInputError(
@@ -333,24 +367,26 @@ class Searching:
         *,
         engine: str = "auto",
         engines: Sequence[str] | None = None,
+        vertical: Vertical = "web",
     ) -> SearchResponse:
-        """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge)."""
+        """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge); image
+        search (vertical "images", engines `images_<name>`) runs through the same routing and policies."""
         asked = request
         request = language_defaults(request)
         if engine not in ("auto", "multi"):
             if engines:
                 raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
-            return await self._router.single(self._candidate(engine, asked), request)
-        names = [self._check_name(n) for n in engines] if engines else None
+            return await self._router.single(self._candidate(engine, asked, vertical), request)
+        names = [self._check_name(n, vertical) for n in engines] if engines else None
         if engine == "multi":
-            names = names or self.multi_engines(request.query)
+            names = names or self.multi_engines(request.query, vertical)
         else:
-            names = names or self.auto_order(request.query)
+            names = names or self.auto_order(request.query, vertical)
         if not names:
             raise NotConfiguredError(
                 "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
             )
-        candidates = [self._candidate(n, asked) for n in names]
+        candidates = [self._candidate(n, asked, vertical) for n in names]
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)

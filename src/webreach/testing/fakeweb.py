@@ -1,7 +1,9 @@
 """FakeWeb: a loopback HTTP server that plays recorded engine responses and injects faults on demand.
 
 Routes: `/<engine>/<anything>` (any method; the query string does not route) answers with the engine's current
-scenario (scenarios.py), by default its `results` recording; an engine is any folder of `.http` recordings.
+scenario (scenarios.py), by default its `results` recording; an engine is any folder of `.http` recordings. The
+engine's root `/<engine>/` answers with its `warm_up` recording when it has one (DuckDuckGo Images' vqd page,
+Baidu Images' cookie), so an engine's two steps are both served.
 `/_fakeweb/...` is the control API (control.py), so another process can switch scenarios and read the log.
 `/_pages/...` and pages registered with `web.pages.add()` serve the reader's pages and faults (pages.py).
 `/_js/...` serves JavaScript-rendered pages for the browser reader (js_pages.py).
@@ -339,7 +341,8 @@ class FakeWeb:
         sent += [value for name, value in parse_qsl(request.query) if name in SECRET_PARAMETERS]
         scenario = key_refused(scenario, sent, self.recordings_dir / engine)
         try:
-            reply = plan_reply(scenario, self.recordings_dir / engine)
+            below = request.path.strip("/").partition("/")[2]
+            reply = plan_reply(scenario, self.recordings_dir / engine, warm_up=not below)
         except (OSError, ValueError) as exc:  # a recording deleted or broken after the scenario was set
             await write_json(writer, 500, {"error": f"cannot serve {engine}: {exc}"}, keep_alive=False)
             return False

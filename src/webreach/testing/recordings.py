@@ -13,7 +13,8 @@ Recordings ship inside the package (webreach/testing/recordings/<engine>/<case>.
 from an installed wheel, not only from a checkout. The case name says what the engine must make of it:
 `results*` parses to hits, `no_results*` to zero hits without error, any other case is named after the
 error code it must raise (`captcha*`, `blocked*`, `rate_limited*`, `auth_failed*`, `quota_exhausted*`,
-`unavailable*`, `parse_error*`).
+`unavailable*`, `parse_error*`). `warm_up` is no answer to a search: the fake web serves it at the engine's root,
+where engines send the request that yields their token or cookie.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Recording:
     def expected_code(self) -> str | None:
         """The error code this case must raise, or None for results / no_results cases."""
         stem = self.case.split("-", 1)[0]
-        return None if stem in ("results", "no_results") else stem
+        return None if stem in ("results", "no_results", "warm_up") else stem
 
     def to_response(self, request: httpx.Request | None = None) -> httpx.Response:
         """An httpx.Response carrying this recording (content-encoding dropped: bodies are stored decoded)."""

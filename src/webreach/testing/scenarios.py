@@ -146,8 +146,15 @@ def key_refused(scenario: Scenario, sent: list[str], folder: Path) -> Scenario:
     return Scenario(status=401)
 
 
-def plan_reply(scenario: Scenario, folder: Path) -> Reply:
-    """The response an engine's route gives under `scenario` (recordings are read fresh: others may be editing)."""
+def plan_reply(scenario: Scenario, folder: Path, *, warm_up: bool = False) -> Reply:
+    """The response an engine's route gives under `scenario` (recordings are read fresh: others may be editing).
+
+    `warm_up`: the request asked the engine's root (`/<engine>/`, where engines that need a token or cookie first
+    send their warm-up): an engine with a `warm_up` recording gets it there unless the scenario sets a fault or a
+    status, which reach both steps; a scenario's case picks the answer to the search itself.
+    """
+    if warm_up and scenario.fault is Fault.NONE and scenario.status is None and (folder / "warm_up.http").is_file():
+        return from_recording(load_recording(folder / "warm_up.http"))
     if scenario.fault is Fault.CAPTCHA:
         path = find_case(folder, ("captcha", "blocked"))
         reply = from_recording(load_recording(path)) if path else challenge_page()

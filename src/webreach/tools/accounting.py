@@ -8,6 +8,8 @@ something unusable (a 4xx, a PDF too large, an unsupported type: see CHARGED_FAI
 ref, all engines failing, a timeout, a cancelled call or a bug release it. One logical call is one charge: fallback,
 hedging, retries and fan-out happen inside the handler. web_search with several queries costs its price per query
 that answered (the queries that failed are released); web_search_multi is one query over many engines, one price.
+image_search is one price per call (plus the engine surcharge of a paid engine it names, as web_search); crop_images
+costs its price per crop that was made (a crop refused for its box or token is released with the call's others).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from webreach.accounts.ledger import Agent, Reservation, iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
 from webreach.errors import AgentAuthError, FetchError, InvalidInputError, WebreachError
+from webreach.tools.aliases import priced_as
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import SearchPlan
+from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments
 from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, decode_arguments, error_result
 
 # a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only)
@@ -66,9 +70,10 @@ class Metering:
                 await self._settle(held, None)  # cancelled or a bug: not the agent's doing
                 raise
         charged = _charge(held.reservation.price, result.error)
-        if charged is not None and result.answered is not None and isinstance(call.plan, SearchPlan):
-            # the queries that failed are released: the price is per query, so it divides exactly
-            charged = charged // len(call.plan.requests) * result.answered
+        if charged is not None and result.answered is not None:
+            # the queries (crops) that failed are released: the price is per unit, so it divides exactly; a call
+            # with none made is released whole, like a failed one
+            charged = charged // _units(call) * result.answered if result.answered else None
         balance = await self._settle(held, charged)
         status = "ok" if result.error is None else result.error.code
         latency = (self.accounts.clock.now() - started) * 1000
@@ -140,10 +145,22 @@ class Metering:
                 f"tool {call.tool.name!r} is not enabled for agent {agent.name!r}",
                 hint=f"Available tools: {', '.join(tools) or 'none'}.",
             )
-        plan = call.plan
+        plan, tool = call.plan, priced_as(call.tool)  # an alias costs what its target costs
         if isinstance(plan, SearchPlan):
-            return self.accounts.price(agent, call.tool.name, units=len(plan.requests), engine=plan.engine)
-        return self.accounts.price(agent, call.tool.name)
+            return self.accounts.price(agent, tool, units=len(plan.requests), engine=plan.engine)
+        if isinstance(plan, ImageSearchArguments):
+            return self.accounts.price(agent, tool, engine=plan.engine)
+        return self.accounts.price(agent, tool, units=_units(call))
+
+
+def _units(call: PreparedCall) -> int:
+    """What the price of the call is multiplied by: its queries (web_search), its crops (crop_images), else 1."""
+    plan = call.plan
+    if isinstance(plan, SearchPlan):
+        return len(plan.requests)
+    if isinstance(plan, CropImagesArguments):
+        return len(plan.crops)
+    return 1
 
 
 def _charge(price: int, error: WebreachError | None) -> int | None:

@@ -79,6 +79,7 @@ class ToolDefinition:
     handler: Handler
     prepare: Prepare = as_given
     annotations: ToolAnnotations = ToolAnnotations()
+    alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
     # hidden tools are in no default list or schema; [tools] enabled naming one shows it (image_upload)
     hidden: bool = False
 
@@ -270,7 +271,8 @@ TOOLS: tuple[ToolDefinition, ...] = (
         title="Image search",
         description=(
             "Find images by a text description. Returns numbered images: title, site, size, the image URL and the "
-            "page it is on. engine='auto' (the default) falls back across image engines."
+            "page it is on. engine='auto' (the default) falls back across image engines, 'multi' merges several; "
+            "size, type, colour and licence filter where the engine supports them (the answer says where not)."
         ),
         arguments=ImageSearchArguments,
         handler=image_search,

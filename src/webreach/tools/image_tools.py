@@ -1,5 +1,8 @@
 """The image tools (issue 14): image_search (text -> images) and crop_images (tokens -> new `<obs_i>` crops).
 
+image_search runs web search's machinery over the image engines (one engine, auto or multi; every answer lists
+what each engine did, and filters an engine cannot honour are named as ignored in its attempt).
+
 crop_images takes the conversation's images in its optional `messages` argument (OpenAI or Anthropic shape: a
 `<image_k>` text entry immediately followed by an image entry) and crops any token of the session; each crop
 becomes a new `<obs_i>`, returned in the text and, for MCP, as an image content block. One bad box fails only its
@@ -15,10 +18,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from webreach.errors import WebreachError
+from webreach.errors import InvalidInputError, WebreachError
 from webreach.images.crop import Units
-from webreach.images.hits import MAX_LIMIT, ImageSearchRequest, ImageSearchResponse, Safesearch
+from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
+from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
 from webreach.tools.arguments import QueryText, ToolArguments
 from webreach.tools.backend import ToolImage, ToolResult
 from webreach.tools.output import json_text
@@ -26,8 +30,10 @@ from webreach.tools.output import json_text
 if TYPE_CHECKING:  # definitions.py imports this module for its registry
     from webreach.tools.definitions import ToolCall
 
-# the image engines (images/engines.py IMAGE_ENGINES; tests/images checks the two lists agree)
-ImageEngineName = Literal["auto", "brave_api", "serpapi", "google_cse", "searxng"]
+# the image engines as callers name them (engines/images_*.py without the prefix; tests/images checks they agree)
+ImageEngineName = Literal[
+    "bing", "brave_api", "baidu", "duckduckgo", "google_cse", "searxng", "serpapi", "serper", "sogou", "tavily"
+]  # fmt: skip
 Box = Annotated[list[float], Field(min_length=4, max_length=4)]
 Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
@@ -38,7 +44,18 @@ class ImageSearchArguments(ToolArguments):
     query: QueryText = Field(description="What the images should show.")
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
     safesearch: Safesearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
-    engine: ImageEngineName = Field("auto", description="auto (fallback across image engines) or one engine.")
+    engine: Literal["auto", "multi"] | ImageEngineName = Field(
+        "auto",
+        description="auto (the first image engine that answers, falling back when one is blocked), multi (several "
+        "engines at once, merged and deduplicated by image and page) or one engine.",
+    )
+    engines: list[ImageEngineName] | None = Field(
+        None, max_length=10, description="For auto or multi: the engines to use, in order (default: configured)."
+    )
+    size: ImageSize | None = Field(None, description="Image size, where the engine supports it.")
+    type: ImageType | None = Field(None, description="Image type, where the engine supports it.")
+    colour: ImageColour | None = Field(None, description="Colour, where the engine supports it.")
+    licence: ImageLicence | None = Field(None, description="Usage rights, where the engine supports it.")
 
 
 class CropImagesArguments(ToolArguments):
@@ -64,24 +81,38 @@ class CropImagesArguments(ToolArguments):
 
 
 async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult:
-    request = ImageSearchRequest(query=args.query, limit=args.limit, safesearch=args.safesearch)
-    response = await call.backend.images.search(request, args.engine)
+    if args.engines and args.engine not in ("auto", "multi"):
+        raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
+    request = SearchRequest.create(
+        query=args.query, limit=args.limit, safesearch=args.safesearch, size=args.size, type=args.type,
+        colour=args.colour, licence=args.licence,
+    )  # fmt: skip
+    response = await call.backend.images.search(request, args.engine, args.engines)
     text = json_text(response) if call.output == "json" else image_text(response)
     return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
 
 
 def image_text(response: ImageSearchResponse) -> str:
-    """Numbered image hits, compact: title and site, then the image and its page."""
-    lines = [f"Images for {response.query!r} ({response.engine}, {len(response.results)} found):"]
+    """Numbered image hits, compact: title and site, then the image and its page; then what each engine did."""
+    used = ", ".join(response.engines_used) or "no engine"
+    lines = [f"Images for {response.query!r} ({response.mode}: {used}; {len(response.results)} found):"]
     for hit in response.results:
         size = f" {hit.width}x{hit.height}" if hit.width and hit.height else ""
         lines.append(f"{hit.rank}. {hit.title or '(untitled)'} [{hit.source or '?'}]{size}")
         lines.append(f"   image: {hit.image_url}")
         if hit.page_url:
             lines.append(f"   page: {hit.page_url}")
-    if response.attempts:
-        lines.append("Engines that failed first: " + "; ".join(response.attempts))
+    lines.append("Engines: " + "; ".join(_attempt(attempt) for attempt in response.attempts))
+    if response.stale:
+        lines.append("Every engine failed: these results are from an expired cache entry.")
     return "\n".join(lines)
+
+
+def _attempt(attempt: EngineAttempt) -> str:
+    said = attempt.code or ("cached" if attempt.cached else attempt.status)
+    count = f" {attempt.count}" if attempt.status == "ok" else ""
+    ignored = f" (ignored: {', '.join(attempt.unsupported)})" if attempt.unsupported else ""
+    return f"{attempt.engine} {said}{count}{ignored}"
 
 
 async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
@@ -109,7 +140,10 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
         if call.output == "json"
         else _crop_text(outcomes, urls)
     )
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached)
+    made = sum(1 for outcome in outcomes if outcome.image is not None)
+    # `answered`: the crops made, which metering charges (a refused box costs nothing)
+    answered = made if made < len(outcomes) else None
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
 
 
 def _entry(

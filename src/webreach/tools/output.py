@@ -93,6 +93,8 @@ def with_ref(hit: Hit, ref: int | None = None, *, shown: bool = False) -> dict[s
     """A result as its output shows it: the Hit's fields (a pydantic model keeps them in __dict__), then "ref"
     when refs are shown (null for a URL the store did not number)."""
     fields = dict(hit.__dict__)
+    if fields.get("image") is None:  # web hits: the field exists for image search only
+        fields.pop("image", None)
     if shown:
         fields["ref"] = ref
     return fields

@@ -27,18 +27,17 @@ from webreach.errors import InvalidInputError, WebreachError
 from webreach.models import SearchRequest
 from webreach.state.sessions import SessionStore
 from webreach.tools import render
+from webreach.tools.aliases import ALIAS_SETS, alias_tools, exposed_tools
 from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.call_session import DEFAULT_SESSION, store_session
 from webreach.tools.definitions import (
-    TOOL_NAMES,
     TOOLS,
     SearchResults,
     ToolCall,
     ToolDefinition,
     resolve_ref,
     search_results,
-    select_tools,
 )
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
@@ -95,11 +94,13 @@ class Toolbox:
         enabled: Collection[str] | None = None,
         policies: Sequence[CallPolicy] = (),
         profile: Callable[[str], Mapping[str, Any]] | None = None,
+        alias_set: str | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
-        gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes)."""
-        select_tools(enabled)  # unknown names fail here, not at the first call
+        gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes);
+        `alias_set` exposes another system's tool names beside ours (tools/aliases.py)."""
+        self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
@@ -112,20 +113,30 @@ class Toolbox:
         """The tools over `gateway`, with its session store, the tools its settings enable and, with accounts
         enabled, each agent's tool profile."""
         profile = gateway.accounts.profile if gateway.accounts.enabled else None
-        enabled = gateway.settings.tools.enabled
-        return cls(gateway, gateway.sessions, enabled=enabled, policies=policies, profile=profile)
+        config = gateway.settings.tools
+        return cls(
+            gateway, gateway.sessions, enabled=config.enabled, policies=policies, profile=profile,
+            alias_set=config.alias_set,
+        )  # fmt: skip
 
     def schemas(self, dialect: Dialect, *, strict: bool = False, caller: str | None = None) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
         with a `caller`, only the tools its profile shows."""
-        return tool_schemas(dialect, engines=self.engines, enabled=self.visible_tools(caller), strict=strict)
+        visible = self.visible_tools(caller)
+        # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
+        tools = [
+            tool
+            for tool in self.tools.values()
+            if (tool.name in visible if visible is not None else self.enabled is not None or not tool.hidden)
+        ]
+        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
 
     def visible_tools(self, caller: str | None) -> Collection[str] | None:
-        """The tools `caller` sees (None: every enabled tool)."""
+        """The tools `caller` sees (None: every tool this toolbox exposes)."""
         shown = None if caller is None or self._profile is None else self._profile(caller).get("tools")
         if shown is None:
-            return self.enabled
-        return [name for name in (self.enabled or TOOL_NAMES) if name in shown]
+            return None if self.enabled is None else list(self.tools)
+        return [name for name in self.tools if name in shown]
 
     async def call(
         self,
@@ -160,10 +171,19 @@ class Toolbox:
                 proceed = _wrapped(policy, prepared, proceed)
             return await proceed()
         except WebreachError as exc:
-            return error_result(context.tool, exc, output=context.output)
+            alias = context.tool in self.tools and self.tools[context.tool].alias_of is not None
+            return error_result(context.tool, exc, output="json" if alias else context.output)
+
+    def _find(self, name: str) -> ToolDefinition:
+        tool = self.tools.get(name)
+        if tool is None:
+            # raises the error naming the tools that can be called (a hidden one only where enabled names it)
+            find_tool(name, [tool.name for tool in self.tools.values() if self.enabled is not None or not tool.hidden])
+            raise AssertionError(name)
+        return tool
 
     def _prepare(self, context: CallContext) -> PreparedCall:
-        tool = find_tool(context.tool, self.enabled)
+        tool = self._find(context.tool)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
         arguments = parse_arguments(tool, context.arguments)
@@ -207,16 +227,18 @@ def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "jso
 
 
 def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefinition:
-    """The enabled tool called `name`, else InvalidInputError listing the ones that can be called."""
+    """The enabled tool called `name` (a native tool first, else an alias of any set), else InvalidInputError
+    listing the ones that can be called."""
     # a hidden tool is in no list, but callable by name where no [tools] enabled list says otherwise: operators'
     # code (REST multipart, `webreach image add`) calls image_upload that way
-    tools = TOOLS if enabled is None else select_tools(enabled)
+    every = [*TOOLS, *(alias for set_name in ALIAS_SETS for alias in alias_tools(set_name))]
+    tools = every if enabled is None else [tool for tool in every if tool.name in enabled]
     for tool in tools:
         if tool.name == name:
             return tool
-    known = any(tool.name == name for tool in TOOLS)
+    known = any(tool.name == name for tool in every)
     message = f"tool {name!r} is not enabled here" if known else f"unknown tool {name!r}"
-    shown = ", ".join(tool.name for tool in tools if not tool.hidden or enabled is not None)
+    shown = ", ".join(dict.fromkeys(tool.name for tool in tools if not tool.hidden or enabled is not None))
     raise InvalidInputError(message, hint=f"Available tools: {shown}.")
 
 

@@ -40,11 +40,14 @@ def tool_schemas(
     engines: Sequence[str],
     enabled: Collection[str] | None = None,
     strict: bool = False,
+    tools: Sequence[ToolDefinition] | None = None,
 ) -> list[Schema]:
-    """Schemas of the enabled tools in `dialect`; `engines` fills the engine-name enums."""
+    """Schemas of the enabled tools in `dialect` (of `tools` when given: a toolbox's, aliases included);
+    `engines` fills the engine-name enums."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; use one of {', '.join(DIALECTS)}")
-    return [tool_schema(tool, dialect, engines=engines, strict=strict) for tool in select_tools(enabled)]
+    chosen = select_tools(enabled) if tools is None else tools
+    return [tool_schema(tool, dialect, engines=engines, strict=strict) for tool in chosen]
 
 
 def tool_schema(tool: ToolDefinition, dialect: Dialect, *, engines: Sequence[str], strict: bool = False) -> Schema:

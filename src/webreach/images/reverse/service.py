@@ -42,11 +42,9 @@ class CallGuard(Protocol):
     ) -> T: ...
 
 
-class Unguarded:
-    """No policies, only the timeout: for an Images built without a Gateway (tests of the parsers' plumbing)."""
-
-    async def run(self, engine: str, call: Callable[[], Awaitable[T]], *, rate_per_minute: float, timeout: float) -> T:
-        return await call()
+# the engine HTTP client for a proxy (None: direct): the search service's (Searching.engine_client), so reverse
+# backends share web search's connection pools, transport (the fake web offline) and proxies
+ClientFor = Callable[[str | None], httpx.AsyncClient]
 
 
 def backend_settings(settings: Settings, cls: type[ReverseBackend]) -> EngineSettings:
@@ -61,10 +59,10 @@ def backend_settings(settings: Settings, cls: type[ReverseBackend]) -> EngineSet
 
 
 class ReverseSearch:
-    """The configured reverse-image backends, asked over `client` under `guard`."""
+    """The configured reverse-image backends, asked over `client_for`'s clients under `guard`."""
 
     def __init__(
-        self, settings: Settings, *, client: httpx.AsyncClient, guard: CallGuard, storage: Storage, clock: Clock
+        self, settings: Settings, *, client_for: ClientFor, guard: CallGuard, storage: Storage, clock: Clock
     ) -> None:
         unknown = sorted(set(settings.images.reverse_backends) - set(REVERSE_BACKENDS))
         if unknown:
@@ -77,7 +75,7 @@ class ReverseSearch:
         }
         self.order = list(settings.images.reverse_backends)
         self.storage = storage
-        self._client, self._guard = client, guard
+        self._client_for, self._guard = client_for, guard
         self._timeout, self._max_body = settings.engine_timeout, settings.max_body_bytes
 
     def names(self) -> list[str]:
@@ -124,7 +122,7 @@ class ReverseSearch:
     async def _ask(self, backend: ReverseBackend, query: ReverseQuery) -> list[ReverseHit]:
         async def call() -> list[ReverseHit]:
             try:
-                return await backend.search(query, self._sender(backend.name))
+                return await backend.search(query, self._sender(backend))
             except WebreachError:
                 raise
             except Exception as exc:  # a parser bug on a hostile answer is the backend's ParseError
@@ -134,10 +132,13 @@ class ReverseSearch:
         timeout = backend.settings.timeout or self._timeout
         return await self._guard.run(backend.name, call, rate_per_minute=rate, timeout=timeout)
 
-    def _sender(self, name: str) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
+    def _sender(self, backend: ReverseBackend) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
+        name, proxy = backend.name, backend.settings.proxy
+        client = self._client_for(proxy.get_secret_value() if proxy else None)
+
         async def send(request: httpx.Request) -> httpx.Response:
             try:
-                response = await self._client.send(request, stream=True)
+                response = await client.send(request, stream=True)
                 try:
                     body = await _bounded(response, self._max_body, name)
                 finally:
