@@ -1,10 +1,13 @@
 """Fuzz and stall report: N mutated cases per target, and a liveness check of a real server under hostile work.
 
 Run: python -m bench.fuzz [--cases N] [--targets a,b,...] [--quick] [--no-liveness] [--seed S]
-Targets: every engine by name (or "engines" for all), extractor, charset, retry_after, images, and the doors rest,
-mcp_http, mcp_stdio, cli (or "doors"). Default: 2,000 cases per target (the extractor 5,000 unless --cases).
---quick runs 20 cases per target (or --cases) over a few engines, without the liveness check (the test in
-tests/test_bench_fuzz.py runs it so this file cannot rot). --budget: seconds before a door case counts as a hang.
+
+Targets: every engine
+by name (or "engines" for all web engines, "image_engines" for all image engines), extractor, charset, retry_after,
+images, and the doors rest, mcp_http, mcp_stdio, cli (or "doors"). Default: 2,000 cases per target (the extractor
+5,000 unless --cases). --quick runs 20 cases per target (or --cases) over a few engines, without the liveness check
+(the test in tests/test_bench_fuzz.py runs it so this file cannot rot). --budget: seconds before a door case counts
+as a hang.
 
 Per target the table shows: cases, typed errors (WebreachError, or a door's typed error answer), untyped failures
 (any other exception; at a door a 500, a JSON-RPC -32603, a traceback on stderr or a hang past the case's budget; 0
@@ -158,19 +161,23 @@ def expand(targets: str, quick: bool) -> list[str]:
     for part in (p.strip() for p in targets.split(",") if p.strip()):
         if part == "engines":
             chosen += ["bing", "exa", "baidu"] if quick else names
+        elif part == "image_engines":
+            chosen += engines.names("images")[:2] if quick else engines.names("images")
         elif part == "doors":
             chosen += list(DOORS)
-        elif part in names or part in IN_PROCESS or part in DOORS:
+        elif part in names or part in engines.names("images") or part in IN_PROCESS or part in DOORS:
             chosen.append(part)
         else:
-            raise SystemExit(f"unknown target {part!r}: engines, doors, {', '.join([*names, *IN_PROCESS, *DOORS])}")
+            raise SystemExit(
+                f"unknown target {part!r}: engines, image_engines, doors, {', '.join([*names, *IN_PROCESS, *DOORS])}"
+            )
     return list(dict.fromkeys(chosen))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=None, help="cases per target (default 2,000; extractor 5,000)")
-    parser.add_argument("--targets", default="engines,extractor,charset,retry_after,images,doors")
+    parser.add_argument("--targets", default="engines,image_engines,extractor,charset,retry_after,images,doors")
     parser.add_argument("--quick", action="store_true", help="20 cases per target, a few engines, no liveness")
     parser.add_argument("--no-liveness", action="store_true")
     parser.add_argument("--cli-subprocess", type=int, default=None, help="CLI cases run as real processes")

@@ -39,7 +39,10 @@ Headers = tuple[tuple[bytes, bytes], ...]
 # after the provider; Bocha answers in Bing's Web Search API shape)
 CAPTURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"brave_api": ("api/brave",), "google_cse": ("api/google_cse",), "serpapi": ("api/serpapi",),
-     "serper": ("api/serper",), "tavily": ("api/tavily",), "bocha": ("api/bing_web_search_api",)}
+     "serper": ("api/serper",), "tavily": ("api/tavily",), "bocha": ("api/bing_web_search_api",),
+     "images_baidu": ("images/baidu_images",), "images_bing": ("images/bing_images_html",),
+     "images_brave_api": ("images/brave_images_api",), "images_google_cse": ("images/google_cse_image",),
+     "images_searxng": ("images/searxng_images",), "images_serpapi": ("images/serpapi_google_images",)}
 )  # fmt: skip
 NASTY_TEXT = ("\x00", "\x01", "\x0b", "\x1f", "\x7f", "\x85", "\ufeff", "\ufffe", "\u2028", "&#0;", "&#xD800;")
 BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE)
