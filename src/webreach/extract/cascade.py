@@ -64,6 +64,7 @@ from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
 from webreach.extract.last_resort import typed_errors
+from webreach.extract.main_region import widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
@@ -111,6 +112,7 @@ class Profile:
     fast: bool = False
     comments: bool = False
     grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
+    widen: bool = False  # the page's main region replaces the text when it holds somewhat more (main_region.py)
 
 
 # the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
@@ -121,14 +123,14 @@ class Profile:
 # collection 0.644 -> 0.648 and listing 0.648 -> 0.654 (listings classified as collections)
 PRECISE = Profile(precision=True, fast=True)
 BALANCED = Profile()
-UNSURE = Profile(grid=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
+UNSURE = Profile(grid=True, widen=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
 PROFILES: dict[str, Profile] = {
     "forum": Profile(recall=True, comments=True),  # the replies are the content of a thread
-    "collection": BALANCED,
+    "collection": Profile(widen=True),
     "product": BALANCED,
-    "listing": Profile(grid=True),
+    "listing": Profile(grid=True, widen=True),
     "documentation": BALANCED,
-    "service": Profile(grid=True),
+    "service": Profile(grid=True, widen=True),
 }
 
 
@@ -213,6 +215,9 @@ def extract_html(
             text, extractor = fallback, "trafilatura-fallback"
     if options.page_types and kind.name != "product":
         text, extractor = rescue_stage(tree, url, format, text, extractor)
+    if settings.widen and text.strip() and (region := widen(tree, text, format, url)):
+        # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
+        text, extractor = region, "main-region"
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)

@@ -19,9 +19,10 @@ CELLS = frozenset({"td", "th"})
 FENCE = "```"
 
 
-def to_markdown(element: Any, base_url: str = "") -> str:
-    """`element` and its subtree as markdown, links resolved against `base_url`."""
-    parts = _render(element, base_url).split(FENCE)
+def to_markdown(element: Any, base_url: str = "", skip: frozenset[str] = frozenset()) -> str:
+    """`element` and its subtree as markdown, links resolved against `base_url`, the subtrees of `skip` tags left
+    out."""
+    parts = _render(element, base_url, skip).split(FENCE)
     # blanks are laid out again everywhere but inside code fences (the odd parts), where they are the code's
     tidied = (part if index % 2 else _tidy_prose(part) for index, part in enumerate(parts))
     return FENCE.join(tidied).strip()
@@ -32,9 +33,9 @@ def _tidy_prose(text: str) -> str:
     return html_tree.BLANK_LINES.sub("\n\n", "\n".join(line if line.strip() else "" for line in lines))
 
 
-def _render(element: Any, base_url: str) -> str:
+def _render(element: Any, base_url: str, skip: frozenset[str] = frozenset()) -> str:
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in html_tree.HIDDEN_TAGS or element.get("hidden") is not None:
+    if tag in html_tree.HIDDEN_TAGS or tag in skip or element.get("hidden") is not None:
         return ""
     if tag == "pre":
         return f"\n\n{FENCE}\n{''.join(element.itertext()).strip(chr(10))}\n{FENCE}\n\n"
@@ -42,7 +43,7 @@ def _render(element: Any, base_url: str) -> str:
         return "\n"
     if tag == "table":
         return _table(element, base_url)
-    inner = (element.text or "") + "".join(_render(child, base_url) + (child.tail or "") for child in element)
+    inner = (element.text or "") + "".join(_render(child, base_url, skip) + (child.tail or "") for child in element)
     return _wrap(tag, element, inner, base_url)
 
 

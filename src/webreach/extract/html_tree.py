@@ -150,13 +150,14 @@ def body_of(tree: Any) -> Any:
     return body if body is not None else tree
 
 
-def visible_text(tree: Any) -> str:
-    """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out."""
+def visible_text(tree: Any, skip: frozenset[str] = frozenset()) -> str:
+    """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
+    the subtrees of `skip` tags)."""
     parts: list[str] = []
     hidden = 0
     for event, element in etree.iterwalk(body_of(tree), events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
-        conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None
+        conceals = tag in HIDDEN_TAGS or tag in skip or element.get("hidden") is not None
         if event == "start":
             hidden += conceals
             if not hidden and element.text:
