@@ -17,6 +17,7 @@ an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from lxml import etree, html
@@ -150,14 +151,14 @@ def body_of(tree: Any) -> Any:
     return body if body is not None else tree
 
 
-def visible_text(tree: Any, skip: frozenset[str] = frozenset()) -> str:
+def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None) -> str:
     """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
-    the subtrees of `skip` tags)."""
+    the subtrees of the elements `skip` names)."""
     parts: list[str] = []
     hidden = 0
     for event, element in etree.iterwalk(body_of(tree), events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
-        conceals = tag in HIDDEN_TAGS or tag in skip or element.get("hidden") is not None
+        conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element))
         if event == "start":
             hidden += conceals
             if not hidden and element.text:

@@ -1,5 +1,6 @@
 """The page's main region as a reader sees it: everything in <main> (or role="main", else <body>) but the page's
-furniture (navigation, headers, footers, asides, forms and controls).
+furniture (navigation, headers, footers, asides, forms and controls, and elements whose class or id names a
+menu, a cookie box, a breadcrumb ...: card_grid.py's FURNITURE_NAMES).
 
 Listings, catalogues and marketing pages are not one block of prose: their content is every section and every
 grid, and trafilatura, which looks for an article, keeps one part of them. The cascade takes this region instead
@@ -17,7 +18,7 @@ import re
 from typing import Any
 
 from webreach.extract import html_tree
-from webreach.extract.card_grid import FURNITURE_TAGS
+from webreach.extract.card_grid import FURNITURE_NAMES, FURNITURE_TAGS
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import paragraphs_html
 from webreach.models import ReadFormat
@@ -38,9 +39,18 @@ def region(tree: Any) -> Any:
 def region_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
     """The main region in `format`, furniture left out."""
     root = region(tree)
+
+    def furniture(element: Any) -> bool:
+        if element is root:
+            return False
+        if element.tag in FURNITURE_TAGS:
+            return True
+        names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
+        return any(name in names for name in FURNITURE_NAMES)
+
     if format == "markdown":
-        return to_markdown(root, base_url, FURNITURE_TAGS)
-    text = html_tree.visible_text(root, FURNITURE_TAGS)
+        return to_markdown(root, base_url, furniture)
+    text = html_tree.visible_text(root, furniture)
     return paragraphs_html(text) if format == "html" else text
 
 
