@@ -126,11 +126,11 @@ BALANCED = Profile()
 UNSURE = Profile(grid=True, widen=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
 PROFILES: dict[str, Profile] = {
     "forum": Profile(recall=True, comments=True),  # the replies are the content of a thread
-    "collection": Profile(widen=True),
+    "collection": Profile(fast=True, widen=True),
     "product": BALANCED,
-    "listing": Profile(grid=True, widen=True),
+    "listing": Profile(fast=True, grid=True, widen=True),
     "documentation": BALANCED,
-    "service": Profile(grid=True, widen=True),
+    "service": Profile(fast=True, grid=True, widen=True),
 }
 
 
