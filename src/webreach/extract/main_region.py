@@ -26,6 +26,7 @@ from webreach.models import ReadFormat
 MIN_GAIN = 1.2
 MAX_GAIN = 4.0
 MAIN = "//main | //*[@role='main']"
+FURNITURE_NAME = re.compile("|".join(FURNITURE_NAMES), re.IGNORECASE)
 WORD = re.compile(r"\w+")
 MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
 
@@ -45,8 +46,8 @@ def region_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
             return False
         if element.tag in FURNITURE_TAGS:
             return True
-        names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
-        return any(name in names for name in FURNITURE_NAMES)
+        names = element.get("class"), element.get("id")
+        return any(name and FURNITURE_NAME.search(name) for name in names)
 
     if format == "markdown":
         return to_markdown(root, base_url, furniture)
