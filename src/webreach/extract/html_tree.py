@@ -145,26 +145,35 @@ def body_of(tree: Any) -> Any:
     return body if body is not None else tree
 
 
-def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None) -> str:
+def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars: int | None = None) -> str:
     """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
-    the subtrees of the elements `skip` names)."""
+    the subtrees of the elements `skip` names); with `max_chars`, the walk stops once it has gathered that many
+    characters (the caller only wanted to know the text is that long)."""
     parts: list[str] = []
+    size = 0
+    limit = max_chars if max_chars is not None else -1
+    concealing: list[bool] = []  # per open element: whether it hides its subtree (decided once, at its start)
     hidden = 0
     for event, element in etree.iterwalk(body_of(tree), events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
-        conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element))
         if event == "start":
+            conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element))
+            concealing.append(conceals)
             hidden += conceals
-            if not hidden and element.text:
-                parts.append(element.text)
+            if not hidden and (text := element.text):
+                parts.append(text)
+                size += len(text)
+            if size > limit >= 0:
+                break
             continue
-        hidden -= conceals
+        hidden -= concealing.pop()
         if tag in BLOCK_TAGS:
             parts.append("\n" if tag == "br" else "\n\n")
         elif tag in ("td", "th"):
             parts.append(" ")
-        if not hidden and element.tail:
-            parts.append(element.tail)
+        if not hidden and (tail := element.tail):
+            parts.append(tail)
+            size += len(tail)
     return tidy("".join(parts))
 
 

@@ -25,6 +25,7 @@ from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
 MAX_GAIN = 4.0
+CHARS_SLACK = 1.5  # words are counted, characters capped: room for a region of longer words
 MAIN = "//main | //*[@role='main']"
 FURNITURE_NAME = re.compile("|".join(FURNITURE_NAMES), re.IGNORECASE)
 WORD = re.compile(r"\w+")
@@ -37,8 +38,8 @@ def region(tree: Any) -> Any:
     return found[0] if found else html_tree.body_of(tree)
 
 
-def region_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
-    """The main region in `format`, furniture left out."""
+def region_text(tree: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
+    """The main region in `format`, furniture left out (with `max_chars`, a text cut short once that long)."""
     root = region(tree)
 
     def furniture(element: Any) -> bool:
@@ -46,20 +47,27 @@ def region_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
             return False
         if element.tag in FURNITURE_TAGS:
             return True
-        names = element.get("class"), element.get("id")
-        return any(name and FURNITURE_NAME.search(name) for name in names)
+        name = element.get("class")
+        if name is not None and FURNITURE_NAME.search(name):
+            return True
+        name = element.get("id")
+        return name is not None and FURNITURE_NAME.search(name) is not None
 
-    if format == "markdown":
+    if format == "markdown" and max_chars is None:
         return to_markdown(root, base_url, furniture)
-    text = html_tree.visible_text(root, furniture)
+    text = html_tree.visible_text(root, furniture, max_chars)
     return paragraphs_html(text) if format == "html" else text
 
 
 def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
     """The main region's text when it holds MIN_GAIN to MAX_GAIN times the words of `extracted`, else ""."""
     words = _words(extracted)
-    text = region_text(tree, format, base_url)
-    return text if MIN_GAIN * words <= _words(text) <= MAX_GAIN * words else ""
+    # the region's plain text decides; the walk stops early on a region far longer than MAX_GAIN allows
+    cap = int(MAX_GAIN * CHARS_SLACK * len(extracted))
+    text = region_text(tree, "text", base_url, max_chars=cap)
+    if len(text) >= cap or not MIN_GAIN * words <= _words(text) <= MAX_GAIN * words:
+        return ""
+    return text if format == "text" else region_text(tree, format, base_url)
 
 
 def _words(text: str) -> int:
