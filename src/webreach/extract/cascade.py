@@ -67,7 +67,7 @@ from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, paragraphs_html
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.main_region import widen
+from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
@@ -115,7 +115,8 @@ class Profile:
     fast: bool = False
     comments: bool = False
     grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
-    widen: bool = False  # the page's main region replaces the text when it holds somewhat more (main_region.py)
+    # the page's main region replaces the text when it holds this many times its words (main_region.py)
+    widen: tuple[float, float] | None = None
 
 
 # the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
@@ -128,14 +129,17 @@ class Profile:
 # (whole half 0.8582 -> 0.8589) and cheaper; products and documentation lost with it (0.8574)
 PRECISE = Profile(precision=True, fast=True)
 BALANCED = Profile()
-UNSURE = Profile(grid=True, widen=True)  # no kind and no sign of an article: maybe a landing page, maybe a listing
+WIDEN = (MIN_GAIN, MAX_GAIN)
+UNSURE = Profile(
+    grid=True, widen=(1.5, 3.0)
+)  # no kind and no sign of an article: maybe a landing page, maybe a listing
 PROFILES: dict[str, Profile] = {
     "forum": Profile(recall=True, comments=True),  # the replies are the content of a thread
-    "collection": Profile(fast=True, widen=True),
+    "collection": Profile(fast=True, widen=WIDEN),
     "product": BALANCED,
-    "listing": Profile(fast=True, grid=True, widen=True),
+    "listing": Profile(fast=True, grid=True, widen=WIDEN),
     "documentation": BALANCED,
-    "service": Profile(fast=True, grid=True, widen=True),
+    "service": Profile(fast=True, grid=True, widen=WIDEN),
 }
 
 
@@ -220,7 +224,7 @@ def extract_html(
             text, extractor = fallback, "trafilatura-fallback"
     if options.page_types and kind.name != "product":
         text, extractor = rescue_stage(tree, url, format, text, extractor)
-    if settings.widen and text.strip() and (region := widen(tree, text, format, url)):
+    if settings.widen and text.strip() and (region := widen(tree, text, format, url, settings.widen)):
         # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
         text, extractor = region, "main-region"
     if not text.strip():

@@ -59,13 +59,17 @@ def region_text(tree: Any, format: ReadFormat, base_url: str = "", max_chars: in
     return paragraphs_html(text) if format == "html" else text
 
 
-def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
-    """The main region's text when it holds MIN_GAIN to MAX_GAIN times the words of `extracted`, else ""."""
+def widen(
+    tree: Any, extracted: str, format: ReadFormat, base_url: str = "", gains: tuple[float, float] = (MIN_GAIN, MAX_GAIN)
+) -> str:
+    """The main region's text when it holds `gains` (MIN_GAIN to MAX_GAIN) times the words of `extracted`, else
+    ""."""
     words = _words(extracted)
-    # the region's plain text decides; the walk stops early on a region far longer than MAX_GAIN allows
-    cap = int(MAX_GAIN * CHARS_SLACK * len(extracted))
+    low, high = gains
+    # the region's plain text decides; the walk stops early on a region far longer than the gains allow
+    cap = int(high * CHARS_SLACK * len(extracted))
     text = region_text(tree, "text", base_url, max_chars=cap)
-    if len(text) >= cap or not MIN_GAIN * words <= _words(text) <= MAX_GAIN * words:
+    if len(text) >= cap or not low * words <= _words(text) <= high * words:
         return ""
     return text if format == "text" else region_text(tree, format, base_url)
 

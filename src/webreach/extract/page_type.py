@@ -79,6 +79,8 @@ ARTICLE_META = (
     " | //meta[@property='article:published_time']"
 )
 DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
+# a story's slug under a news or blog route (/news/some-story-title): the index itself is a listing (URL_VOTES)
+STORY_PATH = re.compile(r"/(news|blog|articles?|stor(y|ies)|posts?)/[^/]*\w-\w[^/]*-", re.IGNORECASE)
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
 # one scan finds both the microdata items and the price markup (each full-tree XPath costs about half a ms)
 PRICE_PROPERTIES = ("product:price:amount", "og:price:amount")
@@ -172,9 +174,13 @@ def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) 
     if tree.xpath(ARTICLE_META):
         votes["article"] += 2
         signals.append("meta:article")
-    if DATED_PATH.search(urlsplit(url).path):
+    path = urlsplit(url).path
+    if DATED_PATH.search(path):
         votes["article"] += 1
         signals.append("url:dated")
+    elif STORY_PATH.search(path):
+        votes["article"] += 1
+        signals.append("url:story")
 
 
 def _vote_markup(tree: Any, declared: list[Any], votes: Counter[str], signals: list[str]) -> None:
