@@ -7,9 +7,10 @@ grid, and trafilatura, which looks for an article, keeps one part of them. The c
 for pages classified as listings, collections or services, and for pages it is unsure of and that do not look
 like articles, when the region holds between MIN_GAIN and MAX_GAIN times the words trafilatura kept: more words
 is the point, but a region many times larger is mostly boilerplate trafilatura was right to drop. On WCXB's tune
-half this moved those kinds' word F1 (by true type): service 0.775 -> 0.808, collection 0.648 -> 0.665,
-listing 0.654 -> 0.668, documentation 0.926 -> 0.936, article 0.935 -> 0.936 (bench/extraction.py --wcxb).
-One walk of the region, no copy of the tree.
+half, with the bounds cascade.py sets (1.2-4, and 1.5-3 for unsure pages), word F1 by true type moved: service
+0.775 -> 0.808, collection 0.648 -> 0.707, listing 0.654 -> 0.667, documentation 0.926 -> 0.931, article 0.935 ->
+0.936 (bench/extraction.py --wcxb; collections also read trafilatura fast since). One walk of the region, no copy
+of the tree; the deciding walk stops once the region is too long to be taken.
 """
 
 from __future__ import annotations
