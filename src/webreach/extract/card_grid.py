@@ -35,7 +35,9 @@ def grid_items(tree: Any) -> list[Any]:
     best: list[Any] = []
     best_words = 0
     for parent in tree.iter():
-        if not isinstance(parent.tag, str) or parent.tag in html_tree.HIDDEN_TAGS or parent.tag in FURNITURE_TAGS:
+        if len(parent) < MIN_ITEMS or not isinstance(parent.tag, str):  # len() first: most elements end here
+            continue
+        if parent.tag in html_tree.HIDDEN_TAGS or parent.tag in FURNITURE_TAGS:
             continue
         cards = _largest_group(parent)
         if not cards:

@@ -8,6 +8,7 @@ templates) are skipped, as in html_tree.visible_text; other tags contribute thei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from webreach.extract import html_tree
@@ -16,11 +17,13 @@ HEADINGS = {f"h{level}": "#" * level for level in range(1, 7)}
 BOLD = frozenset({"strong", "b"})
 CELLS = frozenset({"td", "th"})
 FENCE = "```"
+Skip = Callable[[Any], bool] | None  # elements whose subtrees are left out
 
 
-def to_markdown(element: Any, base_url: str = "") -> str:
-    """`element` and its subtree as markdown, links resolved against `base_url`."""
-    parts = _render(element, base_url).split(FENCE)
+def to_markdown(element: Any, base_url: str = "", skip: Skip = None) -> str:
+    """`element` and its subtree as markdown, links resolved against `base_url`, the subtrees of the elements
+    `skip` names left out."""
+    parts = _render(element, base_url, skip).split(FENCE)
     # blanks are laid out again everywhere but inside code fences (the odd parts), where they are the code's
     tidied = (part if index % 2 else _tidy_prose(part) for index, part in enumerate(parts))
     return FENCE.join(tidied).strip()
@@ -31,9 +34,9 @@ def _tidy_prose(text: str) -> str:
     return html_tree.BLANK_LINES.sub("\n\n", "\n".join(line if line.strip() else "" for line in lines))
 
 
-def _render(element: Any, base_url: str) -> str:
+def _render(element: Any, base_url: str, skip: Skip = None) -> str:
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in html_tree.HIDDEN_TAGS or element.get("hidden") is not None:
+    if tag in html_tree.HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element)):
         return ""
     if tag == "pre":
         return f"\n\n{FENCE}\n{''.join(element.itertext()).strip(chr(10))}\n{FENCE}\n\n"
@@ -41,7 +44,7 @@ def _render(element: Any, base_url: str) -> str:
         return "\n"
     if tag == "table":
         return _table(element, base_url)
-    inner = (element.text or "") + "".join(_render(child, base_url) + (child.tail or "") for child in element)
+    inner = (element.text or "") + "".join(_render(child, base_url, skip) + (child.tail or "") for child in element)
     return _wrap(tag, element, inner, base_url)
 
 

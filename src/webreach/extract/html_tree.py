@@ -17,6 +17,7 @@ an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin
 
@@ -44,6 +45,9 @@ HTML_BLANKS = " \t\n\r\f"
 LINE_TAGS = BLOCK_TAGS | {"body", "td", "th", "caption", "thead", "tbody", "tfoot", "fieldset", "legend", "center"}
 SPACED_TAGS = frozenset({"pre", "code", "textarea", "listing", "xmp", "plaintext", "script", "style"})
 FATAL = etree.ErrorLevels.FATAL
+ELEMENT_CLASSES = etree.ElementDefaultClassLookup(
+    element=html.HtmlElement, comment=html.HtmlComment, pi=html.HtmlProcessingInstruction, entity=html.HtmlEntity
+)
 EMPTY_HINT = hint("Try {} or {}, or another source for the same information.", READ_WITH_BROWSER, READ_WITH_JINA)
 
 
@@ -70,6 +74,10 @@ def parse(text: str, *, url: str | None = None) -> Any:
 def _parse_html(text: str) -> tuple[Any, bool]:
     """The lxml tree of `text`, and whether the parser stopped early on a fatal error (the rest of it lost)."""
     parser = html.HTMLParser(collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True)
+    # every element an HtmlElement, chosen in C: lxml.html's default lookup runs a Python function each time an
+    # element is touched from Python (about a tenth of an extraction); nothing here or in trafilatura needs the
+    # form and input subclasses it picks
+    parser.set_element_class_lookup(ELEMENT_CLASSES)
     tree = html.document_fromstring(text, parser=parser)
     return tree, any(error.level == FATAL for error in parser.error_log)
 
@@ -77,55 +85,49 @@ def _parse_html(text: str) -> tuple[Any, bool]:
 def collapse_whitespace(tree: Any) -> None:
     """Collapse runs of whitespace in the body's running text to one space, in place (see the module docstring)."""
     # one pass in document order, skipping the subtrees that keep their whitespace; on the extraction benchmark
-    # this costs about a tenth of the extraction (an XPath selecting the same text nodes costs several times more)
+    # this costs about a tenth of the extraction (an XPath selecting the same text nodes costs several times more),
+    # so the loop is written flat: no keyword calls, one attribute read per element
     walker = etree.iterwalk(body_of(tree), events=("start",))
+    collapse = HTML_SPACE.sub
     for _, element in walker:
-        keeps = _keeps_whitespace(element)
+        tag = element.tag
+        style = element.get("style")
+        keeps = not isinstance(tag, str) or tag in SPACED_TAGS or (_pre_style(style) if style else False)
         if keeps:
             walker.skip_subtree()
         elif (text := element.text) and _loose(text):
-            element.text = HTML_SPACE.sub(" ", text)
+            element.text = collapse(" ", text)
         if (tail := element.tail) and _loose(tail):  # a tail lies outside its element, in running text
-            element.tail = HTML_SPACE.sub(" ", tail)
-        if element.tag in LINE_TAGS:
-            _trim_lines(element, inside=not keeps)
+            element.tail = collapse(" ", tail)
+        if tag in LINE_TAGS:
+            _trim_lines(element, not keeps)
 
 
-def _trim_lines(element: Any, *, inside: bool) -> None:
+def _trim_lines(element: Any, inside: bool) -> None:
     """Drop the spaces a block leaves at line ends: before and after it and, unless it keeps them, inside it."""
     previous = element.getprevious()
     if previous is not None:
-        _strip_tail(previous, end=True)
-    elif (parent := element.getparent()) is not None:
-        _strip_text(parent, end=True)
-    _strip_tail(element, end=False)
-    if inside:
-        _strip_text(element, end=False)
-        if len(element):
-            _strip_tail(element[-1], end=True)
-        else:
-            _strip_text(element, end=True)
+        if (tail := previous.tail) and tail[-1] in HTML_BLANKS:
+            previous.tail = tail.rstrip(HTML_BLANKS)
+    elif (parent := element.getparent()) is not None and (text := parent.text) and text[-1] in HTML_BLANKS:
+        parent.text = text.rstrip(HTML_BLANKS)
+    # the writes are guarded: most edges have nothing to strip, and setting text on an lxml element is not free
+    if (tail := element.tail) and tail[0] in HTML_BLANKS:
+        element.tail = tail.lstrip(HTML_BLANKS)
+    if not inside:
+        return
+    if (text := element.text) and text[0] in HTML_BLANKS:
+        element.text = text = text.lstrip(HTML_BLANKS)
+    if len(element):
+        last = element[-1]
+        if (tail := last.tail) and tail[-1] in HTML_BLANKS:
+            last.tail = tail.rstrip(HTML_BLANKS)
+    elif text and text[-1] in HTML_BLANKS:
+        element.text = text.rstrip(HTML_BLANKS)
 
 
-# the writes are guarded: most edges have nothing to strip, and setting text on an lxml element is not free
-def _strip_text(element: Any, *, end: bool) -> None:
-    text = element.text
-    if text and text[-1 if end else 0] in HTML_BLANKS:
-        element.text = text.rstrip(HTML_BLANKS) if end else text.lstrip(HTML_BLANKS)
-
-
-def _strip_tail(element: Any, *, end: bool) -> None:
-    tail = element.tail
-    if tail and tail[-1 if end else 0] in HTML_BLANKS:
-        element.tail = tail.rstrip(HTML_BLANKS) if end else tail.lstrip(HTML_BLANKS)
-
-
-def _keeps_whitespace(element: Any) -> bool:
-    tag = element.tag
-    if not isinstance(tag, str) or tag in SPACED_TAGS:
-        return True
-    style = element.get("style")
-    return bool(style) and "white-space" in style and "pre" in style
+def _pre_style(style: str) -> bool:
+    return "white-space" in style and "pre" in style
 
 
 def _loose(text: str) -> bool:
@@ -153,25 +155,35 @@ def body_of(tree: Any) -> Any:
     return body if body is not None else tree
 
 
-def visible_text(tree: Any) -> str:
-    """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out."""
+def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars: int | None = None) -> str:
+    """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
+    the subtrees of the elements `skip` names); with `max_chars`, the walk stops once it has gathered that many
+    characters (the caller only wanted to know the text is that long)."""
     parts: list[str] = []
+    size = 0
+    limit = max_chars if max_chars is not None else -1
+    concealing: list[bool] = []  # per open element: whether it hides its subtree (decided once, at its start)
     hidden = 0
     for event, element in etree.iterwalk(body_of(tree), events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
-        conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None
         if event == "start":
+            conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element))
+            concealing.append(conceals)
             hidden += conceals
-            if not hidden and element.text:
-                parts.append(element.text)
+            if not hidden and (text := element.text):
+                parts.append(text)
+                size += len(text)
+            if size > limit >= 0:
+                break
             continue
-        hidden -= conceals
+        hidden -= concealing.pop()
         if tag in BLOCK_TAGS:
             parts.append("\n" if tag == "br" else "\n\n")
         elif tag in ("td", "th"):
             parts.append(" ")
-        if not hidden and element.tail:
-            parts.append(element.tail)
+        if not hidden and (tail := element.tail):
+            parts.append(tail)
+            size += len(tail)
     return tidy("".join(parts))
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from lxml import etree
+
 import webreach.bounded_json as bounded_json
 from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
 
@@ -77,8 +79,15 @@ ARTICLE_META = (
     " | //meta[@property='article:published_time']"
 )
 DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
+# a story's slug under a news or blog route (/news/some-story-title): the index itself is a listing (URL_VOTES)
+STORY_PATH = re.compile(r"/(news|blog|articles?|stor(y|ies)|posts?)/[^/]*\w-\w[^/]*-", re.IGNORECASE)
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
-PRICE_MARKUP = ".//*[@itemprop='price'] | .//meta[@property='product:price:amount' or @property='og:price:amount']"
+# one scan finds both the microdata items and the price markup (each full-tree XPath costs about half a ms)
+PRICE_PROPERTIES = ("product:price:amount", "og:price:amount")
+DECLARED = etree.XPath(
+    "//*[@itemtype or @itemprop='price' or (self::meta and (@property='product:price:amount' or"
+    " @property='og:price:amount'))]"
+)
 
 
 @dataclass(frozen=True)
@@ -96,9 +105,10 @@ def classify(tree: Any, url: str) -> PageKind:
     votes: Counter[str] = Counter()
     signals: list[str] = []
     _vote_json_ld(tree, votes, signals)
-    _vote_microdata(tree, votes, signals)
+    declared = DECLARED(tree)
+    _vote_microdata(declared, votes, signals)
     _vote_url(url, votes, signals)
-    _vote_markup(tree, votes, signals)
+    _vote_markup(tree, declared, votes, signals)
     _vote_article(tree, url, votes, signals)
     if not votes:
         return PageKind("article", False)
@@ -134,9 +144,11 @@ def _types(node: dict[str, Any]) -> list[str]:
     return found
 
 
-def _vote_microdata(tree: Any, votes: Counter[str], signals: list[str]) -> None:
+def _vote_microdata(declared: list[Any], votes: Counter[str], signals: list[str]) -> None:
     counts = Counter(
-        str(item.get("itemtype", "")).rstrip("/").rsplit("/", 1)[-1] for item in tree.xpath("//*[@itemtype]")
+        str(item.get("itemtype")).rstrip("/").rsplit("/", 1)[-1]
+        for item in declared
+        if item.get("itemtype") is not None
     )
     for kind, count in counts.items():
         if kind in MICRODATA_VOTES:
@@ -162,16 +174,20 @@ def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) 
     if tree.xpath(ARTICLE_META):
         votes["article"] += 2
         signals.append("meta:article")
-    if DATED_PATH.search(urlsplit(url).path):
+    path = urlsplit(url).path
+    if DATED_PATH.search(path):
         votes["article"] += 1
         signals.append("url:dated")
+    elif STORY_PATH.search(path):
+        votes["article"] += 1
+        signals.append("url:story")
 
 
-def _vote_markup(tree: Any, votes: Counter[str], signals: list[str]) -> None:
-    code_blocks = len(tree.xpath("//pre"))
-    if code_blocks >= 2 and tree.xpath("//nav | //aside"):
+def _vote_markup(tree: Any, declared: list[Any], votes: Counter[str], signals: list[str]) -> None:
+    code_blocks = sum(1 for _ in tree.iter("pre"))
+    if code_blocks >= 2 and next(tree.iter("nav", "aside"), None) is not None:
         votes["documentation"] += 1
         signals.append(f"markup:pre x{code_blocks}")
-    if tree.xpath(PRICE_MARKUP):
+    if any(item.get("itemprop") == "price" or item.get("property") in PRICE_PROPERTIES for item in declared):
         votes["product"] += 1
         signals.append("markup:price")

@@ -1,0 +1,69 @@
+"""The main region: <main> without the page's furniture, taken when it holds somewhat more than trafilatura kept,
+and read by the cascade for service pages; a story slug in the URL keeps an unsure page on the article path."""
+
+from __future__ import annotations
+
+from webreach.extract import html_tree
+from webreach.extract.cascade import extract
+from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, region_text, widen
+from webreach.extract.page_type import classify
+
+SECTION = (
+    "<section class='feature'><h2>{0}</h2><p>Our {0} team plans, builds and runs the whole thing for you, from the "
+    "first workshop to the day it goes live, and stays on call afterwards.</p>"
+    "<ul><li>fixed price for {0}</li><li>weekly demos</li></ul></section>"
+)
+
+
+def page(sections: int) -> str:
+    body = "".join(SECTION.format(f"Service {number}") for number in range(sections))
+    return (
+        "<html><head><title>Services</title></head><body>"
+        "<header><a href='/'>Acme</a> <a href='/about'>About</a></header>"
+        "<main><nav class='breadcrumbs'><a href='/'>Home</a> / Services</nav>"
+        f"<h1>What we do</h1>{body}"
+        "<div class='cookie-banner'>We use cookies to run this site. Accept all</div></main>"
+        "<footer>Copyright Acme, all rights reserved</footer></body></html>"
+    )
+
+
+def test_the_region_is_main_without_its_furniture() -> None:
+    text = region_text(html_tree.parse(page(3)), "text")
+    assert "Service 0" in text and "Service 2" in text and "weekly demos" in text
+    for furniture in ("Home", "cookies", "About", "Copyright"):
+        assert furniture not in text
+
+
+def test_markdown_of_the_region_keeps_headings_lists_and_links() -> None:
+    markdown = region_text(html_tree.parse(page(2).replace("weekly demos", "<a href='/demos'>demos</a>")), "markdown")
+    assert "## Service 1" in markdown
+    assert "- fixed price for Service 0" in markdown
+    assert "[demos](https://acme.example/demos)" in region_text(
+        html_tree.parse(page(1).replace("weekly demos", "<a href='/demos'>demos</a>")),
+        "markdown",
+        "https://acme.example/",
+    )
+
+
+def test_the_region_replaces_a_text_only_between_the_gains() -> None:
+    tree = html_tree.parse(page(4))
+    region_words = len(region_text(tree, "text").split())
+    one_section = "Service 0 " + " ".join(["word"] * int(region_words / (MIN_GAIN + MAX_GAIN) * 2))
+    assert widen(tree, one_section, "text")  # about 2.6 times shorter than the region: widened
+    assert not widen(tree, " ".join(["word"] * region_words), "text")  # as long as the region: kept
+    assert not widen(tree, " ".join(["word"] * int(region_words / (MAX_GAIN * 2))), "text")  # far shorter: kept
+
+
+def test_a_service_page_is_read_section_by_section() -> None:
+    result = extract(page(6).encode(), content_type="text/html", url="https://acme.example/services/", format="text")
+    assert result.page_type == "service"
+    for number in range(6):
+        assert f"Service {number}" in result.text
+    assert "cookies" not in result.text and "Copyright" not in result.text
+
+
+def test_a_story_slug_is_article_evidence() -> None:
+    tree = html_tree.parse("<html><body><p>Text</p></body></html>")
+    assert classify(tree, "https://city.example/news/home-care-service-expands-to-the-north").article_evidence
+    assert not classify(tree, "https://city.example/news/").article_evidence
+    assert not classify(tree, "https://city.example/services/home-care").article_evidence
