@@ -1,4 +1,5 @@
-"""What the SerpApi reverse backends share: the GET with api_key, and reading SerpApi's answer and errors.
+"""What the SerpApi reverse backends share: a base class (the GET with api_key for the image's URL, SerpApi's
+answer and errors read); each backend names its SerpApi engine and URL parameter and parses its own lists.
 
 SerpApi's conventions (serpapi.com/api-status-and-error-codes), as engines/serpapi.py reads them for web search:
 401 bad key, 429 either the hourly limit or "Your account has run out of searches." (quota), a 200 whose body
@@ -12,7 +13,8 @@ from typing import Any
 import httpx
 
 from webreach.errors import QuotaExhaustedError, UnavailableError
-from webreach.images.reverse._base import ReverseBackend
+from webreach.images.reverse._base import ReverseBackend, Send
+from webreach.images.reverse.models import ReverseHit, ReverseQuery
 
 EMPTY_MARKERS = ("hasn't returned any results", "Fully empty")
 
@@ -41,3 +43,24 @@ def items(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
     """The dict entries of the list `key` (anything else in it is skipped)."""
     value = data.get(key)
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+class SerpApiReverse(ReverseBackend):
+    """A SerpApi engine that takes the image by URL: `serpapi_engine` asked with the URL in `url_parameter`."""
+
+    kind = "api"
+    base_url = "https://serpapi.com"
+    web_engine = "serpapi"
+    needs_key = True
+    takes_url = True
+    serpapi_engine = ""
+    url_parameter = "url"
+
+    async def search(self, query: ReverseQuery, send: Send) -> list[ReverseHit]:
+        assert query.url is not None  # ready() refused a query without one
+        params = {"engine": self.serpapi_engine, self.url_parameter: query.url}
+        data = serpapi_answer(self, await send(serpapi_request(self, params)))
+        return self.parse(data or {})
+
+    def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
+        raise NotImplementedError

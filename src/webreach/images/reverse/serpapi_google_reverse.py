@@ -11,24 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from webreach.images.reverse._base import ReverseBackend, Send, domain, kept
-from webreach.images.reverse._serpapi import items, serpapi_answer, serpapi_request
-from webreach.images.reverse.models import ReverseHit, ReverseQuery
+from webreach.images.reverse._base import domain, kept
+from webreach.images.reverse._serpapi import SerpApiReverse, items
+from webreach.images.reverse.models import ReverseHit
 
 
-class SerpApiGoogleReverse(ReverseBackend):
+class SerpApiGoogleReverse(SerpApiReverse):
     name = "serpapi_google_reverse"
-    kind = "api"
-    base_url = "https://serpapi.com"
-    web_engine = "serpapi"
-    needs_key = True
-    takes_url = True
-
-    async def search(self, query: ReverseQuery, send: Send) -> list[ReverseHit]:
-        assert query.url is not None
-        params = {"engine": "google_reverse_image", "image_url": query.url}
-        data = serpapi_answer(self, await send(serpapi_request(self, params)))
-        return self.parse(data or {})
+    serpapi_engine = "google_reverse_image"
+    url_parameter = "image_url"
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         pages = [

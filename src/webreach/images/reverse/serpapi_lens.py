@@ -11,23 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from webreach.images.reverse._base import ReverseBackend, Send, kept
-from webreach.images.reverse._serpapi import items, serpapi_answer, serpapi_request
-from webreach.images.reverse.models import MatchKind, ReverseHit, ReverseQuery
+from webreach.images.reverse._base import kept
+from webreach.images.reverse._serpapi import SerpApiReverse, items
+from webreach.images.reverse.models import MatchKind, ReverseHit
 
 
-class SerpApiLens(ReverseBackend):
+class SerpApiLens(SerpApiReverse):
     name = "serpapi_lens"
-    kind = "api"
-    base_url = "https://serpapi.com"
-    web_engine = "serpapi"
-    needs_key = True
-    takes_url = True
-
-    async def search(self, query: ReverseQuery, send: Send) -> list[ReverseHit]:
-        assert query.url is not None  # ready() refused a query without one
-        data = serpapi_answer(self, await send(serpapi_request(self, {"engine": "google_lens", "url": query.url})))
-        return self.parse(data or {})
+    serpapi_engine = "google_lens"
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         exact = [self._hit(item, "exact") for item in items(data, "exact_matches")]

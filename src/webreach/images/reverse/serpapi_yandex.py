@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from webreach.images.reverse._base import ReverseBackend, Send, kept
-from webreach.images.reverse._serpapi import items, serpapi_answer, serpapi_request
-from webreach.images.reverse.models import ReverseHit, ReverseQuery
+from webreach.images.reverse._base import kept
+from webreach.images.reverse._serpapi import SerpApiReverse, items
+from webreach.images.reverse.models import ReverseHit
 
 
 def _link(value: Any) -> Any:
@@ -36,18 +36,9 @@ def _size(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
 
-class SerpApiYandex(ReverseBackend):
+class SerpApiYandex(SerpApiReverse):
     name = "serpapi_yandex"
-    kind = "api"
-    base_url = "https://serpapi.com"
-    web_engine = "serpapi"
-    needs_key = True
-    takes_url = True
-
-    async def search(self, query: ReverseQuery, send: Send) -> list[ReverseHit]:
-        assert query.url is not None
-        data = serpapi_answer(self, await send(serpapi_request(self, {"engine": "yandex_images", "url": query.url})))
-        return self.parse(data or {})
+    serpapi_engine = "yandex_images"
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:
         pages = [self._page(rank, item) for rank, item in enumerate(items(data, "image_results"), 1)]
