@@ -1,15 +1,17 @@
 """Liveness under hostile work, for bench/fuzz.py: /healthz answers while one request chews on something nasty.
 
-A real `webreach serve` process points bing at a loopback server of ours (its result page: 0.5 MB of nested
-divs) and may read that server's pages (a PDF bomb: pages whose content streams inflate to 70 MB of whitespace
-each). While one hostile request runs, GET /healthz is sampled every 20 ms on the same server; the report gives
+A real `webreach serve` process points bing at a loopback server of ours (its result page: 0.5 MB of nested divs)
+and may read that server's pages (a PDF bomb: pages whose content streams inflate to 70 MB of whitespace each, over
+the stream budget; and a slow PDF: 40 pages of 15 MB each, under it, so extraction runs until the read's deadline
+stops it). While one hostile request runs, GET /healthz is sampled every 20 ms on the same server; the report gives
 its p50, p99 and maximum latency, how the hostile request ended and when (against its deadline), and the peak
-resident memory of the server and its extraction workers together (sampled from /proc every 20 ms). A /healthz
-that has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
+resident memory of the server and its extraction workers together (sampled from /proc every 20 ms). A /healthz that
+has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import sys
@@ -32,10 +34,13 @@ HEALTHZ_TIMEOUT = 10.0  # a /healthz that takes longer is recorded as taking thi
 NESTED_PAGE = (b"<html><body>" + b"<div>" * 100_000 + b"x" + b"</div>" * 2_000 + b"</body></html>")[: 512 * 1024]
 
 
-def hostile_site(pdf: bytes) -> ThreadingHTTPServer:
+def hostile_site(pdfs: dict[str, bytes]) -> ThreadingHTTPServer:
+    """A loopback site: the PDFs at their paths, the nested page anywhere else."""
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body, kind = (pdf, "application/pdf") if self.path.endswith(".pdf") else (NESTED_PAGE, "text/html")
+            pdf = pdfs.get(self.path)
+            body, kind = (pdf, "application/pdf") if pdf is not None else (NESTED_PAGE, "text/html")
             self.send_response(200)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(body)))
@@ -105,7 +110,9 @@ def under_load(url: str, pid: int, hostile: Callable[[], httpx.Response]) -> dic
 
 def liveness() -> dict[str, Any]:
     pdf = bomb_pdf(pages=4, inflated=70 * 1024 * 1024)
-    site = hostile_site(pdf)
+    # pages just under the stream budget (16 MB): each is extracted, slowly, so the read runs to its deadline
+    slow = bomb_pdf(pages=40, inflated=15 * 1024 * 1024)
+    site = hostile_site({"/bomb.pdf": pdf, "/slow.pdf": slow})
     base = f"http://127.0.0.1:{site.server_address[1]}"
     env = {
         "WEBREACH_ENGINES__BING__BASE_URL": f"{base}/bing",
@@ -121,10 +128,14 @@ def liveness() -> dict[str, Any]:
             rows["search: 0.5 MB nested divs (deadline 30 s)"] = under_load(
                 server.url, server.process.pid, lambda: post.post(f"{server.url}/v1/search", json=search)
             )
-            fetch = {"url": f"{base}/bomb.pdf"}
-            rows[f"fetch: PDF bomb, {len(pdf) // 1024} KB -> 4 x 70 MB (deadline 20 s)"] = under_load(
-                server.url, server.process.pid, lambda: post.post(f"{server.url}/v1/fetch", json=fetch)
-            )
+            for path, name in (
+                ("/bomb.pdf", f"PDF bomb, {len(pdf) // 1024} KB -> 4 x 70 MB"),
+                ("/slow.pdf", f"slow PDF, {len(slow) // 1024} KB -> 40 x 15 MB"),
+            ):
+                fetch = {"url": f"{base}{path}"}
+                rows[f"fetch: {name} (deadline 20 s)"] = under_load(
+                    server.url, server.process.pid, functools.partial(post.post, f"{server.url}/v1/fetch", json=fetch)
+                )
             post.close()
     finally:
         site.shutdown()
