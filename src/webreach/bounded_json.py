@@ -13,10 +13,12 @@ import re
 from typing import Any
 
 MAX_DEPTH = 64  # JSON-LD and API responses nest a dozen levels; 64 leaves room and keeps recursion shallow
-STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-# outside strings JSON is ASCII: every other ASCII character goes, braces become brackets (what remains that is
-# not a bracket is junk no valid JSON has, and it keeps pairs apart, so such text counts as deep)
-BRACKETS_ONLY = str.maketrans("{}", "[]", "".join(chr(c) for c in range(128) if chr(c) not in "[]{}"))
+# a JSON string, the unrolled-loop form (linear, no backtracking); an unterminated one runs to the end, so one quote
+# followed by escaped quotes and no closing one is one match, not a failed scan from every quote (that was quadratic:
+# 80 KB took 17 s; now 2 ms)
+JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+AS_SQUARE = bytes.maketrans(b"{}", b"[]")
+NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
 
 class JsonTooDeepError(ValueError):
@@ -35,19 +37,25 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int | None = None
         raise JsonTooDeepError("JSON document nested too deeply for the parser") from None
 
 
-def nesting_depth(text: str, *, stop_after: int) -> int:
+def nesting_depth(text: str | bytes, *, stop_after: int) -> int:
     """The deepest bracket nesting outside strings, counting stopped once it passes `stop_after`.
 
     C-speed passes, not a loop over characters (which took 3 s on a 2.5 MB answer): strings and everything but
     brackets are cut out, braces become brackets, then each pass removes the innermost pairs, one level per
-    pass. Brackets that do not pair up (no valid JSON has them) count as deeper than `stop_after`.
+    pass. Brackets that do not pair up (a decoder would recurse into them) count as deeper than `stop_after`.
     """
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
     # one kind of bracket: the kinds matter for validity (json.loads checks that), not for depth
-    brackets = STRING.sub("", text).translate(BRACKETS_ONLY)
+    brackets = JSON_STRING.sub(b"", data).translate(AS_SQUARE, NOT_BRACKETS)
     depth = 0
     while brackets and depth <= stop_after:
-        shorter = brackets.replace("[]", "")
+        shorter = brackets.replace(b"[]", b"")
         if len(shorter) == len(brackets):
             return stop_after + 1
         brackets, depth = shorter, depth + 1
     return depth
+
+
+def nests_deeper_than(text: str | bytes, limit: int) -> bool:
+    """Whether JSON text (tool arguments, a request body, an MCP line) nests arrays/objects deeper than `limit`."""
+    return nesting_depth(text, stop_after=limit) > limit

@@ -103,3 +103,10 @@ def test_any_other_exception_becomes_a_logged_extraction_error(caplog: pytest.Lo
         typed_errors(broken)(b"x", url=URL)
     assert isinstance(caught.value, ExtractionError) and caught.value.url == URL
     assert "KeyError" in caplog.text
+
+
+def test_an_unterminated_string_of_escaped_quotes_is_one_linear_scan() -> None:
+    text = "[" * 70 + '"' + '\\"' * 40_000  # every quote opened a scan to the end before: 17 s
+    assert bounded_json.nesting_depth(text, stop_after=64) == 65  # the brackets never close: deeper than the cap
+    with pytest.raises(ValueError):
+        bounded_json.loads(text)

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from webreach.bounded_json import nests_deeper_than
 from webreach.errors import InvalidInputError
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import Page, ReadRequest
 from webreach.state.sessions import MemorySessionStore, check_session, storable
 from webreach.tools import Toolbox
-from webreach.tools.arguments import MAX_JSON_DEPTH, check_depth, check_json_depth, nests_deeper_than
+from webreach.tools.arguments import MAX_JSON_DEPTH, check_depth, check_json_depth
 
 from .fakes import FakeBackend, page, response
 

@@ -29,7 +29,8 @@ from mcp import types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from webreach.tools.arguments import MAX_JSON_DEPTH, nests_deeper_than
+from webreach.bounded_json import nests_deeper_than
+from webreach.tools.arguments import MAX_JSON_DEPTH
 
 # tool arguments sit three levels down a tools/call message ({"params": {"arguments": {...}}}); the other levels
 # leave room for _meta and initialize's capabilities, and the whole stays far below the SDK parser's ~200

@@ -20,7 +20,6 @@ Hostile input is refused before it costs anything (every limit is an InvalidInpu
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, ClassVar, Self
 
@@ -36,6 +35,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from webreach.bounded_json import nests_deeper_than
 from webreach.errors import InvalidInputError
 from webreach.models import (
     LANGUAGE_PATTERN,
@@ -143,29 +143,6 @@ def check_json_depth(text: str | bytes, *, limit: int = MAX_JSON_DEPTH) -> None:
         raise InvalidInputError(
             f"arguments nest deeper than {limit} levels", hint="Send a flat JSON object of the tool's arguments."
         )
-
-
-def nests_deeper_than(text: str | bytes, limit: int) -> bool:
-    """Whether JSON text nests arrays/objects deeper than `limit` (brackets inside strings ignored; unmatched
-    brackets count as nesting). Strings are cut out, the rest reduced to brackets ("{}" read as "[]"), then
-    innermost pairs removed `limit` times: all in C (regular expression, bytes.translate, bytes.replace), so a
-    1 MB body costs milliseconds instead of a Python loop per character."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
-    brackets = _JSON_STRINGS.sub(b"", data).translate(_AS_SQUARE, _NOT_BRACKETS)
-    for _ in range(limit):
-        if not brackets:
-            return False
-        inner_removed = brackets.replace(b"[]", b"")
-        if len(inner_removed) == len(brackets):
-            return True  # only unmatched brackets are left: a decoder would recurse into them
-        brackets = inner_removed
-    return bool(brackets)
-
-
-# a JSON string, the unrolled-loop form (linear, no backtracking); an unterminated one runs to the end
-_JSON_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
 
 def check_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> None:
