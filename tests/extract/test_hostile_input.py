@@ -110,3 +110,18 @@ def test_an_unterminated_string_of_escaped_quotes_is_one_linear_scan() -> None:
     assert bounded_json.nesting_depth(text, stop_after=64) == 65  # the brackets never close: deeper than the cap
     with pytest.raises(ValueError):
         bounded_json.loads(text)
+
+
+def test_a_page_of_thousands_of_scripts_is_sized_without_them() -> None:
+    scripts = "<script>var x = 1;</script>" * 20_000  # libxml2's XPath took 4.6 s on such a page
+    tree = html_tree.parse(f"<html><body><p>{'tide ' * 50}</p>{scripts}<svg><script>y</script></svg></body></html>")
+    assert html_tree.text_size(tree) == len(" ".join(["tide"] * 50))
+
+
+def test_a_page_of_more_elements_than_any_real_one_is_read_lightened() -> None:
+    links = "<a href='/x'><h3>harbour</h3></a>" * (html_tree.MAX_ELEMENTS // 2 + 10)
+    result = extract(f"<html><body>{PARAGRAPH}{links}</body></html>".encode(), content_type="text/html", url=URL,
+                     format="markdown")  # fmt: skip
+    assert "high and low water" in result.text and "](" not in result.text  # the text kept, the links unwrapped
+    tree = html_tree.parse(f"<html><body>{PARAGRAPH}<a href='/x'>one link</a></body></html>")
+    assert not html_tree.lighten(tree) and tree.find(".//a") is not None  # an ordinary page keeps its links

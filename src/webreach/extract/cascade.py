@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import trafilatura
@@ -197,6 +197,8 @@ def extract_html(
     tree = html_tree.parse(page, url=url or None)
     kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
+    if html_tree.lighten(tree):  # a page of more elements than any real one: read in trafilatura's fast mode
+        settings = replace(settings, fast=True)
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
     text, extractor = first_stage(tree, url, format, options, kind, settings)
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None

@@ -17,7 +17,7 @@ an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urljoin
 
@@ -69,6 +69,17 @@ def parse(text: str, *, url: str | None = None) -> Any:
         ) from None
     collapse_whitespace(tree)
     return tree
+
+
+def lighten(tree: Any) -> bool:
+    """Whether `tree` holds more than MAX_ELEMENTS elements; if so its links and inline formatting are unwrapped
+    (their text kept). Extraction costs about 30 us an element in trafilatura alone, link conversion the most: a
+    1.3 MB document of 63,000 links and 63,000 headings took 4.1 s, 1.6 s lightened and read in fast mode. Real
+    pages stay far below: the 1,678 pages of AEB and WCXB dev have at most 15,795 elements."""
+    if sum(1 for _ in tree.iter()) <= MAX_ELEMENTS:
+        return False
+    etree.strip_tags(tree, *INLINE_TAGS)
+    return True
 
 
 def _parse_html(text: str) -> tuple[Any, bool]:
@@ -212,17 +223,25 @@ def title_tag(tree: Any) -> str | None:
     return found or None
 
 
-HIDDEN_ROOTS = etree.XPath(
-    ".//*[self::script or self::style or self::noscript or self::template or self::svg]"
-    "[not(ancestor::*[self::script or self::style or self::noscript or self::template or self::svg])]"
-)
+HIDDEN_ROOT_TAGS = ("script", "style", "noscript", "template", "svg")
+MAX_ELEMENTS = 100_000
+INLINE_TAGS = ("a", "span", "b", "i", "em", "strong", "font", "u", "small", "abbr", "cite", "code", "mark", "sub")
 
 
 def text_size(tree: Any) -> int:
     """A quick estimate of len(visible_text(tree)), a fraction of its cost on a large page."""
     body = body_of(tree)
-    hidden = sum(_collapsed_length(element.text_content()) for element in HIDDEN_ROOTS(body))
+    hidden = sum(_collapsed_length(element.text_content()) for element in _hidden_roots(body))
     return _collapsed_length(body.text_content()) - hidden
+
+
+def _hidden_roots(body: Any) -> Iterator[Any]:
+    """The script, style, noscript, template and svg elements not inside another one. A walk in document order
+    with an ancestor check, not an XPath with an ancestor predicate: libxml2 took 4.6 s on a page of 17,788
+    scripts (its node sets are merged pairwise), this takes milliseconds."""
+    for element in body.iter(*HIDDEN_ROOT_TAGS):
+        if not any(ancestor.tag in HIDDEN_ROOT_TAGS for ancestor in element.iterancestors()):
+            yield element
 
 
 def _collapsed_length(text: str) -> int:
