@@ -105,11 +105,20 @@ PRODUCT_LD = '{"@type": "Product", "name": "Mug"}'
         ("https://shop.example/x", f"<script type='application/ld+json'>{PRODUCT_LD}</script>", "product"),
         ("https://docs.example.org/guide/install", "", "documentation"),
         ("https://news.example/2024/05/story", '<meta property="og:type" content="article">', "article"),
+        ("https://studio.example/", "", "service"),
     ],
 )  # fmt: skip
 def test_classify_reads_declared_structure(url: str, head: str, expected: str) -> None:
     kind = classify(html_tree.parse(f"<html><head>{head}</head><body><p>x</p></body></html>", url=url), url)
     assert (kind.name, kind.confident) == (expected, True)
+
+
+def test_a_home_page_that_declares_itself_an_article_is_not_called_a_service() -> None:
+    url = "https://blog.example/"
+    page = '<html><head><meta property="og:type" content="article"></head><body><p>x</p></body></html>'
+    kind = classify(html_tree.parse(page, url=url), url)
+    assert not kind.confident
+    assert kind.article_evidence
 
 
 def test_a_page_without_evidence_is_unsure() -> None:

@@ -7,7 +7,7 @@ collection, documentation, service. The evidence is cheap and declared by the pa
 - JSON-LD @type and microdata itemtype (Product, QAPage, DiscussionForumPosting, Comment, ItemList, TechArticle,
   Article ...), which sites publish for search engines and so are rarely wrong;
 - the URL path, since forum, shop and docs software name their routes alike (/threads/, /t/slug/123,
-  /products/, /collections/, docs.host or /docs/);
+  /products/, /collections/, docs.host or /docs/), and a site's home page is a landing page (service);
 - markup counts: several <pre> blocks beside a navigation sidebar (docs), price markup (products).
 Each signal adds votes to one kind; the kind with the most votes wins when it reaches CONFIDENT_VOTES and
 leads the runner-up, otherwise the page is "unsure" and the caller keeps the article cascade, which is what the
@@ -30,6 +30,7 @@ from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
+HOME_VOTES = 2
 MICRODATA_CAP = 5  # items counted per itemtype: a thread of many Comment items outvotes an og:type "article"
 
 JSON_LD_VOTES: dict[str, tuple[str, int]] = {
@@ -163,6 +164,12 @@ def _vote_url(url: str, votes: Counter[str], signals: list[str]) -> None:
     if DOCS_HOST.match(parts.hostname or ""):
         votes["documentation"] += 2
         signals.append("url:docs-host")
+    if parts.path in ("", "/") and not parts.query:
+        # a site's home page is a landing page: on WCXB's tune half 24 of 43 are service pages and 1 an article;
+        # read with the service profile they score 0.856 -> 0.857 for the whole half, and faster
+        votes["service"] += HOME_VOTES
+        signals.append("url:home")
+        return
     for pattern, kind, weight in URL_VOTES:
         if weight and pattern.search(path):
             votes[kind] += weight

@@ -1,0 +1,85 @@
+"""A product page's declared facts: name, price and description from its JSON-LD Product (or ProductGroup).
+
+Shops publish these for search engines, and they are the part of a product page an agent asks for first; the
+visible page often hides them (the description behind a tab or a script, the price in a widget trafilatura
+drops as boilerplate). The cascade adds each fact the extracted text does not already hold, name and price
+first, description last; a fact the text already says (most of its words present) is left out, so nothing is
+said twice. One pass over the page's JSON-LD scripts, read with the same bounds as the metadata.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from typing import Any
+from urllib.parse import unquote
+
+import webreach.bounded_json as bounded_json
+from webreach.extract import html_tree
+from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
+from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
+from webreach.models import ReadFormat
+
+PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
+WORD = re.compile(r"\w+")
+TAG = re.compile(r"<[^>]+>")
+SAID = 0.6  # share of a fact's words the text must hold for the fact to count as already said
+MAX_DESCRIPTION_CHARS = 4_000
+ESCAPED_SPACE = "%20"
+
+
+def product_facts(tree: Any) -> list[str]:
+    """The first declared product's name, price line and description, as plain-text paragraphs ([] if none)."""
+    for script in tree.iterfind(".//script[@type='application/ld+json']"):
+        try:
+            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
+        except ValueError:  # a broken or hostile block declares nothing
+            continue
+        for node in json_ld_nodes(data):
+            declared = node.get("@type")
+            types = declared if isinstance(declared, list) else [declared]
+            if any(isinstance(kind, str) and kind in PRODUCT_TYPES for kind in types):
+                facts = [_plain(node.get("name")), _price(node.get("offers")), _plain(node.get("description"))]
+                return [fact[:MAX_DESCRIPTION_CHARS] for fact in facts if fact]
+    return []
+
+
+def with_facts(text: str, facts: list[str], format: ReadFormat) -> str:
+    """`text` (in `format`) with the facts it does not already say before it, in their order."""
+    held = Counter(WORD.findall(text.lower()))
+    missing = [fact for fact in facts if not _said(fact, held)]
+    if not missing:
+        return text
+    said = PARAGRAPH_BREAK.join(missing)
+    return f"{paragraphs_html(said)}\n{text}" if format == "html" else f"{said}{PARAGRAPH_BREAK}{text}"
+
+
+def _said(fact: str, held: Counter[str]) -> bool:
+    words = Counter(WORD.findall(fact.lower()))
+    total = sum(words.values())
+    return total == 0 or sum((words & held).values()) >= SAID * total
+
+
+def _plain(value: Any) -> str:
+    """A declared string as a reader would see it: tags dropped, entities and percent-escapes decoded."""
+    if not isinstance(value, str):
+        return ""
+    if ESCAPED_SPACE in value:  # some shops percent-encode the whole description
+        value = unquote(value)
+    return html_tree.HTML_SPACE.sub(" ", html.unescape(TAG.sub(" ", value))).strip()
+
+
+def _price(offers: Any) -> str:
+    """ "Price: 12.99 EUR" (or a low-high range) from the first offer that names one."""
+    for offer in offers if isinstance(offers, list) else [offers]:
+        if not isinstance(offer, dict):
+            continue
+        currency = offer.get("priceCurrency") if isinstance(offer.get("priceCurrency"), str) else ""
+        low, high, price = offer.get("lowPrice"), offer.get("highPrice"), offer.get("price")
+        if isinstance(low, (str, int, float)) and isinstance(high, (str, int, float)) and str(low) != str(high):
+            return f"Price: {low}-{high} {currency}".strip()
+        amount = price if isinstance(price, (str, int, float)) else low
+        if isinstance(amount, (str, int, float)) and str(amount).strip():
+            return f"Price: {amount} {currency}".strip()
+    return ""
