@@ -83,3 +83,10 @@ def test_no_product_declared_means_no_facts(script: str) -> None:
 
 def test_nothing_missing_leaves_the_text_as_it_was() -> None:
     assert with_facts("Mug\n\nPrice: 3 EUR", ["Mug", "Price: 3 EUR"], "markdown") == "Mug\n\nPrice: 3 EUR"
+
+
+def test_a_huge_declared_description_is_cut_to_a_paragraph() -> None:
+    ld = {"@type": "Product", "name": "Mug", "description": "word " * 100_000}
+    facts = product_facts(html_tree.parse(page(ld), url=URL))
+    assert facts[0] == "Mug"
+    assert len(facts[1]) <= 4_000
