@@ -94,17 +94,28 @@ def json_ld_article(tree: Any) -> dict[str, Any]:
     """The most article-like JSON-LD object on the page ({} when there is none)."""
     best: dict[str, Any] = {}
     rank = len(ARTICLE_TYPES)
+    for node in page_json_ld(tree):
+        for kind in json_ld_types(node):
+            if kind in ARTICLE_TYPES and ARTICLE_TYPES.index(kind) < rank:
+                best, rank = node, ARTICLE_TYPES.index(kind)
+    return best
+
+
+def page_json_ld(tree: Any) -> Iterator[dict[str, Any]]:
+    """Every object of every JSON-LD block on the page, in page order; a block that is invalid, too large or too
+    deep declares nothing (the page's other blocks and metadata still count)."""
     for script in tree.iterfind(".//script[@type='application/ld+json']"):
         try:
             data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
-        except ValueError:  # invalid, too large or too deep: the page's other metadata still counts
+        except ValueError:  # JsonTooDeepError included
             continue
-        for node in json_ld_nodes(data):
-            types = node.get("@type")
-            for kind in types if isinstance(types, list) else [types]:
-                if kind in ARTICLE_TYPES and ARTICLE_TYPES.index(kind) < rank:
-                    best, rank = node, ARTICLE_TYPES.index(kind)
-    return best
+        yield from json_ld_nodes(data)
+
+
+def json_ld_types(node: dict[str, Any]) -> list[str]:
+    """The node's @type names (one or a list; anything else is no type)."""
+    declared = node.get("@type")
+    return [kind for kind in (declared if isinstance(declared, list) else [declared]) if isinstance(kind, str)]
 
 
 def json_ld_nodes(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:

@@ -25,8 +25,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-import webreach.bounded_json as bounded_json
-from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
+from webreach.extract.metadata import json_ld_types, page_json_ld
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
@@ -122,23 +121,17 @@ def classify(tree: Any, url: str) -> PageKind:
 
 def _vote_json_ld(tree: Any, votes: Counter[str], signals: list[str]) -> None:
     seen: set[str] = set()
-    for script in tree.iterfind(".//script[@type='application/ld+json']"):
-        try:
-            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
-        except ValueError:  # JsonTooDeepError included: a hostile block votes for nothing
-            continue
-        for node in json_ld_nodes(data):
-            for kind in _types(node):
-                if kind in JSON_LD_VOTES and kind not in seen:
-                    seen.add(kind)
-                    name, weight = JSON_LD_VOTES[kind]
-                    votes[name] += weight
-                    signals.append(f"json-ld:{kind}")
+    for node in page_json_ld(tree):
+        for kind in _types(node):
+            if kind in JSON_LD_VOTES and kind not in seen:
+                seen.add(kind)
+                name, weight = JSON_LD_VOTES[kind]
+                votes[name] += weight
+                signals.append(f"json-ld:{kind}")
 
 
 def _types(node: dict[str, Any]) -> list[str]:
-    declared = node.get("@type")
-    found = [t for t in (declared if isinstance(declared, list) else [declared]) if isinstance(t, str)]
+    found = json_ld_types(node)
     main = node.get("mainEntity")  # QAPage / ItemList pages often declare their kind one level down
     if isinstance(main, dict) and isinstance(main.get("@type"), str):
         found.append(main["@type"])

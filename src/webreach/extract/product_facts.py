@@ -4,7 +4,7 @@ Shops publish these for search engines, and they are the part of a product page 
 visible page often hides them (the description behind a tab or a script, the price in a widget trafilatura
 drops as boilerplate). The cascade adds each fact the extracted text does not already hold, name and price
 first, description last; a fact the text already says (most of its words present) is left out, so nothing is
-said twice. One pass over the page's JSON-LD scripts, read with the same bounds as the metadata.
+said twice. The page's JSON-LD is read as the metadata reads it (metadata.page_json_ld).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from collections import Counter
 from typing import Any
 from urllib.parse import unquote
 
-import webreach.bounded_json as bounded_json
 from webreach.extract import html_tree
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
-from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
+from webreach.extract.metadata import json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
@@ -31,17 +30,10 @@ ESCAPED_SPACE = "%20"
 
 def product_facts(tree: Any) -> list[str]:
     """The first declared product's name, price line and description, as plain-text paragraphs ([] if none)."""
-    for script in tree.iterfind(".//script[@type='application/ld+json']"):
-        try:
-            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
-        except ValueError:  # a broken or hostile block declares nothing
-            continue
-        for node in json_ld_nodes(data):
-            declared = node.get("@type")
-            types = declared if isinstance(declared, list) else [declared]
-            if any(isinstance(kind, str) and kind in PRODUCT_TYPES for kind in types):
-                facts = [_plain(node.get("name")), _price(node.get("offers")), _plain(node.get("description"))]
-                return [fact[:MAX_DESCRIPTION_CHARS] for fact in facts if fact]
+    for node in page_json_ld(tree):
+        if any(kind in PRODUCT_TYPES for kind in json_ld_types(node)):
+            facts = [_plain(node.get("name")), _price(node.get("offers")), _plain(node.get("description"))]
+            return [fact[:MAX_DESCRIPTION_CHARS] for fact in facts if fact]
     return []
 
 
