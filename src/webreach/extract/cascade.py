@@ -52,7 +52,6 @@ trafilatura is imported here and nowhere else.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -69,7 +68,7 @@ from webreach.errors import (
 )
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
-from webreach.extract.extracted import Extracted, as_json, paragraphs_html
+from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
@@ -85,8 +84,6 @@ from webreach.models import ReadFormat
 __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
 
 LOGGER = logging.getLogger(__name__)
-WORD = re.compile(r"\w+")
-MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
 WALL_HINT = hint(
     "The site put a bot check in front of the page; try {} or {}, or another source.",
@@ -289,7 +286,7 @@ def short_reading(kind: PageKind, text: str, options: ExtractOptions) -> bool:
     """Whether `text` is so short for a page not surely an article that the main region should be considered."""
     if not options.page_types or (kind.confident and kind.name == "article"):
         return False
-    return 0 < content_words(text) < SHORT_WORDS
+    return 0 < content_words(text, up_to=SHORT_WORDS) < SHORT_WORDS
 
 
 def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str) -> tuple[str, str]:
@@ -299,11 +296,6 @@ def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: 
     if not rescued:
         return text, extractor
     return (paragraphs_html(rescued) if format == "html" else rescued), "repeated-blocks"
-
-
-def content_words(text: str) -> int:
-    """Words a reader sees: markdown link targets and HTML tags are not content."""
-    return len(WORD.findall(MARKUP.sub(" ", text)))
 
 
 def short_visible_text(tree: Any) -> str | None:

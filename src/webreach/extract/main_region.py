@@ -21,7 +21,7 @@ from typing import Any
 from webreach.extract import html_tree
 from webreach.extract.card_grid import FURNITURE_NAMES, FURNITURE_TAGS
 from webreach.extract.element_markdown import to_markdown
-from webreach.extract.extracted import paragraphs_html
+from webreach.extract.extracted import content_words, paragraphs_html
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
@@ -29,8 +29,6 @@ MAX_GAIN = 4.0
 CHARS_SLACK = 1.5  # words are counted, characters capped: room for a region of longer words
 MAIN = "//main | //*[@role='main']"
 FURNITURE_NAME = re.compile("|".join(FURNITURE_NAMES), re.IGNORECASE)
-WORD = re.compile(r"\w+")
-MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
 
 
 def region(tree: Any) -> Any:
@@ -65,15 +63,11 @@ def widen(
 ) -> str:
     """The main region's text when it holds `gains` (MIN_GAIN to MAX_GAIN) times the words of `extracted`, else
     ""."""
-    words = _words(extracted)
+    words = content_words(extracted)
     low, high = gains
     # the region's plain text decides; the walk stops early on a region far longer than the gains allow
     cap = int(high * CHARS_SLACK * len(extracted))
     text = region_text(tree, "text", base_url, max_chars=cap)
-    if len(text) >= cap or not low * words <= _words(text) <= high * words:
+    if len(text) >= cap or not low * words <= content_words(text) <= high * words:
         return ""
     return text if format == "text" else region_text(tree, format, base_url)
-
-
-def _words(text: str) -> int:
-    return len(WORD.findall(MARKUP.sub(" ", text)))

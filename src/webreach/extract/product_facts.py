@@ -16,12 +16,11 @@ from typing import Any
 from urllib.parse import unquote
 
 from webreach.extract import html_tree
-from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
+from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraphs_html
 from webreach.extract.metadata import json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
-WORD = re.compile(r"\w+")
 TAG = re.compile(r"<[^>]+>")
 SAID = 0.6  # share of a fact's words the text must hold for the fact to count as already said
 MAX_DESCRIPTION_CHARS = 4_000

@@ -15,13 +15,13 @@ boxes (card_grid.py's furniture). One pass over the tree.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
 from webreach.extract import html_tree
 from webreach.extract.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
+from webreach.extract.extracted import WORD, content_words, seen_text
 from webreach.models import ReadFormat
 
 MIN_BLOCKS = 3
@@ -29,8 +29,6 @@ MIN_BLOCK_WORDS = 8
 RESCUE_GAIN = 6.0  # tune half: 4 also rescued two articles, but took three AEB stories with their neighbours
 MAX_WORDS = 800  # trafilatura texts longer than this were never rescued on the tune half: skip the tree pass
 MIN_COVER = 0.9  # share of trafilatura's words the blocks must hold: they extend what it found, not replace it
-WORD = re.compile(r"\w+")
-MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
 
 
 def repeated_blocks(tree: Any) -> list[Any]:
@@ -59,10 +57,12 @@ def repeated_blocks(tree: Any) -> list[Any]:
 def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
     """The repeated blocks' text when they hold RESCUE_GAIN times the words of `extracted` (trafilatura's text)
     and MIN_COVER of those words, else ""."""
-    found = Counter(WORD.findall(MARKUP.sub(" ", extracted).lower()))  # the same decision for every format
-    words = sum(found.values())
     # cheap bounds first: a long extraction is trusted, and a page with too little text cannot hold such a family
-    if not words or words > MAX_WORDS or html_tree.text_size(tree) < RESCUE_GAIN * len(" ".join(found.elements())):
+    if not 0 < content_words(extracted, up_to=MAX_WORDS) <= MAX_WORDS:
+        return ""
+    found = Counter(WORD.findall(seen_text(extracted).lower()))  # the same decision for every format
+    words = sum(found.values())
+    if html_tree.text_size(tree) < RESCUE_GAIN * len(" ".join(found.elements())):
         return ""
     blocks = repeated_blocks(tree)
     if sum(word_count(block) for block in blocks) <= RESCUE_GAIN * words:
