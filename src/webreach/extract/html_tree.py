@@ -25,7 +25,7 @@ from lxml import etree, html
 
 import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
-from webreach.extract.xml_chars import xml_safe
+from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
 # elements whose text a reader never sees
 HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"})
@@ -53,16 +53,15 @@ EMPTY_HINT = hint("Try {} or {}, or another source for the same information.", R
 
 def parse(text: str, *, url: str | None = None) -> Any:
     """The document's lxml tree; raises ExtractionError (for `url`) when there is no document at all."""
-    # lxml refuses str input that carries an encoding declaration; the text is already decoded
+    # the text is already decoded: a declaration would name an encoding it no longer has
     text = XML_DECLARATION.sub("", text, count=1)
     page = page_name(url)
-    if not text.strip():
+    if not text or text.isspace():  # not text.strip(), which copies the page
         raise ExtractionError(f"No readable text: {page} is empty.", url=url, hint=EMPTY_HINT)
-    text = xml_safe(text)  # one stray control character would make lxml refuse the text of its node
-    try:
-        tree, stopped = _parse_html(text)
+    try:  # one stray control character would make lxml refuse the text of its node: xml_safe drops them
+        tree, stopped = _parse_html(xml_safe_utf8(text))
         if stopped:  # the parser gave up part way (nesting past its depth limit): flattened, the whole page parses
-            tree, _ = _parse_html(nesting.flatten(text))
+            tree, _ = _parse_html(nesting.flatten(xml_safe(text)).encode())
     except (etree.ParserError, ValueError) as exc:
         raise ExtractionError(
             f"No readable text: the HTML of {page} could not be parsed ({exc}).", url=url, hint=EMPTY_HINT
@@ -82,14 +81,17 @@ def lighten(tree: Any) -> bool:
     return True
 
 
-def _parse_html(text: str) -> tuple[Any, bool]:
-    """The lxml tree of `text`, and whether the parser stopped early on a fatal error (the rest of it lost)."""
-    parser = html.HTMLParser(collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True)
+def _parse_html(markup: bytes) -> tuple[Any, bool]:
+    """The lxml tree of `markup` (UTF-8, whatever it declares), and whether the parser stopped early on a fatal
+    error (the rest of it lost)."""
+    parser = html.HTMLParser(
+        collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True, encoding="utf-8"
+    )
     # every element an HtmlElement, chosen in C: lxml.html's default lookup runs a Python function each time an
     # element is touched from Python (about a tenth of an extraction); nothing here or in trafilatura needs the
     # form and input subclasses it picks
     parser.set_element_class_lookup(ELEMENT_CLASSES)
-    tree = html.document_fromstring(text, parser=parser)
+    tree = html.document_fromstring(markup, parser=parser)
     return tree, any(error.level == FATAL for error in parser.error_log)
 
 
