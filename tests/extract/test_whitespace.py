@@ -189,3 +189,17 @@ def test_a_real_pretty_printed_result_page_reads_in_whole_lines(shared_data: Pat
         "programming language and working with a browser."
     ) in markdown
     assert not any(line != line.strip() for line in markdown.split("\n"))
+
+
+def test_the_text_after_a_kept_subtree_is_laid_out_again() -> None:
+    page = (
+        "<html><body><div><p>one\n  two</p>"
+        "<pre><b>keep\n   this</b>\n   as <i>is</i>  </pre>"
+        "<div style='white-space: pre-wrap'><span>and\n  this</span>\n  <em>too</em></div>\n  tail\n  words\n"
+        "<p>\n  three\n  four\n</p></div></body></html>"
+    )
+    tree = parse(page)
+    assert "".join(tree.find(".//pre").itertext()) == "keep\n   this\n   as is  "
+    assert "".join(tree.find(".//div/div").itertext()) == "and\n  this\n  too"
+    assert [p.text for p in tree.iter("p")] == ["one two", "three four"]
+    assert tree.find(".//div/div").tail == "tail words"

