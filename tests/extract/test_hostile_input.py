@@ -12,7 +12,7 @@ from webreach.extract import charset, html_tree
 from webreach.extract.cascade import extract
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.passthrough import read_json, read_xml
-from webreach.extract.xml_chars import xml_safe
+from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
 URL = "https://hostile.example/page"
 PARAGRAPH = "<p>" + "The tide tables list high and low water for every harbour on the coast. " * 12 + "</p>"
@@ -22,6 +22,28 @@ def test_control_characters_are_dropped_before_lxml_sees_them() -> None:
     for body in (b"<p>a \x01\n  b</p>", b"<p>a \x0b b\x0c c\x1f\n d</p>"):
         assert extract(body, content_type="text/html", url=URL, format="text").text in ("a b", "a b c d")
     assert xml_safe("a\x00b\x0cc\ud800d\uffff") == "ab cd"
+
+
+def test_a_reference_to_a_control_character_in_running_text_is_dropped() -> None:
+    # libxml2 stores &#1; as the character, which lxml then refuses to write back once the spaces beside it collapse
+    page = f"<html><body>{PARAGRAPH}<p>tide&#1;\n   table&#x0B;  and&#65534;  chart</p></body></html>"
+    assert "tide table and chart" in extract(page.encode(), content_type="text/html", url=URL, format="text").text
+    assert html_tree.parse("<pre>tide&#1;\n  table</pre>").findtext(".//pre") == "tide\x01\n  table"  # kept as is
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    ['<meta charset="iso-8859-1">', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">',
+     '<?xml version="1.0" encoding="iso-8859-1"?>', '<meta charset="utf-16">'],
+)  # fmt: skip
+def test_the_parser_reads_the_decoded_text_whatever_the_page_declares(declaration: str) -> None:
+    page = f"<html><head>{declaration}</head><body><p>caf\u00e9 \u2014 \u0436 \U0001f600</p></body></html>"
+    assert html_tree.parse(page).findtext(".//p") == "caf\u00e9 \u2014 \u0436 \U0001f600"
+
+
+def test_xml_safe_utf8_is_xml_safe_encoded() -> None:
+    for text in ("plain caf\u00e9", "a\x00b\x0cc\ud800d\uffff", "x\ufffe", "\x1f", "tab\tline\ncarriage\r"):
+        assert xml_safe_utf8(text) == xml_safe(text).encode()
 
 
 def test_a_json_ld_block_of_a_hundred_thousand_brackets_is_ignored() -> None:

@@ -163,10 +163,13 @@ def _settle(owner: Any, is_tail: bool, text: str, lead: bool, trail: bool) -> No
             new = new[:-1]
     if new == text:
         return
-    if is_tail:
-        owner.tail = new
-    else:
-        owner.text = new
+    try:
+        if is_tail:
+            owner.tail = new
+        else:
+            owner.text = new
+    except ValueError:  # a reference to a control character (&#1;): lxml stores it, then refuses it
+        setattr(owner, "tail" if is_tail else "text", xml_safe(new))
 
 
 def _trim_before(element: Any) -> None:
