@@ -116,12 +116,12 @@ def test_classify_reads_declared_structure(url: str, head: str, expected: str) -
     assert (kind.name, kind.confident) == (expected, True)
 
 
-def test_a_home_page_that_declares_itself_an_article_is_not_called_a_service() -> None:
+def test_a_home_page_that_declares_itself_an_article_stays_an_article() -> None:
     url = "https://blog.example/"
     page = '<html><head><meta property="og:type" content="article"></head><body><p>x</p></body></html>'
     kind = classify(html_tree.parse(page, url=url), url)
-    assert not kind.confident
-    assert kind.article_evidence
+    assert (kind.name, kind.confident) == ("article", True)
+    assert "url:home" not in kind.signals
 
 
 def test_a_page_without_evidence_is_unsure() -> None:
