@@ -4,12 +4,13 @@ menu, a cookie box, a breadcrumb ...: card_grid.py's FURNITURE_NAMES).
 
 Listings, catalogues and marketing pages are not one block of prose: their content is every section and every
 grid, and trafilatura, which looks for an article, keeps one part of them. The cascade takes this region instead
-for pages classified as listings, collections or services, and for pages it is unsure of and that do not look
-like articles, when the region holds between MIN_GAIN and MAX_GAIN times the words trafilatura kept: more words
-is the point, but a region many times larger is mostly boilerplate trafilatura was right to drop. On WCXB's tune
-half, with the bounds cascade.py sets (1.2-4, and 1.5-3 for unsure pages), word F1 by true type moved: service
-0.775 -> 0.808, collection 0.648 -> 0.707, listing 0.654 -> 0.667, documentation 0.926 -> 0.931, article 0.935 ->
-0.936 (bench/extraction.py --wcxb; collections also read trafilatura fast since). One walk of the region, no copy
+for pages classified as listings, collections or services (documentation too, in a narrow band), for pages it
+is unsure of and that do not look like articles, and for any short reading (cascade.py has the bounds), when the
+region holds between MIN_GAIN and MAX_GAIN times the words trafilatura kept: more words is the point, but a
+region many times larger is mostly boilerplate trafilatura was right to drop. On WCXB's tune half, with the
+bounds cascade.py sets (1.2-4, and 1.5-3 for unsure pages), word F1 by true type moved: service 0.775 -> 0.808,
+collection 0.648 -> 0.707, listing 0.654 -> 0.667, documentation 0.926 -> 0.931, article 0.935 -> 0.936
+(bench/extraction.py --wcxb; collections also read trafilatura fast since). One walk of the region, no copy
 of the tree; the deciding walk stops once the region is too long to be taken.
 """
 
