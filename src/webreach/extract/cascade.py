@@ -217,14 +217,7 @@ def extract_html(
     text, extractor = first_stage(tree, url, format, options, kind, settings)
     visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
-        wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
-        if wall is not None:
-            raise PageBlockedError(
-                f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
-                kind=wall.kind,
-                url=url or None,
-                hint=WALL_HINT,
-            )
+        refuse_wall(page, tree, visible, url)
     short = len(text) < options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
         raise NeedsBrowserError(
@@ -238,17 +231,8 @@ def extract_html(
         fallback = run_trafilatura(tree, url, format, options, BALANCED)
         if len(fallback) > options.fallback_gain * len(text.strip()):
             text, extractor = fallback, "trafilatura-fallback"
-    if options.page_types and kind.name != "product":
-        text, extractor = rescue_stage(tree, url, format, text, extractor)
-    if settings.widen and text.strip() and (region := widen(tree, text, format, url, settings.widen)):
-        # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
-        text, extractor = region, "main-region"
-    elif short_reading(kind, text, options) and (region := widen(tree, text, format, url, SHORT_GAINS)):
-        # 2c'. any page but a sure article read in a few words: trafilatura missed it, the main region has it
-        text, extractor = region, "main-region"
-    if kind.name == "product" and options.page_types and text.strip():
-        # 2d. what the shop declares about the product and the page does not show (product_facts.py)
-        text = with_facts(text, product_facts(tree), format)
+    if options.page_types:
+        text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)
@@ -286,11 +270,41 @@ def first_stage(
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
 
 
-def short_reading(kind: PageKind, text: str, options: ExtractOptions) -> bool:
+def kind_stages(
+    tree: Any, url: str, format: ReadFormat, kind: PageKind, settings: Profile, text: str, extractor: str
+) -> tuple[str, str]:
+    """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts."""
+    if kind.name != "product":
+        text, extractor = rescue_stage(tree, url, format, text, extractor)
+    if settings.widen and text.strip() and (region := widen(tree, text, format, url, settings.widen)):
+        # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
+        text, extractor = region, "main-region"
+    elif short_reading(kind, text) and (region := widen(tree, text, format, url, SHORT_GAINS)):
+        # 2c'. any page but a sure article read in a few words: trafilatura missed it, the main region has it
+        text, extractor = region, "main-region"
+    if kind.name == "product" and text.strip():
+        # 2d. what the shop declares about the product and the page does not show (product_facts.py)
+        text = with_facts(text, product_facts(tree), format)
+    return text, extractor
+
+
+def short_reading(kind: PageKind, text: str) -> bool:
     """Whether `text` is so short for a page not surely an article that the main region should be considered."""
-    if not options.page_types or (kind.confident and kind.name == "article"):
+    if kind.confident and kind.name == "article":
         return False
     return 0 < content_words(text, up_to=SHORT_WORDS) < SHORT_WORDS
+
+
+def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
+    """Raise PageBlockedError when the page (whose `visible` text is short) is a CAPTCHA or access-denied wall."""
+    wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
+    if wall is not None:
+        raise PageBlockedError(
+            f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
+            kind=wall.kind,
+            url=url or None,
+            hint=WALL_HINT,
+        )
 
 
 def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str) -> tuple[str, str]:
