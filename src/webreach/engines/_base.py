@@ -52,6 +52,7 @@ LOGGER = logging.getLogger(__name__)
 EngineKind = Literal["scraped", "api"]
 Vertical = Literal["web", "images"]
 Tokens = Mapping[str, str]
+COOKIE_TOKEN = "cookie"  # the session cookie a warm-up hands to build_request (session_cookie)
 
 # Cloudflare's interstitials, the generic wall in front of many sites (markers from SearXNG's
 # raise_for_httperror): an engine answering with these is behind a challenge, whatever its kind.
@@ -375,6 +376,16 @@ class Engine(ABC):
         snippet = cleaned.pop("snippet", None) or ""
         title = " ".join(title.split()) if isinstance(title, str) else ""
         return Hit(rank=rank, title=title, url=url, snippet=snippet, engine=self.name, **cleaned)
+
+
+def session_cookie(response: httpx.Response) -> dict[str, str]:
+    """The warm-up token of engines that only need a session: the first Set-Cookie pair (`name=value`, attributes
+    dropped) under COOKIE_TOKEN, or nothing when none was set."""
+    for header in response.headers.get_list("set-cookie"):
+        pair = header.split(";", 1)[0].strip()
+        if "=" in pair:
+            return {COOKIE_TOKEN: pair}
+    return {}
 
 
 def settle_encoding(response: httpx.Response) -> None:

@@ -17,14 +17,13 @@ from typing import Any, ClassVar
 
 import httpx
 
-from webreach.engines._base import Tokens
+from webreach.engines._base import COOKIE_TOKEN, Tokens, session_cookie
 from webreach.engines._html import MAX_ITEMS
 from webreach.engines._images import ImageSearchEngine
 from webreach.engines.baidu import CAPTCHA_TITLE, Baidu
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
 
-COOKIE_TOKEN = "cookie"
 PAGE_DATA = re.compile(r"""setData\(\s*['"]imgData['"]\s*,\s*""")
 WORDS = (("_z2C$q", ":"), ("_z&e3B", "."), ("AzdH3F", "/"))
 LETTERS = str.maketrans("wkv1ju2it3hs4g5rq6fp7eo8dn9cm0bla", "abcdefghijklmnopqrstuvw1234567890")
@@ -43,15 +42,8 @@ class ImagesBaidu(ImageSearchEngine, Baidu):
     def warm_up(self, request: SearchRequest) -> httpx.Request | None:
         return httpx.Request("GET", self.url("/"), headers=self._headers())
 
-    def warm_up_key(self, request: SearchRequest) -> str:
-        return self.name  # the cookie identifies the client, not the query
-
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        for header in response.headers.get_list("set-cookie"):
-            pair = header.split(";", 1)[0].strip()
-            if "=" in pair:
-                return {COOKIE_TOKEN: pair}
-        return {}
+        return session_cookie(response)  # one cookie per engine: it identifies the client, not the query
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"tn": "resultjson_com", "ipn": "rj", "word": request.query, "queryWord": request.query,

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from selectolax.lexbor import LexborNode
 
-from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._base import COOKIE_TOKEN, Engine, Tokens, query_with_site, session_cookie
 from webreach.engines._dates import numeric_date
 from webreach.engines._html import MAX_ITEMS, ancestors, attribute, parse_html, text_of
 from webreach.errors import BlockedError
@@ -30,7 +30,6 @@ FRESHNESS: Mapping[str, str] = MappingProxyType({"day": "d", "week": "w", "month
 SNIPPETS = "p.res-desc, span.res-list-summary, div.res-comm-con, div.res-rich p"
 NO_RESULTS_MARKERS = ('id="no-result"', "未找到和", "找不到和")
 AD_CONTAINERS = ("e_idea_pp", "so_kw-ad", "e_idea_wd", "rightbox-ad")
-COOKIE_TOKEN = "cookie"
 
 
 class So360(Engine):
@@ -61,17 +60,8 @@ class So360(Engine):
         """The same search, sent without a cookie; the gateway must not follow its redirects."""
         return self._search_request(request, None)
 
-    def warm_up_key(self, request: SearchRequest) -> str:
-        """One cookie per engine: it identifies the client session, not the query."""
-        return self.name
-
     def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        """The first Set-Cookie pair (`name=value`, attributes dropped), or nothing when none was set."""
-        for header in response.headers.get_list("set-cookie"):
-            pair = header.split(";", 1)[0].strip()
-            if "=" in pair:
-                return {COOKIE_TOKEN: pair}
-        return {}
+        return session_cookie(response)  # one cookie per engine: it identifies the client, not the query
 
     def check_redirect(self, response: httpx.Response) -> None:
         if "captcha" in response.headers.get("location", "").lower():
