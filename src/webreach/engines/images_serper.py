@@ -10,7 +10,7 @@ import httpx
 
 from webreach.engines._base import Tokens
 from webreach.engines._images import ImageSearchEngine
-from webreach.engines._json import by_position, json_body, json_post
+from webreach.engines._json import by_position, json_post
 from webreach.engines.serper import Serper
 from webreach.models import Hit, SearchRequest
 
@@ -34,16 +34,7 @@ class ImagesSerper(ImageSearchEngine, Serper):
         return json_post(self.url("/images"), body, {"X-API-KEY": self.api_key()})
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        data = json_body(response, self.name)
-        if isinstance(data, list) and data:
-            data = data[0]  # the batch form: one answer per query sent
-        if not isinstance(data, dict):
-            raise self.parse_error("answered with JSON that is not an images answer")
-        images = data.get("images")
-        if images is None and isinstance(data.get("searchParameters"), dict):
-            return []  # a well-formed answer without an images block: nothing found
-        if not isinstance(images, list):
-            raise self.parse_error("no images list in the answer")
+        images = self.answer_block(response, "images")
         items = by_position([item for item in images if isinstance(item, dict)])
         return self.image_hits(self._image(rank, item) for rank, item in enumerate(items, 1))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 
@@ -44,20 +44,25 @@ class Serper(Engine):
             body["tbs"] = FRESHNESS_TBS[request.freshness]
         return json_post(self.url("/search"), body, {"X-API-KEY": self.api_key()})
 
+    def answer_block(self, response: httpx.Response, key: str) -> list[Any]:
+        """The answer's `key` list (organic, images ...); [] for a well-formed answer without one (Google found
+        nothing); ParseError for anything else. The batch form (one answer per query sent) is unwrapped."""
+        data = json_body(response, self.name)
+        if isinstance(data, list) and data:
+            data = data[0]
+        if not isinstance(data, dict):
+            raise self.parse_error("answered with JSON that is not a search answer")
+        if data.get(key) is None and isinstance(data.get("searchParameters"), dict):
+            return []
+        return result_list(data, key, self.name)
+
     def classify(self, response: httpx.Response) -> bool:
         if response.status_code == 400 and "not enough credits" in response.text.lower():
             raise QuotaExhaustedError(f"credits used up{self._detail(response)}", engine=self.name)
         return False
 
     def parse(self, response: httpx.Response) -> list[Hit]:
-        data = json_body(response, self.name)
-        if isinstance(data, list) and data:
-            data = data[0]  # the batch form: one answer per query sent
-        if not isinstance(data, dict):
-            raise self.parse_error("answered with JSON that is not a search answer")
-        if data.get("organic") is None and isinstance(data.get("searchParameters"), dict):
-            return []  # a well-formed answer without an organic block: Google found nothing
-        organic = result_list(data, "organic", self.name)
+        organic = self.answer_block(response, "organic")
         return [
             self.hit(
                 rank,
