@@ -51,6 +51,7 @@ def test_a_fact_the_page_already_says_is_not_said_twice() -> None:
 def test_html_output_escapes_the_declared_facts() -> None:
     hostile = {**PRODUCT, "name": "Mug &lt;img src=x onerror=alert(1)&gt; deluxe"}
     html = read(page(hostile), "html")
+    assert html.count("<html") == 1 and html.index("<body>") < html.index("Mug &lt;img")  # inside the one document
     assert "<img" not in html
     assert "<p>Mug &lt;img src=x onerror=alert(1)&gt; deluxe</p>" in html
     assert "holds 350 ml &amp; keeps coffee warm" in html

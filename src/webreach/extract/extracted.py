@@ -55,12 +55,18 @@ def as_json(extracted: Extracted, url: str) -> Extracted:
 
 def paragraphs_html(text: str, title: str | None = None) -> str:
     """Plain text as a minimal, escaped HTML document: one <p> per paragraph, lines kept with <br>."""
-    parts = [f"<h1>{html.escape(title)}</h1>"] if title else []
+    heading = f"<h1>{html.escape(title)}</h1>\n" if title else ""
+    return f"<html><body>\n{heading}{paragraph_elements(text)}\n</body></html>"
+
+
+def paragraph_elements(text: str) -> str:
+    """Plain text as escaped <p> elements, one per paragraph, lines kept with <br>."""
+    parts = []
     for paragraph in text.split(PARAGRAPH_BREAK):
         if paragraph.strip():
             lines = "<br>\n".join(html.escape(line) for line in paragraph.strip().split("\n"))
             parts.append(f"<p>{lines}</p>")
-    return "<html><body>\n" + "\n".join(parts) + "\n</body></html>"
+    return "\n".join(parts)
 
 
 def preformatted_html(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from webreach.extract import html_tree
-from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraphs_html
+from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, seen_text
 from webreach.extract.metadata import json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
@@ -38,12 +38,14 @@ def product_facts(tree: Any) -> list[str]:
 
 def with_facts(text: str, facts: list[str], format: ReadFormat) -> str:
     """`text` (in `format`) with the facts it does not already say before it, in their order."""
-    held = Counter(WORD.findall(text.lower()))
-    missing = [fact for fact in facts if not _said(fact, held)]
+    held = Counter(WORD.findall(seen_text(text).lower()))
+    missing = PARAGRAPH_BREAK.join(fact for fact in facts if not _said(fact, held))
     if not missing:
         return text
-    said = PARAGRAPH_BREAK.join(missing)
-    return f"{paragraphs_html(said)}\n{text}" if format == "html" else f"{said}{PARAGRAPH_BREAK}{text}"
+    if format != "html":
+        return f"{missing}{PARAGRAPH_BREAK}{text}"
+    start, body, rest = text.partition("<body>")  # inside the cleaned document, not a second one before it
+    return f"{start}{body}\n{paragraph_elements(missing)}{rest}" if body else f"{paragraph_elements(missing)}\n{text}"
 
 
 def _said(fact: str, held: Counter[str]) -> bool:
