@@ -12,7 +12,7 @@ from webreach.errors import NeedsBrowserError, PageBlockedError
 from webreach.extract.cascade import extract
 from webreach.extract.charset import decode
 from webreach.extract.html_tree import parse, title_tag, visible_text
-from webreach.extract.walls import find_js_shell, find_wall
+from webreach.extract.walls import find_empty_frame, find_js_shell, find_wall
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 
@@ -66,6 +66,49 @@ def test_an_app_root_with_content_is_not_a_shell() -> None:
         '<html><body><div id="root"><h1>Closed</h1><p>The library is closed on Monday.</p></div></body></html>'
     )
     assert find_js_shell(tree, visible_text(tree)) is None
+
+
+FURNITURE = (
+    "<footer><dl><dt><h5>Help</h5></dt><dd><a href='/help'>Help Center</a>, <a href='/d'>Disputes and Reports</a>,"
+    " <a href='/r'>Return and refund policy</a>, <a href='/t'>Transparency Center</a></dd></dl><dl><dt><h5>Sites"
+    "</h5></dt><dd>"
+    + ", ".join(f"<a href='//{n}.shop.example'>{n} site</a>" for n in ("ru", "pt", "es", "fr", "de", "it", "nl"))
+    + "</dd></dl><dl><dt><h5>Browse by Category</h5></dt><dd>"
+    + ", ".join(f"<a href='/c/{n}'>Category number {n}</a>" for n in range(12))
+    + "</dd></dl></footer>"
+)
+
+
+def test_a_frame_whose_content_area_is_empty_needs_a_browser() -> None:
+    # a shop's item page as it arrives: a search box's label, the app root its scripts fill, the footer
+    page = (
+        "<html><body><div><h1>Shop</h1><a href='#search'>I'm shopping for...</a></div>"
+        f"<div id='root'> </div>{FURNITURE}</body></html>"
+    )
+    with pytest.raises(NeedsBrowserError) as caught:
+        extract(page.encode(), content_type="text/html", url="https://shop.example/item/1.html")
+    assert caught.value.code == "needs_browser"
+    assert "its content area is empty" in caught.value.message
+    assert "reader='browser'" in str(caught.value)
+
+
+def test_a_short_page_without_furniture_is_read() -> None:
+    page = "<html><body><main><h1>Closed today</h1><p>Back on Monday.</p></main></body></html>"
+    read = extract(page.encode(), content_type="text/html", url="https://shop.example/")
+    assert "Back on Monday." in read.text
+
+
+def test_a_short_reading_among_furniture_that_says_enough_is_kept() -> None:
+    story = "The library reopens on Monday after a month of repairs to its roof and reading rooms."
+    page = f"<html><body><main><article><h1>Reopening</h1><p>{story}</p></article></main>{FURNITURE}</body></html>"
+    read = extract(page.encode(), content_type="text/html", url="https://library.example/news/reopening")
+    assert story in read.text
+
+
+def test_an_empty_frame_is_a_few_words_beside_many() -> None:
+    assert find_empty_frame(4, "menu " * 60) is not None
+    assert find_empty_frame(4, "menu " * 20) is None  # a small page: its few words are all there is
+    assert find_empty_frame(12, "menu " * 200) is None
 
 
 def test_a_marker_on_a_long_page_does_not_count() -> None:

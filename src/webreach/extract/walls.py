@@ -8,7 +8,9 @@ Cloudflare's or reCAPTCHA's scripts is long, and is read as content.
 - weak ones (a reCAPTCHA/hCaptcha/Turnstile widget, "verify you are human") also sit on login and contact forms,
   so they need a page with almost nothing else on it.
 A JavaScript shell is a page whose visible text is next to nothing while it carries an app root (#root, #app,
-#__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts.
+#__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts. An empty frame is
+its larger cousin: a site's header, menus and footer around a content area its scripts fill, so the reading is a
+few words ("I'm shopping for...") beside dozens of words of furniture.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ WEAK_TEXT = 800
 SHELL_TEXT = 200  # a shell shows less than this outside <noscript>
 BARE_TEXT = 40  # below this, scripts alone make a shell
 EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts as empty
+FRAME_READING = 10  # words: a reading this short of a page that has FRAME_TEXT words of its own is an empty frame
+FRAME_TEXT = 50
 
 
 @dataclass(frozen=True)
@@ -137,3 +141,14 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
     if len(visible) < BARE_TEXT and tree.xpath("//script[@src or string-length(normalize-space()) > 200]"):
         return "it has scripts and no text"
     return None
+
+
+def find_empty_frame(reading_words: int, visible: str) -> str | None:
+    """Why the page looks like a frame whose content its scripts fill, or None: the reading (`reading_words`
+    long) is a few words while the page's `visible` text is furniture of many more."""
+    if reading_words >= FRAME_READING:
+        return None
+    furniture = len(visible.split())
+    if furniture < FRAME_TEXT:
+        return None
+    return f"its content area is empty: {reading_words} words beside {furniture} of menus and footer"
