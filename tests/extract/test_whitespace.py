@@ -203,3 +203,31 @@ def test_the_text_after_a_kept_subtree_is_laid_out_again() -> None:
     assert "".join(tree.find(".//div/div").itertext()) == "and\n  this\n  too"
     assert [p.text for p in tree.iter("p")] == ["one two", "three four"]
     assert tree.find(".//div/div").tail == "tail words"
+
+
+SHIKI_STEPS = (
+    "<html><body><main><article><h1>Installation</h1>"
+    "<p>Start by creating a new project if you do not have one set up already, the usual way.</p>"
+    '<pre class="shiki"><code><span class="line"><span style="color:red">npm</span><span> create vite@latest'
+    ' my-project</span></span><span class="line"><span>cd</span><span> my-project</span></span>'
+    '<span class="line"><span>npm run dev</span></span></code></pre>'
+    "<p>Then run your build process and start using the utility classes in your templates.</p>"
+    "</article></main></body></html>"
+)
+
+
+@pytest.mark.parametrize("format", ["markdown", "text"])
+def test_highlighted_code_lines_stay_lines(format: str) -> None:
+    # Shiki puts each line in a span that CSS shows as a block, with no line break in the source
+    read = extract(SHIKI_STEPS.encode(), content_type="text/html", url=URL, format=format)
+    assert "npm create vite@latest my-project\ncd my-project\nnpm run dev" in read.text
+
+
+def test_highlighted_code_lines_already_broken_are_not_doubled() -> None:
+    source = (
+        '<html><body><pre><code><span class="line-wrap"><span class="line">a = 1</span></span>\n'
+        '<span class="line-wrap"><span class="line">b = 2</span></span>\n<span class="line">c = 3</span>'
+        "</code></pre></body></html>"
+    )
+    pre = next(parse(source).iter("pre"))
+    assert "".join(pre.itertext()) == "a = 1\nb = 2\nc = 3"

@@ -11,7 +11,8 @@ trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScri
 "Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a real one (<br>,
 a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is content stays
 as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>, anything under
-an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces are content too.
+an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces are content too. Inside <pre>
+one thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML's ASCII whitespace; NBSP is con
 HTML_BLANKS = " \t\n\r\f"
 # elements that start and end a line: the spaces next to their edges are never seen
 LINE_TAGS = BLOCK_TAGS | {"body", "td", "th", "caption", "thead", "tbody", "tfoot", "fieldset", "legend", "center"}
+CODE_LINES = etree.XPath(".//span[contains(concat(' ', normalize-space(@class), ' '), ' line ')]")
 SPACED_TAGS = frozenset({"pre", "code", "textarea", "listing", "xmp", "plaintext", "script", "style"})
 FATAL = etree.ErrorLevels.FATAL
 ELEMENT_CLASSES = etree.ElementDefaultClassLookup(
@@ -123,6 +125,8 @@ def collapse_whitespace(tree: Any) -> None:
         text = None
         children = len(element)
         if not isinstance(tag, str) or tag in SPACED_TAGS or ((style := element.get("style")) and _pre_style(style)):
+            if tag == "pre":
+                break_code_lines(element)
             children = _skip_subtree(elements, element)
         elif text := element.text:
             owner, is_tail, lead = element, False, line
@@ -143,6 +147,24 @@ def collapse_whitespace(tree: Any) -> None:
             element, line, _ = opened.pop()
     if text:  # the root's tail
         _settle(owner, is_tail, text, lead, False)
+
+
+def break_code_lines(pre: Any) -> None:
+    """End each line of highlighted code in `pre` with a line break where the source has none. Shiki (VitePress,
+    Astro, Tailwind's and HashiCorp's docs) puts every line in a <span class="line"> that CSS shows as a block,
+    often with nothing between them: read as text, "npm create vite@latest my-project" and "cd my-project" ran
+    together into "my-projectcd my-project"."""
+    lines = CODE_LINES(pre)
+    for line in lines[:-1]:
+        if "\n" not in _text_after(line, pre):
+            line.tail = "\n" + (line.tail or "")
+
+
+def _text_after(element: Any, container: Any) -> str:
+    """The text that follows `element` inside `container`, up to the next element ("" when none does)."""
+    while not element.tail and element.getnext() is None and element.getparent() is not container:
+        element = element.getparent()
+    return element.tail or ""
 
 
 def _skip_subtree(elements: Iterator[Any], element: Any) -> int:
