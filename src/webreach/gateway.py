@@ -25,7 +25,8 @@ from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
 from webreach.errors import InvalidInputError
 from webreach.extract.extracted import Extracted
-from webreach.images.reverse.service import ReverseSearch
+from webreach.images.reverse import REVERSE_BACKENDS
+from webreach.images.reverse.service import ReverseSearch, backends_of
 from webreach.images.service import Images
 from webreach.images.storage import Storage
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
@@ -169,12 +170,18 @@ class Gateway:
         self._searching.add_attempt_listener(listener)
 
     def engine_names(self) -> list[str]:
-        """Every engine name (the registry's, so doors never import engines themselves)."""
+        """Every web engine name (the registry's, so doors never import engines themselves)."""
         return self._searching.engine_names()
 
+    def breaker_names(self) -> list[str]:
+        """Every name with a circuit breaker: web engines, image engines, reverse-image backends."""
+        return [*self._searching.engine_names(), *self._searching.image_engine_names(), *REVERSE_BACKENDS]
+
     def engine_statuses(self) -> list[EngineStatus]:
-        """Kind, key status and breaker state of every engine."""
-        return self._searching.engine_statuses()
+        """Kind, key status and breaker state of every engine: web search's, image search's (vertical "images")
+        and reverse image search's backends (vertical "reverse")."""
+        reverse = backends_of(self.settings, self._clock)
+        return self._searching.engine_statuses(reverse=[backend.rules for backend in reverse.values()])
 
     def guess_engine(self, body: bytes) -> str:
         """The engine a saved results page most looks like (InvalidInputError when it is none of them)."""
@@ -200,8 +207,9 @@ class Gateway:
         return self._reading.tokenizer().count(text)
 
     def reset_engine(self, name: str) -> None:
-        """Close engine `name`'s circuit breaker and clear its stored suspension (InvalidInputError if unknown)."""
-        self._searching.reset_breaker(name)
+        """Close engine `name`'s circuit breaker (a web or image engine's, or a reverse-image backend's) and clear
+        its stored suspension (InvalidInputError if unknown)."""
+        self._searching.reset_breaker(name, others=REVERSE_BACKENDS)
 
     @contextlib.asynccontextmanager
     async def follow_shared_state(self, door: str) -> AsyncIterator[None]:

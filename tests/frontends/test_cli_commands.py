@@ -227,13 +227,21 @@ def test_engines_json_has_one_row_per_engine_with_its_status() -> None:
     code, out, _ = invoke("engines", "--json")
     found = json.loads(out)
     assert code == 0
-    names = [row["name"] for row in found]
-    assert names == sorted(names) and {"bing", "mojeek", "tavily", "searxng"} <= set(names)
+    verticals = [row["vertical"] for row in found]
+    # web search's engines, then image search's, then reverse image search's backends
+    assert verticals == sorted(verticals, key=["web", "images", "reverse"].index)
+    web = [row["name"] for row in found if row["vertical"] == "web"]
+    assert web == sorted(web) and {"bing", "mojeek", "tavily", "searxng"} <= set(web)
+    assert {"images_bing", "images_tavily"} <= {row["name"] for row in found if row["vertical"] == "images"}
+    assert {"serpapi_lens", "tineye"} <= {row["name"] for row in found if row["vertical"] == "reverse"}
     keys = {"name", "kind", "index", "needs_key", "key_configured", "usable", "reason", "breaker", "retry_after"}
     assert all(keys <= set(row) for row in found)
     by_name = {row["name"]: row for row in found}
     assert by_name["tavily"]["needs_key"] is True and by_name["tavily"]["reason"]
     assert by_name["bing"]["kind"] == "scraped" and by_name["bing"]["usable"] is True
+    # an image engine's key is its web engine's: the reason names the setting to make
+    assert by_name["images_tavily"]["shares_settings_of"] == "tavily"
+    assert "WEBREACH_ENGINES__TAVILY__API_KEY" in by_name["images_tavily"]["reason"]
 
 
 # --- the agent's web_search arguments ----------------------------------------------------------------------------
@@ -262,6 +270,9 @@ def test_engines_reset_closes_a_stored_suspension(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["engines", "--reset", "mojeek", "--json"], env=env)
     assert result.exit_code == 0
     assert {row["name"]: row["breaker"] for row in json.loads(result.stdout)}["mojeek"] == "closed"
+    result = runner.invoke(cli, ["engines", "--reset", "tineye", "--reset", "images_bing", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "closed the circuit breaker of tineye, images_bing" in result.stderr
     result = runner.invoke(cli, ["engines", "--reset", "altavista", "--json"], env=env)
     assert result.exit_code == 2
     assert json.loads(result.stdout)["code"] == "invalid_input"

@@ -222,6 +222,12 @@ class Story:
         assert page.get_by_test_id(f"breaker-{ENGINE}").inner_text() == "closed"
         answered = rest_search(self.console, self.key, "console after reset")
         assert answered.status_code == 200, answered.text
+        # image engines and reverse-image backends are listed with the web engine whose settings they use
+        assert page.get_by_test_id("usable-images_bing").inner_text() == "yes"
+        assert page.get_by_role("link", name="images_bing runs on the settings bing has").count() == 1
+        assert page.get_by_test_id("breaker-tineye").inner_text() == "closed"
+        submit(page, page.get_by_role("button", name="Reset the breaker of tineye"))
+        assert page.get_by_role("status").filter(has_text="tineye: breaker closed").count() == 1
 
     def reorder(self) -> None:
         """The keyboard makes mojeek the default engine, the mouse drags yahoo first, a button moves it back down;

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from webreach.engines import names as engine_names
+from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.models import EMPTY_QUERY
 from webreach.testing import FakeWeb
 
@@ -59,7 +60,8 @@ def test_resetting_a_name_that_is_no_engine_lists_engines_only(web: FakeWeb, tmp
     error = json.loads(done.stdout)
     assert error["code"] == "invalid_input" and "'nosuch'" in error["message"]
     listed = error["message"].partition("Valid engines: ")[2].partition(";")[0].split(", ")
-    assert listed == engine_names()  # web engines (image engines are images_<name>, not listed here)
+    # every name with a breaker: web engines, image engines (images_<name>), reverse-image backends
+    assert listed == [*engine_names(), *engine_names("images"), *REVERSE_BACKENDS]
     assert "auto" not in listed and "multi" not in listed
 
 

@@ -86,6 +86,9 @@ class Engine(ABC):
     # what the engine searches: web pages, or images (engines/images_*.py, issue 14); web search and image search
     # each see only their own engines
     vertical: ClassVar[Vertical] = "web"
+    # an image engine (or a reverse-image backend's rules): the web engine whose [engines.NAME] settings it uses
+    # unless configured by its own name
+    shares_settings_of: ClassVar[str] = ""
     needs_key: ClassVar[bool] = False
     # optional request parameters honoured (subset of models.OPTIONAL_PARAMETERS)
     supports: ClassVar[frozenset[str]] = frozenset()
@@ -238,8 +241,10 @@ class Engine(ABC):
             raise NotConfiguredError(self.settings.unreadable, engine=self.name)
         key = self.settings.key()
         if not key:
+            service = self.shares_settings_of or self.name  # an image engine's key is its web engine's
+            whose = f"the {service} " if self.shares_settings_of else "an "
             raise NotConfiguredError(
-                f"needs an API key (set WEBREACH_ENGINES__{self.name.upper()}__API_KEY, or enter it in the console)",
+                f"needs {whose}API key (set WEBREACH_ENGINES__{service.upper()}__API_KEY, or enter it in the console)",
                 engine=self.name,
             )
         return key

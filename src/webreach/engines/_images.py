@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 from webreach.engines._base import Engine, Vertical
 from webreach.engines._clean import usable_url
 from webreach.engines._html import host_of, plain_text
-from webreach.errors import NotConfiguredError
 from webreach.models import Hit, ImageFields
 
 # the request's image filters, as models.OPTIONAL_PARAMETERS names them
@@ -33,22 +32,12 @@ class ImageSearchEngine(Engine, ABC):
     """Base of the image engines, put before the web engine class: `class ImagesBing(ImageSearchEngine, Bing)`."""
 
     vertical: ClassVar[Vertical] = "images"
-    shares_settings_of: ClassVar[str] = ""
     shares_origin: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"safesearch"})
 
     @property
     def generic_fallback(self) -> bool:
         return False
-
-    def api_key(self) -> str:
-        try:
-            return super().api_key()
-        except NotConfiguredError:
-            service = self.shares_settings_of or self.name
-            raise NotConfiguredError(
-                f"needs the {service} API key (set WEBREACH_ENGINES__{service.upper()}__API_KEY)", engine=self.name
-            ) from None
 
     def image_hit(
         self, rank: int, image_url: Any, *, page_url: Any = None, title: Any = None, **fields: Any

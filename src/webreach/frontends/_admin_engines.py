@@ -3,6 +3,8 @@
     GET  /v1/admin/engines                every engine's state: {"status": "ok", "engines": [...]}
     POST /v1/admin/engines/{name}/reset   close one engine's circuit breaker ("all": every engine's)
 
+Engines are web search's, image search's (`vertical` "images") and reverse image search's backends ("reverse").
+
 An engine's state is the EngineStatus of `webreach engines --json` (search/service.py): breaker (closed, open,
 half_open), retry_after, failures, suspended_until (epoch seconds), last_error (the code that opened it), plus
 kind, key and usability; clients read fields by name, so engines may gain fields. The reset goes through the
@@ -35,7 +37,7 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
     async def reset(request: Request) -> Response:
         served = gateway()
         name = str(request.path_params["name"])
-        valid = served.engine_names()
+        valid = served.breaker_names()
         if name != ALL and name not in valid:
             refusal = InvalidInputError(
                 f"unknown engine {name!r}", hint=f"Valid engines: {', '.join(valid)}, or {ALL}."

@@ -4,8 +4,9 @@ The reset is written to the state file (every process sharing it sees it); a run
 `webreach mcp` takes it in within half a second and records the generation it applied there
 (policies/__init__.py, state/breaker_followers.py). So after resetting, this waits up to 3 s for every
 running server to catch up and reports, per server, "picked up by the running server (pid N)"; when none is
-registered it says "no running server seen", at once. `all` resets every engine; an unknown name is an
-invalid_input error listing the engines (not the routing modes auto and multi, which have no breaker).
+registered it says "no running server seen", at once. `all` resets every engine (image engines and
+reverse-image backends too); an unknown name is an invalid_input error listing the engines (not the routing
+modes auto and multi, which have no breaker).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def check_names(names: Sequence[str], valid: Sequence[str]) -> list[str]:
 
 async def reset_engines(gateway: Gateway, names: Sequence[str]) -> list[str]:
     """Reset the named engines' breakers; the lines to tell the user (what was reset, who picked it up)."""
-    chosen = check_names(names, gateway.engine_names())
+    chosen = check_names(names, gateway.breaker_names())
     for name in chosen:
         gateway.reset_engine(name)
     what = "every engine's circuit breaker" if ALL in names else f"the circuit breaker of {', '.join(chosen)}"

@@ -122,15 +122,18 @@ class _Pages:
 
     async def engines(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
         served = self.gateway()
-        statuses = [
-            {**status.model_dump(), "settings": served.settings.engine(status.name)}
-            for status in served.engine_statuses()
-        ]
+        statuses = served.engine_statuses()
         return self.renderer.page(
             "engines.html",
             csrf=session.csrf,
             title="Engines & health",
-            engines=statuses,
+            engines=[
+                {**status.model_dump(), "settings": served.settings.engine(status.name)}
+                for status in statuses
+                if status.vertical == "web"
+            ],
+            # image engines and reverse-image backends run on their web engine's settings: listed with their state
+            image_engines=[status.model_dump() for status in statuses if status.vertical != "web"],
             orders=orders_context(served),
             problem=served.stored_config.problem,
             **extra,
@@ -147,7 +150,7 @@ class _Pages:
     async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
         name = str(request.path_params["name"])
         served = self.gateway()
-        if name not in served.engine_names():
+        if name not in served.breaker_names():
             return await self.engines(request, session, notice=f"There is no engine {name!r}.")
         served.reset_engine(name)
         return await self.engines(request, session, notice=f"{name}: breaker closed; the next call asks it again.")

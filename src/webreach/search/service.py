@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 
 import httpx
@@ -55,6 +55,10 @@ class EngineStatus(BaseModel):
     name: str
     kind: str
     index: str
+    # what it searches: web | images (image search's images_<engine>) | reverse (reverse image search's backends;
+    # their supports say how they take the image: url, upload)
+    vertical: str = "web"
+    shares_settings_of: str | None = None  # images and reverse: the web engine whose settings it uses by default
     supports: tuple[str, ...]
     rate_per_minute: float
     language_hint: str | None
@@ -212,42 +216,46 @@ class Searching:
         records = self._parse_health.load_all()
         return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
 
-    def engine_statuses(self) -> list[EngineStatus]:
+    def engine_statuses(self, reverse: Sequence[Engine] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
-        engine."""
+        engine: web search's, then image search's, then `reverse`, the reverse-image backends (their rules
+        engines: the Gateway opens them beside this service, under its breakers)."""
         self._state.sync(force=True)
         health = {view.engine: view for view in self.parse_health()}
-        statuses = []
-        for name, engine in self._engines.items():
-            if engine.vertical != "web":
-                continue  # listed beside web engines only once the doors show image engines
-            reason = None
-            try:
-                engine.ensure_configured()
-            except NotConfiguredError as exc:
-                reason = exc.message
-            breaker = self._state.breaker_view(name)
-            statuses.append(
-                EngineStatus(
-                    name=name,
-                    kind=engine.kind,
-                    index=engine.index,
-                    supports=tuple(sorted(engine.supports)),
-                    rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
-                    language_hint=engine.language_hint,
-                    needs_key=engine.needs_key,
-                    key_configured=engine.settings.api_key is not None,
-                    usable=reason is None,
-                    reason=reason,
-                    breaker=breaker.state,
-                    retry_after=breaker.retry_after,
-                    failures=breaker.failures,
-                    suspended_until=breaker.open_until,
-                    last_error=breaker.reason,
-                    parse_health=health.get(name),
-                )
-            )
-        return statuses
+        listed = [
+            *((engine, engine.vertical) for engine in self._engines.values() if engine.vertical == "web"),
+            *((engine, engine.vertical) for engine in self._engines.values() if engine.vertical == "images"),
+            *((engine, "reverse") for engine in reverse),
+        ]
+        return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
+
+    def _status(self, engine: Engine, vertical: str, health: ParseHealth | None) -> EngineStatus:
+        reason = None
+        try:
+            engine.ensure_configured()
+        except NotConfiguredError as exc:
+            reason = exc.message
+        breaker = self._state.breaker_view(engine.name)
+        return EngineStatus(
+            name=engine.name,
+            kind=engine.kind,
+            index=engine.index,
+            vertical=vertical,
+            shares_settings_of=engine.shares_settings_of or None,
+            supports=tuple(sorted(engine.supports)),
+            rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
+            language_hint=engine.language_hint,
+            needs_key=engine.needs_key,
+            key_configured=engine.settings.api_key is not None,
+            usable=reason is None,
+            reason=reason,
+            breaker=breaker.state,
+            retry_after=breaker.retry_after,
+            failures=breaker.failures,
+            suspended_until=breaker.open_until,
+            last_error=breaker.reason,
+            parse_health=health,
+        )
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
@@ -265,10 +273,12 @@ class Searching:
         searches = {name: probe_stack(self._searches[self._check_name(name)])}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
-    def reset_breaker(self, name: str) -> None:
-        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes."""
-        # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
-        registry.engine_class(name, allow_modes=False, vertical="images" if name.startswith("images_") else "web")
+    def reset_breaker(self, name: str, *, others: Collection[str] = ()) -> None:
+        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes.
+        `others`: names with a breaker that are not engines of the registry (the reverse-image backends)."""
+        if name not in others:
+            # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
+            registry.engine_class(name, allow_modes=False, vertical="images" if name.startswith("images_") else "web")
         self._state.reset_breaker(name)
 
     def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:

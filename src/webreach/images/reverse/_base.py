@@ -34,7 +34,20 @@ Send = Callable[[httpx.Request], Awaitable[httpx.Response]]
 
 
 class _Rules(Engine):
-    """An Engine used only for its configuration and response checks (never asked to search)."""
+    """An Engine used only for its configuration and response checks (never asked to search); `webreach engines`
+    lists the backends through it."""
+
+    needs_instance: ClassVar[bool] = False
+
+    def ensure_configured(self) -> None:
+        """The engine's checks, and for a backend without a public origin (SearXNG), its instance's URL."""
+        super().ensure_configured()
+        if self.needs_instance and not self.settings.base_url:
+            instance = self.shares_settings_of or self.name
+            raise NotConfiguredError(
+                f"needs the instance's base_url (set WEBREACH_ENGINES__{instance.upper()}__BASE_URL)",
+                engine=self.name,
+            )
 
     def build_request(self, request: SearchRequest, tokens: Any = None) -> httpx.Request:
         raise NotImplementedError("a reverse backend's rules never build a search request")
@@ -49,6 +62,7 @@ class ReverseBackend(ABC):
     name: ClassVar[str]
     kind: ClassVar[EngineKind]
     base_url: ClassVar[str]
+    index: ClassVar[str]  # whose index of images it searches (google_lens, bing_images, tineye ...)
     web_engine: ClassVar[str | None] = None
     needs_key: ClassVar[bool] = False
     needs_instance: ClassVar[bool] = False  # no public default origin: the operator names one (SearXNG)
@@ -57,7 +71,13 @@ class ReverseBackend(ABC):
     rate_per_minute: ClassVar[float] = 10.0
 
     def __init__(self, settings: EngineSettings, *, user_agent: str, clock: Clock) -> None:
-        attributes = {"name": self.name, "kind": self.kind, "base_url": self.base_url, "needs_key": self.needs_key}
+        ways = (("url", self.takes_url), ("upload", self.takes_upload))
+        attributes = {
+            "name": self.name, "kind": self.kind, "base_url": self.base_url, "needs_key": self.needs_key,
+            "index": self.index, "rate_per_minute": self.rate_per_minute, "needs_instance": self.needs_instance,
+            "shares_settings_of": self.web_engine or "",
+            "supports": frozenset(way for way, taken in ways if taken),  # how it takes the image
+        }  # fmt: skip
         rules_class = type(f"{type(self).__name__}Rules", (_Rules,), attributes)
         self.rules: Engine = rules_class(settings, user_agent=user_agent, clock=clock)
         self.settings = settings
@@ -69,12 +89,6 @@ class ReverseBackend(ABC):
     def ready(self, query: ReverseQuery) -> None:
         """NotConfiguredError when the backend is off, lacks its key, or needs a URL and `query` has none."""
         self.rules.ensure_configured()
-        if self.needs_instance and not self.settings.base_url:
-            raise NotConfiguredError(
-                f"needs the instance's base_url (set WEBREACH_ENGINES__{(self.web_engine or self.name).upper()}"
-                "__BASE_URL)",
-                engine=self.name,
-            )
         if not self.takes_upload and query.url is None:
             raise NotConfiguredError(
                 'takes image URLs only, and this image has none: set [images] storage = "public_url" or "s3"'

@@ -39,6 +39,7 @@ def _field(value: Any, key: str) -> Any:
 
 class BingVisual(ReverseBackend):
     name = "bing_visual"
+    index = "bing_images"
     kind = "scraped"
     base_url = "https://www.bing.com"
     web_engine = "bing"

@@ -18,6 +18,7 @@ from webreach.images.reverse.models import MatchKind, ReverseHit
 
 class SerpApiLens(SerpApiReverse):
     name = "serpapi_lens"
+    index = "google_lens"
     serpapi_engine = "google_lens"
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:

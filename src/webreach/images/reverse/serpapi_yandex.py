@@ -38,6 +38,7 @@ def _size(value: Any, key: str) -> Any:
 
 class SerpApiYandex(SerpApiReverse):
     name = "serpapi_yandex"
+    index = "yandex_images"
     serpapi_engine = "yandex_images"
 
     def parse(self, data: dict[str, Any]) -> list[ReverseHit]:

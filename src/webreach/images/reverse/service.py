@@ -58,6 +58,14 @@ def backend_settings(settings: Settings, cls: type[ReverseBackend]) -> EngineSet
     return merged
 
 
+def backends_of(settings: Settings, clock: Clock) -> dict[str, ReverseBackend]:
+    """Every reverse-image backend, configured by `settings` (no I/O: `webreach engines` lists them so)."""
+    return {
+        name: cls(backend_settings(settings, cls), user_agent=settings.user_agent, clock=clock)
+        for name, cls in REVERSE_BACKENDS.items()
+    }
+
+
 class ReverseSearch:
     """The configured reverse-image backends, asked over `client_for`'s clients under `guard`."""
 
@@ -69,10 +77,7 @@ class ReverseSearch:
             raise InvalidInputError(
                 f"unknown reverse-image backend {', '.join(unknown)}", hint=f"Valid: {', '.join(REVERSE_BACKENDS)}."
             )
-        self.backends: dict[str, ReverseBackend] = {
-            name: cls(backend_settings(settings, cls), user_agent=settings.user_agent, clock=clock)
-            for name, cls in REVERSE_BACKENDS.items()
-        }
+        self.backends = backends_of(settings, clock)
         self.order = list(settings.images.reverse_backends)
         self.storage = storage
         self._client_for, self._guard = client_for, guard

@@ -36,6 +36,7 @@ def _absolute(url: Any) -> Any:
 
 class Yandex(ReverseBackend):
     name = "yandex"
+    index = "yandex_images"
     kind = "scraped"
     base_url = "https://yandex.com"
     takes_upload = True
