@@ -88,12 +88,13 @@ def test_a_frame_whose_content_area_is_empty_needs_a_browser() -> None:
     with pytest.raises(NeedsBrowserError) as caught:
         extract(page.encode(), content_type="text/html", url="https://shop.example/item/1.html")
     assert caught.value.code == "needs_browser"
-    assert "its content area is empty" in caught.value.message
+    assert "its app root <div id=root> is empty" in caught.value.message
     assert "reader='browser'" in str(caught.value)
 
 
-def test_a_short_page_without_furniture_is_read() -> None:
-    page = "<html><body><main><h1>Closed today</h1><p>Back on Monday.</p></main></body></html>"
+def test_a_short_page_without_an_app_root_is_read() -> None:
+    # a soft "closed" notice among the site's menus and footer: short, but what the page says
+    page = f"<html><body><main><h1>Closed today</h1><p>Back on Monday.</p></main>{FURNITURE}</body></html>"
     read = extract(page.encode(), content_type="text/html", url="https://shop.example/")
     assert "Back on Monday." in read.text
 
@@ -105,10 +106,13 @@ def test_a_short_reading_among_furniture_that_says_enough_is_kept() -> None:
     assert story in read.text
 
 
-def test_an_empty_frame_is_a_few_words_beside_many() -> None:
-    assert find_empty_frame(4, "menu " * 60) is not None
-    assert find_empty_frame(4, "menu " * 20) is None  # a small page: its few words are all there is
-    assert find_empty_frame(12, "menu " * 200) is None
+def test_an_empty_frame_is_a_few_words_beside_an_empty_app_root() -> None:
+    frame = parse(f"<html><body><div id='root'>Loading…</div>{FURNITURE}</body></html>")
+    assert find_empty_frame(frame, 4) == "its app root <div id=root> is empty; the rest is 4 words"
+    assert find_empty_frame(frame, 12) is None  # ten words or more are a reading
+    filled = parse(f"<html><body><div id='root'><p>{'Our opening hours. ' * 5}</p></div>{FURNITURE}</body></html>")
+    assert find_empty_frame(filled, 4) is None
+    assert find_empty_frame(parse(f"<html><body><p>Closed.</p>{FURNITURE}</body></html>"), 1) is None
 
 
 def test_a_marker_on_a_long_page_does_not_count() -> None:

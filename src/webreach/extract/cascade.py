@@ -11,7 +11,7 @@ of webreach.errors, with `url` attached:
 - UnsupportedContentError (unsupported_content) for images, media, archives and other binaries,
 - PageBlockedError (kind captcha | blocked) for CAPTCHA, challenge and access-denied pages,
 - NeedsBrowserError (needs_browser) for JavaScript-only shells and for frames whose scripts fill the content area
-  (a reading of a few words among a page of menus and footer),
+  (a reading of a few words beside an empty app root),
 - ExtractionError (extraction_failed) when a page, PDF or document holds no readable text.
 
 Which reader: sniff.py decides (PDF, HTML, JSON, XML, text or binary); charset.py decodes; pdf.py and
@@ -46,9 +46,9 @@ through this cascade, each stage engaging only when the one before it under-deli
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
-   while it shows dozens of words of menus and footer is an empty frame (walls.py): its content comes with
-   scripts, and NeedsBrowserError says so rather than returning its search box's label (WCXB's check half: three
-   shop item pages whose truth is empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
+   beside an empty app root (#root, #__next ...) is an empty frame (walls.py): its content comes with scripts,
+   and NeedsBrowserError says so rather than returning its search box's label (WCXB's check half: three shop item
+   pages whose truth is empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
 Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by
 metadata.py: trafilatura's extract_metadata would cost more than the extraction itself (see there).
 trafilatura is imported here and nowhere else.
@@ -232,9 +232,9 @@ def extract_html(
             text, extractor = fallback, "trafilatura-fallback"
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
-    if short and visible is not None:
+    if short:
         reading = content_words(text, up_to=walls.FRAME_READING)
-        if reading and (reason := walls.find_empty_frame(reading, visible)):
+        if reading and (reason := walls.find_empty_frame(tree, reading)):
             refuse_shell(reason, url)
     if not text.strip():
         # 3. whatever a reader would see

@@ -9,8 +9,8 @@ Cloudflare's or reCAPTCHA's scripts is long, and is read as content.
   so they need a page with almost nothing else on it.
 A JavaScript shell is a page whose visible text is next to nothing while it carries an app root (#root, #app,
 #__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts. An empty frame is
-its larger cousin: a site's header, menus and footer around a content area its scripts fill, so the reading is a
-few words ("I'm shopping for...") beside dozens of words of furniture.
+its larger cousin: a site's header, menus and footer around an empty app root its scripts fill, so the reading is
+a few words ("I'm shopping for...") however much furniture the page shows.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ WEAK_TEXT = 800
 SHELL_TEXT = 200  # a shell shows less than this outside <noscript>
 BARE_TEXT = 40  # below this, scripts alone make a shell
 EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts as empty
-FRAME_READING = 10  # words: a reading this short of a page that has FRAME_TEXT words of its own is an empty frame
-FRAME_TEXT = 50
+FRAME_READING = 10  # words: a reading this short beside an empty app root is an empty frame
 
 
 @dataclass(frozen=True)
@@ -135,20 +134,24 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
         return "its <noscript> says JavaScript is required"
     if len(noscript.split()) > len(visible.split()) + 20:
         return "its text is only inside <noscript>"
-    for root in tree.xpath(APP_ROOTS):
-        if len(" ".join("".join(root.itertext()).split())) < EMPTY_ROOT_TEXT:
-            return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty"
+    if (root := empty_app_root(tree)) is not None:
+        return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty"
     if len(visible) < BARE_TEXT and tree.xpath("//script[@src or string-length(normalize-space()) > 200]"):
         return "it has scripts and no text"
     return None
 
 
-def find_empty_frame(reading_words: int, visible: str) -> str | None:
+def find_empty_frame(tree: Any, reading_words: int) -> str | None:
     """Why the page looks like a frame whose content its scripts fill, or None: the reading (`reading_words`
-    long) is a few words while the page's `visible` text is furniture of many more."""
-    if reading_words >= FRAME_READING:
+    long) is a few words and the page's app root is empty, whatever the header and footer around it say."""
+    if reading_words >= FRAME_READING or (root := empty_app_root(tree)) is None:
         return None
-    furniture = len(visible.split())
-    if furniture < FRAME_TEXT:
-        return None
-    return f"its content area is empty: {reading_words} words beside {furniture} of menus and footer"
+    return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {reading_words} words"
+
+
+def empty_app_root(tree: Any) -> Any | None:
+    """The first app root (#root, #app, #__next ...) holding next to no text, or None."""
+    for root in tree.xpath(APP_ROOTS):
+        if len(" ".join("".join(root.itertext()).split())) < EMPTY_ROOT_TEXT:
+            return root
+    return None
