@@ -107,12 +107,34 @@ def test_a_short_reading_among_furniture_that_says_enough_is_kept() -> None:
 
 
 def test_an_empty_frame_is_a_few_words_beside_an_empty_app_root() -> None:
-    frame = parse(f"<html><body><div id='root'>Loading…</div>{FURNITURE}</body></html>")
-    assert find_empty_frame(frame, 4) == "its app root <div id=root> is empty; the rest is 4 words"
-    assert find_empty_frame(frame, 12) is None  # ten words or more are a reading
+    frame = parse(
+        f"<html><body><a href='#q'>I'm shopping for...</a><div id='root'>Loading…</div>{FURNITURE}</body></html>"
+    )
+    assert find_empty_frame(frame, "I'm shopping for...") == "its app root <div id=root> is empty; the rest is 4 words"
+    assert find_empty_frame(frame, "Our opening hours are nine to five, six days a week.") is None  # a reading
+    assert find_empty_frame(frame, "") is None
     filled = parse(f"<html><body><div id='root'><p>{'Our opening hours. ' * 5}</p></div>{FURNITURE}</body></html>")
-    assert find_empty_frame(filled, 4) is None
-    assert find_empty_frame(parse(f"<html><body><p>Closed.</p>{FURNITURE}</body></html>"), 1) is None
+    assert find_empty_frame(filled, "Shop") is None
+    assert find_empty_frame(parse(f"<html><body><p>Closed.</p>{FURNITURE}</body></html>"), "Closed.") is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a server-rendered 404 inside the app root: the root's few words are what was read
+        "<div id='__next'><main><h1>Page not found</h1><p>Sorry.</p></main></div>",
+        "<div id='root'><h1>Out of stock</h1></div>",
+        # server-rendered content beside an empty mount point (a widget, a portal)
+        "<main><h1>Closed today</h1><p>Back on Monday.</p></main><div id='root'></div>",
+        # Chinese has no spaces: a whole sentence is one or two "words"
+        "<main><article><h1>暴雨蓝色预警</h1><p>本市气象台今天发布暴雨蓝色预警信号，预计未来六小时内全市大部分地区将出现短时强降水"
+        "并伴有雷电和七级以上大风，请市民注意防范减少外出。</p></article></main><div id='app'></div>",
+    ],
+)
+def test_short_server_rendered_pages_beside_an_app_root_are_read(body: str) -> None:
+    page = f"<html><body>{body}{FURNITURE}</body></html>"
+    read = extract(page.encode(), content_type="text/html", url="https://shop.example/p/1")
+    assert read.text.strip()
 
 
 def test_a_marker_on_a_long_page_does_not_count() -> None:

@@ -223,6 +223,17 @@ def test_highlighted_code_lines_stay_lines(format: str) -> None:
     assert "npm create vite@latest my-project\ncd my-project\nnpm run dev" in read.text
 
 
+def test_chroma_code_lines_that_end_inside_their_span_are_not_doubled() -> None:
+    # Hugo's Chroma writes the line break inside the line's span
+    source = (
+        '<html><body><pre><code><span class="line"><span class="cl">package main\n</span></span>'
+        '<span class="line"><span class="cl">\n</span></span><span class="line"><span class="cl">import "fmt"\n'
+        "</span></span></code></pre></body></html>"
+    )
+    pre = next(parse(source).iter("pre"))
+    assert "".join(pre.itertext()) == 'package main\n\nimport "fmt"\n'
+
+
 def test_highlighted_code_lines_already_broken_are_not_doubled() -> None:
     source = (
         '<html><body><pre><code><span class="line-wrap"><span class="line">a = 1</span></span>\n'

@@ -232,10 +232,8 @@ def extract_html(
             text, extractor = fallback, "trafilatura-fallback"
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
-    if short:
-        reading = content_words(text, up_to=walls.FRAME_READING)
-        if reading and (reason := walls.find_empty_frame(tree, reading)):
-            refuse_shell(reason, url)
+    if short and (reason := walls.find_empty_frame(tree, text)):
+        refuse_shell(reason, url)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)

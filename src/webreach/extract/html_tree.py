@@ -156,8 +156,18 @@ def break_code_lines(pre: Any) -> None:
     together into "my-projectcd my-project"."""
     lines = CODE_LINES(pre)
     for line in lines[:-1]:
-        if "\n" not in _text_after(line, pre):
+        # Chroma (Hugo) ends each line inside its span: "code\n" is already a line
+        if "\n" not in _text_after(line, pre) and not _last_text(line).endswith("\n"):
             line.tail = "\n" + (line.tail or "")
+
+
+def _last_text(element: Any) -> str:
+    """The last text node inside `element` ("" when it holds none)."""
+    last = ""
+    for text in element.itertext():
+        if text:
+            last = text
+    return last
 
 
 def _text_after(element: Any, container: Any) -> str:

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from webreach.errors import BlockKind
+from webreach.extract.extracted import WORD, seen_text
 from webreach.extract.html_tree import body_of
 
 STRONG_TEXT = 3000  # chars of visible text; the real interstitials seen run from 30 to ~1,100
@@ -27,7 +29,9 @@ WEAK_TEXT = 800
 SHELL_TEXT = 200  # a shell shows less than this outside <noscript>
 BARE_TEXT = 40  # below this, scripts alone make a shell
 EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts as empty
-FRAME_READING = 10  # words: a reading this short beside an empty app root is an empty frame
+FRAME_READING = 10  # words: a reading this short beside an empty app root is an empty frame,
+FRAME_CHARS = 60  # if it is this short in letters too: a CJK sentence is one "word" between punctuation marks
+SERVED = "//main | //article | //*[@role='main']"  # a server-rendered content element: holding text, no frame
 
 
 @dataclass(frozen=True)
@@ -141,12 +145,22 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
     return None
 
 
-def find_empty_frame(tree: Any, reading_words: int) -> str | None:
-    """Why the page looks like a frame whose content its scripts fill, or None: the reading (`reading_words`
-    long) is a few words and the page's app root is empty, whatever the header and footer around it say."""
-    if reading_words >= FRAME_READING or (root := empty_app_root(tree)) is None:
+def find_empty_frame(tree: Any, reading: str) -> str | None:
+    """Why the page looks like a frame whose content its scripts fill, or None: the extracted `reading` is a few
+    words, the page's app root is empty (its text, a loading label at most, is not what was read), and no <main>
+    or <article> holds text, whatever the header and footer around them say."""
+    words = list(islice(WORD.finditer(seen_text(reading)), FRAME_READING))
+    if not words or len(words) >= FRAME_READING or sum(len(word.group()) for word in words) >= FRAME_CHARS:
         return None
-    return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {reading_words} words"
+    root = empty_app_root(tree)
+    if root is None:
+        return None
+    label = " ".join("".join(root.itertext()).split())
+    if label and label in " ".join(word.group() for word in words):
+        return None  # a short page rendered inside its root ("Page not found"), not a frame
+    if any("".join(served.itertext()).strip() for served in tree.xpath(SERVED)):
+        return None
+    return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {len(words)} words"
 
 
 def empty_app_root(tree: Any) -> Any | None:
