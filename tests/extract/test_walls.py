@@ -118,23 +118,28 @@ def test_an_empty_frame_is_a_few_words_beside_an_empty_app_root() -> None:
     assert find_empty_frame(parse(f"<html><body><p>Closed.</p>{FURNITURE}</body></html>"), "Closed.") is None
 
 
+WARNING = (
+    "本市气象台今天发布暴雨蓝色预警信号，预计未来六小时内全市大部分地区将出现短时强降水并伴有雷电和七级以上大风，"
+    "请市民注意防范减少外出，驾车出行时注意交通安全。"
+)
+
+
 @pytest.mark.parametrize(
-    "body",
+    ("body", "said"),
     [
         # a server-rendered 404 inside the app root: the root's few words are what was read
-        "<div id='__next'><main><h1>Page not found</h1><p>Sorry.</p></main></div>",
-        "<div id='root'><h1>Out of stock</h1></div>",
+        ("<div id='__next'><main><h1>Page not found</h1><p>Sorry.</p></main></div>", "Page not found"),
+        ("<div id='root'><h1>Out of stock</h1></div>", "Out of stock"),
         # server-rendered content beside an empty mount point (a widget, a portal)
-        "<main><h1>Closed today</h1><p>Back on Monday.</p></main><div id='root'></div>",
-        # Chinese has no spaces: a whole sentence is one or two "words"
-        "<main><article><h1>暴雨蓝色预警</h1><p>本市气象台今天发布暴雨蓝色预警信号，预计未来六小时内全市大部分地区将出现短时强降水"
-        "并伴有雷电和七级以上大风，请市民注意防范减少外出。</p></article></main><div id='app'></div>",
+        ("<main><h1>Closed today</h1><p>Back on Monday.</p></main><div id='root'></div>", "Back on Monday."),
+        # Chinese has no spaces: a whole sentence is one or two "words", but far more than a label's letters
+        (f"<div><h1>暴雨蓝色预警</h1><p>{WARNING}</p></div><div id='app'></div>", WARNING),
     ],
 )
-def test_short_server_rendered_pages_beside_an_app_root_are_read(body: str) -> None:
+def test_short_server_rendered_pages_beside_an_app_root_are_read(body: str, said: str) -> None:
     page = f"<html><body>{body}{FURNITURE}</body></html>"
-    read = extract(page.encode(), content_type="text/html", url="https://shop.example/p/1")
-    assert read.text.strip()
+    assert find_empty_frame(parse(page), said) is None  # read as `said`, the page is no empty frame
+    assert extract(page.encode(), content_type="text/html", url="https://shop.example/p/1").text.strip()
 
 
 def test_a_marker_on_a_long_page_does_not_count() -> None:

@@ -223,22 +223,23 @@ def test_highlighted_code_lines_stay_lines(format: str) -> None:
     assert "npm create vite@latest my-project\ncd my-project\nnpm run dev" in read.text
 
 
-def test_chroma_code_lines_that_end_inside_their_span_are_not_doubled() -> None:
-    # Hugo's Chroma writes the line break inside the line's span
-    source = (
-        '<html><body><pre><code><span class="line"><span class="cl">package main\n</span></span>'
-        '<span class="line"><span class="cl">\n</span></span><span class="line"><span class="cl">import "fmt"\n'
-        "</span></span></code></pre></body></html>"
-    )
-    pre = next(parse(source).iter("pre"))
-    assert "".join(pre.itertext()) == 'package main\n\nimport "fmt"\n'
-
-
-def test_highlighted_code_lines_already_broken_are_not_doubled() -> None:
-    source = (
-        '<html><body><pre><code><span class="line-wrap"><span class="line">a = 1</span></span>\n'
-        '<span class="line-wrap"><span class="line">b = 2</span></span>\n<span class="line">c = 3</span>'
-        "</code></pre></body></html>"
-    )
-    pre = next(parse(source).iter("pre"))
-    assert "".join(pre.itertext()) == "a = 1\nb = 2\nc = 3"
+@pytest.mark.parametrize(
+    ("code", "lines"),
+    [
+        # Hugo's Chroma writes the line break inside the line's span
+        (
+            '<span class="line"><span class="cl">package main\n</span></span><span class="line"><span class="cl">\n'
+            '</span></span><span class="line"><span class="cl">import "fmt"\n</span></span>',
+            'package main\n\nimport "fmt"\n',
+        ),
+        # others write it between the spans, or after the element wrapping each one
+        (
+            '<span class="line-wrap"><span class="line">a = 1</span></span>\n'
+            '<span class="line-wrap"><span class="line">b = 2</span></span>\n<span class="line">c = 3</span>',
+            "a = 1\nb = 2\nc = 3",
+        ),
+    ],
+)
+def test_code_lines_already_broken_are_not_broken_again(code: str, lines: str) -> None:
+    pre = next(parse(f"<html><body><pre><code>{code}</code></pre></body></html>").iter("pre"))
+    assert "".join(pre.itertext()) == lines

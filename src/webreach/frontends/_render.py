@@ -142,11 +142,12 @@ def _settings_sections(status: EngineStatus) -> str:
     """Where an engine's settings come from: its own [engines.NAME]; for an image engine that section if present,
     else its web engine's (search/service.py); for a reverse-image backend its web engine's overridden by
     [images.reverse_settings.NAME] (images/reverse/service.py)."""
-    own = f"[engines.{status.name}]"
+    web = status.shares_settings_of
     if status.vertical == "reverse":
         own = f"[images.reverse_settings.{status.name}]"
-        return f"[engines.{status.shares_settings_of}], {own}" if status.shares_settings_of else own
-    return f"{own} or [engines.{status.shares_settings_of}]" if status.shares_settings_of else own
+        return f"[engines.{web}], {own}" if web else own
+    own = f"[engines.{status.name}]"
+    return f"{own} or [engines.{web}]" if web else own
 
 
 def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:

@@ -222,11 +222,8 @@ class Searching:
         engines: the Gateway opens them beside this service, under its breakers)."""
         self._state.sync(force=True)
         health = {view.engine: view for view in self.parse_health()}
-        listed = [
-            *((engine, engine.vertical) for engine in self._engines.values() if engine.vertical == "web"),
-            *((engine, engine.vertical) for engine in self._engines.values() if engine.vertical == "images"),
-            *((engine, "reverse") for engine in reverse),
-        ]
+        ordered = sorted(self._engines.values(), key=lambda engine: engine.vertical != "web")  # stable: web first
+        listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
         return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
 
     def _status(self, engine: Engine, vertical: str, health: ParseHealth | None) -> EngineStatus:
