@@ -4,7 +4,7 @@ trafilatura's text (it must hold several times the words and nearly all of those
 from __future__ import annotations
 
 from webreach.extract import html_tree
-from webreach.extract.repeated_blocks import RESCUE_GAIN, repeated_blocks, rescue_text
+from webreach.extract.repeated_blocks import FORUM_RESCUE, MAX_WORDS, RESCUE_GAIN, repeated_blocks, rescue_text
 
 URL = "https://board.example/r/bikes/comments/42/which_fork/"
 REPLY = (
@@ -57,3 +57,32 @@ def test_no_rescue_when_the_blocks_add_little() -> None:
     everything = html_tree.visible_text(tree)
     assert len(everything.split()) < RESCUE_GAIN * len(everything.split())
     assert rescue_text(tree, everything, "text", URL) == ""
+
+
+SENTENCE = "The discussion engine could offer its own layout for each type of thread people start. "
+
+
+def flarum_thread(posts: int) -> str:
+    """A thread as Flarum serves it to readers without scripts: every post inside <noscript>, each long."""
+    items = "".join(
+        f'<li><article class="Post"><h3 class="PostUser-name">member{number}</h3><div class="Post-body">'
+        f"<p>Post {number} opens.</p>{f'<p>{SENTENCE * 6}</p>' * 10}</div></article></li>"
+        for number in range(posts)
+    )
+    return f"<html><body><div id='app'></div><noscript><ul>{items}</ul></noscript></body></html>"
+
+
+def test_a_thread_read_as_its_long_opening_post_takes_every_post() -> None:
+    tree = html_tree.parse(flarum_thread(4), url=URL)
+    opening = html_tree.visible_text(repeated_blocks(tree)[0])
+    assert len(opening.split()) > MAX_WORDS
+    # the general rule trusts a long reading and wants six times its words; a forum's posts are its content
+    assert rescue_text(tree, opening, "text", URL) == ""
+    thread = rescue_text(tree, opening, "text", URL, FORUM_RESCUE)
+    assert all(f"member{number}" in thread and f"Post {number} opens." in thread for number in range(4))
+
+
+def test_a_reading_of_half_the_thread_is_kept_at_the_forum_gain() -> None:
+    tree = html_tree.parse(flarum_thread(4), url=URL)
+    half = "\n".join(html_tree.visible_text(post) for post in repeated_blocks(tree)[:2])
+    assert rescue_text(tree, half, "text", URL, FORUM_RESCUE) == ""  # the posts hold 2x its words, not 3x

@@ -82,7 +82,7 @@ from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
-from webreach.extract.repeated_blocks import rescue_text
+from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
@@ -124,6 +124,7 @@ class Profile:
     grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
     # the page's main region replaces the text when it holds this many times its words (main_region.py)
     widen: tuple[float, float] | None = None
+    rescue: Rescue | None = PAGE_RESCUE  # when the page's repeated blocks replace the text (repeated_blocks.py)
 
 
 # the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
@@ -149,9 +150,9 @@ UNSURE = Profile(
 PROFILES: dict[str, Profile] = {
     # the replies are the content of a thread; fast: trafilatura's readability/jusText second opinion never changed
     # a forum's word F1 on the tune half (0.782 either way) and cost 1.2x its time
-    "forum": Profile(recall=True, fast=True, comments=True),
+    "forum": Profile(recall=True, fast=True, comments=True, rescue=FORUM_RESCUE),
     "collection": Profile(fast=True, widen=WIDEN),
-    "product": BALANCED,
+    "product": Profile(rescue=None),  # a product's repeated blocks are recommendations
     "listing": Profile(fast=True, grid=True, widen=WIDEN),
     # a docs page's main element is the page less its sidebars and table of contents: taken when trafilatura left
     # out a section or two of it (1.05-1.5x its words; tune half, documentation 0.931 -> 0.938, flat from 1.3 to
@@ -225,7 +226,7 @@ def extract_html(
     short = len(text) < options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
         refuse_shell(reason, url)
-    if short and options.fallback and settings is PRECISE:
+    if short and options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
         fallback = run_trafilatura(tree, url, format, options, BALANCED)
         if len(fallback) > options.fallback_gain * len(text.strip()):
@@ -260,7 +261,7 @@ def first_stage(
     """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup lists
     them and they are the page's content (posts.py)."""
     text = run_trafilatura(tree, url, format, options, settings)
-    if settings is PRECISE:
+    if settings == PRECISE:
         return text, "trafilatura"
     if kind.name == "forum" and (found := thread_posts(tree)):
         thread = render_thread(found, format, url)
@@ -275,8 +276,8 @@ def kind_stages(
     tree: Any, url: str, format: ReadFormat, kind: PageKind, settings: Profile, text: str, extractor: str
 ) -> tuple[str, str]:
     """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts."""
-    if kind.name != "product":
-        text, extractor = rescue_stage(tree, url, format, text, extractor)
+    if settings.rescue is not None and extractor != "microdata-posts":
+        text, extractor = rescue_stage(tree, url, format, text, extractor, settings.rescue)
     if settings.widen and text.strip() and (region := widen(tree, text, format, url, settings.widen)):
         # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
         text, extractor = region, "main-region"
@@ -317,10 +318,10 @@ def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
         )
 
 
-def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str) -> tuple[str, str]:
+def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
     """Stage 2b: the page's repeated blocks (posts, entries, sections) when they hold far more than trafilatura
     kept and most of what it kept (repeated_blocks.py); else the text and extractor as they were."""
-    rescued = rescue_text(tree, text, format, url) if text.strip() else ""
+    rescued = rescue_text(tree, text, format, url, rule) if text.strip() else ""
     if not rescued:
         return text, extractor
     return (paragraphs_html(rescued) if format == "html" else rescued), "repeated-blocks"
