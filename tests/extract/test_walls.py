@@ -118,6 +118,39 @@ def test_an_empty_frame_is_a_few_words_beside_an_empty_app_root() -> None:
     assert find_empty_frame(parse(f"<html><body><p>Closed.</p>{FURNITURE}</body></html>"), "Closed.") is None
 
 
+CATALOGUE_MENUS = (
+    "<header><a href='/'>Home</a> <a href='/support'>Support</a> <a href='/contact'>Contact Us</a></header>"
+    "<div class='toolbar'><span>Sort:</span><ul><li>Relevance</li><li>Latest</li><li>Top sales</li></ul></div>"
+)
+
+
+def test_a_catalogue_whose_items_are_still_loading_needs_a_browser() -> None:
+    # the category page as it arrives: menus, a sort control, and "Loading..." where the products will go
+    page = f"<html><body>{CATALOGUE_MENUS}<div class='grid'><p>Loading...</p></div>{FURNITURE}</body></html>"
+    with pytest.raises(NeedsBrowserError) as caught:
+        extract(page.encode(), content_type="text/html", url="https://shop.example/category/desk-converters")
+    assert "says only 'Loading'" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("reading", "frame"),
+    [
+        ("Home\nSort:\nRelevance\nLatest\nLoading…", True),
+        ("Home\nSort:\n- Loading...", True),
+        ("Loading dock hours\nOpen six days a week", False),  # a line about loading, not a placeholder
+        ("Home\nLoading\n" + "Our opening hours are nine to five. " * 8, False),  # the rest is a reading
+    ],
+)
+def test_a_loading_line_makes_a_frame_of_a_short_reading_only(reading: str, frame: bool) -> None:
+    page = parse(f"<html><body>{CATALOGUE_MENUS}<div class='grid'></div>{FURNITURE}</body></html>")
+    assert (find_empty_frame(page, reading) is not None) is frame
+
+
+def test_a_loading_line_beside_served_content_is_read() -> None:
+    page = parse(f"<html><body><main><p>Loading</p><h1>Closed today</h1></main>{FURNITURE}</body></html>")
+    assert find_empty_frame(page, "Loading\nClosed today") is None
+
+
 WARNING = (
     "本市气象台今天发布暴雨蓝色预警信号，预计未来六小时内全市大部分地区将出现短时强降水并伴有雷电和七级以上大风，"
     "请市民注意防范减少外出，驾车出行时注意交通安全。"

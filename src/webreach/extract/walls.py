@@ -10,7 +10,8 @@ Cloudflare's or reCAPTCHA's scripts is long, and is read as content.
 A JavaScript shell is a page whose visible text is next to nothing while it carries an app root (#root, #app,
 #__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts. An empty frame is
 its larger cousin: a site's header, menus and footer around an empty app root its scripts fill, so the reading is
-a few words ("I'm shopping for...") however much furniture the page shows.
+a few words ("I'm shopping for...") however much furniture the page shows, or a catalogue's menus and sort control
+around a line that says "Loading...", where its items will go.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ BARE_TEXT = 40  # below this, scripts alone make a shell
 EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts as empty
 FRAME_READING = 10  # words: a reading this short beside an empty app root is an empty frame,
 FRAME_CHARS = 60  # if it is this short in letters too: a CJK sentence is one "word" between punctuation marks
+FRAME_MENU = 50  # words: a reading this short with a line saying only "Loading..." is a frame its scripts fill
+LOADING = re.compile(r"^\W*loading\W*$", re.IGNORECASE | re.MULTILINE)  # "Loading", "Loading…", "- Loading..."
 SERVED = "//main | //article | //*[@role='main']"  # a server-rendered content element: holding text, no frame
 
 
@@ -146,11 +149,22 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
 
 
 def find_empty_frame(tree: Any, reading: str) -> str | None:
-    """Why the page looks like a frame whose content its scripts fill, or None: the extracted `reading` is a few
-    words, the page's app root is empty (its text, a loading label at most, is not what was read), and no <main>
-    or <article> holds text, whatever the header and footer around them say."""
-    words = list(islice(WORD.finditer(seen_text(reading)), FRAME_READING))
-    if not words or len(words) >= FRAME_READING or sum(len(word.group()) for word in words) >= FRAME_CHARS:
+    """Why the page looks like a frame whose content its scripts fill, or None: no <main> or <article> holds text,
+    and either the extracted `reading` is a few words beside an empty app root (whose text, a loading label at
+    most, is not what was read) or it is menus around a line that says only "Loading..."."""
+    words = list(islice(WORD.finditer(seen_text(reading)), FRAME_MENU))
+    if not words or len(words) >= FRAME_MENU:
+        return None
+    reason = _empty_root(tree, words) or _loading_line(reading, words)
+    if reason is None or any("".join(served.itertext()).strip() for served in tree.xpath(SERVED)):
+        return None
+    return reason
+
+
+def _empty_root(tree: Any, words: list[re.Match[str]]) -> str | None:
+    """The reason when the reading's `words` are fewer than FRAME_READING (and FRAME_CHARS letters) beside an
+    empty app root whose label is not what was read."""
+    if len(words) >= FRAME_READING or sum(len(word.group()) for word in words) >= FRAME_CHARS:
         return None
     root = empty_app_root(tree)
     if root is None:
@@ -158,9 +172,14 @@ def find_empty_frame(tree: Any, reading: str) -> str | None:
     label = " ".join("".join(root.itertext()).split())
     if label and label in " ".join(word.group() for word in words):
         return None  # a short page rendered inside its root ("Page not found"), not a frame
-    if any("".join(served.itertext()).strip() for served in tree.xpath(SERVED)):
-        return None
     return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {len(words)} words"
+
+
+def _loading_line(reading: str, words: list[re.Match[str]]) -> str | None:
+    """The reason when the reading (`words`, fewer than FRAME_MENU) has a line that only says "Loading"."""
+    if LOADING.search(reading) is None:
+        return None
+    return f"where its content goes it says only 'Loading'; the reading is {len(words)} words"
 
 
 def empty_app_root(tree: Any) -> Any | None:
