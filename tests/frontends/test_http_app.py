@@ -18,8 +18,9 @@ from webreach.config import ServerSettings, Settings
 from webreach.errors import BlockedError, WebreachError
 from webreach.frontends._admin import ADMIN_PREFIX as ADMIN
 from webreach.frontends._errors import HTTP_STATUS, http_status, retry_after_header
+from webreach.frontends._host_guard import HostGuard, matches
 from webreach.frontends._openapi import rest_path
-from webreach.frontends.http import HostGuard, build_app, matches
+from webreach.frontends.http import build_app
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import DIALECTS, Toolbox

@@ -1,6 +1,6 @@
 """The HTTP server: MCP over streamable HTTP at /mcp and a REST API beside it, on one Starlette app.
 
-This is the only module that imports starlette and uvicorn. Routes:
+Starlette and uvicorn are imported only by this door: this module and the frontends/_*.py parts it mounts. Routes:
 
     POST /mcp                        MCP streamable HTTP (frontends/mcp.py)
     POST /v1/search, /v1/search_multi, /v1/fetch
@@ -18,24 +18,20 @@ This is the only module that imports starlette and uvicorn. Routes:
 Errors are the agent error body with the HTTP status of its code (frontends/_errors.py), plus Retry-After when
 the error says when to come back; the server's own refusals (unknown path, bad Host) use the same shape, and so
 do uvicorn's: a request its parser refuses (a control character in a header value, a broken request line) gets
-400 invalid_input from the protocol subclass `_protocol_class` returns, not uvicorn's plain text.
+400 invalid_input from the protocol subclass frontends/_listening.py gives uvicorn, not its plain text.
 
 Bodies: REST and MCP alike are capped at [server] max_body_bytes (413 request_too_large, refused before reading
 when Content-Length says so; the MCP SDK would read any size). The session header is UTF-8 (invalid bytes are
 refused by the session check, as on the command line), so `--session 研究` and the header name one session.
 
-DNS rebinding: a web page can make a browser send requests to a loopback server under the attacker's host name.
-Every request, REST and MCP alike, must carry an allowed Host (421 otherwise) and, when it has an Origin, an
-allowed Origin (403). The default allow-list is the loopback names with the server's port; "*" switches a list
-off for deployments behind a proxy that checks names itself. MCP additionally gets the SDK's own check.
+DNS rebinding: every request must carry an allowed Host and Origin (frontends/_host_guard.py). MCP additionally
+gets the SDK's own check.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
-import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -65,14 +61,15 @@ from webreach.frontends._asgi import (
     CappedBody,
     error_body,
     header_text,
-    malformed_request_response,
     read_body,
 )
 from webreach.frontends._console import ConsoleAccess
 from webreach.frontends._console_pages import console_routes
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
+from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
+from webreach.frontends._listening import listen, protocol_class
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
@@ -81,56 +78,6 @@ from webreach.tools import DIALECTS, Toolbox, account_policies
 
 SESSION_HEADER = "X-Webreach-Session"
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
-
-
-# --- Host / Origin guard ---------------------------------------------------------------------------------------
-
-
-def matches(value: str, allowed: list[str]) -> bool:
-    """Whether a Host or Origin value is allowed: exact, 'name:*' for any port of name, or '*'."""
-    if value in allowed or "*" in allowed:
-        return True
-    return any(
-        entry.endswith(":*") and value.startswith(entry[:-1]) and value[len(entry) - 1 :].isdigit() for entry in allowed
-    )
-
-
-class HostGuard:
-    """ASGI middleware refusing requests whose Host (421) or Origin (403) is not allowed."""
-
-    def __init__(self, app: ASGIApp, *, hosts: list[str], origins: list[str]) -> None:
-        self.app = app
-        self.hosts = [host.lower() for host in hosts]
-        self.origins = [origin.lower() for origin in origins]
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host, origin = _host_and_origin(scope)
-            if not matches(host, self.hosts):
-                response = error_response("host_not_allowed", f"Host {host!r} is not served here", hint=_HOST_HINT)
-                return await response(scope, receive, send)
-            if origin is not None and not matches(origin.lower(), self.origins):
-                response = error_response("origin_not_allowed", f"Origin {origin!r} is not allowed", hint=_HOST_HINT)
-                return await response(scope, receive, send)
-        await self.app(scope, receive, send)
-
-
-def _host_and_origin(scope: Scope) -> tuple[str, str | None]:
-    """The first Host (lower-cased, "" when missing) and Origin headers, as Starlette's Headers.get finds them;
-    read from the raw list because every request passes here."""
-    host: bytes | None = None
-    origin: bytes | None = None
-    for name, value in scope["headers"]:  # ASGI servers give names lower-cased
-        if name == b"host":
-            host = value if host is None else host
-        elif name == b"origin":
-            origin = value if origin is None else origin
-    return ("" if host is None else host.decode("latin-1").lower()), (
-        None if origin is None else origin.decode("latin-1")
-    )
-
-
-_HOST_HINT = "Use http://127.0.0.1:<port>, or add the name to the server's allowed_hosts / allowed_origins."
 
 
 def error_response(
@@ -427,7 +374,7 @@ def run_http(
     A port in use or an unknown address raises InvalidInputError (frontends/_errors.cannot_listen).
     """
     try:
-        sock = _listen(host, port)
+        sock = listen(host, port)
     except OSError as exc:  # the CLI prints it as `webreach fakeweb` does: code, message, hint, exit 2
         raise cannot_listen(host, port, exc) from None
     actual = sock.getsockname()[1]
@@ -451,7 +398,7 @@ def run_http(
     config = uvicorn.Config(
         app,
         loop=server.event_loop,
-        http=_protocol_class(server.http_parser),
+        http=protocol_class(server.http_parser),
         log_level=logs.level,
         access_log=logs.access_log,
         log_config=log_config(logs, secrets_of(settings)),
@@ -460,39 +407,3 @@ def run_http(
         server_header=False,
     )
     uvicorn.Server(config).run(sockets=[sock])
-
-
-def _protocol_class(parser: str) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol for `parser` (auto: httptools when installed, which the server extra does: it parses
-    several times faster than h11), answering a request it cannot parse in the agent error shape."""
-    if parser == "h11" or (parser == "auto" and importlib.util.find_spec("httptools") is None):
-        from uvicorn.protocols.http.h11_impl import H11Protocol
-
-        class ShapedH11(H11Protocol):
-            def send_400_response(self, msg: str) -> None:
-                self.transport.write(malformed_request_response())
-                self.transport.close()
-
-        return ShapedH11
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
-    class ShapedHttpTools(HttpToolsProtocol):
-        def send_400_response(self, msg: str) -> None:
-            self.transport.write(malformed_request_response())
-            self.transport.close()
-
-    return ShapedHttpTools
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A bound, listening socket, so port 0 resolves to a real port before the app (and its allow-list) is built."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    return sock
