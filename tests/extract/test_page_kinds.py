@@ -165,3 +165,35 @@ def test_markdown_keeps_the_text_and_its_structure(shared_data: Path) -> None:
     # what the sample measured: link 26, heading 21, list 12, code 5, table 1 of 36 pages
     assert found["heading"] >= 18 and found["list"] >= 10 and found["code"] >= 4 and found["link"] >= 22, found
     assert found["table"] >= 1, found
+
+
+POST = (
+    "<p>Training the explanation together with the network keeps it honest: it cannot drift away from what the "
+    "weights compute, and every claim it makes can be checked against the activations.</p>"
+)
+
+
+def test_a_post_inside_a_comment_named_container_is_read_not_the_site_header() -> None:
+    # trafilatura's comment filter drops any block whose class starts with "comment", here the post itself
+    page = (
+        "<html><head><meta property='og:type' content='article'></head><body><header><a href='/'>LessWrong</a> "
+        "<a href='/login'>Login</a></header><h1>Scalable End-to-End Interpretability</h1>"
+        f"<div class='commentOnSelection'><div class='postContent'>{POST * 6}</div></div></body></html>"
+    )
+    read = extract(page.encode(), content_type="text/html", url="https://forum.example/posts/qk/scalable")
+    assert "every claim it makes can be checked" in read.text
+
+
+def test_a_short_story_keeps_its_comment_section_out() -> None:
+    comment = (
+        "<div class='comment'><p>I disagree: the lanes take the parking the shops on the high street depend on, "
+        "and nobody asked them.</p></div>"
+    )
+    page = (
+        "<html><head><meta property='og:type' content='article'></head><body><article><h1>Cycle lanes</h1>"
+        "<p>The council approved new cycle lanes on Tuesday.</p><p>Work starts in May.</p></article>"
+        f"<section class='comments'>{comment * 12}</section></body></html>"
+    )
+    read = extract(page.encode(), content_type="text/html", url="https://news.example/2024/05/cycle-lanes")
+    assert "Work starts in May." in read.text
+    assert "I disagree" not in read.text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
@@ -77,6 +78,11 @@ def preformatted_html(text: str) -> str:
 def seen_text(text: str) -> str:
     """Extracted `text` in any format as a reader sees it: markdown link targets and HTML tags left out."""
     return MARKUP.sub(" ", text)
+
+
+def word_bag(text: str) -> Counter[str]:
+    """The words a reader sees in extracted `text`, lower-cased and counted, to compare two readings."""
+    return Counter(WORD.findall(seen_text(text).lower()))
 
 
 def content_words(text: str, up_to: int | None = None) -> int:

@@ -27,6 +27,7 @@ from lxml import etree, html
 
 import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
+from webreach.extract.streamed import place_streamed, streamed
 from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
 # elements whose text a reader never sees
@@ -72,6 +73,8 @@ def parse(text: str, *, url: str | None = None) -> Any:
         raise ExtractionError(
             f"No readable text: the HTML of {page} could not be parsed ({exc}).", url=url, hint=EMPTY_HINT
         ) from None
+    if streamed(text):  # React's streamed parts, moved where its scripts would move them (streamed.py)
+        place_streamed(tree)
     collapse_whitespace(tree)
     return tree
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from webreach.extract import html_tree
-from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, seen_text
+from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, word_bag
 from webreach.extract.metadata import json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
@@ -38,7 +38,7 @@ def product_facts(tree: Any) -> list[str]:
 
 def with_facts(text: str, facts: list[str], format: ReadFormat) -> str:
     """`text` (in `format`) with the facts it does not already say before it, in their order."""
-    held = Counter(WORD.findall(seen_text(text).lower()))
+    held = word_bag(text)
     missing = PARAGRAPH_BREAK.join(fact for fact in facts if not _said(fact, held))
     if not missing:
         return text

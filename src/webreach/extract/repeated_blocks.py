@@ -17,13 +17,13 @@ boxes (card_grid.py's furniture). One pass over the tree.
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from webreach.extract import html_tree
 from webreach.extract.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
-from webreach.extract.extracted import WORD, content_words, seen_text
+from webreach.extract.extracted import content_words, word_bag
 from webreach.models import ReadFormat
 
 MIN_BLOCKS = 3
@@ -81,12 +81,12 @@ def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "
     seen = content_words(extracted, up_to=rule.max_words)
     if seen == 0 or (rule.max_words is not None and seen > rule.max_words):
         return ""
-    found = Counter(WORD.findall(seen_text(extracted).lower()))  # the same decision for every format
+    found = word_bag(extracted)  # the same decision for every format
     words = sum(found.values())
     blocks = repeated_blocks(tree)
     if sum(word_count(block) for block in blocks) <= rule.gain * words:
         return ""
-    held = Counter(WORD.findall(" ".join(html_tree.visible_text(block) for block in blocks).lower()))
+    held = word_bag(" ".join(html_tree.visible_text(block) for block in blocks))
     if sum(held.values()) <= rule.gain * words or sum((held & found).values()) < MIN_COVER * words:
         return ""
     return render_cards(blocks, format, base_url)
