@@ -78,7 +78,7 @@ CONFINED = {
         "frontends/_console",  # the operator console's access rule and pages
     ),
     "jinja2": ("frontends/_console",),
-    "uvicorn": ("frontends/http.py",),
+    "uvicorn": ("frontends/http.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),
     "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
