@@ -197,3 +197,18 @@ def test_a_short_story_keeps_its_comment_section_out() -> None:
     read = extract(page.encode(), content_type="text/html", url="https://news.example/2024/05/cycle-lanes")
     assert "Work starts in May." in read.text
     assert "I disagree" not in read.text
+
+
+def test_a_discussion_that_is_all_comments_is_read() -> None:
+    # a link aggregator's story page: the link, then the discussion, every post a "comment" block
+    comment = (
+        "<div class='comment'><p>The goals read well, but two of them depend on the same three maintainers, "
+        "and nothing in the plan says who reviews their work when they are busy.</p></div>"
+    )
+    page = (
+        "<html><head><meta property='og:type' content='article'></head><body>"
+        f"<div class='comments'>{comment * 6}</div></body></html>"
+    )
+    read = extract(page.encode(), content_type="text/html", url="https://links.example/s/dwip3v/project_goals")
+    assert read.extractor == "trafilatura-fallback"
+    assert read.text.count("who reviews their work") >= 3

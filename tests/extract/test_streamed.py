@@ -85,3 +85,32 @@ def test_instructions_that_name_nothing_or_loop_move_nothing() -> None:
     tree = html_tree.parse(markup, url="https://site.example/")  # parsing places what it can
     assert tree.xpath("//div[@id='S:0']/@hidden") == [""]
     assert place_streamed(tree) == 0
+
+
+def test_the_first_element_of_an_id_is_used_and_a_failed_call_uses_nothing_up() -> None:
+    tree = html_tree.parse(
+        "<html><body><main><template id='B:0'></template></main>"
+        "<div hidden id='S:0'>FIRST</div><div hidden id='S:0'>SECOND</div>"
+        '<script>$RC("B:0","S:9");$RC("B:0","S:0")</script></body></html>',
+        url="https://site.example/",
+    )
+    assert html_tree.visible_text(tree.find(".//main")).strip() == "FIRST"  # as getElementById finds it
+
+
+def test_the_tails_of_many_moved_siblings_stay_in_order() -> None:
+    parts = "".join(f"<div hidden id='S:{n}'>part {n}</div> after {n}" for n in range(3))
+    slots = "".join(f"<li><template id='P:{n}'></template></li>" for n in range(3))
+    calls = ";".join(f'$RS("S:{n}","P:{n}")' for n in range(3))
+    tree = html_tree.parse(
+        f"<html><body><ul>{slots}</ul><div class='rest'>{parts}</div><script>{calls}</script></body></html>",
+        url="https://site.example/",
+    )
+    assert [html_tree.visible_text(item).strip() for item in tree.iter("li")] == ["part 0", "part 1", "part 2"]
+    assert html_tree.visible_text(tree.find(".//div[@class='rest']")).split() == [
+        "after",
+        "0",
+        "after",
+        "1",
+        "after",
+        "2",
+    ]

@@ -13,6 +13,7 @@ from webreach.extract.cascade import extract
 from webreach.extract.charset import decode
 from webreach.extract.html_tree import parse, title_tag, visible_text
 from webreach.extract.walls import find_empty_frame, find_js_shell, find_wall
+from webreach.models import ReadFormat
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 
@@ -124,12 +125,25 @@ CATALOGUE_MENUS = (
 )
 
 
-def test_a_catalogue_whose_items_are_still_loading_needs_a_browser() -> None:
+@pytest.mark.parametrize("format", ["markdown", "text", "html"])
+def test_a_catalogue_whose_items_are_still_loading_needs_a_browser(format: ReadFormat) -> None:
     # the category page as it arrives: menus, a sort control, and "Loading..." where the products will go
     page = f"<html><body>{CATALOGUE_MENUS}<div class='grid'><p>Loading...</p></div>{FURNITURE}</body></html>"
     with pytest.raises(NeedsBrowserError) as caught:
-        extract(page.encode(), content_type="text/html", url="https://shop.example/category/desk-converters")
+        extract(
+            page.encode(), content_type="text/html", url="https://shop.example/category/desk-converters", format=format
+        )
     assert "says only 'Loading'" in caught.value.message
+
+
+def test_a_short_page_with_a_section_titled_loading_is_read() -> None:
+    page = (
+        "<html><body><h1>Trailer tips</h1><h2>Loading</h2><p>Keep the tongue weight near a tenth of the load.</p>"
+        "<h2>Towing</h2><p>Check the lights before you leave.</p></body></html>"
+    )
+    for format in ("markdown", "text", "html"):
+        read = extract(page.encode(), content_type="text/html", url="https://trailers.example/tips", format=format)
+        assert "tongue weight" in read.text
 
 
 @pytest.mark.parametrize(
@@ -142,7 +156,7 @@ def test_a_catalogue_whose_items_are_still_loading_needs_a_browser() -> None:
     ],
 )
 def test_a_loading_line_makes_a_frame_of_a_short_reading_only(reading: str, frame: bool) -> None:
-    page = parse(f"<html><body>{CATALOGUE_MENUS}<div class='grid'></div>{FURNITURE}</body></html>")
+    page = parse(f"<html><body>{CATALOGUE_MENUS}<div class='grid'><p>Loading…</p></div>{FURNITURE}</body></html>")
     assert (find_empty_frame(page, reading) is not None) is frame
 
 

@@ -307,6 +307,8 @@ def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOp
     if len(kept) <= options.fallback_gain * len(text.strip()):
         return text
     first = word_bag(text)
+    if not first:  # nothing read but the comments: they are the page
+        return kept
     shared = sum((first & word_bag(kept)).values())
     return kept if shared < COMMENT_FILTER_SHARE * sum(first.values()) else text
 

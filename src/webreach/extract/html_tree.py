@@ -4,7 +4,8 @@ The parser settings match trafilatura's own (comments and processing instruction
 so trafilatura takes this tree instead of the bytes, without a second parse. trafilatura copies the tree before
 it prunes, and the helpers below only read it.
 
-One change is made right after parsing: whitespace in running text is laid out as a browser does (CSS
+Two changes are made right after parsing. React's streamed parts are moved where its scripts would put them
+(streamed.py). And whitespace in running text is laid out as a browser does (CSS
 `white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a <br> go. Pretty-printed
 sources (Prettier, template indentation) break lines and indent inside paragraphs and inline elements, and
 trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScript", a line break, eighteen spaces,

@@ -8,9 +8,14 @@ placeholder: `$RC("B:1","S:1")` fills a Suspense boundary's `<template id="B:1">
 scripts sees the page's skeleton in place and its content hidden at the end; trafilatura keeps the skeleton.
 On WCXB's dev split 33 pages stream so, among them home pages whose headings and sections all arrive this way.
 
-The moves are made in document order, as the browser runs the scripts; a boundary's fallback (a spinner or a
-skeleton, between comments the parse drops) stays beside the content, as it is mostly empty. A page without a
-streamed part costs two substring searches.
+The moves are made in the order the instructions come in the document, as the browser runs them: each part's
+container takes its placeholder's place, unhidden (the browser moves the container's children; the container
+adds only a block boundary), and the first element of an id is the one used, as getElementById finds it. An
+instruction naming an id the page lacks moves nothing and uses nothing up (the browser's script throws). One
+the browser could not run yet (it comes before its elements) is still carried out: the whole page is here.
+A boundary's fallback (a spinner or a skeleton, between comments the parse drops) stays beside the content, as
+it is mostly empty. Every step is linear in the page: a page without a streamed part costs three substring
+searches.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MARKERS = ('id="S:', "id='S:")  # how React writes every streamed part's container (and a rewriter might)
+from lxml import etree
+
+MARKERS = ('id="S:', "id='S:", "id=S:")  # React's container of every streamed part, as written or minified
 # $RC("B:1","S:1") and $RR("B:1","S:1",[...]): boundary, then content; $RS("S:2","P:2"): content, then placeholder
 BOUNDARY_CALL = re.compile(r'\$R[CR]\("([^"]{1,64})","([^"]{1,64})"')
 SEGMENT_CALL = re.compile(r'\$RS\("([^"]{1,64})","([^"]{1,64})"')
-INSTRUCTIONS = "//script[contains(., '$R')] | //template[@data-rci or @data-rsi]"
+INSTRUCTIONS = etree.XPath("//script[contains(., '$R')] | //template[@data-rci or @data-rsi]")
+NAMED = etree.XPath("//*[contains(@id, ':')]")
 
 
 def streamed(text: str) -> bool:
@@ -32,17 +40,21 @@ def streamed(text: str) -> bool:
 
 def place_streamed(tree: Any) -> int:
     """Move each streamed part into its placeholder, in document order; returns how many were moved."""
-    by_id = {element.get("id"): element for element in tree.xpath("//*[contains(@id, ':')]")}
+    by_id: dict[str, Any] = {}
+    for element in NAMED(tree):
+        by_id.setdefault(element.get("id"), element)
     moved = 0
     for content_id, placeholder_id in _moves(tree):
-        content, placeholder = by_id.pop(content_id, None), by_id.pop(placeholder_id, None)
-        if content is None or placeholder is None or placeholder.getparent() is None:
+        content, placeholder = by_id.get(content_id), by_id.get(placeholder_id)
+        if content is None or placeholder is None or content_id == placeholder_id:
             continue
-        if any(ancestor is content for ancestor in placeholder.iterancestors()):
-            continue  # a placeholder inside its own content: nowhere sensible to put it
+        parent = placeholder.getparent()
+        if parent is None or content in placeholder.iterancestors():
+            continue  # the document's root, or a placeholder inside its own content: nowhere to put it
+        del by_id[content_id], by_id[placeholder_id]
         _keep_tail_in_place(content)
         content.tail = placeholder.tail
-        placeholder.getparent().replace(placeholder, content)
+        parent.replace(placeholder, content)
         content.attrib.pop("hidden", None)
         moved += 1
     return moved
@@ -51,7 +63,7 @@ def place_streamed(tree: Any) -> int:
 def _moves(tree: Any) -> list[tuple[str, str]]:
     """(content id, placeholder id) for each instruction, in document order."""
     moves: list[tuple[str, str]] = []
-    for element in tree.xpath(INSTRUCTIONS):
+    for element in INSTRUCTIONS(tree):
         if element.tag == "template":
             target = element.get("data-bid") if element.get("data-rci") is not None else element.get("data-pid")
             if target and (content := element.get("data-sid")):
@@ -65,12 +77,10 @@ def _moves(tree: Any) -> list[tuple[str, str]]:
 
 
 def _keep_tail_in_place(element: Any) -> None:
-    """Leave the text after `element` where it is when the element moves (lxml moves an element's tail with it)."""
-    if not element.tail:
-        return
-    previous, parent = element.getprevious(), element.getparent()
-    if previous is not None:
-        previous.tail = (previous.tail or "") + element.tail
-    elif parent is not None:
-        parent.text = (parent.text or "") + element.tail
+    """Leave the text after `element` where it is when the element moves (lxml moves an element's tail with it):
+    on an empty <span> left behind, so thousands of moved siblings never grow one string again and again."""
+    if element.tail and element.tail.strip():
+        holder = etree.Element("span")
+        element.addnext(holder)
+        holder.tail = element.tail
     element.tail = None

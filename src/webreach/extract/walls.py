@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from lxml import etree
+
 from webreach.errors import BlockKind
 from webreach.extract.extracted import WORD, seen_text
 from webreach.extract.html_tree import body_of
@@ -33,7 +35,13 @@ EMPTY_ROOT_TEXT = 25  # an app root holding less than this ("Loading…") counts
 FRAME_READING = 10  # words: a reading this short beside an empty app root is an empty frame,
 FRAME_CHARS = 60  # if it is this short in letters too: a CJK sentence is one "word" between punctuation marks
 FRAME_MENU = 50  # words: a reading this short with a line saying only "Loading..." is a frame its scripts fill
-LOADING = re.compile(r"^\W*loading\W*$", re.IGNORECASE | re.MULTILINE)  # "Loading", "Loading…", "- Loading..."
+# "Loading", "Loading…", "- Loading...": a line of the reading, and the whole text of an element that is not a
+# heading (a section titled "Loading" is content); [^\w\n], not \W, so a run of symbol-only lines is read once
+LOADING = re.compile(r"^[^\w\n]*loading[^\w\n]*$", re.IGNORECASE | re.MULTILINE)
+LOADING_LABELS = etree.XPath(
+    "//body//*[not(self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6 or self::title)]"
+    "[string-length(normalize-space()) < 20][contains(translate(normalize-space(), 'LOADING', 'loading'), 'loading')]"
+)
 SERVED = "//main | //article | //*[@role='main']"  # a server-rendered content element: holding text, no frame
 
 
@@ -155,7 +163,7 @@ def find_empty_frame(tree: Any, reading: str) -> str | None:
     words = list(islice(WORD.finditer(seen_text(reading)), FRAME_MENU))
     if not words or len(words) >= FRAME_MENU:
         return None
-    reason = _empty_root(tree, words) or _loading_line(reading, words)
+    reason = _empty_root(tree, words) or _loading_line(tree, reading, words)
     if reason is None or any("".join(served.itertext()).strip() for served in tree.xpath(SERVED)):
         return None
     return reason
@@ -175,9 +183,12 @@ def _empty_root(tree: Any, words: list[re.Match[str]]) -> str | None:
     return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {len(words)} words"
 
 
-def _loading_line(reading: str, words: list[re.Match[str]]) -> str | None:
-    """The reason when the reading (`words`, fewer than FRAME_MENU) has a line that only says "Loading"."""
-    if LOADING.search(reading) is None:
+def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | None:
+    """The reason when the reading (`words`, fewer than FRAME_MENU) has a line that only says "Loading" and the page
+    shows it as a label, not as a heading."""
+    if LOADING.search(seen_text(reading)) is None:
+        return None
+    if not any(LOADING.fullmatch(" ".join(label.text_content().split())) for label in LOADING_LABELS(tree)):
         return None
     return f"where its content goes it says only 'Loading'; the reading is {len(words)} words"
 

@@ -35,9 +35,14 @@ def error_body(
     return {"status": "error", "tool": tool, "code": code, "message": text, "retry_after": retry_after}
 
 
+def body_bytes(body: dict[str, Any]) -> bytes:
+    """An error body as JSON, spelled as Starlette's JSONResponse spells the server's other answers."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 async def send_error(send: Send, code: str, message: str, *, hint: str = "", tool: str | None = None) -> None:
     """Answer with the error body and the HTTP status of `code`."""
-    content = json.dumps(error_body(code, message, hint=hint, tool=tool), ensure_ascii=False).encode()
+    content = body_bytes(error_body(code, message, hint=hint, tool=tool))
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
     await send({"type": "http.response.start", "status": http_status(code), "headers": headers})
     await send({"type": "http.response.body", "body": content})
@@ -55,13 +60,13 @@ def header_text(value: bytes) -> str:
 
 def malformed_request_response() -> bytes:
     """The whole HTTP response to a request the server's parser refused: 400 invalid_input, connection closed."""
-    content = json.dumps(
+    content = body_bytes(
         error_body(
             "invalid_input",
             "malformed HTTP request",
             hint="Check the request line and headers: no control characters in header values, one Content-Length",
         )
-    ).encode()
+    )
     head = (
         b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
         b"content-length: " + str(len(content)).encode() + b"\r\nconnection: close\r\n\r\n"
