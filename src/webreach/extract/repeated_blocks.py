@@ -44,10 +44,13 @@ class Rescue:
 
     gain: float = RESCUE_GAIN
     max_words: int | None = MAX_WORDS
+    # a page whose visible text is under `gain` times the reading cannot hold such a family: a cheap bound before
+    # the tree pass, but forums may keep their posts in <noscript>, which that size leaves out (a Flarum thread)
+    bound_by_visible_size: bool = True
 
 
 PAGE_RESCUE = Rescue()
-FORUM_RESCUE = Rescue(FORUM_GAIN, max_words=None)
+FORUM_RESCUE = Rescue(FORUM_GAIN, max_words=None, bound_by_visible_size=False)
 
 
 def repeated_blocks(tree: Any) -> list[Any]:
@@ -76,13 +79,14 @@ def repeated_blocks(tree: Any) -> list[Any]:
 def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", rule: Rescue = PAGE_RESCUE) -> str:
     """The repeated blocks' text when they hold `rule.gain` times the words of `extracted` (trafilatura's text)
     and MIN_COVER of those words, else ""."""
-    # a long extraction is trusted, unread. The page's visible size is no bound: a forum served to readers without
-    # scripts keeps its posts inside <noscript>, which text_size does not count (a Flarum thread, tune half)
+    # cheap bounds first: a long extraction is trusted, and a page with too little text cannot hold such a family
     seen = content_words(extracted, up_to=rule.max_words)
     if seen == 0 or (rule.max_words is not None and seen > rule.max_words):
         return ""
     found = word_bag(extracted)  # the same decision for every format
     words = sum(found.values())
+    if rule.bound_by_visible_size and html_tree.text_size(tree) < rule.gain * len(" ".join(found.elements())):
+        return ""
     blocks = repeated_blocks(tree)
     if sum(word_count(block) for block in blocks) <= rule.gain * words:
         return ""
