@@ -21,6 +21,7 @@ import pytest
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
+from webreach.extract.extracted import Extracted
 from webreach.extract.page_type import classify
 from webreach.extract.posts import render_thread, thread_posts
 
@@ -167,6 +168,12 @@ def test_markdown_keeps_the_text_and_its_structure(shared_data: Path) -> None:
     assert found["table"] >= 1, found
 
 
+def declared_article(body: str, url: str) -> Extracted:
+    """What is read from a page declaring itself an article (og:type) with `body`, at `url`."""
+    page = f"<html><head><meta property='og:type' content='article'></head><body>{body}</body></html>"
+    return extract(page.encode(), content_type="text/html", url=url)
+
+
 POST = (
     "<p>Training the explanation together with the network keeps it honest: it cannot drift away from what the "
     "weights compute, and every claim it makes can be checked against the activations.</p>"
@@ -175,12 +182,12 @@ POST = (
 
 def test_a_post_inside_a_comment_named_container_is_read_not_the_site_header() -> None:
     # trafilatura's comment filter drops any block whose class starts with "comment", here the post itself
-    page = (
-        "<html><head><meta property='og:type' content='article'></head><body><header><a href='/'>LessWrong</a> "
-        "<a href='/login'>Login</a></header><h1>Scalable End-to-End Interpretability</h1>"
-        f"<div class='commentOnSelection'><div class='postContent'>{POST * 6}</div></div></body></html>"
+    body = (
+        "<header><a href='/'>LessWrong</a> <a href='/login'>Login</a></header>"
+        "<h1>Scalable End-to-End Interpretability</h1>"
+        f"<div class='commentOnSelection'><div class='postContent'>{POST * 6}</div></div>"
     )
-    read = extract(page.encode(), content_type="text/html", url="https://forum.example/posts/qk/scalable")
+    read = declared_article(body, "https://forum.example/posts/qk/scalable")
     assert "every claim it makes can be checked" in read.text
 
 
@@ -189,12 +196,11 @@ def test_a_short_story_keeps_its_comment_section_out() -> None:
         "<div class='comment'><p>I disagree: the lanes take the parking the shops on the high street depend on, "
         "and nobody asked them.</p></div>"
     )
-    page = (
-        "<html><head><meta property='og:type' content='article'></head><body><article><h1>Cycle lanes</h1>"
-        "<p>The council approved new cycle lanes on Tuesday.</p><p>Work starts in May.</p></article>"
-        f"<section class='comments'>{comment * 12}</section></body></html>"
+    body = (
+        "<article><h1>Cycle lanes</h1><p>The council approved new cycle lanes on Tuesday.</p>"
+        f"<p>Work starts in May.</p></article><section class='comments'>{comment * 12}</section>"
     )
-    read = extract(page.encode(), content_type="text/html", url="https://news.example/2024/05/cycle-lanes")
+    read = declared_article(body, "https://news.example/2024/05/cycle-lanes")
     assert "Work starts in May." in read.text
     assert "I disagree" not in read.text
 
@@ -205,10 +211,6 @@ def test_a_discussion_that_is_all_comments_is_read() -> None:
         "<div class='comment'><p>The goals read well, but two of them depend on the same three maintainers, "
         "and nothing in the plan says who reviews their work when they are busy.</p></div>"
     )
-    page = (
-        "<html><head><meta property='og:type' content='article'></head><body>"
-        f"<div class='comments'>{comment * 6}</div></body></html>"
-    )
-    read = extract(page.encode(), content_type="text/html", url="https://links.example/s/dwip3v/project_goals")
-    assert read.extractor == "trafilatura-fallback"
+    read = declared_article(f"<div class='comments'>{comment * 6}</div>", "https://links.example/s/dwip3v/goals")
+    assert read.extractor == "trafilatura-fallback"  # trafilatura with comments kept, not the page's visible text
     assert read.text.count("who reviews their work") >= 3
