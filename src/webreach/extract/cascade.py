@@ -33,10 +33,12 @@ through this cascade, each stage engaging only when the one before it under-deli
    recall escalation), when stage 1 gave less than `min_chars` - precision mode sometimes keeps only a
    boilerplate paragraph. A page that short is first checked for being a JavaScript shell. The stage-2 text
    replaces stage 1's only when it is `fallback_gain` times longer, so a genuinely short page keeps its
-   precise extraction.
+   precise extraction. When the balanced text is short too, the one with comments kept is taken if it is another,
+   longer text: trafilatura's comment filter had taken the content (balanced_reading).
 2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
    repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
-   sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it.
+   sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it; a forum
+   thread takes it at a lower gain whatever trafilatura's length (a thread read as its opening post).
 2c. Listings, collections, service pages and unsure pages without article evidence: the page's main region
    (<main>, else <body>, without navigation, headers, footers and named menus or cookie boxes; main_region.py)
    when it holds 1.2 to 4 times the words kept so far: their content is every section and every grid.
@@ -46,7 +48,8 @@ through this cascade, each stage engaging only when the one before it under-deli
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
-   beside an empty app root (#root, #__next ...) is an empty frame (walls.py): its content comes with scripts,
+   beside an empty app root (#root, #__next ...), or menus around a line saying only "Loading...", is an empty
+   frame (walls.py): its content comes with scripts,
    and NeedsBrowserError says so rather than returning its search box's label (WCXB's check half: three shop item
    pages whose truth is empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
 Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by
@@ -143,6 +146,7 @@ SHORT_WORDS = 100
 SHORT_GAINS = (2.0, 50.0)
 PRECISE = Profile(precision=True, fast=True)
 BALANCED = Profile()
+BALANCED_WITH_COMMENTS = Profile(comments=True)
 # a short balanced reading gives way to the reading with comments kept when that holds under this share of its
 # words: trafilatura's comment filter took the content, not a comment section under it (balanced_reading)
 COMMENT_FILTER_SHARE = 0.5
@@ -303,7 +307,7 @@ def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOp
     text = run_trafilatura(tree, url, format, options, BALANCED)
     if len(text) >= options.min_chars:
         return text
-    kept = run_trafilatura(tree, url, format, options, replace(BALANCED, comments=True))
+    kept = run_trafilatura(tree, url, format, options, BALANCED_WITH_COMMENTS)
     if len(kept) <= options.fallback_gain * len(text.strip()):
         return text
     first = word_bag(text)

@@ -28,8 +28,7 @@ from lxml import etree
 
 CONTAINER = re.compile(rb"""id=["']?S:""")  # React's container of every streamed part, as written or minified
 # $RC("B:1","S:1") and $RR("B:1","S:1",[...]): boundary, then content; $RS("S:2","P:2"): content, then placeholder
-BOUNDARY_CALL = re.compile(r'\$R[CR]\("([^"]{1,64})","([^"]{1,64})"')
-SEGMENT_CALL = re.compile(r'\$RS\("([^"]{1,64})","([^"]{1,64})"')
+CALL = re.compile(r'\$R([CRS])\("([^"]{1,64})","([^"]{1,64})"')
 INSTRUCTIONS = etree.XPath("//script[contains(., '$R')] | //template[@data-rci or @data-rsi]")
 NAMED = etree.XPath("//*[contains(@id, ':')]")
 
@@ -70,10 +69,9 @@ def _moves(tree: Any) -> list[tuple[str, str]]:
             if target and (content := element.get("data-sid")):
                 moves.append((content, target))
             continue
-        script = element.text or ""
-        calls = [(m.start(), m.group(2), m.group(1)) for m in BOUNDARY_CALL.finditer(script)]
-        calls += [(m.start(), m.group(1), m.group(2)) for m in SEGMENT_CALL.finditer(script)]
-        moves.extend((content, target) for _, content, target in sorted(calls))
+        for call in CALL.finditer(element.text or ""):
+            kind, first, second = call.groups()
+            moves.append((first, second) if kind == "S" else (second, first))
     return moves
 
 

@@ -177,7 +177,7 @@ def _empty_root(tree: Any, words: list[re.Match[str]]) -> str | None:
     root = empty_app_root(tree)
     if root is None:
         return None
-    label = " ".join("".join(root.itertext()).split())
+    label = shown_text(root)
     if label and label in " ".join(word.group() for word in words):
         return None  # a short page rendered inside its root ("Page not found"), not a frame
     return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {len(words)} words"
@@ -188,7 +188,7 @@ def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | 
     shows it as a label, not as a heading."""
     if LOADING.search(seen_text(reading)) is None:
         return None
-    if not any(LOADING.fullmatch(" ".join(label.text_content().split())) for label in LOADING_LABELS(tree)):
+    if not any(LOADING.fullmatch(shown_text(label)) for label in LOADING_LABELS(tree)):
         return None
     return f"where its content goes it says only 'Loading'; the reading is {len(words)} words"
 
@@ -196,6 +196,11 @@ def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | 
 def empty_app_root(tree: Any) -> Any | None:
     """The first app root (#root, #app, #__next ...) holding next to no text, or None."""
     for root in tree.xpath(APP_ROOTS):
-        if len(" ".join("".join(root.itertext()).split())) < EMPTY_ROOT_TEXT:
+        if len(shown_text(root)) < EMPTY_ROOT_TEXT:
             return root
     return None
+
+
+def shown_text(element: Any) -> str:
+    """The text inside `element`, its whitespace runs collapsed to single spaces."""
+    return " ".join("".join(element.itertext()).split())
