@@ -62,8 +62,8 @@ def read_metadata(tree: Any, url: str) -> PageMetadata:
     title = first_of(meta, TITLE_KEYS) or _text(article.get("headline")) or page_title(tree)
     date = iso_date(article.get("datePublished") or article.get("dateCreated"))
     date = date or next(filter(None, (iso_date(meta.get(key)) for key in DATE_KEYS)), None)
-    date = date or iso_date(tree.xpath("string(//time[@datetime][1]/@datetime)")) or _url_date(url)
-    canonical = tree.xpath("string(//link[@rel='canonical'][1]/@href)").strip() or meta.get("og:url")
+    date = date or iso_date(_first_attribute(tree, ".//time[@datetime]", "datetime")) or _url_date(url)
+    canonical = _first_attribute(tree, ".//link[@rel='canonical']", "href").strip() or meta.get("og:url")
     sitename = first_of(meta, SITENAME_KEYS) or _person(article.get("publisher")) or _handle(meta)
     return PageMetadata(
         title=without_site(title, sitename) if title else None,
@@ -84,6 +84,13 @@ def meta_tags(tree: Any) -> dict[str, str]:
         if key and value:
             found.setdefault(key.strip().lower(), value)
     return found
+
+
+def _first_attribute(tree: Any, path: str, name: str) -> str:
+    """`name` of the first element `path` finds, "" if none. find() stops at that element, where an XPath walks the
+    whole page (0.2 ms a median WCXB page each, for a <link> that is in the head)."""
+    found = tree.find(path)
+    return str(found.get(name) or "") if found is not None else ""
 
 
 def first_of(meta: dict[str, str], keys: tuple[str, ...]) -> str | None:

@@ -74,19 +74,22 @@ URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
         (r"/(services?|solutions?|pricing|tuition|consulting)(/|-|$)", "service", 2),
     )
 )  # fmt: skip
+# /descendant::, not //: libxml2 builds the node-set of every node for // before the step (0.28 -> 0.18 ms a
+# median WCXB page, same answer on all of them)
 ARTICLE_META = (
-    "//meta[@property='og:type' and translate(@content, 'ARTICLE', 'article')='article']"
-    " | //meta[@property='article:published_time']"
+    "/descendant::meta[(@property='og:type' and translate(@content, 'ARTICLE', 'article')='article')"
+    " or @property='article:published_time']"
 )
 DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
 # a story's slug under a news or blog route (/news/some-story-title): the index itself is a listing (URL_VOTES)
 STORY_PATH = re.compile(r"/(news|blog|articles?|stor(y|ies)|posts?)/[^/]*\w-\w[^/]*-", re.IGNORECASE)
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
-# one scan finds both the microdata items and the price markup (each full-tree XPath costs about half a ms)
+# one query finds both the microdata items and the price markup, in document order; it asks for the attributes
+# rather than for every element with a predicate on them (0.59 -> 0.35 ms a median WCXB page, same elements)
 PRICE_PROPERTIES = ("product:price:amount", "og:price:amount")
 DECLARED = etree.XPath(
-    "//*[@itemtype or @itemprop='price' or (self::meta and (@property='product:price:amount' or"
-    " @property='og:price:amount'))]"
+    "//@itemtype/.. | //@itemprop[.='price']/.."
+    " | //@property[.='product:price:amount' or .='og:price:amount']/parent::meta"
 )
 
 
