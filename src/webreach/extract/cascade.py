@@ -86,6 +86,7 @@ from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
 from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
+from webreach.extract.section_headings import restore_headings
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
@@ -242,6 +243,9 @@ def extract_html(
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
         refuse_shell(reason, url)
+    # 2e. the headings of the sections the reading kept, which trafilatura drops and a main region may leave out
+    # with the <header> around them (section_headings.py)
+    text = restore_headings(tree, text, format)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)

@@ -1,0 +1,99 @@
+"""Headings put back over the sections a reading kept: in every format, only where their section is read, never
+twice, never the page's h1."""
+
+from __future__ import annotations
+
+from webreach.extract import html_tree
+from webreach.extract.cascade import extract
+from webreach.extract.section_headings import restore_headings
+
+INTRO = (
+    "Tailwind works by scanning all of your templates for class names, generating the matching styles and then "
+    "writing them to a static file. It is fast, flexible and reliable, with nothing to run in the browser."
+)
+STEPS = (
+    (
+        "Create your project",
+        "Start by creating a new project if you do not have one set up already; the most common approach is to use "
+        "the project generator, which asks a few questions and writes every file you need.",
+    ),
+    (
+        "Add it to your build",
+        "Install the package and its build plugin with your package manager, then check that both appear in the "
+        "dependencies of your manifest before going on to the next step of this guide.",
+    ),
+    (
+        "Configure the plugin",
+        "Add the plugin to your build configuration so that every stylesheet goes through it, and restart the "
+        "development server so that the new configuration is picked up by the watcher.",
+    ),
+)
+URL = "https://tools.example/2025/01/getting-started-guide"
+
+
+def guide() -> bytes:
+    """A story whose steps sit outside trafilatura's main frame: it recovers their paragraphs, not their headings."""
+    grid = "".join(
+        f"<div class='step'><div class='num'>0{number}</div><div><h4>{title}</h4>"
+        f"<div class='prose'><p>{text}</p></div></div></div>"
+        for number, (title, text) in enumerate(STEPS)
+    )
+    return (
+        "<html><head><title>Installation</title><meta property='og:type' content='article'></head><body>"
+        "<nav><a href='/'>Docs</a> <a href='/blog'>Blog</a></nav>"
+        f"<div class='page'><h1>Get started</h1><div id='content-wrapper' class='content'><p>{INTRO}</p></div>"
+        f"<div class='grid'>{grid}</div></div><footer>Copyright 2025</footer></body></html>"
+    ).encode()
+
+
+def test_each_step_gets_its_heading_back_over_its_paragraph_in_every_format() -> None:
+    text = extract(guide(), content_type="text/html", url=URL, format="text").text.split("\n")
+    for title, paragraph in STEPS:
+        assert text[text.index(paragraph) - 1] == title
+    assert "Get started" not in text  # the h1 is the page's title, which the metadata carries
+    markdown = extract(guide(), content_type="text/html", url=URL, format="markdown").text
+    assert f"#### {STEPS[0][0]}\n\n{STEPS[0][1]}" in markdown
+    html = extract(guide(), content_type="text/html", url=URL, format="html").text
+    assert f"<h4>{STEPS[2][0]}</h4>\n    <p>{STEPS[2][1]}</p>" in html
+
+
+def restored(page: str, reading: str) -> str:
+    return restore_headings(html_tree.parse(f"<html><body>{page}</body></html>"), reading, "text")
+
+
+def test_a_heading_whose_section_was_not_read_stays_out() -> None:
+    page = f"<h2>Intro</h2><p>{INTRO}</p><aside><h2>Popular posts</h2><p>Ten ways to style a button today</p></aside>"
+    assert restored(page, INTRO) == f"Intro\n{INTRO}"
+
+
+def test_a_heading_followed_by_one_of_its_level_has_no_section() -> None:
+    page = f"<h3>Share this</h3><h3>Overview</h3><p>{INTRO}</p>"
+    assert restored(page, INTRO) == f"Overview\n{INTRO}"
+
+
+def test_a_deeper_heading_is_part_of_the_section_above_it() -> None:
+    page = f"<h2>Guide</h2><h3>Overview</h3><p>{INTRO}</p>"
+    assert restored(page, INTRO) == f"Guide\nOverview\n{INTRO}"
+
+
+def test_a_heading_the_reading_already_says_is_not_repeated() -> None:
+    page = f"<h2>Why it's fast</h2><p>{INTRO}</p>"
+    assert restored(page, f"Why it’s fast!\n{INTRO}") == f"Why it’s fast!\n{INTRO}"
+    markdown = f"## [Why it's fast](https://tools.example/#fast)\n\n{INTRO}"
+    assert restore_headings(html_tree.parse(f"<html><body>{page}</body></html>"), markdown, "markdown") == markdown
+
+
+def test_two_sections_never_open_the_same_line() -> None:
+    page = f"<h2>First</h2><p>{INTRO}</p><h2>Second</h2><p>{INTRO} Again.</p>"
+    assert restored(page, INTRO) == f"First\n{INTRO}"
+
+
+def test_what_a_heading_hides_is_not_its_title() -> None:
+    page = f"<h2><style>.x{{color:red}}</style>Styled <svg><text>icon</text></svg>title</h2><p>{INTRO}</p>"
+    assert restored(page, INTRO) == f"Styled title\n{INTRO}"
+
+
+def test_a_section_nested_thousands_deep_is_found_without_recursion() -> None:
+    depth = 5000
+    page = f"<h2>Deep</h2>{'<div>' * depth}<p>{INTRO}</p>{'</div>' * depth}"
+    assert restored(page, INTRO) == f"Deep\n{INTRO}"
