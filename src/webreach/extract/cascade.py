@@ -47,7 +47,9 @@ through this cascade, each stage engaging only when the one before it under-deli
    2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice).
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
-2e. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
+2e. Every reading but documentation's and an article's: a paragraph it says more than once is kept the first time only (a copy
+   per screen size, a quoted post; not table rows, list items or code; repeated_lines.py).
+2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
    beside an empty app root (#root, #__next ...), or menus around a line saying only "Loading...", is an empty
@@ -88,6 +90,7 @@ from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
 from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
+from webreach.extract.repeated_lines import drop_repeated_lines
 from webreach.extract.section_headings import restore_headings
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
@@ -131,6 +134,7 @@ class Profile:
     # the page's main region replaces the text when it holds this many times its words (main_region.py)
     widen: tuple[float, float] | None = None
     rescue: Rescue | None = PAGE_RESCUE  # when the page's repeated blocks replace the text (repeated_blocks.py)
+    once: bool = True  # a paragraph the reading says twice is kept once (repeated_lines.py)
 
 
 # the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
@@ -147,7 +151,7 @@ class Profile:
 # AEB 0.9705 -> 0.9604 with them)
 SHORT_WORDS = 100
 SHORT_GAINS = (2.0, 50.0)
-PRECISE = Profile(precision=True, fast=True)
+PRECISE = Profile(precision=True, fast=True, once=False)  # trafilatura has weighed a story's repeats (AEB)
 BALANCED = Profile()
 BALANCED_WITH_COMMENTS = Profile(comments=True)
 # a short balanced reading gives way to the reading with comments kept when that holds under this share of its
@@ -167,7 +171,8 @@ PROFILES: dict[str, Profile] = {
     # a docs page's main element is the page less its sidebars and table of contents: taken when trafilatura left
     # out a section or two of it (1.05-1.5x its words; tune half, documentation 0.931 -> 0.938, flat from 1.3 to
     # 1.8x; at 1.2-4x, as listings take it, 0.930)
-    "documentation": Profile(widen=(1.05, 1.5)),
+    # (and every line: a docs page repeats its notes under each language's tab, which its readers want)
+    "documentation": Profile(widen=(1.05, 1.5), once=False),
     "service": Profile(fast=True, grid=True, widen=WIDEN),
 }
 
@@ -245,7 +250,10 @@ def extract_html(
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
         refuse_shell(reason, url)
-    # 2e. the headings of the sections the reading kept, which trafilatura drops and a main region may leave out
+    if settings.once:
+        # 2e. a paragraph said twice (a copy per screen size, a quoted post) read once (repeated_lines.py)
+        text = drop_repeated_lines(tree, text, format)
+    # 2f. the headings of the sections the reading kept, which trafilatura drops and a main region may leave out
     # with the <header> around them (section_headings.py)
     text = restore_headings(tree, text, format)
     if not text.strip():
