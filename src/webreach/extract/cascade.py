@@ -47,8 +47,8 @@ through this cascade, each stage engaging only when the one before it under-deli
    2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice).
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
-2e. Every reading but documentation's and an article's: a paragraph it says more than once is kept the first time only (a copy
-   per screen size, a quoted post; not table rows, list items or code; repeated_lines.py).
+2e. Every reading but documentation's and an article's: a paragraph it says more than once is kept the first
+   time only (a copy per screen size, a quoted post; not table rows, list items or code; repeated_lines.py).
 2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
