@@ -149,3 +149,29 @@ def test_visible_text_skips_scripts_and_keeps_paragraphs() -> None:
         "<table><tr><td>cell</td><td>by cell</td></tr></table>tail</body></html>"
     )
     assert visible_text(tree) == "One bold line\n\nTwo\nlines\n\ncell by cell\n\ntail"
+
+
+def test_a_cookie_consent_dialog_is_not_read_as_the_page() -> None:
+    purposes = " ".join(
+        f"<p>These cookies let our {number} partners measure visits and build a profile of your interests.</p>"
+        for number in range(40)
+    )
+    page = (
+        "<html><head><title>Dinner recipes</title></head><body>"
+        f"<div id='onetrust-consent-sdk'><h2>Privacy Preference Center</h2>{purposes}</div>"
+        "<main><h1>Dinner recipes</h1><ul>"
+        + "".join(f"<li><a href='/r/{n}'>Weeknight pasta number {n}</a></li>" for n in range(12))
+        + "</ul></main>tail after the dialog</body></html>"
+    )
+    tree = parse(page)
+    assert not tree.xpath("//*[@id='onetrust-consent-sdk']")
+    text = visible_text(tree)
+    assert "Weeknight pasta number 11" in text and "tail after the dialog" in text
+    assert "partners" not in text
+    read = extract(page.encode(), content_type="text/html", url="https://food.example/recipes/dinner", format="text")
+    assert "Privacy Preference" not in read.text and "partners" not in read.text
+
+
+def test_a_page_that_only_names_a_consent_manager_is_left_as_it_is() -> None:
+    page = "<html><body><p id='onetrust-docs'>How to set up onetrust-consent-sdk on your site.</p></body></html>"
+    assert "onetrust-consent-sdk" in visible_text(parse(page))

@@ -4,16 +4,16 @@ The parser settings match trafilatura's own (comments and processing instruction
 so trafilatura takes this tree instead of the bytes, without a second parse. trafilatura copies the tree before
 it prunes, and the helpers below only read it.
 
-Two changes are made right after parsing. React's streamed parts are moved where its scripts would put them
-(streamed.py). And whitespace in running text is laid out as a browser does (CSS
-`white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a <br> go. Pretty-printed
-sources (Prettier, template indentation) break lines and indent inside paragraphs and inline elements, and
-trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScript", a line break, eighteen spaces,
-"Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a real one (<br>,
-a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is content stays
-as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>, anything under
-an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces are content too. Inside <pre>
-one thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
+Three changes are made right after parsing. React's streamed parts are moved where its scripts would put them
+(streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). And whitespace in running text is laid out
+as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a
+<br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent inside paragraphs and inline
+elements, and trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScript", a line break,
+eighteen spaces, "Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a
+real one (<br>, a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is
+content stays as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>,
+anything under an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces are content too.
+Inside <pre> one thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from lxml import etree, html
 
 import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
+from webreach.extract.consent_dialogs import has_consent_dialog, remove_consent_dialogs
 from webreach.extract.streamed import place_streamed, streamed
 from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
@@ -77,6 +78,8 @@ def parse(text: str, *, url: str | None = None) -> Any:
         ) from None
     if streamed(markup):  # React's streamed parts, moved where its scripts would move them (streamed.py)
         place_streamed(tree)
+    if has_consent_dialog(markup):  # a cookie dialog is nobody's content (consent_dialogs.py)
+        remove_consent_dialogs(tree)
     collapse_whitespace(tree)
     return tree
 
