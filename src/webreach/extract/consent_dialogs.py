@@ -29,9 +29,7 @@ ROOT_IDS = (
 )  # fmt: skip
 NUMBERED_ROOT = "sp_message_container_"
 MARKUP_HINT = re.compile(
-    rb"""id\s*=\s*["']?(?:"""
-    + b"|".join(re.escape(root.encode()) for root in (*ROOT_IDS, NUMBERED_ROOT))
-    + rb")"
+    rb"""id\s*=\s*["']?(?:""" + b"|".join(re.escape(root.encode()) for root in (*ROOT_IDS, NUMBERED_ROOT)) + rb")"
 )
 # the attributes, not every element with a predicate: libxml2 answers that several times faster
 ROOTS = etree.XPath(
