@@ -97,3 +97,63 @@ def test_a_section_nested_thousands_deep_is_found_without_recursion() -> None:
     depth = 5000
     page = f"<h2>Deep</h2>{'<div>' * depth}<p>{INTRO}</p>{'</div>' * depth}"
     assert restored(page, INTRO) == f"Deep\n{INTRO}"
+
+
+def test_short_headings_are_whole_words() -> None:
+    page = f"<h2>Art</h2><p>{INTRO}</p><h2>Team</h2><p>Our people build the plugin and answer every question.</p>"
+    reading = f"Start here.\n{INTRO}\nSteam engines.\nOur people build the plugin and answer every question."
+    assert restored(page, reading) == (
+        f"Start here.\nArt\n{INTRO}\nSteam engines.\nTeam\nOur people build the plugin and answer every question."
+    )
+
+
+def test_a_heading_spelt_otherwise_in_markdown_or_html_is_not_repeated() -> None:
+    page = f"<h2>Terms &amp; Conditions</h2><p>{INTRO}</p>"
+    tree = html_tree.parse(f"<html><body>{page}</body></html>")
+    html = f"<h2>Terms &amp; Conditions</h2>\n<p>{INTRO}</p>"
+    assert restore_headings(tree, html, "html") == html
+    markdown = f"## Terms \\& Conditions\n\n{INTRO}"
+    assert restore_headings(tree, markdown, "markdown") == markdown
+
+
+def test_a_markdown_heading_is_escaped() -> None:
+    page = f"<h2>*Note* &lt;img src=x&gt;</h2><p>{INTRO}</p>"
+    tree = html_tree.parse(f"<html><body>{page}</body></html>")
+    assert restore_headings(tree, INTRO, "markdown") == f"## \\*Note\\* \\<img src=x\\>\n\n{INTRO}"
+
+
+def test_no_heading_goes_inside_code_or_between_rows() -> None:
+    code = "print the report for every customer in the list"
+    page = f"<p>Example:</p><pre>first line\n{code}</pre><h2>Reports</h2><p>{code.capitalize()}, then mail it.</p>"
+    tree = html_tree.parse(f"<html><body>{page}</body></html>")
+    markdown = f"Example:\n\n```\nfirst line\n{code}\n```\n\n{code.capitalize()}, then mail it."
+    assert "```\n\n## Reports\n\nPrint" in restore_headings(tree, markdown, "markdown")
+    html = f"<body>\n  <pre>first line\n{code}</pre>\n  <p>{code.capitalize()}, then mail it.</p>\n</body>"
+    assert "</pre>\n  <h2>Reports</h2>\n  <p>Print" in restore_headings(tree, html, "html")
+    listed = html_tree.parse(f"<html><body><h2>Features</h2><ul><li>{INTRO}</li><li>Two</li></ul></body></html>")
+    items = f"<body>\n  <ul>\n    <li>{INTRO}</li>\n    <li>Two</li>\n  </ul>\n</body>"
+    assert restore_headings(listed, items, "html").startswith("<body>\n  <h2>Features</h2>\n  <ul>\n    <li>")
+
+
+def test_a_fenced_block_that_opens_a_section_gets_its_heading_over_the_fence() -> None:
+    tree = html_tree.parse("<html><body><h2>Usage</h2><pre>webreach read https://example.com</pre></body></html>")
+    markdown = "Intro.\n\n```\nwebreach read https://example.com\n```"
+    assert restore_headings(tree, markdown, "markdown") == (
+        "Intro.\n\n## Usage\n\n```\nwebreach read https://example.com\n```"
+    )
+
+
+def test_sections_that_open_alike_take_their_own_lines_in_page_order() -> None:
+    offer = "Includes everything you need to get started with the platform today, with support from our team, and"
+    plans = (("Basic", "5 seats"), ("Pro", "50 seats"), ("Enterprise", "unlimited seats"))
+    page = "".join(f"<div class='plan'><h3>{name}</h3><p>{offer} {seats}</p></div>" for name, seats in plans)
+    reading = "\n".join(f"{offer} {seats}" for _, seats in plans)
+    assert restored(page, reading) == "\n".join(f"{name}\n{offer} {seats}" for name, seats in plans)
+
+
+def test_the_banner_of_the_page_has_no_section_in_the_story() -> None:
+    page = (
+        "<header><h2>Share this story</h2><div class='share'><a href='/x'><svg><path d='M0'/></svg></a></div>"
+        f"</header><article><p>{INTRO}</p></article>"
+    )
+    assert restored(page, INTRO) == INTRO
