@@ -175,3 +175,13 @@ def test_a_cookie_consent_dialog_is_not_read_as_the_page() -> None:
 def test_a_page_that_only_names_a_consent_manager_is_left_as_it_is() -> None:
     page = "<html><body><p id='onetrust-docs'>How to set up onetrust-consent-sdk on your site.</p></body></html>"
     assert "onetrust-consent-sdk" in visible_text(parse(page))
+
+
+def test_a_consent_id_on_the_page_itself_removes_nothing() -> None:
+    story = "The council voted on Tuesday to close the old bridge for a year of repairs."
+    on_body = f"<html><body id='onetrust-consent-sdk'><p>{story}</p></body></html>"
+    assert story in visible_text(parse(on_body))
+    wrapper = f"<html><body><div ID='didomi-host'><main><p>{story}</p></main></div></body></html>"
+    assert story in visible_text(parse(wrapper))
+    upper = f"<html><body><div ID='didomi-host'><p>We value your privacy</p></div><p>{story}</p></body></html>"
+    assert "privacy" not in visible_text(parse(upper))

@@ -82,3 +82,42 @@ def test_documentation_keeps_every_line() -> None:
     result = extract(page, content_type="text/html", url="https://docs.example.com/docs/quickstart", format="text")
     assert result.page_type == "documentation"
     assert result.text.count(note) == 2
+
+
+def test_equal_short_lines_of_two_products_both_stay() -> None:
+    specs = "Battery life up to 10 hours\nWeighs 1.2 kg with battery"
+    text = f"Model A\n{specs}\nModel B\n{specs}"
+    assert dropped(text) == text
+    reply = "Same problem here, sadly."
+    assert dropped(f"{HERO}\n{reply}\n{FIGURES}\n{reply}") == f"{HERO}\n{reply}\n{FIGURES}\n{reply}"
+
+
+def test_a_short_line_inside_a_copied_block_goes_with_it() -> None:
+    label = "Read the customer story"
+    text = f"{HERO}\n{label}\n\n{FIGURES}\n{HERO}\n{label}\n\n{FIGURES}"
+    assert dropped(text) == f"{HERO}\n{label}\n\n{FIGURES}"
+
+
+def test_code_written_with_br_and_list_items_without_markers_repeat() -> None:
+    code = "total = total + item.price * item.quantity + shipping"
+    page = f"<pre>for item in items:<br>{code}<br>for item in more:<br>{code}</pre>"
+    text = f"for item in items:\n{code}\nfor item in more:\n{code}"
+    assert dropped(text, page=page) == text
+    item = "Free parking for all visitors of the museum every day"
+    listed = f"<ul><li>{item}</li></ul><p>Opening hours</p><ul><li>{item}</li></ul>"
+    assert dropped(f"{item}\nOpening hours\n{item}", page=listed) == f"{item}\nOpening hours\n{item}"
+    bullets = f"• {HERO}\n• {HERO}\na) {FIGURES}\na) {FIGURES}"
+    assert dropped(bullets) == bullets
+
+
+def test_markdown_fences_close_as_commonmark_says_and_indented_code_repeats() -> None:
+    code = "print('the report for every customer in the list')"
+    fenced = f"````\n{code}\n```\n{code}\n````"
+    assert dropped(fenced, "markdown") == fenced
+    indented = f"Run:\n\n    {code}\n\nAgain:\n\n    {code}"
+    assert dropped(indented, "markdown") == indented
+
+
+def test_a_dropped_markdown_paragraph_leaves_no_run_of_blank_lines() -> None:
+    markdown = f"{HERO}\n\n{FIGURES}\n\n{HERO}\n\nThe end of the page is here."
+    assert dropped(markdown, "markdown") == f"{HERO}\n\n{FIGURES}\n\nThe end of the page is here."

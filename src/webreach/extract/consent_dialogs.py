@@ -29,7 +29,7 @@ ROOT_IDS = (
 )  # fmt: skip
 NUMBERED_ROOT = "sp_message_container_"
 MARKUP_HINT = re.compile(
-    rb"""id\s*=\s*["']?(?:""" + b"|".join(re.escape(root.encode()) for root in (*ROOT_IDS, NUMBERED_ROOT)) + rb")"
+    rb"""(?i:id)\s*=\s*["']?(?:""" + b"|".join(re.escape(root.encode()) for root in (*ROOT_IDS, NUMBERED_ROOT)) + rb")"
 )
 # the attributes, not every element with a predicate: libxml2 answers that several times faster
 ROOTS = etree.XPath(
@@ -43,7 +43,14 @@ def has_consent_dialog(markup: bytes) -> bool:
 
 
 def remove_consent_dialogs(tree: Any) -> None:
-    """Remove every known consent manager's root element from `tree`, in place, the text after each kept."""
+    """Remove every known consent manager's root element from `tree`, in place, the text after each kept; never
+    the body, nor an element that holds the page's <main> or <article> (a site that put the id on a wrapper).
+    A page that is only a consent dialog then has no readable text, and says so (ExtractionError, read it with the
+    browser reader), rather than its purposes and vendors as content."""
     for root in ROOTS(tree):
-        if root.getparent() is not None:
+        if root.getparent() is not None and root.tag not in ("html", "body") and not _holds_content(root):
             root.drop_tree()
+
+
+def _holds_content(element: Any) -> bool:
+    return next(element.iter("main", "article"), None) is not None

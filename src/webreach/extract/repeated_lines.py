@@ -3,21 +3,25 @@
     drop_repeated_lines(tree, text, format) -> text
 
 Pages repeat text that a reader sees once: a landing page ships its hero and its figures three times, one copy per
-screen size, and CSS shows one; a forum reply quotes the post it answers; a thread says "Click to expand..." under
-every quote; a log or traceback is pasted into three replies. trafilatura drops some repeats (its duplicate test
-looks at elements, not at the lines of webreach's own main-region and card readings) and keeps others. Here a
-line of the reading of at least MIN_WORDS words that says what an earlier line said (case and spacing aside) is
-left out, except where repeating is the content: table rows, list items, lines of code (in a markdown fence, or
-lines of the page's <pre> and <code> blocks, which the text format cannot mark), and in html anything but a
-one-line paragraph. Documentation keeps every line (the cascade does not call this for it): a docs page shows
-the same notes under each language's tab, and the benchmark's truth keeps them all. So do pages read as
-articles (precision mode), whose repeats trafilatura has already weighed: with them the article benchmark fell
-0.9707 -> 0.9684 (a meal plan lists "1 green container" under every day).
+screen size, and CSS shows one; a forum reply quotes the post it answers; a log or traceback is pasted into three
+replies. trafilatura drops some repeats (its duplicate test looks at elements, not at the lines of webreach's own
+main-region and card readings) and keeps others. Here a line that says what an earlier line said (case and spacing
+aside) is left out when it has COPY_WORDS words or more, or when it has at least MIN_WORDS and sits in a run of
+such repeats that holds one that long (a copied block); a short line repeated on its own (two products' equal spec
+lines, "Same problem here." from a second user) stays. Never left out: table rows, list items and lines of code,
+as the reading marks them (markdown fences and indented code, "|", "- ", "1. ") or as the page does (the lines of
+its <pre>, <code>, <li>, <td> and <th>, which the text format and webreach's own readings do not mark), and in html
+anything but a one-line paragraph (a quoted post in a <blockquote> stays there). Documentation keeps every line
+(the cascade does not call this for it): a docs page shows the same notes under each language's tab, and the
+benchmark's truth keeps them all. So do pages read as articles (precision mode), whose repeats trafilatura has
+already weighed: with them the article benchmark fell 0.9707 -> 0.9684 (a meal plan lists "1 green container"
+under every day).
 
-Measured (WCXB dev, word F1 of format=text, at 3 words): tune half 0.8662 -> 0.8700, check half 0.8374 ->
-0.8406; forums 0.795 -> 0.806 and 0.746 -> 0.758, products 0.664 -> 0.672 and 0.631 -> 0.644, listings 0.740 ->
-0.757 and 0.660 -> 0.661; the article benchmark 0.9707 -> 0.9708. At 4 and 5 words less moved either way;
-without the code lines protected, documentation the classifier is unsure of fell.
+Measured (WCXB dev, word F1 of format=text, against the same cascade without this stage): tune half 0.8662 ->
+0.8685, check half 0.8404 -> 0.8440; forums 0.795 -> 0.802 and 0.761 -> 0.771, products 0.664 -> 0.669 and 0.630
+-> 0.643, services 0.822 -> 0.829 and 0.822 -> 0.825; the article benchmark unchanged. Dropping every repeat of 3
+words or more scored higher on the tune half (0.8700) and the same on the check half, but took spec lines and
+short replies with it.
 """
 
 from __future__ import annotations
@@ -25,46 +29,109 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml import etree
+
 from webreach.models import ReadFormat
 
 MIN_WORDS = 3  # a shorter line ("Add to cart", "Reply") repeats by design
-STRUCTURE = re.compile(r"\s*(?:\||[-*+]\s|\d+[.)]\s)")  # a table row or a list item, in text and markdown
-FENCE = re.compile(r"\s*(?:```|~~~)")
+COPY_WORDS = 8  # a repeat this long is a copy; 6 took spec lines, 12 fewer copies (check half equal within 0.0001)
+# a table row or a list item, in text and markdown: "|", "- ", "• ", "1. ", "(2) ", "a) ", "iv. "
+STRUCTURE = re.compile(r"\s*(?:\||[-*+•·▪◦‣]\s|\(?(?:\d+|[a-zA-Z]|[ivxIVX]+)[.)]\s)")
+FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+INDENTED_CODE = re.compile(r"(?: {4}|\t)\S")
 HTML_PARAGRAPH = re.compile(r"\s*<p>(?:(?!<p[\s>]).)*</p>\s*$")
+BLOCK_TAGS = ("pre", "code", "li", "td", "th")  # what the page repeats on purpose, as lines
 
 
 def drop_repeated_lines(tree: Any, text: str, format: ReadFormat) -> str:
     """`text` (in `format`) without the lines that repeat an earlier one; see the module docstring."""
-    seen: set[str] = set()
+    lines = text.split("\n")
+    repeats = _repeats(tree, lines, format)
+    if not any(repeats):
+        return text
     kept: list[str] = []
-    code: set[str] | None = None  # the page's code lines, read when a repeat is first found
-    fenced = False
-    for line in text.split("\n"):
-        if format == "markdown" and FENCE.match(line):
-            fenced = not fenced
+    gap = False  # a line was dropped since the last one kept: the blank lines around it go with it
+    for number, line in enumerate(lines):
+        if repeats[number] >= COPY_WORDS or (repeats[number] and _in_copied_block(repeats, lines, number)):
+            gap = True
+        elif line.strip():
+            kept.append(line)
+            gap = False
+        elif not (gap and (not kept or not kept[-1].strip())):
+            kept.append(line)
+    while kept and not kept[-1].strip() and lines[-1].strip():
+        kept.pop()
+    return "\n".join(kept)
+
+
+def _repeats(tree: Any, lines: list[str], format: ReadFormat) -> list[int]:
+    """Per line, its number of words if it repeats an earlier line and may be dropped, else 0."""
+    seen: set[str] = set()
+    kept_as_is: set[str] | None = None  # the page's code lines, list items and cells, read at the first repeat
+    fence: str | None = None  # the open markdown fence's marker
+    repeats: list[int] = []
+    for line in lines:
         key = " ".join(line.split()).lower()
-        if key in seen and not fenced and _repeatable(key, line, format):
-            code = _code_lines(tree) if code is None else code
-            if key not in code:
-                continue
+        words = len(key.split())
+        fenced = fence is not None
+        if format == "markdown":
+            fence = _fence_after(line, fence)
+            fenced = fenced or fence is not None or INDENTED_CODE.match(line) is not None
+        repeat = key in seen and not fenced and words >= MIN_WORDS and _paragraph(line, format)
+        if repeat:
+            kept_as_is = _kept_as_is(tree) if kept_as_is is None else kept_as_is
+            repeat = key not in kept_as_is
+        repeats.append(words if repeat else 0)
         seen.add(key)
-        kept.append(line)
-    return "\n".join(kept) if len(kept) < text.count("\n") + 1 else text
+    return repeats
 
 
-def _repeatable(key: str, line: str, format: ReadFormat) -> bool:
-    """Whether `line` is a paragraph long enough for a repeat of it to be a copy, not structure."""
-    if len(key.split()) < MIN_WORDS:
-        return False
+def _fence_after(line: str, fence: str | None) -> str | None:
+    """The markdown fence open after `line`, given the one open before it (CommonMark: a fence closes with the
+    same character, at least as many times)."""
+    found = FENCE.match(line)
+    if found is None:
+        return fence
+    marker = found[1]
+    if fence is None:
+        return marker
+    return None if marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker) :] else fence
+
+
+def _in_copied_block(repeats: list[int], lines: list[str], number: int) -> bool:
+    """Whether the repeat at `number` sits in a run of repeats (blank lines aside) that holds a copy-long line."""
+    for step in (-1, 1):
+        other = number + step
+        while 0 <= other < len(lines) and (repeats[other] or not lines[other].strip()):
+            if repeats[other] >= COPY_WORDS:
+                return True
+            other += step
+    return False
+
+
+def _paragraph(line: str, format: ReadFormat) -> bool:
+    """Whether `line` is a paragraph, not structure: in html a one-line <p>, elsewhere no row or list item."""
     if format == "html":
         return HTML_PARAGRAPH.match(line) is not None
     return STRUCTURE.match(line) is None
 
 
-def _code_lines(tree: Any) -> set[str]:
-    """The lines of the page's <pre> and <code> blocks, as keys: code repeats itself on purpose."""
+def _kept_as_is(tree: Any) -> set[str]:
+    """The lines of the page's code blocks, list items and table cells, as keys: there repeating is the content
+    (the text format does not mark them)."""
     return {
-        " ".join(line.split()).lower()
-        for block in tree.iter("pre", "code")
-        for line in "".join(block.itertext()).split("\n")
+        " ".join(line.split()).lower() for block in tree.iter(*BLOCK_TAGS) for line in _block_text(block).split("\n")
     }
+
+
+def _block_text(block: Any) -> str:
+    """The text of `block` with its <br> elements as line breaks (WordPress writes code that way)."""
+    pieces: list[str] = []
+    depth = 0  # the block's own tail is not its text
+    for event, element in etree.iterwalk(block, events=("start", "end")):
+        depth += 1 if event == "start" else -1
+        if event == "start":
+            pieces.append("\n" if element.tag == "br" else element.text or "")
+        elif depth and element.tail:
+            pieces.append(element.tail)
+    return "".join(pieces)
