@@ -231,7 +231,7 @@ def extract_html(
     tree = html_tree.parse(page, url=url or None)
     kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
-    if html_tree.lighten(tree):  # a page of more elements than any real one: read in trafilatura's fast mode
+    if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
         settings = replace(settings, fast=True)
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
     text, extractor = first_stage(tree, url, format, options, kind, settings)
