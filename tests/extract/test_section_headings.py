@@ -3,6 +3,8 @@ twice, never the page's h1."""
 
 from __future__ import annotations
 
+import pytest
+
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
 from webreach.extract.section_headings import restore_headings
@@ -61,19 +63,33 @@ def restored(page: str, reading: str) -> str:
     return restore_headings(html_tree.parse(f"<html><body>{page}</body></html>"), reading, "text")
 
 
-def test_a_heading_whose_section_was_not_read_stays_out() -> None:
-    page = f"<h2>Intro</h2><p>{INTRO}</p><aside><h2>Popular posts</h2><p>Ten ways to style a button today</p></aside>"
-    assert restored(page, INTRO) == f"Intro\n{INTRO}"
+SECTIONS = {
+    "a heading whose section was not read stays out": (
+        f"<h2>Intro</h2><p>{INTRO}</p><aside><h2>Popular posts</h2><p>Ten ways to style a button today</p></aside>",
+        f"Intro\n{INTRO}",
+    ),
+    "a heading followed by one of its level has no section": (
+        f"<h3>Share this</h3><h3>Overview</h3><p>{INTRO}</p>",
+        f"Overview\n{INTRO}",
+    ),
+    "a deeper heading is part of the section above it": (
+        f"<h2>Guide</h2><h3>Overview</h3><p>{INTRO}</p>",
+        f"Guide\nOverview\n{INTRO}",
+    ),
+    "two sections never open the same line": (
+        f"<h2>First</h2><p>{INTRO}</p><h2>Second</h2><p>{INTRO} Again.</p>",
+        f"First\n{INTRO}",
+    ),
+    "what a heading hides is not its title": (
+        f"<h2><style>.x{{color:red}}</style>Styled <svg><text>icon</text></svg>title</h2><p>{INTRO}</p>",
+        f"Styled title\n{INTRO}",
+    ),
+}
 
 
-def test_a_heading_followed_by_one_of_its_level_has_no_section() -> None:
-    page = f"<h3>Share this</h3><h3>Overview</h3><p>{INTRO}</p>"
-    assert restored(page, INTRO) == f"Overview\n{INTRO}"
-
-
-def test_a_deeper_heading_is_part_of_the_section_above_it() -> None:
-    page = f"<h2>Guide</h2><h3>Overview</h3><p>{INTRO}</p>"
-    assert restored(page, INTRO) == f"Guide\nOverview\n{INTRO}"
+@pytest.mark.parametrize(("page", "expected"), list(SECTIONS.values()), ids=list(SECTIONS))
+def test_which_headings_open_the_reading(page: str, expected: str) -> None:
+    assert restored(page, INTRO) == expected
 
 
 def test_a_heading_the_reading_already_says_is_not_repeated() -> None:
@@ -81,16 +97,6 @@ def test_a_heading_the_reading_already_says_is_not_repeated() -> None:
     assert restored(page, f"Why it’s fast!\n{INTRO}") == f"Why it’s fast!\n{INTRO}"
     markdown = f"## [Why it's fast](https://tools.example/#fast)\n\n{INTRO}"
     assert restore_headings(html_tree.parse(f"<html><body>{page}</body></html>"), markdown, "markdown") == markdown
-
-
-def test_two_sections_never_open_the_same_line() -> None:
-    page = f"<h2>First</h2><p>{INTRO}</p><h2>Second</h2><p>{INTRO} Again.</p>"
-    assert restored(page, INTRO) == f"First\n{INTRO}"
-
-
-def test_what_a_heading_hides_is_not_its_title() -> None:
-    page = f"<h2><style>.x{{color:red}}</style>Styled <svg><text>icon</text></svg>title</h2><p>{INTRO}</p>"
-    assert restored(page, INTRO) == f"Styled title\n{INTRO}"
 
 
 def test_a_section_nested_thousands_deep_is_found_without_recursion() -> None:
