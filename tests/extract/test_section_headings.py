@@ -163,3 +163,11 @@ def test_the_banner_of_the_page_has_no_section_in_the_story() -> None:
         f"</header><article><p>{INTRO}</p></article>"
     )
     assert restored(page, INTRO) == INTRO
+
+
+def test_a_long_reading_takes_only_the_headings_its_search_budget_allows() -> None:
+    page = f"<h2>First</h2><p>{INTRO}</p><h2>Second</h2><p>{INTRO} Again.</p>"
+    reading = f"{INTRO}\n{INTRO} Again."
+    tree = html_tree.parse(f"<html><body>{page}</body></html>")
+    assert restore_headings(tree, reading, "text") == f"First\n{INTRO}\nSecond\n{INTRO} Again."
+    assert restore_headings(tree, reading, "text", search_budget=len(reading)) == f"First\n{reading}"

@@ -16,7 +16,8 @@ Measured (WCXB dev, word F1 of format=text, against the same cascade without thi
 0.8700, check half 0.8412 -> 0.8437 (services 0.827 -> 0.833 and 0.815 -> 0.822, listings 0.751 -> 0.757 and 0.674
 -> 0.684, documentation 0.926 -> 0.928 on the check half), the article benchmark 0.9705 -> 0.9707; 0.46 ms a median
 page. Each heading costs a look-up of its title in the reading and a few of its section's first word, so a catalogue
-of thousands of items stays about linear; past MAX_HEADINGS a page's later headings are left as the reading has
+of thousands of items stays about linear; past MAX_HEADINGS, or past what SEARCH_BUDGET allows for the reading's
+length (a 2 MB reading with a thousand headings took a second), a page's later headings are left as the reading has
 them.
 """
 
@@ -39,6 +40,7 @@ MIN_OPENING = 12  # characters of words a line or an opening needs to be matched
 MAX_PIECES = 2000  # text nodes and headings looked at after one heading before giving up on its section
 MAX_HEADINGS = 1000  # headings examined on one page, in document order
 MAX_CANDIDATES = 64  # lines opening alike, looked at for one section
+SEARCH_BUDGET = 40_000_000  # characters of reading searched for titles on one page (about 20 ms of str.find)
 NOT_WORDS = re.compile(r"[\W_]+")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 MARKDOWN_ESCAPE = re.compile(r"\\(.)")
@@ -50,14 +52,16 @@ FIRST_WORD = re.compile(r"[^\W_]+")
 HTML_ROW = re.compile(r"\s*<(?:li|tr|td|th|dd|dt|tbody|thead|tfoot|row|cell)[\s>]")
 
 
-def restore_headings(tree: Any, text: str, format: ReadFormat) -> str:
-    """`text` (in `format`) with the headings of the sections it holds put back where their sections begin."""
+def restore_headings(tree: Any, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> str:
+    """`text` (in `format`) with the headings of the sections it holds put back where their sections begin; only as
+    many headings as may each search the whole reading within `search_budget` characters."""
     if not text.strip():
         return text
     titled = [(heading, title) for heading in _headings(tree) if (title := _shown(heading))]
     if not titled:
         return text
     reading = Reading(text, format)
+    titled = titled[: max(1, search_budget // max(1, len(reading.seen)))]
     placed: dict[int, list[tuple[int, str]]] = {}  # per line of the reading, the headings over it
     put_back: set[str] = set()
     after = 0
