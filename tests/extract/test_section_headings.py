@@ -3,11 +3,13 @@ twice, never the page's h1."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.section_headings import restore_headings
+from webreach.extract.section_headings import restore_headings, sections_left_out
 
 INTRO = (
     "Tailwind works by scanning all of your templates for class names, generating the matching styles and then "
@@ -171,3 +173,24 @@ def test_a_long_reading_takes_only_the_headings_its_search_budget_allows() -> No
     tree = html_tree.parse(f"<html><body>{page}</body></html>")
     assert restore_headings(tree, reading, "text") == f"First\n{INTRO}\nSecond\n{INTRO} Again."
     assert restore_headings(tree, reading, "text", search_budget=len(reading)) == f"First\n{reading}"
+
+
+def listicle(entries: int, *, in_nav: bool = False) -> Any:
+    sections = "".join(f"<h2>Entry number {i}</h2><p>{INTRO} Entry {i} says more.</p>" for i in range(entries))
+    body = f"<nav>{sections}</nav>" if in_nav else sections
+    return html_tree.parse(f"<html><body><h1>Best tools</h1><p>Our picks.</p>{body}</body></html>")
+
+
+def test_a_reading_of_the_introduction_alone_left_the_sections_out() -> None:
+    assert sections_left_out(listicle(8), "Our picks.", "text")
+    assert not sections_left_out(listicle(5), "Our picks.", "text")  # too few sections to tell
+    assert not sections_left_out(listicle(8, in_nav=True), "Our picks.", "text")  # a menu's titles are not sections
+
+
+def test_a_reading_that_holds_the_sections_did_not_leave_them_out() -> None:
+    said = "\n".join(f"Entry number {i}\n{INTRO} Entry {i} says more." for i in range(8))
+    assert not sections_left_out(listicle(8), said, "text")
+    untitled = "\n".join(f"{INTRO} Entry {i} says more." for i in range(8))  # headings dropped, sections kept
+    assert not sections_left_out(listicle(8), untitled, "text")
+    one_said = "Our picks.\nEntry number 3"
+    assert not sections_left_out(listicle(8), one_said, "text")  # one in eight said: more than a tenth

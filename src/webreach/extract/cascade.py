@@ -34,7 +34,11 @@ through this cascade, each stage engaging only when the one before it under-deli
    boilerplate paragraph. A page that short is first checked for being a JavaScript shell. The stage-2 text
    replaces stage 1's only when it is `fallback_gain` times longer, so a genuinely short page keeps its
    precise extraction. When the balanced text is short too, the one with comments kept is taken if it is another,
-   longer text: trafilatura's comment filter had taken the content (balanced_reading).
+   longer text: trafilatura's comment filter had taken the content (balanced_reading). A precise reading that is
+   not short but left out the page's sections (it says under a tenth of at least six h2/h3 titles and holds under
+   30% of the visible text: a "best of" list read as its introduction) is weighed against the balanced one the
+   same way (WCXB tune half 0.8685 -> 0.8698, check half 0.8440 -> 0.8479, articles 0.931 -> 0.935 there; AEB
+   unchanged; 0.27 ms a median precise page for the check, a balanced run on 1% of pages).
 2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
    repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
    sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it; a forum
@@ -91,7 +95,7 @@ from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
 from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
 from webreach.extract.repeated_lines import drop_repeated_lines
-from webreach.extract.section_headings import restore_headings
+from webreach.extract.section_headings import restore_headings, sections_left_out
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 
@@ -241,11 +245,9 @@ def extract_html(
     short = len(text) < options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
         refuse_shell(reason, url)
-    if short and options.fallback and settings == PRECISE:
+    if options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
-        fallback = balanced_reading(tree, url, format, options)
-        if len(fallback) > options.fallback_gain * len(text.strip()):
-            text, extractor = fallback, "trafilatura-fallback"
+        text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
@@ -308,6 +310,22 @@ def kind_stages(
     if kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
         text = with_facts(text, product_facts(tree), format)
+    return text, extractor
+
+
+def second_stage(
+    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str, *, short: bool
+) -> tuple[str, str]:
+    """Stage 2: the balanced reading in place of a precise one that is short, or that left out the page's sections
+    (section_headings.sections_left_out), when it is `fallback_gain` times longer."""
+    if short:
+        wider = balanced_reading(tree, url, format, options)
+    elif sections_left_out(tree, text, format):
+        wider = run_trafilatura(tree, url, format, options, BALANCED)
+    else:
+        return text, extractor
+    if len(wider) > options.fallback_gain * len(text.strip()):
+        return wider, "trafilatura-fallback"
     return text, extractor
 
 

@@ -27,6 +27,7 @@ import html
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from webreach.extract import html_tree
@@ -40,6 +41,11 @@ MIN_OPENING = 12  # characters of words a line or an opening needs to be matched
 MAX_PIECES = 2000  # text nodes and headings looked at after one heading before giving up on its section
 MAX_HEADINGS = 1000  # headings examined on one page, in document order
 MAX_CANDIDATES = 64  # lines opening alike, looked at for one section
+# a reading that does not say this share of the page's section titles (and at least LEFT_OUT_MIN of them) and
+# holds under LEFT_OUT_TEXT_SHARE of its visible text left the sections out (sections_left_out; tune half)
+LEFT_OUT_SHARE = 0.9
+LEFT_OUT_MIN = 6
+LEFT_OUT_TEXT_SHARE = 0.3
 SEARCH_BUDGET = 40_000_000  # characters of reading searched for titles on one page (about 20 ms of str.find)
 NOT_WORDS = re.compile(r"[\W_]+")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -88,6 +94,45 @@ def restore_headings(tree: Any, text: str, format: ReadFormat, search_budget: in
     return "\n".join(out)
 
 
+def sections_left_out(tree: Any, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> bool:
+    """Whether `text` left out the page's sections: it says the titles of under a tenth of the page's h2 and h3
+    headings (those outside navigation, sidebars, footers and forms; at least LEFT_OUT_MIN go unsaid) and holds under
+    LEFT_OUT_TEXT_SHARE of the page's visible text. A "best of" list read in precision mode keeps its introduction
+    and drops every entry; a story whose headings precision mode dropped still holds most of the page (cascade
+    stage 2)."""
+    headings = list(islice(tree.iter("h2", "h3"), MAX_HEADINGS))
+    if len(headings) < LEFT_OUT_MIN:
+        return False
+    seen = _as_read(text, format).lower()
+    searches = max(1, search_budget // max(1, len(seen)))
+    counted = left_out = 0
+    for heading in headings[:searches]:
+        title = _shown(heading)
+        if len(title) < 4 or any(above.tag in SECTION_ENDS for above in heading.iterancestors()):
+            continue
+        counted += 1
+        left_out += not says(seen, title)
+        if counted - left_out > (1 - LEFT_OUT_SHARE) * len(headings):  # said too many already, whatever follows
+            return False
+    if left_out < LEFT_OUT_MIN or left_out < LEFT_OUT_SHARE * counted:
+        return False
+    return len(seen) < LEFT_OUT_TEXT_SHARE * html_tree.text_size(tree)
+
+
+def says(seen: str, title: str) -> bool:
+    """Whether `seen` (a reading as read, lower-cased) says `title` word for word (not inside a longer word)."""
+    needle = title.lower()
+    start = seen.find(needle)
+    for _ in range(MAX_CANDIDATES):
+        if start < 0:
+            return False
+        end = start + len(needle)
+        if not (start and seen[start - 1].isalnum()) and not (end < len(seen) and seen[end].isalnum()):
+            return True
+        start = seen.find(needle, start + 1)
+    return False
+
+
 class Reading:
     """The lines of a reading, found by the first word a reader sees on them; a line's words are worked out only
     when a section may open it (0.5 ms a median WCXB page for the whole stage, where normalising every line and
@@ -106,18 +151,7 @@ class Reading:
 
     def says(self, title: str) -> bool:
         """Whether the reading says `title` word for word somewhere (not inside a longer word)."""
-        needle = title.lower()
-        start = self.seen.find(needle)
-        for _ in range(MAX_CANDIDATES):
-            if start < 0:
-                return False
-            end = start + len(needle)
-            if not (start and self.seen[start - 1].isalnum()) and not (
-                end < len(self.seen) and self.seen[end].isalnum()
-            ):
-                return True
-            start = self.seen.find(needle, start + 1)
-        return False
+        return says(self.seen, title)
 
     def heads(self, number: int, words: str) -> bool:
         """Whether the line before line `number` (blank lines aside) says `words` and nothing else."""
