@@ -89,7 +89,7 @@ DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGN
 PRICE_PROPERTIES = ("product:price:amount", "og:price:amount")
 DECLARED = etree.XPath(
     "//@itemtype/.. | //@itemprop[.='price']/.."
-    " | //@property[.='product:price:amount' or .='og:price:amount']/parent::meta"
+    " | //@property[" + " or ".join(f".='{name}'" for name in PRICE_PROPERTIES) + "]/parent::meta"
 )
 
 

@@ -63,11 +63,13 @@ def restore_headings(tree: Any, text: str, format: ReadFormat, search_budget: in
     many headings as may each search the whole reading within `search_budget` characters."""
     if not text.strip():
         return text
-    titled = [(heading, title) for heading in _headings(tree) if (title := _shown(heading))]
+    titled = [
+        (heading, title) for heading in islice(tree.iter(*SECTION_HEADINGS), MAX_HEADINGS) if (title := _shown(heading))
+    ]
     if not titled:
         return text
     reading = Reading(text, format)
-    titled = titled[: max(1, search_budget // max(1, len(reading.seen)))]
+    titled = titled[: _searches(search_budget, reading.seen)]
     placed: dict[int, list[tuple[int, str]]] = {}  # per line of the reading, the headings over it
     put_back: set[str] = set()
     after = 0
@@ -104,9 +106,8 @@ def sections_left_out(tree: Any, text: str, format: ReadFormat, search_budget: i
     if len(headings) < LEFT_OUT_MIN:
         return False
     seen = _as_read(text, format).lower()
-    searches = max(1, search_budget // max(1, len(seen)))
     counted = left_out = 0
-    for heading in headings[:searches]:
+    for heading in headings[: _searches(search_budget, seen)]:
         title = _shown(heading)
         if len(title) < 4 or any(above.tag in SECTION_ENDS for above in heading.iterancestors()):
             continue
@@ -222,11 +223,9 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _headings(tree: Any) -> Iterator[Any]:
-    for number, heading in enumerate(tree.iter(*SECTION_HEADINGS)):
-        if number >= MAX_HEADINGS:
-            return
-        yield heading
+def _searches(search_budget: int, seen: str) -> int:
+    """How many titles may each search the whole of `seen` within `search_budget` characters (at least one)."""
+    return max(1, search_budget // max(1, len(seen)))
 
 
 def _as_read(line: str, format: ReadFormat) -> str:
