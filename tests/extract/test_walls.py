@@ -165,6 +165,56 @@ def test_a_loading_line_beside_served_content_is_read() -> None:
     assert find_empty_frame(page, "Loading\nClosed today") is None
 
 
+CLINIC_MENUS = "".join(
+    f"<li><a href='/{n}'>{label}</a></li>"
+    for n, label in enumerate(
+        ("How It Works", "For Providers", "Membership Benefits", "Insurance Program", "Resource Hub", "EHR Tools",
+         "Join Alma", "Our Mission", "Careers", "FAQs")
+    )
+)  # fmt: skip
+CLINIC_FRAME = (
+    "<html><head><script src='/app.js'></script></head><body><header><ul>{menus}</ul></header>"
+    "<div class='hero'><h2>Get Started</h2><button>Find a therapist</button></div><div id='slot'></div>"
+    f"{FURNITURE}</body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("reading", "frame"),
+    [  # the second in markdown
+        ("How It Works\nFor Providers\nMembership Benefits\nResource Hub\nJoin Alma\nFind a therapist", True),
+        ("- [How It Works](/0)\n- [For Providers](/1)\n- [Resource Hub](/4)\n- **[Join Alma](/6)**", True),
+        ("How It Works\nFor Providers\nOur therapists see clients online and in person, six days a week.", False),
+        ("How It Works\n" * 50, False),  # a long reading is never a frame
+    ],
+)
+def test_a_reading_of_menu_labels_only_is_a_frame(reading: str, frame: bool) -> None:
+    page = parse(CLINIC_FRAME.format(menus=CLINIC_MENUS))
+    reason = find_empty_frame(page, reading)
+    assert (reason is not None) is frame
+    if frame:
+        assert reason is not None and reason.startswith("the reading is only the labels of its menus")
+
+
+def test_links_that_are_the_content_are_read_not_refused() -> None:
+    contents = CLINIC_FRAME.format(menus="").replace(
+        "<div id='slot'></div>", "<div class='chapters'>" + CLINIC_MENUS.replace("li>", "p>") + "</div>"
+    )
+    assert find_empty_frame(parse(contents), "How It Works\nFor Providers\nResource Hub") is None
+    served = CLINIC_FRAME.format(menus=CLINIC_MENUS).replace(
+        "<div id='slot'></div>", "<main><p>Therapy that takes your insurance.</p></main>"
+    )
+    assert find_empty_frame(parse(served), "How It Works\nFor Providers\nResource Hub") is None
+
+
+@pytest.mark.parametrize("format", ["markdown", "text", "html"])
+def test_a_home_page_read_as_its_menus_needs_a_browser(format: ReadFormat) -> None:
+    page = CLINIC_FRAME.format(menus=CLINIC_MENUS).encode()
+    with pytest.raises(NeedsBrowserError) as caught:
+        extract(page, content_type="text/html", url="https://clinic.example/", format=format)
+    assert "only the labels of its menus" in caught.value.message
+
+
 WARNING = (
     "本市气象台今天发布暴雨蓝色预警信号，预计未来六小时内全市大部分地区将出现短时强降水并伴有雷电和七级以上大风，"
     "请市民注意防范减少外出，驾车出行时注意交通安全。"

@@ -56,8 +56,8 @@ through this cascade, each stage engaging only when the one before it under-deli
 2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
-   beside an empty app root (#root, #__next ...), or menus around a line saying only "Loading...", is an empty
-   frame (walls.py): its content comes with scripts,
+   beside an empty app root (#root, #__next ...), menus around a line saying only "Loading...", or only the labels
+   of the site's menus, is an empty frame (walls.py): its content comes with scripts,
    and NeedsBrowserError says so rather than returning its search box's label (WCXB's check half: three shop item
    pages whose truth is empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
 Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by

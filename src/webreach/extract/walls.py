@@ -10,8 +10,8 @@ Cloudflare's or reCAPTCHA's scripts is long, and is read as content.
 A JavaScript shell is a page whose visible text is next to nothing while it carries an app root (#root, #app,
 #__next...), an "enable JavaScript" notice, text only inside <noscript>, or nothing but scripts. An empty frame is
 its larger cousin: a site's header, menus and footer around an empty app root its scripts fill, so the reading is
-a few words ("I'm shopping for...") however much furniture the page shows, or a catalogue's menus and sort control
-around a line that says "Loading...", where its items will go.
+a few words ("I'm shopping for...") however much furniture the page shows, a catalogue's menus and sort control
+around a line that says "Loading...", where its items will go, or nothing but the labels of the site's menus.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 from lxml import etree
 
 from webreach.errors import BlockKind
+from webreach.extract.card_grid import in_furniture
 from webreach.extract.extracted import WORD, seen_text
 from webreach.extract.html_tree import body_of
 
@@ -42,6 +43,13 @@ LOADING_LABELS = etree.XPath(
     "//body//*[not(self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6 or self::title)]"
     "[string-length(normalize-space()) < 20][contains(translate(normalize-space(), 'LOADING', 'loading'), 'loading')]"
 )
+# share of a short reading's words in lines that are each a whole link or button label: a reading this much menu
+# is the site's frame (a clinic's home page read as its 15 menu entries, a forum shell read as its header links);
+# a catalogue read as product links is long, and the few short readings of real pages on WCXB and AEB stay under
+# 0.75
+MENU_SHARE = 0.9
+MENU_MARKS = "#*->|`_[ \t"  # markdown's marks around a line's words: heading, list, quote, table, emphasis, link
+APP_SCRIPTS = etree.XPath("//script[@src or string-length(normalize-space()) > 200]")  # what fills a frame
 SERVED = "//main | //article | //*[@role='main']"  # a server-rendered content element: holding text, no frame
 
 
@@ -151,7 +159,7 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
         return "its text is only inside <noscript>"
     if (root := empty_app_root(tree)) is not None:
         return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty"
-    if len(visible) < BARE_TEXT and tree.xpath("//script[@src or string-length(normalize-space()) > 200]"):
+    if len(visible) < BARE_TEXT and APP_SCRIPTS(tree):
         return "it has scripts and no text"
     return None
 
@@ -163,7 +171,7 @@ def find_empty_frame(tree: Any, reading: str) -> str | None:
     words = list(islice(WORD.finditer(seen_text(reading)), FRAME_MENU))
     if not words or len(words) >= FRAME_MENU:
         return None
-    reason = _empty_root(tree, words) or _loading_line(tree, reading, words)
+    reason = _empty_root(tree, words) or _loading_line(tree, reading, words) or _menu_labels(tree, reading, words)
     if reason is None or any("".join(served.itertext()).strip() for served in tree.xpath(SERVED)):
         return None
     return reason
@@ -191,6 +199,21 @@ def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | 
     if not any(LOADING.fullmatch(shown_text(label)) for label in LOADING_LABELS(tree)):
         return None
     return f"where its content goes it says only 'Loading'; the reading is {len(words)} words"
+
+
+def _menu_labels(tree: Any, reading: str, words: list[re.Match[str]]) -> str | None:
+    """The reason when MENU_SHARE of the reading's words (fewer than FRAME_MENU) are in lines that are each the
+    whole label of a link or button in the site's menus, header or footer (a page whose content is a short list of
+    links, a book's contents, is read)."""
+    lines = [" ".join(line.strip(MENU_MARKS).split()) for line in seen_text(reading).splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return None
+    labels = {shown_text(control) for control in body_of(tree).iter("a", "button") if in_furniture(control)}
+    in_labels = sum(len(WORD.findall(line)) for line in lines if line in labels)
+    if in_labels < MENU_SHARE * sum(len(WORD.findall(line)) for line in lines):
+        return None
+    return f"the reading is only the labels of its menus, {len(words)} words"
 
 
 def empty_app_root(tree: Any) -> Any | None:
