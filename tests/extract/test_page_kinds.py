@@ -125,6 +125,23 @@ def test_a_home_page_that_declares_itself_an_article_stays_an_article() -> None:
     assert "url:home" not in kind.signals
 
 
+def marked_up_questions(questions: int, answers_each: int) -> str:
+    """A body of schema.org Question items, each with its Answer items (an FAQ, or a Q&A thread with one)."""
+    answer = "<div itemscope itemtype='https://schema.org/Answer'><p itemprop='text'>Yes.</p></div>"
+    asked = "<div itemscope itemtype='https://schema.org/Question'><h3>Is it open?</h3>"
+    question = f"{asked}{answer * answers_each}</div>"
+    return f"<html><body>{question * questions}</body></html>"
+
+
+def test_a_thread_of_one_question_is_a_forum_and_an_faq_is_not() -> None:
+    thread_url, faq_url = "https://ask.example/q/how-to-wire", "https://agency.example/services/analytics"
+    thread = classify(html_tree.parse(marked_up_questions(1, 4), url=thread_url), thread_url)
+    assert (thread.name, thread.confident) == ("forum", True)
+    faq = classify(html_tree.parse(marked_up_questions(8, 1), url=faq_url), faq_url)
+    assert (faq.name, faq.confident) == ("service", True)  # its route decides, not its FAQ
+    assert "microdata:FAQ x8" in faq.signals
+
+
 def test_a_page_without_evidence_is_unsure() -> None:
     url = "https://example.com/about"
     kind = classify(html_tree.parse("<html><body><p>Hello</p></body></html>", url=url), url)

@@ -5,7 +5,8 @@
 Kinds are WCXB's seven (bench/extraction.py --wcxb measures them): article, forum, product, listing,
 collection, documentation, service. The evidence is cheap and declared by the page itself, never its prose:
 - JSON-LD @type and microdata itemtype (Product, QAPage, DiscussionForumPosting, Comment, ItemList, TechArticle,
-  Article ...), which sites publish for search engines and so are rarely wrong;
+  Article ...), which sites publish for search engines and so are rarely wrong (but several marked-up Questions
+  are an FAQ section, not a thread);
 - the URL path, since forum, shop and docs software name their routes alike (/threads/, /t/slug/123,
   /products/, /collections/, docs.host or /docs/), and a site's home page is a landing page (service);
 - markup counts: several <pre> blocks beside a navigation sidebar (docs), price markup (products).
@@ -30,6 +31,9 @@ from webreach.extract.metadata import json_ld_types, page_json_ld
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
 HOME_VOTES = 2
+# a page marking up this many questions is an FAQ (a service's, a product's, a guide's): Stack Exchange and other
+# Q&A threads mark up one; their votes went to forum and 13 such pages of WCXB dev were read as threads
+FAQ_QUESTIONS = 2
 MICRODATA_CAP = 5  # items counted per itemtype: a thread of many Comment items outvotes an og:type "article"
 
 JSON_LD_VOTES: dict[str, tuple[str, int]] = {
@@ -148,6 +152,9 @@ def _vote_microdata(declared: list[Any], votes: Counter[str], signals: list[str]
         for item in declared
         if item.get("itemtype") is not None
     )
+    if counts["Question"] >= FAQ_QUESTIONS:  # an FAQ section, not a thread: a Q&A page asks one question
+        signals.append(f"microdata:FAQ x{counts.pop('Question')}")
+        counts.pop("Answer", None)
     for kind, count in counts.items():
         if kind in MICRODATA_VOTES:
             name, weight = MICRODATA_VOTES[kind]
