@@ -106,6 +106,10 @@ PRODUCT_LD = '{"@type": "Product", "name": "Mug"}'
     ("url", "head", "expected"),
     [
         ("https://forum.example/threads/which-bike.123/", "", "forum"),
+        ("https://permies.example/t/123270/Year-Tiny-House", "", "forum"),
+        ("https://community.example/thread-222085.html", "", "forum"),
+        ("https://travel.example/ShowTopic-g294232-i525-k15476375-Tips.html", "", "forum"),
+        ("https://games.example/boards/189706-nintendo-switch/80702016", "", "forum"),
         ("https://shop.example/x", f"<script type='application/ld+json'>{PRODUCT_LD}</script>", "product"),
         ("https://docs.example.org/guide/install", "", "documentation"),
         ("https://news.example/2024/05/story", '<meta property="og:type" content="article">', "article"),

@@ -66,8 +66,10 @@ URL_VOTES: tuple[tuple[re.Pattern[str], str, int], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind, votes)
     for pattern, kind, votes in (
         (r"/(threads?|topics?|discussions?|d)/[^/]*\d", "forum", 3),
-        (r"/t/[^/]+/\d+", "forum", 3),
-        (r"(viewtopic|showthread|showtopic)\.php|[?&]topic=\d", "forum", 3),
+        (r"/t/([^/]+/\d+|\d+/)", "forum", 3),  # Discourse /t/slug/123, JForum (permies) /t/123/slug
+        # phpBB, vBulletin, SMF, MyBB (thread-123.html), TripAdvisor's forums
+        (r"(viewtopic|showthread|showtopic)\.php|[?&]topic=\d|/thread-\d+|/ShowTopic-", "forum", 3),
+        (r"/boards/\d+[^/]*/\d+", "forum", 3),  # GameFAQs: /boards/<board>/<topic>
         (r"/questions/\d+/", "forum", 3),
         (r"/r/[^/]+/comments/", "forum", 3),
         (r"/(products?|dp|pdp|listing|item)/[^/]+", "product", 2),
