@@ -209,7 +209,13 @@ def _menu_labels(tree: Any, reading: str, words: list[re.Match[str]]) -> str | N
     lines = [line for line in lines if line]
     if not lines:
         return None
-    labels = {shown_text(control) for control in body_of(tree).iter("a", "button") if in_furniture(control)}
+    said = set(lines)
+    # the label is compared first: the ancestor walk runs only for controls whose label the reading says
+    labels = {
+        label
+        for control in body_of(tree).iter("a", "button")
+        if (label := shown_text(control)) in said and in_furniture(control)
+    }
     in_labels = sum(len(WORD.findall(line)) for line in lines if line in labels)
     if in_labels < MENU_SHARE * sum(len(WORD.findall(line)) for line in lines):
         return None
