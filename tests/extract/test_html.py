@@ -185,3 +185,43 @@ def test_a_consent_id_on_the_page_itself_removes_nothing() -> None:
     assert story in visible_text(parse(wrapper))
     upper = f"<html><body><div ID='didomi-host'><p>We value your privacy</p></div><p>{story}</p></body></html>"
     assert "privacy" not in visible_text(parse(upper))
+
+
+def accordion(items: int, *, controlled: bool = True) -> str:
+    """A service page whose offerings sit in an accordion's closed panels (WAI-ARIA's accordion pattern)."""
+    rows = []
+    for number in range(items):
+        control = f" aria-controls='panel-{number}' aria-expanded='false'" if controlled else ""
+        rows.append(
+            f"<dt><button{control}>Offering {number}</button></dt><dd id='panel-{number}' hidden>"
+            f"<p>Offering {number} covers data strategy, governance and the reports a finance team reads "
+            f"every month, planned with your staff and run by ours.</p></dd>"
+        )
+    return (
+        "<html><body><main><h1>Data analytics services</h1><p>Our advisers help companies of every size turn "
+        f"their data into decisions.</p><dl>{''.join(rows)}</dl></main></body></html>"
+    )
+
+
+def test_an_accordions_closed_panels_are_read_as_content() -> None:
+    page = accordion(6)
+    assert "Offering 5 covers data strategy" in visible_text(parse(page))
+    read = extract(page.encode(), content_type="text/html", url="https://firm.example/services/data", format="text")
+    assert all(f"Offering {number} covers" in read.text for number in range(6))
+
+
+def test_a_hidden_element_nothing_controls_stays_hidden() -> None:
+    page = accordion(3, controlled=False)
+    assert "covers data strategy" not in visible_text(parse(page))
+    spare = "<html><body><p>Shown.</p><div id='spare' hidden>A dialog's spare copy.</div></body></html>"
+    assert "spare copy" not in visible_text(parse(spare))
+
+
+def test_one_control_may_name_several_panels() -> None:
+    page = (
+        "<html><body><button aria-controls='a b' aria-expanded='false'>Both</button>"
+        "<div id='a' hidden>First panel.</div><div id='b' hidden>Second panel.</div>"
+        "<div id='c' hidden>Third panel.</div></body></html>"
+    )
+    text = visible_text(parse(page))
+    assert "First panel." in text and "Second panel." in text and "Third panel." not in text

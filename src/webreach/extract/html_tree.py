@@ -4,8 +4,9 @@ The parser settings match trafilatura's own (comments and processing instruction
 so trafilatura takes this tree instead of the bytes, without a second parse. trafilatura copies the tree before
 it prunes, and the helpers below only read it.
 
-Three changes are made right after parsing. React's streamed parts are moved where its scripts would put them
-(streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). And whitespace in running text is laid out
+Four changes are made right after parsing. React's streamed parts are moved where its scripts would put them
+(streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with `hidden`
+are opened (disclosures.py). And whitespace in running text is laid out
 as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a
 <br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent inside paragraphs and inline
 elements, and trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScript", a line break,
@@ -29,6 +30,7 @@ from lxml import etree, html
 import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
 from webreach.extract.consent_dialogs import has_consent_dialog, remove_consent_dialogs
+from webreach.extract.disclosures import has_disclosures, open_disclosures
 from webreach.extract.streamed import place_streamed, streamed
 from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
@@ -80,6 +82,8 @@ def parse(text: str, *, url: str | None = None) -> Any:
         place_streamed(tree)
     if has_consent_dialog(markup):  # a cookie dialog is nobody's content (consent_dialogs.py)
         remove_consent_dialogs(tree)
+    if has_disclosures(markup):  # an accordion's closed panels are content (disclosures.py)
+        open_disclosures(tree)
     collapse_whitespace(tree)
     return tree
 
