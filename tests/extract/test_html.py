@@ -225,3 +225,13 @@ def test_one_control_may_name_several_panels() -> None:
     )
     text = visible_text(parse(page))
     assert "First panel." in text and "Second panel." in text and "Third panel." not in text
+
+
+def test_every_copy_of_a_repeated_panel_id_is_opened() -> None:
+    # a desktop and a mobile copy of one accordion, each button naming its own copy's id
+    copy = (
+        "<button aria-controls='item-0' aria-expanded='false'>Fees</button>"
+        "<div id='item-0' hidden><p>Tuition is paid each term.</p></div>"
+    )
+    text = visible_text(parse(f"<html><body><div>{copy}</div><div>{copy}</div></body></html>"))
+    assert text.count("Tuition is paid each term.") == 2
