@@ -235,3 +235,13 @@ def test_every_copy_of_a_repeated_panel_id_is_opened() -> None:
     )
     text = visible_text(parse(f"<html><body><div>{copy}</div><div>{copy}</div></body></html>"))
     assert text.count("Tuition is paid each term.") == 2
+
+
+def test_a_tab_panel_tied_to_its_tab_only_by_its_label_is_opened() -> None:
+    page = (
+        "<html><body><div role='tablist'><button role='tab' id='tab-go'>Go</button></div>"
+        "<div role='tabpanel' aria-labelledby='tab-go' hidden><pre>client.Messages.Create(params)</pre></div>"
+        "<div class='spare' hidden>Not a panel.</div></body></html>"
+    )
+    text = visible_text(parse(page))
+    assert "client.Messages.Create(params)" in text and "Not a panel." not in text
