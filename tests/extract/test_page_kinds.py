@@ -262,3 +262,38 @@ def test_a_service_pages_accordion_is_read(shared_data: Path) -> None:
     read = extract(body, content_type="text/html", url=document.get("url", ""), format="text")
     assert "Enterprise business intelligence" in read.text
     assert word_f1(document["ground_truth"]["main_content"], read.text) > 0.85
+
+
+def stated_thread(opening: str, title: str) -> bytes:
+    """A thread whose opening post's text is stated in a <meta itemprop="text">, its replies shown as Comments."""
+    reply = (
+        "<div itemprop='comment' itemscope itemtype='https://schema.org/Comment'>"
+        "<span itemprop='author' itemscope itemtype='https://schema.org/Person'><meta itemprop='name' "
+        "content='{who}'></span><div itemprop='text'>{words}</div></div>"
+    )
+    replies = "".join(
+        reply.format(who=f"member{n}", words=f"Reply {n}: the hybrid machines will share work with GPUs for years.")
+        for n in range(3)
+    )
+    return (
+        f"<html><head><title>{title}</title></head><body><div itemscope "
+        "itemtype='https://schema.org/DiscussionForumPosting'><span itemprop='author' itemscope "
+        "itemtype='https://schema.org/Person'><meta itemprop='name' content='opener'></span>"
+        f"<meta itemprop='text' content='{opening}'><div class='narrow'>{opening}</div>{replies}</div>"
+        "</body></html>"
+    ).encode()
+
+
+def test_an_opening_post_stated_in_a_meta_is_read() -> None:
+    opening = "Hybrid quantum computing is a quantum computer and a classical computer working together."
+    page = stated_thread(opening, "Hybrid quantum and classical computing - Forum")
+    read = extract(page, content_type="text/html", url="https://forum.example/7603790/hybrid", format="markdown")
+    assert read.extractor == "microdata-posts"
+    assert "opener" in read.text and opening in read.text and "Reply 2:" in read.text
+
+
+def test_a_meta_that_states_the_title_is_not_a_post() -> None:
+    page = stated_thread("RC1 of NodeBB v4", "RC1 of NodeBB v4 | NodeBB Community")
+    read = extract(page, content_type="text/html", url="https://community.example/topic/18427/rc1", format="text")
+    assert read.extractor == "microdata-posts"
+    assert "RC1 of NodeBB v4" not in read.text and read.text.startswith("member0")
