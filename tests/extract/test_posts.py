@@ -1,0 +1,96 @@
+"""Thread posts from microdata (extract/posts.py): authors, and the opening post a page declares in JSON-LD."""
+
+from __future__ import annotations
+
+import json
+
+from webreach.extract import html_tree
+from webreach.extract.cascade import extract
+from webreach.extract.posts import render_thread, thread_posts
+
+OPENING = "Hey all, I just got a 50 gallon tank for free and I am planning a fish only tank with a canister filter."
+
+
+def xenforo_post(author: str, words: str, *, marked: bool = True) -> str:
+    """A XenForo 2 post: the author item states the profile URL before the name; the opening post's body carries
+    no itemprop="text" (its text is in the thread's JSON-LD)."""
+    body = f"<div itemprop='text'>{words}</div>" if marked else f"<div>{words}</div>"
+    return (
+        "<article class='message' itemscope itemtype='https://schema.org/Comment'>"
+        "<div itemprop='author' itemscope itemtype='https://schema.org/Person'>"
+        f"<meta itemprop='url' content='https://forums.example/members/{author.lower()}.1/'>"
+        f"<h4><a itemprop='name'>{author}</a></h4></div>{body}</article>"
+    )
+
+
+def xenforo_thread(ld: dict[str, object] | None) -> bytes:
+    replies = "".join(
+        xenforo_post(name, f"{name} says: a 50 gallon tank is a little small for a flame angel, go for it.")
+        for name in ("Reefing102", "Dbroncos", "Griss")
+    )
+    script = f"<script type='application/ld+json'>{json.dumps(ld)}</script>" if ld else ""
+    return (
+        f"<html><head><title>New tank thoughts | Reef Central</title>{script}</head><body>"
+        f"{xenforo_post('Bagabaga', OPENING, marked=False)}{replies}</body></html>"
+    ).encode()
+
+
+THREAD_LD = {
+    "@context": "https://schema.org",
+    "@type": "WebPage",
+    "mainEntity": {
+        "@type": "DiscussionForumPosting",
+        "headline": "New tank thoughts",
+        "author": {"@type": "Person", "name": "Bagabaga", "url": "https://forums.example/members/bagabaga.328777/"},
+        "text": OPENING,
+    },
+}
+URL = "https://forums.example/threads/new-tank-thoughts.32375893/"
+
+
+def test_an_author_line_is_the_name_not_the_profile_url() -> None:
+    posts = thread_posts(html_tree.parse(xenforo_thread(None).decode()))
+    assert [post.author for post in posts] == ["Reefing102", "Dbroncos", "Griss"]
+
+
+def test_the_opening_post_declared_in_json_ld_comes_first() -> None:
+    read = extract(xenforo_thread(THREAD_LD), content_type="text/html", url=URL, format="text")
+    assert read.extractor == "microdata-posts"
+    assert read.text.startswith(f"Bagabaga\n\n{OPENING}")
+    assert read.text.count("a 50 gallon tank for free") == 1
+    markdown = extract(xenforo_thread(THREAD_LD), content_type="text/html", url=URL, format="markdown").text
+    assert markdown.startswith(f"**Bagabaga**\n\n{OPENING}")
+
+
+def test_an_opening_post_the_markup_shows_is_not_read_twice() -> None:
+    page = xenforo_thread(THREAD_LD).replace(
+        f"<div>{OPENING}</div>".encode(), f"<div itemprop='text'>{OPENING}</div>".encode()
+    )
+    posts = thread_posts(html_tree.parse(page.decode()))
+    assert [post.author for post in posts] == ["Bagabaga", "Reefing102", "Dbroncos", "Griss"]
+    assert render_thread(posts, "text").count("a 50 gallon tank for free") == 1
+
+
+def test_a_declaration_without_text_or_of_another_type_adds_nothing() -> None:
+    untold = {**THREAD_LD, "mainEntity": {**THREAD_LD["mainEntity"], "text": "  "}}  # type: ignore[dict-item]
+    article = {"@type": "NewsArticle", "text": OPENING, "author": "Bagabaga"}
+    for ld in (untold, article):
+        posts = thread_posts(html_tree.parse(xenforo_thread(ld).decode()))
+        assert [post.author for post in posts] == ["Reefing102", "Dbroncos", "Griss"]
+
+
+def test_a_posts_own_author_comes_before_its_commenters() -> None:
+    # a Stack Exchange answer: its author's name stated in a meta, a comment under it with a shown name
+    answer = (
+        "<div itemscope itemtype='https://schema.org/Answer'><div itemprop='text'>Use a backup, RAID is not one."
+        "</div><div itemprop='author' itemscope itemtype='https://schema.org/Person'>"
+        "<meta itemprop='name' content='Kevin Dente'></div>"
+        "<div itemscope itemtype='https://schema.org/Comment'><span itemprop='author' itemscope "
+        "itemtype='https://schema.org/Person'><a itemprop='name'>jldugger</a></span></div></div>"
+    )
+    question = (
+        "<div itemscope itemtype='https://schema.org/Question'><div itemprop='text'>Why is RAID not a backup?</div>"
+        "<div itemprop='author' itemscope itemtype='https://schema.org/Person'><a itemprop='name'>Asker</a></div></div>"
+    )
+    posts = thread_posts(html_tree.parse(f"<html><body>{question}{answer}</body></html>"))
+    assert [post.author for post in posts] == ["Asker", "Kevin Dente"]
