@@ -94,3 +94,46 @@ def test_a_posts_own_author_comes_before_its_commenters() -> None:
     )
     posts = thread_posts(html_tree.parse(f"<html><body>{question}{answer}</body></html>"))
     assert [post.author for post in posts] == ["Asker", "Kevin Dente"]
+
+
+def test_a_reply_that_quotes_the_opening_post_does_not_stand_for_it() -> None:
+    quoting = xenforo_post("Phinds", f"Bagabaga said: {OPENING} No, far too small.")
+    page = xenforo_thread(THREAD_LD).replace(
+        b"<article class='message'", quoting.encode() + b"<article class='message'", 1
+    )
+    posts = thread_posts(html_tree.parse(page.decode()))
+    assert [post.author for post in posts][:2] == ["Bagabaga", "Phinds"]
+
+
+def invision_thread(comments: int) -> bytes:
+    """An Invision Community topic: no post microdata; the JSON-LD states the topic and its comments."""
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "DiscussionForumPosting",
+        "headline": "If the forum comes to an end soon.",
+        "text": "A thread to express your appreciation to Moderators and Members alike.\n \n\n\tThank you all.",
+        "author": {"@type": "Person", "name": "ColdJ"},
+        "comment": [
+            {"@type": "Comment", "author": {"@type": "Person", "name": f"member{n}"}, "text": f"Reply {n}: thanks!"}
+            for n in range(comments)
+        ],
+    }
+    teaser = "<div class='ipsType_richText'>A thread to express your appreciation</div>"
+    return (
+        f"<html><head><script type='application/ld+json'>{json.dumps(ld)}</script></head><body>"
+        f"<h1>If the forum comes to an end soon.</h1>{teaser}</body></html>"
+    ).encode()
+
+
+def test_a_thread_declared_only_in_json_ld_is_read_post_by_post() -> None:
+    posts = thread_posts(html_tree.parse(invision_thread(3).decode()))
+    assert [post.author for post in posts] == ["ColdJ", "member0", "member1", "member2"]
+    assert posts[0].text == "A thread to express your appreciation to Moderators and Members alike.\n\nThank you all."
+    read = extract(
+        invision_thread(3), content_type="text/html", url="https://forum.example/topic/225132-end/", format="text"
+    )
+    assert read.extractor == "microdata-posts" and "member2\n\nReply 2: thanks!" in read.text
+
+
+def test_an_opening_post_alone_is_no_thread() -> None:
+    assert thread_posts(html_tree.parse(invision_thread(0).decode())) == []
