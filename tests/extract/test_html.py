@@ -245,3 +245,20 @@ def test_a_tab_panel_tied_to_its_tab_only_by_its_label_is_opened() -> None:
     )
     text = visible_text(parse(page))
     assert "client.Messages.Create(params)" in text and "Not a panel." not in text
+
+
+def test_a_phpbb_posters_details_are_not_the_thread() -> None:
+    profile = (
+        "<dl class='postprofile' id='profile1'><dt><a href='/u/1'>scottgus1</a></dt>"
+        "<dd class='profile-rank'>Volunteer</dd><dd class='profile-posts'><strong>Posts:</strong> 1725</dd>"
+        "<dd class='profile-joined'><strong>Joined:</strong> 14. Sep 2019, 16:51</dd></dl>"
+    )
+    page = (
+        "<html><body><div class='post'>"
+        f"{profile}<div class='content'>Install the extension pack that matches your version.</div></div>"
+        "<dl class='details'><dd>A definition list of the thread's own.</dd></dl></body></html>"
+    )
+    text = visible_text(parse(page))
+    assert "scottgus1" in text and "Install the extension pack" in text
+    assert "1725" not in text and "Joined" not in text and "Volunteer" not in text
+    assert "A definition list of the thread's own." in text

@@ -4,17 +4,18 @@ The parser settings match trafilatura's own (comments and processing instruction
 so trafilatura takes this tree instead of the bytes, without a second parse. trafilatura copies the tree before
 it prunes, and the helpers below only read it.
 
-Four changes are made right after parsing. React's streamed parts are moved where its scripts would put them
-(streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with `hidden`
-are opened (disclosures.py). And whitespace in running text is laid out
-as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a
-<br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent inside paragraphs and inline
-elements, and trafilatura's markdown keeps such text verbatim: an agent would read "**JavaScript", a line break,
-eighteen spaces, "Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a
-real one (<br>, a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is
-content stays as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>,
-anything under an inline `white-space: pre*` style, and scripts and styles. Non-breaking spaces are content too.
-Inside <pre> one thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
+Five changes are made right after parsing. React's streamed parts are moved where its scripts would put them
+(streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with
+`hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). And whitespace
+in running text is laid out as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at
+the edges of a block or a <br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent
+inside paragraphs and inline elements, and trafilatura's markdown keeps such text verbatim: an agent would read
+"**JavaScript", a line break, eighteen spaces, "Tutorial**". The tree, before extraction, is the place to fix it:
+there a source line break and a real one (<br>, a new block) still differ, while in trafilatura's output both are
+newlines. Text whose whitespace is content stays as written: <pre>, <code> (trafilatura fences one that spans
+lines), <textarea>, <listing>, <xmp>, anything under an inline `white-space: pre*` style, and scripts and styles.
+Non-breaking spaces are content too. Inside <pre> one thing is added: the line break that syntax highlighters leave
+to CSS (break_code_lines).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
 from webreach.extract.consent_dialogs import has_consent_dialog, remove_consent_dialogs
 from webreach.extract.disclosures import has_disclosures, open_disclosures
+from webreach.extract.post_profiles import has_post_profiles, remove_post_profile_details
 from webreach.extract.streamed import place_streamed, streamed
 from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
@@ -84,6 +86,8 @@ def parse(text: str, *, url: str | None = None) -> Any:
         remove_consent_dialogs(tree)
     if has_disclosures(markup):  # an accordion's closed panels are content (disclosures.py)
         open_disclosures(tree)
+    if has_post_profiles(markup):  # a phpBB poster's rank, post count and join date are not the thread's
+        remove_post_profile_details(tree)
     collapse_whitespace(tree)
     return tree
 
