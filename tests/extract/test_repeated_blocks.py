@@ -86,3 +86,21 @@ def test_a_reading_of_half_the_thread_is_kept_at_the_forum_gain() -> None:
     tree = html_tree.parse(flarum_thread(4), url=URL)
     half = "\n".join(html_tree.visible_text(post) for post in repeated_blocks(tree)[:2])
     assert rescue_text(tree, half, "text", URL, FORUM_RESCUE) == ""  # the posts hold 2x its words, not 3x
+
+
+def test_the_templates_controls_are_left_out_and_the_authors_kept() -> None:
+    # every comment ends with old Reddit's standalone action links; one rider wrote two of the five replies
+    actions = "<ul class='buttons'><li><a href='/p/{0}'>permalink</a></li><li><a href='/s/{0}'>save</a></li></ul>"
+    authors = ["rider0", "rider1", "rider0", "rider3", "rider4"]
+    replies = "".join(
+        f"<div class='entry'><p class='tagline'><a href='/u/{who}'>{who}</a></p><div class='md'><p>Reply {number}: "
+        f"I would pick a coil fork for rough trails, <a href='/wiki/forks'>the fork guide</a> says why.</p></div>"
+        f"{actions.format(number)}</div>"
+        for number, who in enumerate(authors)
+    )
+    tree = html_tree.parse(f"<html><body><div class='sitetable'>{replies}</div></body></html>", url=URL)
+    text = rescue_text(tree, "Reply 0: I would pick a coil fork", "text", URL)
+    assert all(f"Reply {number}:" in text for number in range(5))
+    assert "permalink" not in text and "save" not in text
+    assert text.count("rider0") == 2 and "rider4" in text
+    assert text.count("the fork guide") == 5  # a link inside a sentence is the sentence's

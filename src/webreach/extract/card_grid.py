@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from webreach.extract import html_tree
@@ -55,9 +56,13 @@ def grid_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
     return render_cards(grid_items(tree), format, base_url)
 
 
-def render_cards(cards: list[Any], format: ReadFormat, base_url: str = "") -> str:
-    """`cards` as paragraphs, markdown ones for format="markdown" (repeated_blocks.py renders its blocks so too)."""
-    texts = (to_markdown(card, base_url) if format == "markdown" else html_tree.visible_text(card) for card in cards)
+def render_cards(
+    cards: list[Any], format: ReadFormat, base_url: str = "", skip: Callable[[Any], bool] | None = None
+) -> str:
+    """`cards` as paragraphs, markdown ones for format="markdown", less the elements `skip` names
+    (repeated_blocks.py renders its blocks so too)."""
+    markdown = format == "markdown"
+    texts = (to_markdown(card, base_url, skip) if markdown else html_tree.visible_text(card, skip) for card in cards)
     return PARAGRAPH_BREAK.join(text for text in texts if text)
 
 
