@@ -115,6 +115,12 @@ def invision_thread(comments: int) -> bytes:
         "author": {"@type": "Person", "name": "ColdJ"},
         "comment": [
             {"@type": "Comment", "author": {"@type": "Person", "name": f"member{n}"}, "text": f"Reply {n}: thanks!"}
+            if n
+            else {
+                "@type": "Comment",
+                "author": {"name": "member0"},
+                "text": "Reply 0: B&amp;H has it <b>in stock</b>.<br>Ask for Sam.",
+            }
             for n in range(comments)
         ],
     }
@@ -133,6 +139,11 @@ def test_a_thread_declared_only_in_json_ld_is_read_post_by_post() -> None:
         invision_thread(3), content_type="text/html", url="https://forum.example/topic/225132-end/", format="text"
     )
     assert read.extractor == "microdata-posts" and "member2\n\nReply 2: thanks!" in read.text
+    assert (
+        "Reply 0: B&H has it in stock.\nAsk for Sam." in read.text
+        and "&amp;" not in read.text
+        and "<b>" not in read.text
+    )
 
 
 def test_an_opening_post_alone_is_no_thread() -> None:

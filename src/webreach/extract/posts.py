@@ -32,6 +32,8 @@ no page fell. A thread whose opening post is stated in JSON-LD and quoted at the
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +56,9 @@ AUTHOR_NAMES = (
     ".//*[@itemprop='author']//*[@itemprop='name']/text() | .//*[@itemprop='author']//*[@itemprop='name']/@content"
     " | .//*[@itemprop='author'][not(*)]/text() | .//*[@itemprop='author']/@content"
 )
-OPENING_WORDS = 12  # the words of a declared opening post looked for in the posts the markup shows
+OPENING_WORDS = 12
+LINE_TAG = re.compile(r"<(?:br|/?p|/?div|/?li)\b[^>]*>", re.IGNORECASE)  # a tag that ends a line, in a stated text
+TAG = re.compile(r"<[^>]+>")  # the words of a declared opening post looked for in the posts the markup shows
 
 
 @dataclass(frozen=True)
@@ -114,8 +118,10 @@ def declared_posts(tree: Any) -> list[Post]:
 
 
 def _declared_post(item: dict[str, Any], opening: bool = False) -> Post:
+    """A JSON-LD post's author and text, as a reader would see the text: Invision escapes its entities ("B&amp;H"),
+    and a tag some site leaves in is dropped (one that ends a line ends it)."""
     text = item.get("text")
-    said = html_tree.tidy(text) if isinstance(text, str) else ""
+    said = html_tree.tidy(html.unescape(TAG.sub("", LINE_TAG.sub("\n", text)))) if isinstance(text, str) else ""
     return Post(_declared_author(item.get("author")), said, None, opening=opening)
 
 
