@@ -64,10 +64,10 @@ def read_metadata(tree: Any, url: str) -> PageMetadata:
     date = date or next(filter(None, (iso_date(meta.get(key)) for key in DATE_KEYS)), None)
     date = date or iso_date(_first_attribute(tree, ".//time[@datetime]", "datetime")) or _url_date(url)
     canonical = _first_attribute(tree, ".//link[@rel='canonical']", "href").strip() or meta.get("og:url")
-    sitename = first_of(meta, SITENAME_KEYS) or _person(article.get("publisher")) or _handle(meta)
+    sitename = first_of(meta, SITENAME_KEYS) or json_ld_person(article.get("publisher")) or _handle(meta)
     return PageMetadata(
         title=without_site(title, sitename) if title else None,
-        author=_person(article.get("author")) or _meta_author(meta),
+        author=json_ld_person(article.get("author")) or _meta_author(meta),
         date=date,
         language=html_tree.language(tree),
         canonical_url=html_tree.absolute_url(url, canonical) if canonical else None,
@@ -162,7 +162,7 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def _person(value: Any) -> str | None:
+def json_ld_person(value: Any) -> str | None:
     """A JSON-LD author/publisher: a name, an object with a name, or a list of them (joined with "; ")."""
     values = value if isinstance(value, list) else [value]
     names = [_without_by(_text(v.get("name") if isinstance(v, dict) else v)) for v in values[:10]]

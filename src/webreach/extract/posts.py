@@ -40,7 +40,7 @@ from typing import Any
 from webreach.extract import html_tree
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
-from webreach.extract.metadata import json_ld_types, page_json_ld
+from webreach.extract.metadata import json_ld_person, json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
 MIN_POSTS = 2
@@ -56,9 +56,9 @@ AUTHOR_NAMES = (
     ".//*[@itemprop='author']//*[@itemprop='name']/text() | .//*[@itemprop='author']//*[@itemprop='name']/@content"
     " | .//*[@itemprop='author'][not(*)]/text() | .//*[@itemprop='author']/@content"
 )
-OPENING_WORDS = 12
+OPENING_WORDS = 12  # the words of a declared opening post looked for in the posts the markup shows
 LINE_TAG = re.compile(r"<(?:br|/?p|/?div|/?li)\b[^>]*>", re.IGNORECASE)  # a tag that ends a line, in a stated text
-TAG = re.compile(r"<[^>]+>")  # the words of a declared opening post looked for in the posts the markup shows
+TAG = re.compile(r"<[^>]+>")
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,9 @@ def marked_posts(tree: Any) -> list[Post]:
     posts = []
     title = html_tree.title_tag(tree) or ""
     for body in outermost:
-        if body.tag == "meta":
-            posts.append(Post(_author(_post_item(body)), _stated_text(body, title), None))
-        else:
-            posts.append(Post(_author(_post_item(body)), html_tree.visible_text(body), body))
+        stated = body.tag == "meta"  # a value the markup states, not shows: no element to render
+        text = _stated_text(body, title) if stated else html_tree.visible_text(body)
+        posts.append(Post(_author(_post_item(body)), text, None if stated else body))
     return [post for post in posts if post.text]
 
 
@@ -122,17 +121,12 @@ def _declared_post(item: dict[str, Any], opening: bool = False) -> Post:
     and a tag some site leaves in is dropped (one that ends a line ends it)."""
     text = item.get("text")
     said = html_tree.tidy(html.unescape(TAG.sub("", LINE_TAG.sub("\n", text)))) if isinstance(text, str) else ""
-    return Post(_declared_author(item.get("author")), said, None, opening=opening)
+    return Post(json_ld_person(item.get("author")) or "", said, None, opening=opening)
 
 
 def _entities(value: Any) -> list[dict[str, Any]]:
     values = value if isinstance(value, list) else [value]
     return [entity for entity in values if isinstance(entity, dict)]
-
-
-def _declared_author(value: Any) -> str:
-    names = [entity.get("name") for entity in _entities(value)] or [value]
-    return next((" ".join(name.split()) for name in names if isinstance(name, str) and name.strip()), "")
 
 
 def _shown_already(text: str, first: Post) -> bool:

@@ -102,9 +102,10 @@ def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "
     held = word_bag(" ".join(html_tree.visible_text(block) for block in blocks))
     if sum(held.values()) <= rule.gain * words or sum((held & found).values()) < MIN_COVER * words:
         return ""
-    if not (controls := template_controls(blocks)):
-        return render_cards(blocks, format, base_url)
-    return render_cards(blocks, format, base_url, skip=lambda element: _control(element) in controls)
+    controls = template_controls(blocks)
+    return render_cards(
+        blocks, format, base_url, skip=(lambda element: _control(element) in controls) if controls else None
+    )
 
 
 def template_controls(blocks: list[Any]) -> set[tuple[str, str, str]]:
