@@ -92,6 +92,16 @@ def test_equal_short_lines_of_two_products_both_stay() -> None:
     assert dropped(f"{HERO}\n{reply}\n{FIGURES}\n{reply}") == f"{HERO}\n{reply}\n{FIGURES}\n{reply}"
 
 
+def test_a_line_said_twice_in_a_row_is_read_once() -> None:
+    cards = "Dark Roast Coffee\n\nDark Roast Coffee\n$19.99\nSold out\nSold out\nBlueberry Coffee\n$19.99\nSold out"
+    assert dropped(cards) == "Dark Roast Coffee\n\n$19.99\nSold out\nBlueberry Coffee\n$19.99\nSold out"
+    # a row, a list item, a line of code or a one-word line said twice in a row is meant
+    kept = "| Yes | Yes |\n| Yes | Yes |\n- one more time\n- one more time\nYes\nYes"
+    assert dropped(kept) == kept
+    code = "total += price\ntotal += price"
+    assert dropped(code, page=f"<pre>{code}</pre>") == code
+
+
 def test_a_short_line_inside_a_copied_block_goes_with_it() -> None:
     label = "Read the customer story"
     text = f"{HERO}\n{label}\n\n{FIGURES}\n{HERO}\n{label}\n\n{FIGURES}"
