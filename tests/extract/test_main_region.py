@@ -34,6 +34,24 @@ def test_the_region_is_main_without_its_furniture() -> None:
         assert furniture not in text
 
 
+def test_the_region_leaves_out_text_for_screen_readers_only_unless_it_states_a_number() -> None:
+    card = (
+        "<li class='card'><h3>Dark Roast Coffee</h3><span class='visually-hidden visually-hidden--inline'>Regular "
+        "price</span> <s>$24.99</s> <span class='u-srOnly'>Original price was: $24.99.</span> $19.99"
+        "<label class='sr-only md:not-sr-only'>Quantity</label><a class='styles_srOnly__6uNpq'>Quick shop</a>"
+        "<a class='screen-reader-text'>Skip to cart</a></li>"
+    )
+    text = region_text(html_tree.parse(f"<html><body><main><ul>{card}</ul></main></body></html>"), "text")
+    assert "Dark Roast Coffee" in text and "$19.99" in text
+    assert "Original price was: $24.99." in text  # it says what the struck-through figure is
+    assert "Quantity" in text  # shown again from the md breakpoint
+    for unseen in ("Regular price", "Quick shop", "Skip to cart"):
+        assert unseen not in text
+    # a class that merely contains a name is another class: Drupal's hidden field *label*
+    field = "<div class='field field--label-visually_hidden'>Duration: eight weeks</div>"
+    assert "Duration" in region_text(html_tree.parse(f"<html><body><main>{field}</main></body></html>"), "text")
+
+
 def test_markdown_of_the_region_keeps_headings_lists_and_links() -> None:
     markdown = region_text(html_tree.parse(page(2).replace("weekly demos", "<a href='/demos'>demos</a>")), "markdown")
     assert "## Service 1" in markdown
