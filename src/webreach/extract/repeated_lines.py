@@ -6,24 +6,23 @@ Pages repeat text that a reader sees once: a landing page ships its hero and its
 screen size, and CSS shows one; a forum reply quotes the post it answers; a log or traceback is pasted into three
 replies. trafilatura drops some repeats (its duplicate test looks at elements, not at the lines of webreach's own
 main-region and card readings) and keeps others. Here a line that says what an earlier line said (case and spacing
-aside) is left out when it has COPY_WORDS words or more, or when it has at least MIN_WORDS and sits in a run of
-such repeats that holds one that long (a copied block), or when it has ECHO_WORDS or more and says again what the
-line just before it said (a shop card's name over its image and again under it, "Sold out" on its badge and its
-button); a short line repeated on its own (two products' equal spec lines, "Same problem here." from a second user)
-stays. Never left out: table rows, list items and lines of code,
-as the reading marks them (markdown fences and indented code, "|", "- ", "1. ") or as the page does (the lines of
-its <pre>, <code>, <li>, <td> and <th>, which the text format and webreach's own readings do not mark), and in html
-anything but a one-line paragraph (a quoted post in a <blockquote> stays there). Documentation keeps every line
-(the cascade does not call this for it): a docs page shows the same notes under each language's tab, and the
-benchmark's truth keeps them all. So do pages read as articles (precision mode), whose repeats trafilatura has
-already weighed: with them the article benchmark fell 0.9707 -> 0.9684 (a meal plan lists "1 green container"
-under every day).
+aside) is left out when it has COPY_WORDS words or more, or when it has at least MIN_WORDS and sits in a run of such
+repeats that holds one that long (a copied block), or when it has ECHO_WORDS or more and says again what the line
+just before it said (a shop card's name over its image and again under it, "Sold out" on its badge and its button);
+a short line repeated on its own (two products' equal spec lines, "Same problem here." from a second user) stays.
+Never left out: table rows, list items and lines of code, as the reading marks them (markdown fences and indented
+code, "|", "- ", "1. ") or as the page does (the lines of its <pre>, <code>, <li>, <td> and <th>, which the text
+format and webreach's own readings do not mark), and in html anything but a one-line paragraph (a quoted post in a
+<blockquote> stays there). Documentation keeps every line (the cascade does not call this for it): a docs page shows
+the same notes under each language's tab, and the benchmark's truth keeps them all. So do pages read as articles
+(precision mode), whose repeats trafilatura has already weighed: with them the article benchmark fell 0.9707 ->
+0.9684 (a meal plan lists "1 green container" under every day).
 
 Measured (WCXB dev, word F1 of format=text, against the same cascade without this stage): tune half 0.8662 ->
 0.8685, check half 0.8404 -> 0.8440; forums 0.795 -> 0.802 and 0.761 -> 0.771, products 0.664 -> 0.669 and 0.630
 -> 0.643, services 0.822 -> 0.829 and 0.822 -> 0.825; the article benchmark unchanged. Dropping every repeat of 3
 words or more scored higher on the tune half (0.8700) and the same on the check half, but took spec lines and
-short replies with it. The echoes: tune half 0.8713 -> 0.8716 (collections 0.7240 -> 0.7268, products +0.0005; a
+short replies with it. The echoes: tune half 0.8713 -> 0.8715 (collections 0.7240 -> 0.7268, products +0.0005; a
 service's truth keeps one echo), check half unchanged (collections -0.0010: one shop's truth keeps every card's
 doubled name; services, listings, products up).
 """
