@@ -13,6 +13,7 @@ text and the grid has more words (tune half, those pages: 0.790 -> 0.820 word F1
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
@@ -29,6 +30,8 @@ MIN_LINKED_SHARE = 0.5
 # page furniture whose repeated links (menus, footers, language pickers) are never the content
 FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "select", "button"})
 FURNITURE_NAMES = ("cookie", "consent", "footer", "menu", "nav", "breadcrumb", "newsletter", "modal", "popup")
+# searched in the lower-cased name: an IGNORECASE pattern loses re's literal search, 1.97 -> 0.45 us a class name
+FURNITURE_NAME = re.compile("|".join(FURNITURE_NAMES))
 
 
 def grid_items(tree: Any) -> list[Any]:
@@ -89,7 +92,11 @@ def in_furniture(element: Any) -> bool:
     for node in (element, *element.iterancestors()):
         if node.tag in FURNITURE_TAGS:
             return True
-        names = f"{node.get('class') or ''} {node.get('id') or ''}".lower()
-        if any(name in names for name in FURNITURE_NAMES):
+        if names_furniture(node.get("class")) or names_furniture(node.get("id")):
             return True
     return False
+
+
+def names_furniture(name: str | None) -> bool:
+    """Whether a class or id attribute names page furniture (a menu, a cookie box, a breadcrumb ...), any case."""
+    return name is not None and FURNITURE_NAME.search(name.lower()) is not None
