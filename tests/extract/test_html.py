@@ -151,6 +151,15 @@ def test_visible_text_skips_scripts_and_keeps_paragraphs() -> None:
     assert visible_text(tree) == "One bold line\n\nTwo\nlines\n\ncell by cell\n\ntail"
 
 
+def test_scripts_are_dropped_at_parse_and_json_ld_stays() -> None:
+    tree = parse(
+        '<html><head><script src="/app.js"></script><script type="Application/LD+JSON">{"@type": "Article"}</script>'
+        "</head><body><p>Before <script>track('x');</script>after</p><script type=module>go()</script></body></html>"
+    )
+    assert [script.get("type") for script in tree.iter("script")] == ["Application/LD+JSON"]
+    assert tree.findtext(".//p") == "Before after"
+
+
 def test_a_cookie_consent_dialog_is_not_read_as_the_page() -> None:
     purposes = " ".join(
         f"<p>These cookies let our {number} partners measure visits and build a profile of your interests.</p>"

@@ -57,16 +57,36 @@ def test_javascript_shells_need_a_browser(name: str, reason: str) -> None:
     assert reason in caught.value.message
 
 
-def test_a_page_of_scripts_only_is_a_shell() -> None:
-    tree = parse('<html><body><script src="/app.js"></script><span>…</span></body></html>')
-    assert find_js_shell(tree, visible_text(tree)) == "it has scripts and no text"
+@pytest.mark.parametrize(
+    "script",
+    [
+        '<script src="/app.js"></script>',
+        '<SCRIPT type="module" SRC=/app.js></SCRIPT>',
+        f"<script>{'go();' * 60}</script>",
+    ],
+)
+def test_a_page_of_scripts_only_is_a_shell(script: str) -> None:
+    source = f"<html><body>{script}<span>…</span></body></html>"
+    tree = parse(source)
+    assert find_js_shell(source, tree, visible_text(tree)) == "it has scripts and no text"
+
+
+def test_a_short_inline_script_alone_does_not_make_a_shell() -> None:
+    source = "<html><body><script>window.dataLayer = [];</script><span>…</span></body></html>"
+    tree = parse(source)
+    assert find_js_shell(source, tree, visible_text(tree)) is None
+
+
+def test_unclosed_script_tags_are_scanned_once() -> None:
+    source = "<html><body>" + "<script data-x='1' " * 50_000
+    tree = parse(source + "</body></html>")
+    assert find_js_shell(source, tree, visible_text(tree)) is None
 
 
 def test_an_app_root_with_content_is_not_a_shell() -> None:
-    tree = parse(
-        '<html><body><div id="root"><h1>Closed</h1><p>The library is closed on Monday.</p></div></body></html>'
-    )
-    assert find_js_shell(tree, visible_text(tree)) is None
+    source = '<html><body><div id="root"><h1>Closed</h1><p>The library is closed on Monday.</p></div></body></html>'
+    tree = parse(source)
+    assert find_js_shell(source, tree, visible_text(tree)) is None
 
 
 FURNITURE = (
@@ -281,4 +301,4 @@ def test_real_articles_are_neither_walls_nor_shells(shared_data: Path) -> None:
         source, text = _page_text(gzip.decompress((root / "html" / f"{key}.html.gz").read_bytes()))
         tree = parse(source)
         assert find_wall(source, text) is None, key
-        assert find_js_shell(tree, visible_text(tree)) is None, key
+        assert find_js_shell(source, tree, visible_text(tree)) is None, key

@@ -243,7 +243,7 @@ def extract_html(
     if visible is not None:
         refuse_wall(page, tree, visible, url)
     short = len(text) < options.min_chars or not text.strip()
-    if short and visible is not None and (reason := walls.find_js_shell(tree, visible)):
+    if short and visible is not None and (reason := walls.find_js_shell(page, tree, visible)):
         refuse_shell(reason, url)
     if options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)

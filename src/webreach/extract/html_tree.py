@@ -4,9 +4,10 @@ The parser settings match trafilatura's own (comments and processing instruction
 so trafilatura takes this tree instead of the bytes, without a second parse. trafilatura copies the tree before
 it prunes, and the helpers below only read it.
 
-Five changes are made right after parsing. React's streamed parts are moved where its scripts would put them
+Six changes are made right after parsing. React's streamed parts are moved where its scripts would put them
 (streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with
-`hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). And whitespace
+`hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). The scripts
+go, all but JSON-LD (drop_scripts). And whitespace
 in running text is laid out as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at
 the edges of a block or a <br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent
 inside paragraphs and inline elements, and trafilatura's markdown keeps such text verbatim: an agent would read
@@ -88,6 +89,7 @@ def parse(text: str, *, url: str | None = None) -> Any:
         open_disclosures(tree)
     if has_post_profiles(markup):  # a phpBB poster's rank, post count and join date are not the thread's
         remove_post_profile_details(tree)
+    drop_scripts(tree)
     collapse_whitespace(tree)
     return tree
 
@@ -118,6 +120,17 @@ def _parse_html(markup: bytes) -> tuple[Any, bool]:
     parser.set_element_class_lookup(ELEMENT_CLASSES)
     tree = html.document_fromstring(markup, parser=parser)
     return tree, any(error.level == FATAL for error in parser.error_log)
+
+
+def drop_scripts(tree: Any) -> None:
+    """Remove the page's scripts, in place, all but its JSON-LD (which metadata, the page kinds and trafilatura
+    read). Nothing here runs them, and each reader that copies or walks the tree paid for their elements and text:
+    the median WCXB page carries 48 KB of script, and an extraction ran 2.1% faster without it (per page, the
+    median over a third of WCXB dev, each timed both ways in turn). The shells that consist of scripts are told
+    from the markup (walls.find_js_shell). A walk, not an XPath (see _hidden_roots)."""
+    for script in list(tree.iter("script")):
+        if "ld+json" not in (script.get("type") or "").lower() and script.getparent() is not None:
+            script.drop_tree()  # its tail stays in the text
 
 
 def collapse_whitespace(tree: Any) -> None:

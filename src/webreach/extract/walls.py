@@ -49,7 +49,10 @@ LOADING_LABELS = etree.XPath(
 # 0.75
 MENU_SHARE = 0.9
 MENU_MARKS = "#*->|`_[ \t"  # markdown's marks around a line's words: heading, list, quote, table, emphasis, link
-APP_SCRIPTS = etree.XPath("//script[@src or string-length(normalize-space()) > 200]")  # what fills a frame
+# a script start tag, its attributes (bounded: a page of unclosed "<script" tags is scanned once), its ">"
+SCRIPT_TAG = re.compile(r"<script\b([^>]{0,1000})(>?)", re.IGNORECASE)
+SCRIPT_SOURCE = re.compile(r"\bsrc\s*=", re.IGNORECASE)
+APP_SCRIPT_CHARS = 200  # an inline script this long (blanks aside) is an app's code, not a tag manager's line
 SERVED = "//main | //article | //*[@role='main']"  # a server-rendered content element: holding text, no frame
 
 
@@ -145,8 +148,9 @@ def find_wall(source: str, text: str) -> Wall | None:
     return None
 
 
-def find_js_shell(tree: Any, visible: str) -> str | None:
-    """Why the page looks like a JavaScript-only shell, or None. `visible` excludes <noscript> text."""
+def find_js_shell(source: str, tree: Any, visible: str) -> str | None:
+    """Why the page (`source` parsed as `tree`) looks like a JavaScript-only shell, or None. `visible` excludes
+    <noscript> text."""
     if len(visible) >= SHELL_TEXT:
         return None
     if JS_NOTICE.search(visible):
@@ -159,9 +163,23 @@ def find_js_shell(tree: Any, visible: str) -> str | None:
         return "its text is only inside <noscript>"
     if (root := empty_app_root(tree)) is not None:
         return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty"
-    if len(visible) < BARE_TEXT and APP_SCRIPTS(tree):
+    if len(visible) < BARE_TEXT and has_app_script(source):
         return "it has scripts and no text"
     return None
+
+
+def has_app_script(source: str) -> bool:
+    """Whether the markup `source` loads a script from a file or holds one of APP_SCRIPT_CHARS characters or more:
+    what fills a frame. Read in the markup: the tree keeps no scripts (html_tree.drop_scripts)."""
+    for tag in SCRIPT_TAG.finditer(source):
+        if SCRIPT_SOURCE.search(tag.group(1)):
+            return True
+        if tag.group(2):
+            end = source.find("</", tag.end(), tag.end() + 4 * APP_SCRIPT_CHARS)
+            code = source[tag.end() : end if end >= 0 else tag.end() + 4 * APP_SCRIPT_CHARS]
+            if len("".join(code.split())) >= APP_SCRIPT_CHARS:
+                return True
+    return False
 
 
 def find_empty_frame(tree: Any, reading: str) -> str | None:
