@@ -293,6 +293,8 @@ def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars
             conceals = tag in HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element))
             concealing.append(conceals)
             hidden += conceals
+            if tag in BLOCK_TAGS and tag != "br" and not hidden:  # a block starts a line, after text or not
+                parts.append("\n\n")
             if not hidden and (text := element.text):
                 parts.append(text)
                 size += len(text)
