@@ -6,17 +6,16 @@ it prunes, and the helpers below only read it.
 
 Six changes are made right after parsing. React's streamed parts are moved where its scripts would put them
 (streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with
-`hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). The scripts
-go, all but JSON-LD (drop_scripts). And whitespace
-in running text is laid out as a browser does (CSS `white-space: normal`): runs collapse to one space, and spaces at
-the edges of a block or a <br> go. Pretty-printed sources (Prettier, template indentation) break lines and indent
-inside paragraphs and inline elements, and trafilatura's markdown keeps such text verbatim: an agent would read
-"**JavaScript", a line break, eighteen spaces, "Tutorial**". The tree, before extraction, is the place to fix it:
-there a source line break and a real one (<br>, a new block) still differ, while in trafilatura's output both are
-newlines. Text whose whitespace is content stays as written: <pre>, <code> (trafilatura fences one that spans
-lines), <textarea>, <listing>, <xmp>, anything under an inline `white-space: pre*` style, and scripts and styles.
-Non-breaking spaces are content too. Inside <pre> one thing is added: the line break that syntax highlighters leave
-to CSS (break_code_lines).
+`hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). The scripts go,
+all but JSON-LD (drop_scripts). And whitespace in running text is laid out as a browser does (CSS `white-space:
+normal`): runs collapse to one space, and spaces at the edges of a block or a <br> go. Pretty-printed sources
+(Prettier, template indentation) break lines and indent inside paragraphs and inline elements, and trafilatura's
+markdown keeps such text verbatim: an agent would read "**JavaScript", a line break, eighteen spaces,
+"Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a real one (<br>,
+a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is content stays
+as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>, anything under
+an inline `white-space: pre*` style, and JSON-LD and styles. Non-breaking spaces are content too. Inside <pre> one
+thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
 """
 
 from __future__ import annotations
