@@ -52,12 +52,11 @@ def grid_items(tree: Any) -> list[Any]:
         if not cards:
             continue
         counts = [word_count(card) for card in cards]
-        if statistics.median(counts) < MIN_ITEM_WORDS or sum(counts) <= best_words:
-            continue
-        if max(counts) > MAX_CARD_SHARE * sum(counts):
+        words = sum(counts)
+        if statistics.median(counts) < MIN_ITEM_WORDS or words <= best_words or max(counts) > MAX_CARD_SHARE * words:
             continue
         if not in_furniture(parent):
-            best, best_words = cards, sum(counts)
+            best, best_words = cards, words
     return best
 
 

@@ -175,9 +175,9 @@ def has_app_script(source: str) -> bool:
         if SCRIPT_SOURCE.search(tag.group(1)):
             return True
         if tag.group(2):
-            end = source.find("</", tag.end(), tag.end() + 4 * APP_SCRIPT_CHARS)
-            code = source[tag.end() : end if end >= 0 else tag.end() + 4 * APP_SCRIPT_CHARS]
-            if len("".join(code.split())) >= APP_SCRIPT_CHARS:
+            start, stop = tag.end(), tag.end() + 4 * APP_SCRIPT_CHARS
+            end = source.find("</", start, stop)
+            if len("".join(source[start : end if end >= 0 else stop].split())) >= APP_SCRIPT_CHARS:
                 return True
     return False
 
