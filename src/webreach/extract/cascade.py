@@ -25,6 +25,7 @@ through this cascade, each stage engaging only when the one before it under-deli
    its posts is read post by post, posts.py); article-like pages take the precision path below; a page the
    classifier is unsure of is read balanced unless something marks it as an article. docs/page-kinds.md has
    the per-kind measurements on WCXB (bench/extraction.py --wcxb).
+   A sure product page (with no sign of an article) loses its customer reviews first (product_reviews.py).
 1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
    extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
    Before anything is returned, a short result (under walls.STRONG_TEXT chars) has the page checked for bot
@@ -93,6 +94,7 @@ from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
+from webreach.extract.product_reviews import remove_reviews
 from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
 from webreach.extract.repeated_lines import drop_repeated_lines
 from webreach.extract.section_headings import restore_headings, sections_left_out
@@ -235,6 +237,8 @@ def extract_html(
     tree = html_tree.parse(page, url=url or None)
     kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
+    if kind.confident and kind.name == "product" and not kind.article_evidence:
+        remove_reviews(tree)  # what buyers said is not the product (product_reviews.py)
     if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
         settings = replace(settings, fast=True)
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
