@@ -40,6 +40,10 @@ through this cascade, each stage engaging only when the one before it under-deli
    30% of the visible text: a "best of" list read as its introduction) is weighed against the balanced one the
    same way (WCXB tune half 0.8685 -> 0.8698, check half 0.8440 -> 0.8479, articles 0.931 -> 0.935 there; AEB
    unchanged; 0.27 ms a median precise page for the check, a balanced run on 1% of pages).
+2a. The precise path again: the page's one story element (its articleBody, else its only `<article>`), read alone
+   and balanced, when it holds far more words than the reading kept (1.5 times, and 100 more) and its reading does
+   too: precision mode had kept a part of the story (lone_story.py; WCXB tune half 0.8752 -> 0.8772, check half
+   0.8571 -> 0.8594, AEB unchanged).
 2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
    repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
    sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it; a forum
@@ -87,6 +91,7 @@ from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
+from webreach.extract.lone_story import alone, lone_story, story_words, wanted_words
 from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
@@ -252,6 +257,7 @@ def extract_html(
     if options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
         text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
+        text, extractor = story_stage(tree, url, format, options, text, extractor)
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
@@ -331,6 +337,23 @@ def second_stage(
     if len(wider) > options.fallback_gain * len(text.strip()):
         return wider, "trafilatura-fallback"
     return text, extractor
+
+
+def story_stage(
+    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
+) -> tuple[str, str]:
+    """Stage 2a: the page's one story element read alone (balanced), when it holds far more words than the precise
+    reading kept and its reading keeps as many (lone_story.py); else the text and extractor as they were."""
+    story = lone_story(tree)
+    if story is None:
+        return text, extractor
+    wanted = wanted_words(content_words(text))
+    if story_words(story) < wanted:
+        return text, extractor
+    read_alone = run_trafilatura(alone(story), url, format, options, BALANCED)
+    if content_words(read_alone) < wanted:
+        return text, extractor
+    return read_alone, "trafilatura-story"
 
 
 def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOptions) -> str:

@@ -1,0 +1,43 @@
+"""A story page's one story element, read alone when the precise reading kept a fraction of it."""
+
+from __future__ import annotations
+
+from webreach.extract.cascade import ExtractOptions, story_stage
+from webreach.extract.html_tree import parse
+from webreach.extract.lone_story import lone_story, wanted_words
+
+PARAGRAPHS = "".join(
+    f"<h2>Step {n}</h2><p>Check the tyre pressure and the oil level every month, and write down what you find in "
+    f"the log so the next service has a record of step {n}.</p>"
+    for n in range(1, 9)
+)
+STORY = f"<article><h1>Your car maintenance checklist</h1>{PARAGRAPHS}</article>"
+KEPT = "Check the tyre pressure and the oil level every month."
+
+
+def page(body: str) -> str:
+    return f"<html><body><nav><a href='/'>Home</a></nav>{body}<footer>Contact us</footer></body></html>"
+
+
+def test_a_story_read_in_part_is_read_whole_from_its_element() -> None:
+    tree = parse(page(STORY))
+    text, extractor = story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), KEPT, "trafilatura")
+    assert extractor == "trafilatura-story"
+    assert all(f"step {n}." in text for n in range(1, 9)) and "Contact us" not in text
+
+
+def test_a_reading_near_the_whole_story_stays() -> None:
+    tree = parse(page(STORY))
+    whole = tree.find(".//article").text_content()
+    assert story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), whole, "trafilatura") == (
+        whole,
+        "trafilatura",
+    )
+    assert wanted_words(10) == 110 and wanted_words(400) == 600  # a headline and standfirst are not a missed story
+
+
+def test_a_feed_of_articles_has_no_lone_story_and_article_body_wins() -> None:
+    assert lone_story(parse(page(STORY + STORY))) is None
+    tree = parse(page(f"<article><div itemprop='articleBody'>{PARAGRAPHS}</div><p>Share</p></article>{STORY}"))
+    story = lone_story(tree)
+    assert story is not None and story.get("itemprop") == "articleBody"
