@@ -79,19 +79,14 @@ from typing import Any
 import trafilatura
 
 from webreach.errors import (
-    READ_WITH_BROWSER,
-    READ_WITH_JINA,
     ExtractionError,
-    NeedsBrowserError,
-    PageBlockedError,
     UnsupportedContentError,
-    hint,
 )
 from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.lone_story import alone, lone_story, story_words, wanted_words
+from webreach.extract.lone_story import whole_story
 from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
@@ -110,12 +105,6 @@ __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
 
 LOGGER = logging.getLogger(__name__)
 TRAFILATURA_FORMATS: dict[ReadFormat, str] = {"markdown": "markdown", "text": "txt", "html": "html", "json": "markdown"}
-WALL_HINT = hint(
-    "The site put a bot check in front of the page; try {} or {}, or another source.",
-    READ_WITH_BROWSER,
-    READ_WITH_JINA,
-)
-SHELL_HINT = hint("Read it again with {} (or {}), which render JavaScript.", READ_WITH_BROWSER, READ_WITH_JINA)
 EMPTY_HINT = html_tree.EMPTY_HINT
 
 
@@ -248,12 +237,12 @@ def extract_html(
         settings = replace(settings, fast=True)
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
     text, extractor = first_stage(tree, url, format, options, kind, settings)
-    visible = short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
+    visible = walls.short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
-        refuse_wall(page, tree, visible, url)
+        walls.refuse_wall(page, tree, visible, url)
     short = len(text) < options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(page, tree, visible)):
-        refuse_shell(reason, url)
+        walls.refuse_shell(reason, url)
     if options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
         text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
@@ -261,7 +250,7 @@ def extract_html(
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
-        refuse_shell(reason, url)
+        walls.refuse_shell(reason, url)
     if settings.once:
         # 2e. a paragraph said twice (a copy per screen size, a quoted post) read once (repeated_lines.py)
         text = drop_repeated_lines(tree, text, format)
@@ -344,16 +333,8 @@ def story_stage(
 ) -> tuple[str, str]:
     """Stage 2a: the page's one story element read alone (balanced), when it holds far more words than the precise
     reading kept and its reading keeps as many (lone_story.py); else the text and extractor as they were."""
-    story = lone_story(tree)
-    if story is None:
-        return text, extractor
-    wanted = wanted_words(content_words(text))
-    if story_words(story) < wanted:
-        return text, extractor
-    read_alone = run_trafilatura(alone(story), url, format, options, BALANCED)
-    if content_words(read_alone) < wanted:
-        return text, extractor
-    return read_alone, "trafilatura-story"
+    whole = whole_story(tree, text, lambda story: run_trafilatura(story, url, format, options, BALANCED))
+    return (text, extractor) if whole is None else (whole, "trafilatura-story")
 
 
 def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOptions) -> str:
@@ -383,27 +364,6 @@ def short_reading(kind: PageKind, text: str) -> bool:
     return 0 < content_words(text, up_to=SHORT_WORDS) < SHORT_WORDS
 
 
-def refuse_shell(reason: str, url: str) -> None:
-    """Raise NeedsBrowserError: the page's content is rendered by scripts (`reason` says what shows it)."""
-    raise NeedsBrowserError(
-        f"Nothing to read without JavaScript: {html_tree.page_name(url)} renders its content with scripts ({reason}).",
-        url=url or None,
-        hint=SHELL_HINT,
-    )
-
-
-def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
-    """Raise PageBlockedError when the page (whose `visible` text is short) is a CAPTCHA or access-denied wall."""
-    wall = walls.find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
-    if wall is not None:
-        raise PageBlockedError(
-            f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
-            kind=wall.kind,
-            url=url or None,
-            hint=WALL_HINT,
-        )
-
-
 def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
     """Stage 2b: the page's repeated blocks (posts, entries, sections) when they hold far more than trafilatura
     kept and most of what it kept (repeated_blocks.py); else the text and extractor as they were."""
@@ -411,14 +371,6 @@ def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: 
     if not rescued:
         return text, extractor
     return (paragraphs_html(rescued) if format == "html" else rescued), "repeated-blocks"
-
-
-def short_visible_text(tree: Any) -> str | None:
-    """The page's visible text when it is short enough for a wall or a shell, else None (not computed)."""
-    # the estimate ignores block breaks, so give it slack before trusting it to rule a page out
-    if html_tree.text_size(tree) > walls.STRONG_TEXT * 1.2 + 100:
-        return None
-    return html_tree.visible_text(tree)
 
 
 def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, settings: Profile) -> str:

@@ -1,7 +1,6 @@
 """A story page's one story element, to be read alone when trafilatura's precise reading kept a fraction of it.
 
-    lone_story(tree) -> element | None        story_words(element) -> int
-    wanted_words(kept) -> int                 alone(element) -> tree
+    whole_story(tree, kept, read) -> str | None       (read: a tree's reading, trafilatura's balanced one)
 
 A page that holds one story marks it: `itemprop="articleBody"` (schema.org microdata), else a single `<article>`.
 trafilatura's precision mode sometimes keeps a part of it: Consumer Reports' maintenance checklist read as its
@@ -25,17 +24,31 @@ gained two check pages (+0.0009) and no tune page: not taken.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import deepcopy
 from typing import Any
 
 from lxml import etree, html
 
-from webreach.extract.extracted import WORD
+from webreach.extract.extracted import WORD, content_words
 
 # the attribute, not every element with a predicate: libxml2 answers that several times faster
 STORY_BODY = etree.XPath("//@itemprop[.='articleBody']/..")
 STORY_GAIN = 1.5
 STORY_ADDED = 100  # words: a whole story's precise reading gains its headline and standfirst read alone (~40)
+
+
+def whole_story(tree: Any, kept: str, read: Callable[[Any], str]) -> str | None:
+    """The reading (by `read`) of the page's one story element alone, when the element and that reading hold
+    wanted_words for the `kept` reading; else None."""
+    story = lone_story(tree)
+    if story is None:
+        return None
+    wanted = wanted_words(content_words(kept))
+    if story_words(story) < wanted:
+        return None
+    reading = read(alone(story))
+    return reading if content_words(reading) >= wanted else None
 
 
 def lone_story(tree: Any) -> Any | None:

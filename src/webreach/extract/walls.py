@@ -12,6 +12,8 @@ A JavaScript shell is a page whose visible text is next to nothing while it carr
 its larger cousin: a site's header, menus and footer around an empty app root its scripts fill, so the reading is
 a few words ("I'm shopping for...") however much furniture the page shows, a catalogue's menus and sort control
 around a line that says "Loading...", where its items will go, or nothing but the labels of the site's menus.
+refuse_wall and refuse_shell turn what is found into the typed errors a read answers with (PageBlockedError,
+NeedsBrowserError), each with a hint saying what to try instead; short_visible_text is the text they look at.
 """
 
 from __future__ import annotations
@@ -23,11 +25,18 @@ from typing import Any
 
 from lxml import etree
 
-from webreach.errors import BlockKind
+from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, BlockKind, NeedsBrowserError, PageBlockedError, hint
+from webreach.extract import html_tree
 from webreach.extract.card_grid import in_furniture
 from webreach.extract.extracted import WORD, seen_text
 from webreach.extract.html_tree import body_of
 
+WALL_HINT = hint(
+    "The site put a bot check in front of the page; try {} or {}, or another source.",
+    READ_WITH_BROWSER,
+    READ_WITH_JINA,
+)
+SHELL_HINT = hint("Read it again with {} (or {}), which render JavaScript.", READ_WITH_BROWSER, READ_WITH_JINA)
 STRONG_TEXT = 3000  # chars of visible text; the real interstitials seen run from 30 to ~1,100
 WEAK_TEXT = 800
 SHELL_TEXT = 200  # a shell shows less than this outside <noscript>
@@ -251,3 +260,32 @@ def empty_app_root(tree: Any) -> Any | None:
 def shown_text(element: Any) -> str:
     """The text inside `element`, its whitespace runs collapsed to single spaces."""
     return " ".join("".join(element.itertext()).split())
+
+
+def refuse_shell(reason: str, url: str) -> None:
+    """Raise NeedsBrowserError: the page's content is rendered by scripts (`reason` says what shows it)."""
+    raise NeedsBrowserError(
+        f"Nothing to read without JavaScript: {html_tree.page_name(url)} renders its content with scripts ({reason}).",
+        url=url or None,
+        hint=SHELL_HINT,
+    )
+
+
+def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
+    """Raise PageBlockedError when the page (whose `visible` text is short) is a CAPTCHA or access-denied wall."""
+    wall = find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
+    if wall is not None:
+        raise PageBlockedError(
+            f"A {wall.name} page answered instead of {html_tree.page_name(url)}.",
+            kind=wall.kind,
+            url=url or None,
+            hint=WALL_HINT,
+        )
+
+
+def short_visible_text(tree: Any) -> str | None:
+    """The page's visible text when it is short enough for a wall or a shell, else None (not computed)."""
+    # the estimate ignores block breaks, so give it slack before trusting it to rule a page out
+    if html_tree.text_size(tree) > STRONG_TEXT * 1.2 + 100:
+        return None
+    return html_tree.visible_text(tree)
