@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webreach.extract.cascade import ExtractOptions, story_stage
 from webreach.extract.html_tree import parse
-from webreach.extract.lone_story import lone_story, wanted_words
+from webreach.extract.lone_story import declared_story, lone_story, wanted_words
 
 PARAGRAPHS = "".join(
     f"<h2>Step {n}</h2><p>Check the tyre pressure and the oil level every month, and write down what you find in "
@@ -41,3 +41,17 @@ def test_a_feed_of_articles_has_no_lone_story_and_article_body_wins() -> None:
     tree = parse(page(f"<article><div itemprop='articleBody'>{PARAGRAPHS}</div><p>Share</p></article>{STORY}"))
     story = lone_story(tree)
     assert story is not None and story.get("itemprop") == "articleBody"
+
+
+def test_a_declared_story_replaces_a_reading_of_part_of_it() -> None:
+    body = "\\n \\n".join(
+        f"Step {n}: check the tyre pressure and the oil level, and log it &amp; date it." for n in range(30)
+    )
+    script = f'<script type="application/ld+json">{{"@type": "Article", "articleBody": "<p>{body}</p>"}}</script>'
+    tree = parse(page(f"{script}<div><p>{KEPT}</p></div>"))
+    assert lone_story(tree) is None
+    text, extractor = story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), KEPT, "trafilatura")
+    assert extractor == "json-ld-story"
+    assert text.split("\n\n")[29] == "Step 29: check the tyre pressure and the oil level, and log it & date it."
+    assert declared_story(tree, text) is None  # the whole story kept: nothing to replace
+    assert declared_story(parse(page('<script type="application/ld+json">{"articleBody": </script>')), KEPT) is None

@@ -86,7 +86,7 @@ from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.lone_story import whole_story
+from webreach.extract.lone_story import declared_story, whole_story
 from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
@@ -332,9 +332,14 @@ def story_stage(
     tree: Any, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
 ) -> tuple[str, str]:
     """Stage 2a: the page's one story element read alone (balanced), when it holds far more words than the precise
-    reading kept and its reading keeps as many (lone_story.py); else the text and extractor as they were."""
+    reading kept and its reading keeps as many, else the story the page declares in JSON-LD when that does
+    (lone_story.py); else the text and extractor as they were."""
     whole = whole_story(tree, text, lambda story: run_trafilatura(story, url, format, options, BALANCED))
-    return (text, extractor) if whole is None else (whole, "trafilatura-story")
+    if whole is not None:
+        return whole, "trafilatura-story"
+    if (declared := declared_story(tree, text)) is not None:
+        return (paragraphs_html(declared) if format == "html" else declared), "json-ld-story"
+    return text, extractor
 
 
 def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOptions) -> str:
