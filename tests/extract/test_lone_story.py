@@ -54,4 +54,5 @@ def test_a_declared_story_replaces_a_reading_of_part_of_it() -> None:
     assert extractor == "json-ld-story"
     assert text.split("\n\n")[29] == "Step 29: check the tyre pressure and the oil level, and log it & date it."
     assert declared_story(tree, text) is None  # the whole story kept: nothing to replace
-    assert declared_story(parse(page('<script type="application/ld+json">{"articleBody": </script>')), KEPT) is None
+    invalid = parse(page('<script type="application/ld+json">{"articleBody": </script>'))
+    assert declared_story(invalid, KEPT) is None

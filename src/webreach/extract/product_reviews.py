@@ -43,13 +43,14 @@ KEPT = ("html", "body", "main")
 
 def remove_reviews(tree: Any) -> int:
     """Remove the review blocks of a product page's `tree`, in place (tails kept); how many went."""
+    named = [element for element in CANDIDATES(tree) if element.tag not in KEPT and names_reviews(element)]
+    if not named:
+        return 0
     body = tree.find("body")
     page_text = len((body if body is not None else tree).text_content())
     removed = 0
-    for element in CANDIDATES(tree):
-        if element.tag in KEPT or not in_document(element) or not names_reviews(element):
-            continue
-        if REVIEW_TEXT <= len(element.text_content()) < MAX_SHARE * page_text:
+    for element in named:
+        if in_document(element) and REVIEW_TEXT <= len(element.text_content()) < MAX_SHARE * page_text:
             element.drop_tree()
             removed += 1
     return removed
