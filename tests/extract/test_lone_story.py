@@ -12,6 +12,7 @@ PARAGRAPHS = "".join(
     for n in range(1, 9)
 )
 STORY = f"<article><h1>Your car maintenance checklist</h1>{PARAGRAPHS}</article>"
+URL = "https://cars.example/list"
 KEPT = "Check the tyre pressure and the oil level every month."
 
 
@@ -20,16 +21,18 @@ def page(body: str) -> str:
 
 
 def test_a_story_read_in_part_is_read_whole_from_its_element() -> None:
-    tree = parse(page(STORY))
-    text, extractor = story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), KEPT, "trafilatura")
+    markup = page(STORY)
+    tree = parse(markup)
+    text, extractor = story_stage(tree, markup, URL, "text", ExtractOptions(), KEPT, "trafilatura")
     assert extractor == "trafilatura-story"
     assert all(f"step {n}." in text for n in range(1, 9)) and "Contact us" not in text
 
 
 def test_a_reading_near_the_whole_story_stays() -> None:
-    tree = parse(page(STORY))
+    markup = page(STORY)
+    tree = parse(markup)
     whole = tree.find(".//article").text_content()
-    assert story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), whole, "trafilatura") == (
+    assert story_stage(tree, markup, URL, "text", ExtractOptions(), whole, "trafilatura") == (
         whole,
         "trafilatura",
     )
@@ -48,11 +51,12 @@ def test_a_declared_story_replaces_a_reading_of_part_of_it() -> None:
         f"Step {n}: check the tyre pressure and the oil level, and log it &amp; date it." for n in range(30)
     )
     script = f'<script type="application/ld+json">{{"@type": "Article", "articleBody": "<p>{body}</p>"}}</script>'
-    tree = parse(page(f"{script}<div><p>{KEPT}</p></div>"))
+    markup = page(f"{script}<div><p>{KEPT}</p></div>")
+    tree = parse(markup)
     assert lone_story(tree) is None
-    text, extractor = story_stage(tree, "https://cars.example/checklist", "text", ExtractOptions(), KEPT, "trafilatura")
+    text, extractor = story_stage(tree, markup, URL, "text", ExtractOptions(), KEPT, "trafilatura")
     assert extractor == "json-ld-story"
     assert text.split("\n\n")[29] == "Step 29: check the tyre pressure and the oil level, and log it & date it."
     assert declared_story(tree, text) is None  # the whole story kept: nothing to replace
-    invalid = parse(page('<script type="application/ld+json">{"articleBody": </script>'))
-    assert declared_story(invalid, KEPT) is None
+    invalid = page('<script type="application/ld+json">{"articleBody": </script>')
+    assert declared_story(parse(invalid), KEPT) is None

@@ -84,7 +84,7 @@ from webreach.extract import charset, html_tree, walls
 from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.lone_story import declared_story, whole_story
+from webreach.extract.lone_story import whole_story
 from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
@@ -244,7 +244,7 @@ def extract_html(
     if options.fallback and settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
         text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
-        text, extractor = story_stage(tree, url, format, options, text, extractor)
+        text, extractor = story_stage(tree, page, url, format, options, text, extractor)
     if options.page_types:
         text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
@@ -327,17 +327,17 @@ def second_stage(
 
 
 def story_stage(
-    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
+    tree: Any, page: str, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
 ) -> tuple[str, str]:
     """Stage 2a: the page's one story element read alone (balanced), when it holds far more words than the precise
     reading kept and its reading keeps as many, else the story the page declares in JSON-LD when that does
     (lone_story.py); else the text and extractor as they were."""
-    whole = whole_story(tree, text, lambda story: run_trafilatura(story, url, format, options, BALANCED))
-    if whole is not None:
-        return whole, "trafilatura-story"
-    if (declared := declared_story(tree, text)) is not None:
-        return (paragraphs_html(declared) if format == "html" else declared), "json-ld-story"
-    return text, extractor
+    story = whole_story(tree, page, text, lambda element: run_trafilatura(element, url, format, options, BALANCED))
+    if story is None:
+        return text, extractor
+    if story.declared:
+        return (paragraphs_html(story.text) if format == "html" else story.text), "json-ld-story"
+    return story.text, "trafilatura-story"
 
 
 def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOptions) -> str:
