@@ -63,8 +63,9 @@ class Story(NamedTuple):
 def whole_story(tree: Any, page: str, kept: str, read: Callable[[Any], str]) -> Story | None:
     """The page's whole story when the precise reading `kept` holds a part of it: the reading (by `read`) of its
     one story element alone, else the story it declares in JSON-LD, when that holds wanted_words; else None. `page`
-    is the markup `tree` was parsed from: a page that names neither is not searched (0.25 ms a median precise page
-    for the tree queries, 0.07 ms for the two searches of the markup)."""
+    is the markup `tree` was parsed from: the tree is searched only for what the markup names (both tree queries
+    on every precise page took 0.25 ms a median one; the two searches of the markup take 0.07 ms, and the whole
+    stage 0.17 ms)."""
     declares = DECLARED_BODY in page
     if declares or STORY_TAG in page:
         story = lone_story(tree, declares)
