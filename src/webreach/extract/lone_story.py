@@ -30,24 +30,20 @@ gained two check pages (+0.0009) and no tune page: not taken.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from copy import deepcopy
-from html import unescape
 from typing import Any, NamedTuple
 
 from lxml import etree, html
 
-import webreach.bounded_json as bounded_json
 from webreach.extract.extracted import WORD, content_words
-from webreach.extract.metadata import MAX_JSON_LD_CHARS, json_ld_nodes
+from webreach.extract.metadata import declared_text, script_json_ld
 
 # the attribute, not every element with a predicate: libxml2 answers that several times faster
 STORY_BODY = etree.XPath("//@itemprop[.='articleBody']/..")
 DECLARED_BODY = "articleBody"  # as written in markup, microdata's attribute value and JSON-LD's key alike
 STORY_TAG = "<article"  # an upper-case tag is missed: rare, and then the page is read as before
 DECLARED = etree.XPath("//script[@type='application/ld+json'][contains(., 'articleBody')]")
-TAG = re.compile(r"<[^>]{0,1000}>")
 STORY_GAIN = 1.5
 STORY_ADDED = 100  # words: a whole story's precise reading gains its headline and standfirst read alone (~40)
 ROUGHLY = 0.8  # spaces undercount words where blocks meet without one
@@ -93,12 +89,12 @@ def declared_story(tree: Any, kept: str) -> str | None:
     bodies = [
         node["articleBody"]
         for script in DECLARED(tree)
-        for node in declared_nodes(script.text or "")
+        for node in script_json_ld(script.text or "")
         if isinstance(node.get("articleBody"), str)
     ]
     if not bodies or not may_hold_more(longest := max(bodies, key=len), kept):
         return None
-    lines = (" ".join(line.split()) for line in unescape(TAG.sub(" ", longest)).splitlines())
+    lines = (" ".join(line.split()) for line in declared_text(longest).splitlines())
     story = "\n\n".join(line for line in lines if line)
     return story if content_words(story) >= wanted_words(content_words(kept)) else None
 
@@ -108,14 +104,6 @@ def may_hold_more(story: str, kept: str) -> bool:
     and markdown alike): counting words is a regular expression over both, 0.5 ms of a median article's 20, and
     nearly every story holds about what its reading kept."""
     return story.count(" ") >= ROUGHLY * wanted_words(kept.count(" "))
-
-
-def declared_nodes(script: str) -> list[dict[str, Any]]:
-    """The JSON-LD objects of one script's text; none when it is invalid, too large or too deep."""
-    try:
-        return list(json_ld_nodes(bounded_json.loads(script, max_chars=MAX_JSON_LD_CHARS)))
-    except ValueError:
-        return []
 
 
 def lone_story(tree: Any, declares: bool = True) -> Any | None:

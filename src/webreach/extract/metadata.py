@@ -14,6 +14,7 @@ well under a millisecond. Each field takes the first source that has it:
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ ARTICLE_TYPES = (
 TITLE_SEPARATORS = re.compile(r"\s+[|–—·»:-]\s+|\s+::\s+")
 ISO_DATE = re.compile(r"((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])")
 BYLINE = re.compile(r"^by\s+", re.IGNORECASE)
+DECLARED_TAG = re.compile(r"<[^>]{0,1000}>")  # bounded: an unclosed '<' costs a short look, not the rest
 MAX_JSON_LD_CHARS = 1_000_000  # real JSON-LD blocks are a few kilobytes; product catalogues reach hundreds
 URL_DATE = re.compile(r"/((?:19|20)\d\d)/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])(?:/|$)")
 
@@ -112,11 +114,21 @@ def page_json_ld(tree: Any) -> Iterator[dict[str, Any]]:
     """Every object of every JSON-LD block on the page, in page order; a block that is invalid, too large or too
     deep declares nothing (the page's other blocks and metadata still count)."""
     for script in tree.iterfind(".//script[@type='application/ld+json']"):
-        try:
-            data = bounded_json.loads(script.text or "", max_chars=MAX_JSON_LD_CHARS)
-        except ValueError:  # JsonTooDeepError included
-            continue
-        yield from json_ld_nodes(data)
+        yield from script_json_ld(script.text or "")
+
+
+def script_json_ld(text: str) -> list[dict[str, Any]]:
+    """Every object of one JSON-LD block's `text`; none when it is invalid, too large or too deep."""
+    try:
+        return list(json_ld_nodes(bounded_json.loads(text, max_chars=MAX_JSON_LD_CHARS)))
+    except ValueError:  # JsonTooDeepError included
+        return []
+
+
+def declared_text(value: str) -> str:
+    """A string a page declares in JSON-LD, as a reader would see it: the tags some sites leave in become spaces and
+    entities are decoded; line breaks stay."""
+    return html.unescape(DECLARED_TAG.sub(" ", value))
 
 
 def json_ld_types(node: dict[str, Any]) -> list[str]:

@@ -9,19 +9,16 @@ said twice. The page's JSON-LD is read as the metadata reads it (metadata.page_j
 
 from __future__ import annotations
 
-import html
-import re
 from collections import Counter
 from typing import Any
 from urllib.parse import unquote
 
 from webreach.extract import html_tree
 from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, word_bag
-from webreach.extract.metadata import json_ld_types, page_json_ld
+from webreach.extract.metadata import declared_text, json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
-TAG = re.compile(r"<[^>]+>")
 SAID = 0.6  # share of a fact's words the text must hold for the fact to count as already said
 MAX_DESCRIPTION_CHARS = 4_000
 ESCAPED_SPACE = "%20"
@@ -60,7 +57,7 @@ def _plain(value: Any) -> str:
         return ""
     if ESCAPED_SPACE in value:  # some shops percent-encode the whole description
         value = unquote(value)
-    return html_tree.HTML_SPACE.sub(" ", html.unescape(TAG.sub(" ", value))).strip()
+    return html_tree.HTML_SPACE.sub(" ", declared_text(value)).strip()
 
 
 def _price(offers: Any) -> str:
