@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webreach.extract.cascade import ExtractOptions, story_stage
 from webreach.extract.html_tree import parse
-from webreach.extract.lone_story import declared_story, lone_story, wanted_words
+from webreach.extract.lone_story import Story, declared_story, lone_story, wanted_words, whole_story
 
 PARAGRAPHS = "".join(
     f"<h2>Step {n}</h2><p>Check the tyre pressure and the oil level every month, and write down what you find in "
@@ -37,6 +37,30 @@ def test_a_reading_near_the_whole_story_stays() -> None:
         "trafilatura",
     )
     assert wanted_words(10) == 110 and wanted_words(400) == 600  # a headline and standfirst are not a missed story
+
+
+def test_a_story_its_balanced_reading_misses_too_is_read_for_recall() -> None:
+    markup = page(STORY)
+    tree = parse(markup)
+    whole = tree.find(".//article").text_content()
+    asked: list[bool] = []
+
+    def read(document: object, recall: bool) -> str:
+        asked.append(recall)
+        return whole if recall else KEPT
+
+    assert whole_story(tree, markup, KEPT, read) == Story(whole, declared=False)
+    assert asked == [False, True]
+
+
+def test_a_reading_for_recall_must_hold_twice_the_words_kept() -> None:
+    markup = page(f"<article>{PARAGRAPHS * 4}</article>")  # 32 paragraphs, about 900 words
+    tree = parse(markup)
+    kept = " ".join(["word"] * 200)
+    for words, taken in ((360, False), (420, True)):  # both over wanted_words(200) = 300, one under twice 200
+        reading = " ".join(["story"] * words)
+        story = whole_story(tree, markup, kept, lambda document, recall, reading=reading: reading if recall else kept)
+        assert (story is not None) is taken
 
 
 def test_a_feed_of_articles_has_no_lone_story_and_article_body_wins() -> None:

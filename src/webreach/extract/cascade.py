@@ -41,10 +41,10 @@ through this cascade, each stage engaging only when the one before it under-deli
    same way (WCXB tune half 0.8685 -> 0.8698, check half 0.8440 -> 0.8479, articles 0.931 -> 0.935 there; AEB
    unchanged; 0.27 ms a median precise page for the check, a balanced run on 1% of pages).
 2a. The precise path again: the page's one story element (its articleBody, else its only `<article>`), read alone
-   and balanced, when it holds far more words than the reading kept (1.5 times, and 100 more) and its reading does
-   too: precision mode had kept a part of the story; else, on the same terms, the story the page declares in
-   JSON-LD (an Article's articleBody) as plain paragraphs (lone_story.py; WCXB tune half 0.8752 -> 0.8778, check
-   half 0.8571 -> 0.8602, AEB unchanged).
+   and balanced (for recall when that misses it too), when it holds far more words than the reading kept (1.5
+   times, and 100 more) and its reading does too: precision mode had kept a part of the story; else, on the same
+   terms, the story the page declares in JSON-LD (an Article's articleBody) as plain paragraphs (lone_story.py;
+   WCXB tune half 0.8752 -> 0.8788, check half 0.8571 -> 0.8602, AEB unchanged).
 2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
    repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
    sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it; a forum
@@ -152,6 +152,7 @@ SHORT_GAINS = (2.0, 50.0)
 PRECISE = Profile(precision=True, fast=True, once=False)  # trafilatura has weighed a story's repeats (AEB)
 BALANCED = Profile()
 BALANCED_WITH_COMMENTS = Profile(comments=True)
+RECALL = Profile(recall=True)
 # a short balanced reading gives way to the reading with comments kept when that holds under this share of its
 # words: trafilatura's comment filter took the content, not a comment section under it (balanced_reading)
 COMMENT_FILTER_SHARE = 0.5
@@ -329,10 +330,14 @@ def second_stage(
 def story_stage(
     tree: Any, page: str, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
 ) -> tuple[str, str]:
-    """Stage 2a: the page's one story element read alone (balanced), when it holds far more words than the precise
-    reading kept and its reading keeps as many, else the story the page declares in JSON-LD when that does
-    (lone_story.py); else the text and extractor as they were."""
-    story = whole_story(tree, page, text, lambda element: run_trafilatura(element, url, format, options, BALANCED))
+    """Stage 2a: the page's one story element read alone (balanced, else for recall), when it holds far more words
+    than the precise reading kept and its reading keeps as many, else the story the page declares in JSON-LD when
+    that does (lone_story.py); else the text and extractor as they were."""
+
+    def read(document: Any, recall: bool) -> str:
+        return run_trafilatura(document, url, format, options, RECALL if recall else BALANCED)
+
+    story = whole_story(tree, page, text, read)
     if story is None:
         return text, extractor
     if story.declared:
