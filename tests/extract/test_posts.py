@@ -53,6 +53,31 @@ def test_an_author_line_is_the_name_not_the_profile_url() -> None:
     assert [post.author for post in posts] == ["Reefing102", "Dbroncos", "Griss"]
 
 
+def test_an_author_line_says_when_the_post_was_written_as_the_page_shows_it() -> None:
+    dated = xenforo_thread(None).replace(
+        b"<h4><a itemprop='name'>Dbroncos</a></h4></div>",
+        b"<h4><a itemprop='name'>Dbroncos</a></h4></div>"
+        b"<time itemprop='datePublished' datetime='2024-03-06T11:53:36+0000'>Mar 6, 2024</time>",
+    )
+    relative = dated.replace(b"Mar 6, 2024</time>", b"2 years ago</time>")
+    posts = thread_posts(html_tree.parse(dated.decode()))
+    assert [post.date for post in posts] == ["", "Mar 6, 2024", ""]
+    assert "Dbroncos · Mar 6, 2024\n\nDbroncos says:" in render_thread(posts, "text")
+    assert "**Dbroncos** · Mar 6, 2024" in render_thread(posts, "markdown")
+    assert [post.date for post in thread_posts(html_tree.parse(relative.decode()))] == ["", "", ""]
+
+
+def test_a_comments_date_is_not_its_answers() -> None:
+    answer = (
+        "<div itemscope itemtype='https://schema.org/Answer'><div itemprop='text'>Use a backup, RAID is not one."
+        "</div><div itemscope itemtype='https://schema.org/Comment'><span itemprop='text'>Agreed.</span>"
+        "<time itemprop='dateCreated'>May 2, 2009</time></div></div>"
+    )
+    question = "<div itemscope itemtype='https://schema.org/Question'><div itemprop='text'>Why not RAID?</div></div>"
+    posts = thread_posts(html_tree.parse(f"<html><body>{question}{answer}</body></html>"))
+    assert [post.date for post in posts] == ["", ""]
+
+
 def test_the_opening_post_declared_in_json_ld_comes_first() -> None:
     read = extract(xenforo_thread(THREAD_LD), content_type="text/html", url=URL, format="text")
     assert read.extractor == "microdata-posts"
