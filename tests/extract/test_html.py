@@ -181,6 +181,12 @@ def test_a_cookie_consent_dialog_is_not_read_as_the_page() -> None:
     assert "Privacy Preference" not in read.text and "partners" not in read.text
 
 
+def test_every_known_consent_root_is_removed() -> None:
+    for root in ("cookie-notice", "gdpr-banner", "cmplz-cookiebanner-container", "sp_message_container_1234"):
+        page = f"<html><body><section id='{root}'><p>We use cookies and other technologies.</p></section>"
+        assert visible_text(parse(page + "<p>Item specifics</p></body></html>")) == "Item specifics", root
+
+
 def test_a_page_that_only_names_a_consent_manager_is_left_as_it_is() -> None:
     page = "<html><body><p id='onetrust-docs'>How to set up onetrust-consent-sdk on your site.</p></body></html>"
     assert "onetrust-consent-sdk" in visible_text(parse(page))
