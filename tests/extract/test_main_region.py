@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, region_text, widen
+from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, may_hold, region, region_text, widen
 from webreach.extract.page_type import classify
 
 SECTION = (
@@ -70,6 +70,14 @@ def test_the_region_replaces_a_text_only_between_the_gains() -> None:
     assert widen(tree, one_section, "text")  # about 2.6 times shorter than the region: widened
     assert not widen(tree, " ".join(["word"] * region_words), "text")  # as long as the region: kept
     assert not widen(tree, " ".join(["word"] * int(region_words / (MAX_GAIN * 2))), "text")  # far shorter: kept
+
+
+def test_the_words_bound_counts_text_that_runs_together_as_words_apart() -> None:
+    # minified markup: no space between the items, so lxml's joined text reads "alphabetagamma"
+    tree = html_tree.parse("<html><body><main><ul><li>alpha</li><li>beta</li><li>gamma</li></ul></main></body></html>")
+    assert region_text(tree, "text").split() == ["alpha", "beta", "gamma"]
+    assert may_hold(region(tree), 3) and not may_hold(region(tree), 5)
+    assert widen(tree, "alpha", "text", gains=(2.0, 4.0)) == "alpha\n\nbeta\n\ngamma"
 
 
 def test_a_service_page_is_read_section_by_section() -> None:

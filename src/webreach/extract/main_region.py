@@ -17,17 +17,22 @@ of the tree; the deciding walk stops once the region is too long to be taken.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
+
+from lxml import etree
 
 from webreach.extract import html_tree
 from webreach.extract.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.element_markdown import to_markdown
-from webreach.extract.extracted import content_words, paragraphs_html
+from webreach.extract.extracted import WORD, content_words, paragraphs_html
 from webreach.extract.screen_reader_text import screen_reader_only
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
 MAX_GAIN = 4.0
+TEXT_NODES = etree.XPath("count(.//text()[normalize-space()])")
 CHARS_SLACK = 1.5  # words are counted, characters capped: room for a region of longer words
 MAIN = "//main | //*[@role='main']"
 
@@ -65,9 +70,23 @@ def widen(
     ""."""
     words = content_words(extracted)
     low, high = gains
+    root = region(tree)
+    if not may_hold(root, math.ceil(low * words)):
+        return ""
     # the region's plain text decides; the walk stops early on a region far longer than the gains allow
     cap = int(high * CHARS_SLACK * len(extracted))
     text = region_text(tree, "text", base_url, max_chars=cap)
     if len(text) >= cap or not low * words <= content_words(text) <= high * words:
         return ""
     return text if format == "text" else region_text(tree, format, base_url)
+
+
+def may_hold(root: Any, words: int) -> bool:
+    """Whether the text under `root` (and its tail, which the reader's walk takes too) may hold `words` words a
+    reader sees: lxml joins its text nodes in C, hidden and furniture ones too, and two nodes that meet without a
+    space run their words together there, so each node with a word in it may add one. The bound settles 200 of
+    the 567 times widen is asked on the 1,678 pages of WCXB dev and AEB, with nothing read differently, and a
+    median page costs 1% less (26.90 -> 26.56 ms, half of WCXB dev timed both ways in turn)."""
+    counted = WORD.finditer(f"{root.text_content()} {root.tail or ''}")
+    found = sum(1 for _ in itertools.islice(counted, words))
+    return found >= words or found + int(TEXT_NODES(root)) >= words
