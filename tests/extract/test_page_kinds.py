@@ -100,6 +100,7 @@ def test_a_lone_comment_is_not_a_thread() -> None:
 
 
 PRODUCT_LD = '{"@type": "Product", "name": "Mug"}'
+ARTICLE_LD = '{"@type": "Article", "name": "List of Nobel laureates"}'
 
 
 @pytest.mark.parametrize(
@@ -114,6 +115,11 @@ PRODUCT_LD = '{"@type": "Product", "name": "Mug"}'
         ("https://docs.example.org/guide/install", "", "documentation"),
         ("https://news.example/2024/05/story", '<meta property="og:type" content="article">', "article"),
         ("https://studio.example/", "", "service"),
+        (
+            "https://en.wiki.example/wiki/List_of_Nobel_laureates",
+            f"<script type='application/ld+json'>{ARTICLE_LD}</script>",
+            "listing",
+        ),
     ],
 )  # fmt: skip
 def test_classify_reads_declared_structure(url: str, head: str, expected: str) -> None:
