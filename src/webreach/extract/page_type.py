@@ -30,11 +30,6 @@ from webreach.extract.metadata import json_ld_types, page_json_ld
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
-# a sign that never makes a page sure on its own: SEO plugins (Yoast and others) write og:type "article" on every
-# page of a site. Such a page stays on the article path, unsure, so a reading of a few words may still give way to
-# the main region (cascade.short_reading): WCXB tune half 0.8797 -> 0.8805 (a recipe index read as 69 of its 367
-# words, 0.32 -> 0.94), check half 0.8612 -> 0.8607 (a sake brand's page and a studio's home page), AEB unchanged
-WEAK_ALONE = ("meta:article",)
 HOME_VOTES = 2
 # a page marking up this many questions is an FAQ (a service's, a product's, a guide's): Stack Exchange and other
 # Q&A threads mark up one; their votes went to forum and 13 such pages of WCXB dev were read as threads
@@ -133,7 +128,7 @@ def classify(tree: Any, url: str) -> PageKind:
     ranked = votes.most_common(2)
     best, lead = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0
-    confident = lead >= CONFIDENT_VOTES and lead > runner_up and tuple(signals) != WEAK_ALONE
+    confident = lead >= CONFIDENT_VOTES and lead > runner_up
     return PageKind(best, confident, tuple(signals), article_evidence=votes["article"] > 0)
 
 
