@@ -40,11 +40,9 @@ through this cascade, each stage engaging only when the one before it under-deli
    30% of the visible text: a "best of" list read as its introduction) is weighed against the balanced one the
    same way (WCXB tune half 0.8685 -> 0.8698, check half 0.8440 -> 0.8479, articles 0.931 -> 0.935 there; AEB
    unchanged; 0.27 ms a median precise page for the check, a balanced run on 1% of pages).
-2a. The precise path again: the page's one story element (its articleBody, else its only `<article>`), read alone
-   and balanced (for recall when that misses it too), when it holds far more words than the reading kept (1.5
-   times, and 100 more) and its reading does too: precision mode had kept a part of the story; else, on the same
-   terms, the story the page declares in JSON-LD (an Article's articleBody) as plain paragraphs (lone_story.py;
-   WCXB tune half 0.8752 -> 0.8788, check half 0.8571 -> 0.8602, AEB unchanged).
+2a. The precise path again: the page's one story element read alone, balanced (else for recall), when it and its
+   reading hold far more words than the precise reading kept; else the story the page declares in JSON-LD
+   (lone_story.py; WCXB tune half 0.8752 -> 0.8788, check half 0.8571 -> 0.8602, AEB unchanged).
 2b. The page's largest family of repeated blocks (same tag and class: posts, feed entries, sections;
    repeated_blocks.py), when it holds several times the words trafilatura kept and nearly all of them: trafilatura
    sometimes keeps one post's vote bar or one section of a page built of many. Product pages skip it; a forum
@@ -157,9 +155,8 @@ RECALL = Profile(recall=True)
 # words: trafilatura's comment filter took the content, not a comment section under it (balanced_reading)
 COMMENT_FILTER_SHARE = 0.5
 WIDEN = (MIN_GAIN, MAX_GAIN)
-UNSURE = Profile(
-    grid=True, widen=(1.5, 3.0)
-)  # no kind and no sign of an article: maybe a landing page, maybe a listing
+# no kind and no sign of an article: maybe a landing page, maybe a listing
+UNSURE = Profile(grid=True, widen=(1.5, 3.0))
 PROFILES: dict[str, Profile] = {
     # the replies are the content of a thread; fast: trafilatura's readability/jusText second opinion never changed
     # a forum's word F1 on the tune half (0.782 either way) and cost 1.2x its time
