@@ -85,7 +85,8 @@ def element_story(story: Any, kept: str, read: Callable[[Any, bool], str]) -> st
     story_text = story.text_content()
     if not may_hold_more(story_text, kept):
         return None
-    wanted = wanted_words(content_words(kept))
+    kept_words = content_words(kept)
+    wanted = wanted_words(kept_words)
     if len(WORD.findall(story_text)) < wanted:
         return None
     document = alone(story)
@@ -95,7 +96,7 @@ def element_story(story: Any, kept: str, read: Callable[[Any, bool], str]) -> st
     # the balanced reading missed it too: the reading for recall, which keeps more around the story, must hold
     # RECALL_GAIN times what was kept
     reading = read(document, True)
-    return reading if content_words(reading) >= max(wanted, round(RECALL_GAIN * content_words(kept))) else None
+    return reading if content_words(reading) >= max(wanted, round(RECALL_GAIN * kept_words)) else None
 
 
 def declared_story(tree: Any, kept: str) -> str | None:

@@ -45,7 +45,11 @@ def region(tree: Any) -> Any:
 
 def region_text(tree: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
     """The main region in `format`, furniture left out (with `max_chars`, a text cut short once that long)."""
-    root = region(tree)
+    return read_region(region(tree), format, base_url, max_chars)
+
+
+def read_region(root: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
+    """region_text of the region `root` already found."""
 
     def furniture(element: Any) -> bool:
         if element is root:
@@ -75,10 +79,10 @@ def widen(
         return ""
     # the region's plain text decides; the walk stops early on a region far longer than the gains allow
     cap = int(high * CHARS_SLACK * len(extracted))
-    text = region_text(tree, "text", base_url, max_chars=cap)
+    text = read_region(root, "text", base_url, max_chars=cap)
     if len(text) >= cap or not low * words <= content_words(text) <= high * words:
         return ""
-    return text if format == "text" else region_text(tree, format, base_url)
+    return text if format == "text" else read_region(root, format, base_url)
 
 
 def may_hold(root: Any, words: int) -> bool:

@@ -45,6 +45,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from lxml import etree
+
 from webreach.extract import html_tree
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
@@ -67,7 +69,10 @@ AUTHOR_NAMES = (
 # when a post was written, as its item shows it: the date element that belongs to the post's own item (not to a
 # comment under it), read only when it names a year ("Jul 9, 2022", not "14 years, 10 months ago", which was true
 # when the page was saved)
-POST_DATES = ".//*[@itemprop='datePublished' or @itemprop='dateCreated']"
+POST_DATES = etree.XPath(
+    ".//*[@itemprop='datePublished' or @itemprop='dateCreated'][count(ancestor::*[@itemtype]) = $depth]"
+)
+ITEM_DEPTH = etree.XPath("count(ancestor-or-self::*[@itemtype])")  # the items an element sits in, itself included
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 OPENING_WORDS = 12  # the words of a declared opening post looked for in the posts the markup shows
 LINE_TAG = re.compile(r"<(?:br|/?p|/?div|/?li)\b[^>]*>", re.IGNORECASE)  # a tag that ends a line, in a stated text
@@ -174,8 +179,8 @@ def _author(item: Any) -> str:
 
 def _shown_date(item: Any) -> str:
     """The date the post `item` shows for itself, when it names a year; "" otherwise (see POST_DATES)."""
-    for element in item.xpath(POST_DATES):
-        if _post_item(element) is item and YEAR.search(shown := " ".join(element.text_content().split())):
+    for element in POST_DATES(item, depth=ITEM_DEPTH(item)):  # the item's own dates, not those of items in it
+        if YEAR.search(shown := " ".join(element.text_content().split())):
             return shown
     return ""
 

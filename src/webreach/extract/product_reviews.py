@@ -30,6 +30,8 @@ from typing import Any
 
 from lxml import etree
 
+from webreach.extract import html_tree
+
 # a class or id token "review" or "reviews", alone or between dashes and underscores ("cm_cr-review_list")
 REVIEW_NAME = re.compile(r"(?:^|[\s_-])reviews?(?:$|[\s_-])", re.IGNORECASE)
 CANDIDATES = etree.XPath(
@@ -46,8 +48,7 @@ def remove_reviews(tree: Any) -> int:
     named = [element for element in CANDIDATES(tree) if element.tag not in KEPT and names_reviews(element)]
     if not named:
         return 0
-    body = tree.find("body")
-    page_text = len((body if body is not None else tree).text_content())
+    page_text = len(html_tree.body_of(tree).text_content())
     removed = 0
     for element in named:
         if in_document(element) and REVIEW_TEXT <= len(element.text_content()) < MAX_SHARE * page_text:

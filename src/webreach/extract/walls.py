@@ -29,7 +29,6 @@ from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, BlockKind, NeedsB
 from webreach.extract import html_tree
 from webreach.extract.card_grid import in_furniture
 from webreach.extract.extracted import WORD, seen_text
-from webreach.extract.html_tree import body_of
 
 WALL_HINT = hint(
     "The site put a bot check in front of the page; try {} or {}, or another source.",
@@ -164,7 +163,7 @@ def find_js_shell(source: str, tree: Any, visible: str) -> str | None:
         return None
     if JS_NOTICE.search(visible):
         return "it asks for JavaScript"
-    body = body_of(tree)
+    body = html_tree.body_of(tree)
     noscript = " ".join(" ".join(n.itertext()) for n in body.iter("noscript"))
     if JS_NOTICE.search(noscript):
         return "its <noscript> says JavaScript is required"
@@ -240,7 +239,7 @@ def _menu_labels(tree: Any, reading: str, words: list[re.Match[str]]) -> str | N
     # the label is compared first: the ancestor walk runs only for controls whose label the reading says
     labels = {
         label
-        for control in body_of(tree).iter("a", "button")
+        for control in html_tree.body_of(tree).iter("a", "button")
         if (label := shown_text(control)) in said and in_furniture(control)
     }
     in_labels = sum(len(WORD.findall(line)) for line in lines if line in labels)
