@@ -120,6 +120,9 @@ ARTICLE_LD = '{"@type": "Article", "name": "List of Nobel laureates"}'
             f"<script type='application/ld+json'>{ARTICLE_LD}</script>",
             "listing",
         ),
+        # og:type "article", which SEO plugins write on every page, under a catalogue's route
+        ("https://store.example/genre/Action/", '<meta property="og:type" content="article">', "collection"),
+        ("https://store.example/category/coop/", '<meta property="og:type" content="article">', "collection"),
     ],
 )  # fmt: skip
 def test_classify_reads_declared_structure(url: str, head: str, expected: str) -> None:
@@ -133,6 +136,13 @@ def test_a_home_page_that_declares_itself_an_article_stays_an_article() -> None:
     kind = classify(html_tree.parse(page, url=url), url)
     assert (kind.name, kind.confident) == ("article", True)
     assert "url:home" not in kind.signals
+
+
+def test_a_dated_story_under_a_category_route_stays_an_article() -> None:
+    url = "https://news.example/category/politics/2024/05/the-vote"
+    page = '<html><head><meta property="og:type" content="article"></head><body><p>x</p></body></html>'
+    kind = classify(html_tree.parse(page, url=url), url)
+    assert kind.name == "article" and kind.article_evidence
 
 
 def marked_up_questions(questions: int, answers_each: int) -> str:
