@@ -34,6 +34,20 @@ def test_the_region_is_main_without_its_furniture() -> None:
         assert furniture not in text
 
 
+def test_a_catalogues_filters_are_furniture() -> None:
+    options = "".join(f"<li class='FilterOption'><input type='checkbox'> {colour}</li>" for colour in ("Black", "Tan"))
+    markup = (
+        "<html><body><main><h1>Dress shoes</h1>"
+        f"<div class='filter-groups'><h2>Colour</h2><ul>{options}</ul></div>"
+        "<div class='facets'><h2>Size</h2><ul><li>Size 9</li></ul></div>"
+        "<ul class='products'><li>Black Dress Shoes $30</li><li>Brown Leather Dress Shoes $35</li></ul></main>"
+        "</body></html>"
+    )
+    text = region_text(html_tree.parse(markup), "text")
+    assert "Black Dress Shoes $30" in text and "Brown Leather Dress Shoes" in text
+    assert "Colour" not in text and "Tan" not in text and "Size 9" not in text
+
+
 def test_the_region_leaves_out_text_for_screen_readers_only_unless_it_states_a_number() -> None:
     card = (
         "<li class='card'><h3>Dark Roast Coffee</h3><span class='visually-hidden visually-hidden--inline'>Regular "
