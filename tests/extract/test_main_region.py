@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, may_hold, region, region_text, widen
+from webreach.extract.main_region import (
+    MAX_GAIN,
+    MIN_GAIN,
+    may_hold,
+    region,
+    region_text,
+    widen,
+    without_furniture,
+)
 from webreach.extract.page_type import classify
 
 SECTION = (
@@ -32,6 +40,33 @@ def test_the_region_is_main_without_its_furniture() -> None:
     assert "Service 0" in text and "Service 2" in text and "weekly demos" in text
     for furniture in ("Home", "cookies", "About", "Copyright"):
         assert furniture not in text
+
+
+def shop_page() -> str:
+    card = "<li>Instant Pot Duo {}-Quart Pressure Cooker, stainless steel, $89.99</li>"
+    cards = "".join(card.format(size) for size in range(9))
+    return (
+        "<html><body><header><nav><a href='/'>Home page</a> <a href='/deals'>Today's deals</a>"
+        " <a href='/help'>Customer service</a></nav><button>Sign in to your account</button></header>"
+        f"<main><h1>Best sellers</h1><ul>{cards}</ul></main>"
+        "<footer><p>Careers at the shop, press releases and investor relations</p>"
+        "<p>Conditions of use and privacy notice, copyright the shop</p></footer></body></html>"
+    )
+
+
+def test_a_reading_of_the_whole_page_gives_way_to_its_main_region() -> None:
+    tree = html_tree.parse(shop_page())
+    whole = html_tree.visible_text(tree)  # what trafilatura returns when it finds no content: everything
+    text = without_furniture(tree, whole, "text")
+    assert "Instant Pot Duo 8-Quart" in text
+    for furniture in ("Today's deals", "Sign in", "Careers", "privacy notice"):
+        assert furniture not in text
+    assert "Instant Pot Duo 8-Quart" in without_furniture(tree, whole, "markdown")
+
+
+def test_a_reading_without_the_page_furniture_is_kept() -> None:
+    tree = html_tree.parse(shop_page())
+    assert without_furniture(tree, region_text(tree, "text"), "text") == ""
 
 
 def test_a_catalogues_filters_are_furniture() -> None:

@@ -52,7 +52,8 @@ through this cascade, each stage engaging only when the one before it under-deli
    when it holds 1.2 to 4 times the words kept so far: their content is every section and every grid.
    Documentation takes it at 1.05 to 1.5 times: the page less its sidebars, when trafilatura left out a section.
    Any page not surely an article whose reading is still under 100 words takes the main region when that holds
-   2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice).
+   2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice). An unsure page read
+   whole, menus and footer too (trafilatura's last resort), takes it at 0.5 to 0.9 times.
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
 2e. Every reading but documentation's and an article's: a paragraph it says more than once is kept the first
@@ -61,9 +62,9 @@ through this cascade, each stage engaging only when the one before it under-deli
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
    beside an empty app root (#root, #__next ...), menus around a line saying only "Loading...", or only the labels
-   of the site's menus, is an empty frame (walls.py): its content comes with scripts,
-   and NeedsBrowserError says so rather than returning its search box's label (WCXB's check half: three shop item
-   pages whose truth is empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
+   of the site's menus, is an empty frame (walls.py): its content comes with scripts, and NeedsBrowserError says
+   so rather than returning its search box's label (WCXB's check half: three shop item pages whose truth is
+   empty, products 0.600 -> 0.645; no other page of either half, nor of AEB, moves).
 Metadata (title, author, date, language, sitename, canonical URL) is what the page declares, read by
 metadata.py: trafilatura's extract_metadata would cost more than the extraction itself (see there).
 trafilatura is imported here and nowhere else.
@@ -83,7 +84,7 @@ from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.lone_story import whole_story
-from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen
+from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen, without_furniture
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
@@ -133,18 +134,15 @@ class Profile:
     once: bool = True  # a paragraph the reading says twice is kept once (repeated_lines.py)
 
 
-# the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half
-# (bench/extraction.py --wcxb --split tune; F1 of the pages classified so, article cascade -> profile:
-# forum 0.54 -> 0.69 with comments kept, product 0.63 -> 0.67, documentation 0.90 -> 0.92, service 0.69 -> 0.69).
-# With the repeated-block rescue (stage 2b) two more moves paid on the tune half (whole-half F1 by true type):
-# forums read for recall, forum 0.770 -> 0.782; collections read balanced instead of by the article cascade,
-# collection 0.644 -> 0.648 and listing 0.648 -> 0.654 (listings classified as collections). With the main region
-# (stage 2c) confident collections, listings and services read trafilatura fast, as accurate on the tune half
-# (whole half 0.8582 -> 0.8589) and cheaper; products and documentation lost with it (0.8574)
-# a reading under SHORT_WORDS words of a page that is not surely an article gives way to the main region when that
-# holds SHORT_GAINS times its words (tune half 0.857 -> 0.859: collections 0.707 -> 0.722, listings 0.669 -> 0.690;
-# 100 words and 2x were the best of 60-200 and 1.5-3x; sure articles are left out, a short story stays short:
-# AEB 0.9705 -> 0.9604 with them)
+# the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half (F1 of the
+# pages classified so, article cascade -> profile: forum 0.54 -> 0.69 with comments kept, product 0.63 -> 0.67,
+# documentation 0.90 -> 0.92, service 0.69 -> 0.69). With the repeated-block rescue (stage 2b), by true type: forums
+# read for recall, forum 0.770 -> 0.782; collections read balanced, not by the article cascade, collection 0.644 ->
+# 0.648 and listing 0.648 -> 0.654. With the main region (stage 2c) confident collections, listings and services
+# read trafilatura fast, as accurate (whole half 0.8582 -> 0.8589) and cheaper; products and docs lost (0.8574)
+# a reading under SHORT_WORDS words of a page not surely an article gives way to the main region holding SHORT_GAINS
+# times its words (tune half 0.857 -> 0.859: collections 0.707 -> 0.722, listings 0.669 -> 0.690; best of 60-200
+# words and 1.5-3x; sure articles are left out, a short story stays short: AEB 0.9705 -> 0.9604 with them)
 SHORT_WORDS = 100
 SHORT_GAINS = (2.0, 50.0)
 PRECISE = Profile(precision=True, fast=True, once=False)  # trafilatura has weighed a story's repeats (AEB)
@@ -302,6 +300,8 @@ def kind_stages(
     elif short_reading(kind, text) and (region := widen(tree, text, format, url, SHORT_GAINS)):
         # 2c'. any page but a sure article read in a few words: trafilatura missed it, the main region has it
         text, extractor = region, "main-region"
+    elif extractor == "trafilatura-balanced" and (region := without_furniture(tree, text, format, url)):
+        text, extractor = region, "main-region"  # 2c''. an unsure page read whole, its menus and footer too
     if kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
         text = with_facts(text, product_facts(tree), format)
