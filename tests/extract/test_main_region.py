@@ -12,7 +12,6 @@ from webreach.extract.main_region import (
     region,
     region_text,
     widen,
-    without_furniture,
 )
 from webreach.extract.page_type import classify
 
@@ -54,19 +53,23 @@ def shop_page() -> str:
     )
 
 
-def test_a_reading_of_the_whole_page_gives_way_to_its_main_region() -> None:
+def test_a_reading_of_the_whole_page_gives_way_to_its_main_region_in_the_shrinking_band() -> None:
     tree = html_tree.parse(shop_page())
     whole = html_tree.visible_text(tree)  # what trafilatura returns when it finds no content: everything
-    text = without_furniture(tree, whole, "text")
+    assert widen(tree, whole, "text") == ""  # the region holds fewer words than the reading
+    text = widen(tree, whole, "text", bands=((0.25, 0.9), (1.5, 3.0)))
     assert "Instant Pot Duo 8-Quart" in text
     for furniture in ("Today's deals", "Sign in", "Careers", "privacy notice"):
         assert furniture not in text
-    assert "Instant Pot Duo 8-Quart" in without_furniture(tree, whole, "markdown")
+    assert "Instant Pot Duo 8-Quart" in widen(tree, whole, "markdown", bands=((0.25, 0.9),))
+    assert widen(tree, whole, "text", bands=((0.25, 0.5),)) == ""  # the region holds more than half its words
 
 
-def test_a_reading_without_the_page_furniture_is_kept() -> None:
-    tree = html_tree.parse(shop_page())
-    assert without_furniture(tree, region_text(tree, "text"), "text") == ""
+def test_an_unsure_pages_reading_of_everything_is_replaced_by_its_region() -> None:
+    kind = classify(html_tree.parse(shop_page()), "https://shop.example/best-sellers")
+    assert not kind.confident and not kind.article_evidence
+    read = extract(shop_page().encode(), content_type="text/html", url="https://shop.example/best-sellers")
+    assert "Instant Pot Duo 8-Quart" in read.text and "Careers" not in read.text
 
 
 def test_a_catalogues_filters_are_furniture() -> None:
@@ -126,7 +129,7 @@ def test_the_words_bound_counts_text_that_runs_together_as_words_apart() -> None
     tree = html_tree.parse("<html><body><main><ul><li>alpha</li><li>beta</li><li>gamma</li></ul></main></body></html>")
     assert region_text(tree, "text").split() == ["alpha", "beta", "gamma"]
     assert may_hold(region(tree), 3) and not may_hold(region(tree), 5)
-    assert widen(tree, "alpha", "text", gains=(2.0, 4.0)) == "alpha\n\nbeta\n\ngamma"
+    assert widen(tree, "alpha", "text", bands=((2.0, 4.0),)) == "alpha\n\nbeta\n\ngamma"
 
 
 def test_a_service_page_is_read_section_by_section() -> None:

@@ -52,8 +52,8 @@ through this cascade, each stage engaging only when the one before it under-deli
    when it holds 1.2 to 4 times the words kept so far: their content is every section and every grid.
    Documentation takes it at 1.05 to 1.5 times: the page less its sidebars, when trafilatura left out a section.
    Any page not surely an article whose reading is still under 100 words takes the main region when that holds
-   2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice). An unsure page read
-   whole, menus and footer too (trafilatura's last resort), takes it at 0.5 to 0.9 times.
+   2 to 50 times more: trafilatura missed the page (a catalogue it read as a cookie notice). An unsure page takes
+   it at 0.25 to 0.9 times too: trafilatura kept menus and footers around it (its last resort is the whole page).
 2d. Product pages: the name, price and description the shop declares in JSON-LD, where the text does not say
    them (product_facts.py).
 2e. Every reading but documentation's and an article's: a paragraph it says more than once is kept the first
@@ -84,7 +84,7 @@ from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.lone_story import whole_story
-from webreach.extract.main_region import MAX_GAIN, MIN_GAIN, widen, without_furniture
+from webreach.extract.main_region import GAINS, Bands, widen
 from webreach.extract.metadata import read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
@@ -128,8 +128,10 @@ class Profile:
     fast: bool = False
     comments: bool = False
     grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
-    # the page's main region replaces the text when it holds this many times its words (main_region.py)
-    widen: tuple[float, float] | None = None
+    # the page's main region replaces the text when it holds this many times its words (main_region.py), or this
+    # fraction of the words of trafilatura's reading (shrink: one that kept what lies around the region)
+    widen: Bands | None = None
+    shrink: tuple[float, float] | None = None
     rescue: Rescue | None = PAGE_RESCUE  # when the page's repeated blocks replace the text (repeated_blocks.py)
     once: bool = True  # a paragraph the reading says twice is kept once (repeated_lines.py)
 
@@ -144,7 +146,7 @@ class Profile:
 # times its words (tune half 0.857 -> 0.859: collections 0.707 -> 0.722, listings 0.669 -> 0.690; best of 60-200
 # words and 1.5-3x; sure articles are left out, a short story stays short: AEB 0.9705 -> 0.9604 with them)
 SHORT_WORDS = 100
-SHORT_GAINS = (2.0, 50.0)
+SHORT_GAINS = ((2.0, 50.0),)
 PRECISE = Profile(precision=True, fast=True, once=False)  # trafilatura has weighed a story's repeats (AEB)
 BALANCED = Profile()
 BALANCED_WITH_COMMENTS = Profile(comments=True)
@@ -152,22 +154,22 @@ RECALL = Profile(recall=True)
 # a short balanced reading gives way to the reading with comments kept when that holds under this share of its
 # words: trafilatura's comment filter took the content, not a comment section under it (balanced_reading)
 COMMENT_FILTER_SHARE = 0.5
-WIDEN = (MIN_GAIN, MAX_GAIN)
-# no kind and no sign of an article: maybe a landing page, maybe a listing
-UNSURE = Profile(grid=True, widen=(1.5, 3.0))
+# no kind and no sign of an article: maybe a landing page, maybe a listing. Its main region also replaces a reading
+# that kept menus and footers around it (tune half 0.8802 -> 0.8823; 0.2-0.3 alike, 0.8816 at 0.4-0.5, 0.8811 at 0.7)
+UNSURE = Profile(grid=True, widen=((1.5, 3.0),), shrink=(0.25, 0.9))
 PROFILES: dict[str, Profile] = {
     # the replies are the content of a thread; fast: trafilatura's readability/jusText second opinion never changed
     # a forum's word F1 on the tune half (0.782 either way) and cost 1.2x its time
     "forum": Profile(recall=True, fast=True, comments=True, rescue=FORUM_RESCUE),
-    "collection": Profile(fast=True, widen=WIDEN),
+    "collection": Profile(fast=True, widen=GAINS),
     "product": Profile(rescue=None),  # a product's repeated blocks are recommendations
-    "listing": Profile(fast=True, grid=True, widen=WIDEN),
+    "listing": Profile(fast=True, grid=True, widen=GAINS),
     # a docs page's main element is the page less its sidebars and table of contents: taken when trafilatura left
     # out a section or two of it (1.05-1.5x its words; tune half, documentation 0.931 -> 0.938, flat from 1.3 to
     # 1.8x; at 1.2-4x, as listings take it, 0.930)
     # (and every line: a docs page repeats its notes under each language's tab, which its readers want)
-    "documentation": Profile(widen=(1.05, 1.5), once=False),
-    "service": Profile(fast=True, grid=True, widen=WIDEN),
+    "documentation": Profile(widen=((1.05, 1.5),), once=False),
+    "service": Profile(fast=True, grid=True, widen=GAINS),
 }
 
 
@@ -294,14 +296,14 @@ def kind_stages(
     """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts."""
     if settings.rescue is not None and extractor != "microdata-posts":
         text, extractor = rescue_stage(tree, url, format, text, extractor, settings.rescue)
-    if settings.widen and text.strip() and (region := widen(tree, text, format, url, settings.widen)):
+    shrink = (settings.shrink,) if settings.shrink and extractor.startswith("trafilatura") else ()
+    bands = (settings.widen or ()) + shrink
+    if bands and text.strip() and (region := widen(tree, text, format, url, bands)):
         # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
         text, extractor = region, "main-region"
     elif short_reading(kind, text) and (region := widen(tree, text, format, url, SHORT_GAINS)):
         # 2c'. any page but a sure article read in a few words: trafilatura missed it, the main region has it
         text, extractor = region, "main-region"
-    elif extractor == "trafilatura-balanced" and (region := without_furniture(tree, text, format, url)):
-        text, extractor = region, "main-region"  # 2c''. an unsure page read whole, its menus and footer too
     if kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
         text = with_facts(text, product_facts(tree), format)

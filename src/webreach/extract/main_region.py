@@ -11,8 +11,10 @@ region holds between MIN_GAIN and MAX_GAIN times the words trafilatura kept: mor
 region many times larger is mostly boilerplate trafilatura was right to drop. On WCXB's tune half, with the
 bounds cascade.py sets (1.2-4, and 1.5-3 for unsure pages), word F1 by true type moved: service 0.775 -> 0.808,
 collection 0.648 -> 0.707, listing 0.654 -> 0.667, documentation 0.926 -> 0.931, article 0.935 -> 0.936
-(bench/extraction.py --wcxb; collections also read trafilatura fast since). One walk of the region, no copy
-of the tree; the deciding walk stops once the region is too long to be taken.
+(bench/extraction.py --wcxb; collections also read trafilatura fast since). An unsure page's region also replaces
+a reading of trafilatura's that holds 1.1 to 4 times its words: one that kept the menus and footers around it
+(its shrinking band, 0.25-0.9). One walk of the region, no copy of the tree; the deciding walk stops once the
+region is too long to be taken, and one walk decides every band.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from webreach.extract.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import WORD, content_words, paragraphs_html
 from webreach.extract.screen_reader_text import screen_reader_only
-from webreach.extract.section_headings import as_read
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
@@ -36,14 +37,8 @@ MAX_GAIN = 4.0
 TEXT_NODES = etree.XPath("count(.//text()[normalize-space()])")
 CHARS_SLACK = 1.5  # words are counted, characters capped: room for a region of longer words
 MAIN = "//main | //*[@role='main']"
-# a reading holding DUMP_SHARE of the page's visible words is the page itself; its main region replaces it when
-# that holds DUMP_GAINS times its words (WCXB tune half, unsure pages: Amazon's best sellers 0.79 -> 0.98, a
-# Glossier duo 0.67 -> 0.79, no page lost; no check-half page moves)
-DUMP_SHARE = 0.95
-DUMP_GAINS = (0.5, 0.9)
-DUMP_FURNITURE = ("nav", "header", "footer", "aside", "button", "label")
-FURNITURE_SAMPLE = 12
-OPENING_WORDS = 6
+Bands = tuple[tuple[float, float], ...]  # how many times a reading's words the region may hold to replace it
+GAINS: Bands = ((MIN_GAIN, MAX_GAIN),)
 
 
 def region(tree: Any) -> Any:
@@ -76,55 +71,21 @@ def read_region(root: Any, format: ReadFormat, base_url: str = "", max_chars: in
     return paragraphs_html(text) if format == "html" else text
 
 
-def widen(
-    tree: Any, extracted: str, format: ReadFormat, base_url: str = "", gains: tuple[float, float] = (MIN_GAIN, MAX_GAIN)
-) -> str:
-    """The main region's text when it holds `gains` (MIN_GAIN to MAX_GAIN) times the words of `extracted`, else
-    ""."""
+def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", bands: Bands = GAINS) -> str:
+    """The main region's text when it holds a number of times the words of `extracted` that lies in one of `bands`
+    (low, high), else "". A band under 1 is for a reading that kept what lies outside the region (menus, a
+    footer: trafilatura's last resort is the whole page)."""
     words = content_words(extracted)
-    low, high = gains
     root = region(tree)
-    if not may_hold(root, math.ceil(low * words)):
+    if not may_hold(root, math.ceil(min(low for low, _ in bands) * words)):
         return ""
-    # the region's plain text decides; the walk stops early on a region far longer than the gains allow
-    cap = int(high * CHARS_SLACK * len(extracted))
+    # the region's plain text decides; the walk stops early on a region far longer than the bands allow
+    cap = int(max(high for _, high in bands) * CHARS_SLACK * len(extracted))
     text = read_region(root, "text", base_url, max_chars=cap)
-    if len(text) >= cap or not low * words <= content_words(text) <= high * words:
+    found = content_words(text)
+    if len(text) >= cap or not any(low * words <= found <= high * words for low, high in bands):
         return ""
     return text if format == "text" else read_region(root, format, base_url)
-
-
-def without_furniture(tree: Any, extracted: str, format: ReadFormat, base_url: str = "") -> str:
-    """The main region's text when `extracted` is the whole page as a reader sees it, menus and footer included
-    (trafilatura's last resort when it finds no content: Amazon's best sellers), and the region, its furniture
-    left out, holds DUMP_GAINS times its words; else "". The page is walked (3 ms an unsure page) only when the
-    reading says its furniture (holds_furniture, 0.4 ms), and only as far as such a reading could reach."""
-    if not holds_furniture(tree, extracted, format):
-        return ""
-    words = content_words(extracted)
-    cap = int(CHARS_SLACK * len(extracted) / DUMP_SHARE)
-    page = html_tree.visible_text(tree, max_chars=cap)
-    if len(page) >= cap or words < DUMP_SHARE * content_words(page):
-        return ""
-    root = region(tree)
-    text = read_region(root, "text", base_url)
-    low, high = DUMP_GAINS
-    if not low * words <= content_words(text) <= high * words:
-        return ""
-    return text if format == "text" else read_region(root, format, base_url)
-
-
-def holds_furniture(tree: Any, extracted: str, format: ReadFormat) -> bool:
-    """Whether `extracted` says the opening words of half or more of the page's first FURNITURE_SAMPLE furniture
-    elements (of two words or more), which trafilatura drops from any reading but the whole page."""
-    seen = " ".join(as_read(extracted, format).lower().split())
-    openings: list[str] = []
-    for element in html_tree.body_of(tree).iter(*DUMP_FURNITURE):
-        if len(words := element.text_content().lower().split()) >= 2:
-            openings.append(" ".join(words[:OPENING_WORDS]))
-            if len(openings) == FURNITURE_SAMPLE:
-                break
-    return bool(openings) and 2 * sum(opening in seen for opening in openings) >= len(openings)
 
 
 def may_hold(root: Any, words: int) -> bool:

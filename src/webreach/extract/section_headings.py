@@ -105,7 +105,7 @@ def sections_left_out(tree: Any, text: str, format: ReadFormat, search_budget: i
     headings = list(islice(tree.iter("h2", "h3"), MAX_HEADINGS))
     if len(headings) < LEFT_OUT_MIN:
         return False
-    seen = as_read(text, format).lower()
+    seen = _as_read(text, format).lower()
     counted = left_out = 0
     for heading in headings[: _searches(search_budget, seen)]:
         title = _shown(heading)
@@ -142,10 +142,10 @@ class Reading:
     def __init__(self, text: str, format: ReadFormat) -> None:
         self.lines = text.split("\n")
         self.format = format
-        self.seen = as_read(text, format).lower()  # for headings said word for word
+        self.seen = _as_read(text, format).lower()  # for headings said word for word
         self.by_first_word: dict[str, list[int]] = {}
         for number, line in enumerate(self.lines):
-            if first := FIRST_WORD.search(as_read(line, format) if format == "html" else line):
+            if first := FIRST_WORD.search(_as_read(line, format) if format == "html" else line):
                 self.by_first_word.setdefault(first[0].lower(), []).append(number)
         self.in_code = _code_lines(self.lines, format)
         self.words: dict[int, str] = {}
@@ -177,7 +177,7 @@ class Reading:
 
     def _words_of(self, number: int) -> str:
         if number not in self.words:
-            self.words[number] = _words(as_read(self.lines[number], self.format))
+            self.words[number] = _words(_as_read(self.lines[number], self.format))
         return self.words[number]
 
     def _placeable(self, number: int) -> int | None:
@@ -228,7 +228,7 @@ def _searches(search_budget: int, seen: str) -> int:
     return max(1, search_budget // max(1, len(seen)))
 
 
-def as_read(line: str, format: ReadFormat) -> str:
+def _as_read(line: str, format: ReadFormat) -> str:
     """A line of the reading as a reader sees it: markdown without link targets and escapes, html without tags and
     entities; text as it is."""
     if format == "markdown":
