@@ -36,14 +36,16 @@ MIN_GAIN = 1.2
 MAX_GAIN = 4.0
 TEXT_NODES = etree.XPath("count(.//text()[normalize-space()])")
 CHARS_SLACK = 1.5  # words are counted, characters capped: room for a region of longer words
-MAIN = "//main | //*[@role='main']"
+# the attribute, and /descendant:: rather than //, where libxml2 first gathers every node of the page: 0.53 ->
+# 0.16 ms a WCXB dev page, the same element on all 1,497
+MAIN = etree.XPath("/descendant::main | //@role[.='main']/..")
 Bands = tuple[tuple[float, float], ...]  # how many times a reading's words the region may hold to replace it
 GAINS: Bands = ((MIN_GAIN, MAX_GAIN),)
 
 
 def region(tree: Any) -> Any:
     """The element holding the page's main content: the first <main> or role="main", else <body>."""
-    found = tree.xpath(MAIN)
+    found = MAIN(tree)
     return found[0] if found else html_tree.body_of(tree)
 
 
