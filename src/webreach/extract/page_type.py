@@ -94,11 +94,12 @@ DATED_PATH = re.compile(r"/(19|20)\d\d/[01]?\d/")
 STORY_PATH = re.compile(r"/(news|blog|articles?|stor(y|ies)|posts?)/[^/]*\w-\w[^/]*-", re.IGNORECASE)
 DOCS_HOST = re.compile(r"^(docs?|developer|developers|wiki|learn|api)\.", re.IGNORECASE)
 # one query finds both the microdata items and the price markup, in document order; it asks for the attributes
-# rather than for every element with a predicate on them (0.59 -> 0.35 ms a median WCXB page, same elements)
+# rather than for every element with a predicate on them, under /descendant::* rather than // (0.59 -> 0.35 ->
+# 0.19 ms a WCXB dev page, the same elements on all 1,497)
 PRICE_PROPERTIES = ("product:price:amount", "og:price:amount")
 DECLARED = etree.XPath(
-    "//@itemtype/.. | //@itemprop[.='price']/.."
-    " | //@property[" + " or ".join(f".='{name}'" for name in PRICE_PROPERTIES) + "]/parent::meta"
+    "/descendant::*/@itemtype/.. | /descendant::*/@itemprop[.='price']/.."
+    " | /descendant::meta/@property[" + " or ".join(f".='{name}'" for name in PRICE_PROPERTIES) + "]/.."
 )
 
 
