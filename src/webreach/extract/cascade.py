@@ -130,8 +130,8 @@ class Profile:
     grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
     # the page's main region replaces the text when it holds this many times its words (main_region.py), or this
     # fraction of the words of trafilatura's reading (shrink: one that kept what lies around the region)
-    widen: Bands | None = None
-    shrink: tuple[float, float] | None = None
+    widen: Bands = ()
+    shrink: Bands = ()
     rescue: Rescue | None = PAGE_RESCUE  # when the page's repeated blocks replace the text (repeated_blocks.py)
     once: bool = True  # a paragraph the reading says twice is kept once (repeated_lines.py)
 
@@ -156,7 +156,7 @@ RECALL = Profile(recall=True)
 COMMENT_FILTER_SHARE = 0.5
 # no kind and no sign of an article: maybe a landing page, maybe a listing. Its main region also replaces a reading
 # that kept menus and footers around it (tune half 0.8802 -> 0.8823; 0.2-0.3 alike, 0.8816 at 0.4-0.5, 0.8811 at 0.7)
-UNSURE = Profile(grid=True, widen=((1.5, 3.0),), shrink=(0.25, 0.9))
+UNSURE = Profile(grid=True, widen=((1.5, 3.0),), shrink=((0.25, 0.9),))
 PROFILES: dict[str, Profile] = {
     # the replies are the content of a thread; fast: trafilatura's readability/jusText second opinion never changed
     # a forum's word F1 on the tune half (0.782 either way) and cost 1.2x its time
@@ -296,8 +296,7 @@ def kind_stages(
     """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts."""
     if settings.rescue is not None and extractor != "microdata-posts":
         text, extractor = rescue_stage(tree, url, format, text, extractor, settings.rescue)
-    shrink = (settings.shrink,) if settings.shrink and extractor.startswith("trafilatura") else ()
-    bands = (settings.widen or ()) + shrink
+    bands = settings.widen + (settings.shrink if extractor.startswith("trafilatura") else ())
     if bands and text.strip() and (region := widen(tree, text, format, url, bands)):
         # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
         text, extractor = region, "main-region"
