@@ -106,6 +106,17 @@ def test_the_region_leaves_out_text_for_screen_readers_only_unless_it_states_a_n
     assert "Duration" in region_text(html_tree.parse(f"<html><body><main>{field}</main></body></html>"), "text")
 
 
+def test_each_screen_reader_element_is_judged_by_its_own_text_under_a_class_seen_before() -> None:
+    # the class is judged once a walk; whether the text states a number is asked of each element
+    spans = "".join(
+        f"<li>Mug {n} <span class='sr-only'>{said}</span></li>"
+        for n, said in enumerate(("Add to cart", "Rated 4 out of 5", "Add to wishlist", "Was $12"))
+    )
+    text = region_text(html_tree.parse(f"<html><body><main><ul>{spans}</ul></main></body></html>"), "text")
+    assert "Rated 4 out of 5" in text and "Was $12" in text
+    assert "Add to cart" not in text and "Add to wishlist" not in text and "Mug 3" in text
+
+
 def test_markdown_of_the_region_keeps_headings_lists_and_links() -> None:
     markdown = region_text(html_tree.parse(page(2).replace("weekly demos", "<a href='/demos'>demos</a>")), "markdown")
     assert "## Service 1" in markdown

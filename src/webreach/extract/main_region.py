@@ -29,7 +29,7 @@ from webreach.extract import html_tree
 from webreach.extract.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import WORD, content_words, paragraphs_html
-from webreach.extract.screen_reader_text import screen_reader_only
+from webreach.extract.screen_reader_text import screen_reader_class, states_a_number
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
@@ -56,6 +56,9 @@ def region_text(tree: Any, format: ReadFormat, base_url: str = "", max_chars: in
 
 def read_region(root: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
     """region_text of the region `root` already found."""
+    # a page repeats its class attributes: each is judged once a walk (True furniture, None for screen readers
+    # unless its text states a number, False neither), which halves the furniture test's cost on a median region
+    judged: dict[str, bool | None] = {}
 
     def furniture(element: Any) -> bool:
         if element is root:
@@ -63,14 +66,25 @@ def read_region(root: Any, format: ReadFormat, base_url: str = "", max_chars: in
         if element.tag in FURNITURE_TAGS:
             return True
         name = element.get("class")
-        if names_furniture(name) or (name is not None and screen_reader_only(element, name)):
-            return True
+        if name is not None:
+            if name not in judged:
+                judged[name] = _class_verdict(name)
+            verdict = judged[name]
+            if verdict or (verdict is None and not states_a_number(element)):
+                return True
         return names_furniture(element.get("id"))
 
     if format == "markdown" and max_chars is None:
         return to_markdown(root, base_url, furniture)
     text = html_tree.visible_text(root, furniture, max_chars)
     return paragraphs_html(text) if format == "html" else text
+
+
+def _class_verdict(name: str) -> bool | None:
+    """True when a class attribute names furniture, None when it names text for screen readers, else False."""
+    if names_furniture(name):
+        return True
+    return None if screen_reader_class(name) else False
 
 
 def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", bands: Bands = GAINS) -> str:

@@ -1,6 +1,7 @@
 """Text written for screen readers only, which the main-region reading leaves out: no sighted reader sees it.
 
     screen_reader_only(element, classes) -> bool
+    screen_reader_class(classes) -> bool, states_a_number(element) -> bool: its two halves
 
 Sites restate visuals and label controls for screen readers in elements that CSS moves off-screen, named by a
 small family of classes: `sr-only` (Bootstrap, Tailwind), `screen-reader-text` (WordPress), `visually-hidden`
@@ -44,9 +45,17 @@ STATES_A_NUMBER = re.compile(r"\d")
 
 def screen_reader_only(element: Any, classes: str) -> bool:
     """Whether `element`, of these `classes`, is text for screen readers only that states no number."""
+    return screen_reader_class(classes) and not states_a_number(element)
+
+
+def screen_reader_class(classes: str) -> bool:
+    """Whether a class attribute marks text for screen readers only (and no class shows it again)."""
     if HINT.search(classes) is None:
         return False
     tokens = classes.split()
-    if any(SHOWN_AGAIN in token for token in tokens) or not any(SCREEN_READER_CLASS.fullmatch(t) for t in tokens):
-        return False
-    return STATES_A_NUMBER.search(element.text_content()) is None
+    return not any(SHOWN_AGAIN in token for token in tokens) and any(SCREEN_READER_CLASS.fullmatch(t) for t in tokens)
+
+
+def states_a_number(element: Any) -> bool:
+    """Whether the text under `element` holds a digit."""
+    return STATES_A_NUMBER.search(element.text_content()) is not None
