@@ -9,6 +9,7 @@ import pytest
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
+from webreach.extract.metadata import page_json_ld
 from webreach.extract.product_facts import product_facts, with_facts
 
 URL = "https://shop.example/products/stoneware-mug"
@@ -67,19 +68,21 @@ def test_html_output_escapes_the_declared_facts() -> None:
     ],
 )
 def test_the_price_line_reads_an_offer_or_a_range(offers: object, line: str | None) -> None:
-    facts = product_facts(html_tree.parse(page({"@type": "Product", "name": "Mug", "offers": offers}), url=URL))
+    facts = product_facts(
+        page_json_ld(html_tree.parse(page({"@type": "Product", "name": "Mug", "offers": offers}), url=URL))
+    )
     assert facts == (["Mug", line] if line else ["Mug"])
 
 
 def test_percent_encoded_descriptions_are_decoded() -> None:
     ld = {"@type": ["Product"], "name": "Sofa", "description": "An%20elegant%20curved%20sofa."}
-    assert product_facts(html_tree.parse(page(ld), url=URL)) == ["Sofa", "An elegant curved sofa."]
+    assert product_facts(page_json_ld(html_tree.parse(page(ld), url=URL))) == ["Sofa", "An elegant curved sofa."]
 
 
 @pytest.mark.parametrize("script", ["{not json", '{"@type": "Article", "headline": "x"}', "[" * 5000])
 def test_no_product_declared_means_no_facts(script: str) -> None:
     html = f"<html><head><script type='application/ld+json'>{script}</script></head><body><p>x</p></body></html>"
-    assert product_facts(html_tree.parse(html, url=URL)) == []
+    assert product_facts(page_json_ld(html_tree.parse(html, url=URL))) == []
 
 
 def test_nothing_missing_leaves_the_text_as_it_was() -> None:
@@ -88,6 +91,6 @@ def test_nothing_missing_leaves_the_text_as_it_was() -> None:
 
 def test_a_huge_declared_description_is_cut_to_a_paragraph() -> None:
     ld = {"@type": "Product", "name": "Mug", "description": "word " * 100_000}
-    facts = product_facts(html_tree.parse(page(ld), url=URL))
+    facts = product_facts(page_json_ld(html_tree.parse(page(ld), url=URL)))
     assert facts[0] == "Mug"
     assert len(facts[1]) <= 4_000

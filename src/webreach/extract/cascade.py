@@ -85,7 +85,7 @@ from webreach.extract.extracted import Extracted, as_json, content_words, paragr
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.lone_story import whole_story
 from webreach.extract.main_region import GAINS, Bands, widen
-from webreach.extract.metadata import read_metadata
+from webreach.extract.metadata import page_json_ld, read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
@@ -225,7 +225,8 @@ def extract_html(
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
     tree = html_tree.parse(page, url=url or None)
-    kind = classify(tree, url) if options.page_types else PageKind("article", confident=False)
+    json_ld = page_json_ld(tree)  # read once, for the page's kind and its metadata
+    kind = classify(tree, url, json_ld) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
     if kind.confident and kind.name == "product" and not kind.article_evidence:
         remove_reviews(tree)  # what buyers said is not the product (product_reviews.py)
@@ -259,7 +260,7 @@ def extract_html(
         if not visible:
             raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
         text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
-    meta = read_metadata(tree, url)
+    meta = read_metadata(tree, url, json_ld)
     page_type = kind.name if kind.confident else None
     return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
 
@@ -305,7 +306,7 @@ def kind_stages(
         text, extractor = region, "main-region"
     if kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
-        text = with_facts(text, product_facts(tree), format)
+        text = with_facts(text, product_facts(page_json_ld(tree)), format)
     return text, extractor
 
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from webreach.extract.metadata import json_ld_types, page_json_ld
+from webreach.extract.metadata import JsonLd, json_ld_types, page_json_ld
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
@@ -113,11 +113,12 @@ class PageKind:
     article_evidence: bool = False  # the page declares itself an article somewhere (JSON-LD, og:type, dates)
 
 
-def classify(tree: Any, url: str) -> PageKind:
-    """The page's kind from its declared structure and URL; see the module docstring."""
+def classify(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageKind:
+    """The page's kind from its declared structure and URL; see the module docstring. `json_ld` is the page's
+    page_json_ld when the caller has read it already."""
     votes: Counter[str] = Counter()
     signals: list[str] = []
-    _vote_json_ld(tree, votes, signals)
+    _vote_json_ld(page_json_ld(tree) if json_ld is None else json_ld, votes, signals)
     declared = DECLARED(tree)
     _vote_microdata(declared, votes, signals)
     _vote_url(url, votes, signals)
@@ -133,9 +134,9 @@ def classify(tree: Any, url: str) -> PageKind:
     return PageKind(best, confident, tuple(signals), article_evidence=votes["article"] > 0)
 
 
-def _vote_json_ld(tree: Any, votes: Counter[str], signals: list[str]) -> None:
+def _vote_json_ld(json_ld: JsonLd, votes: Counter[str], signals: list[str]) -> None:
     seen: set[str] = set()
-    for node in page_json_ld(tree):
+    for node in json_ld:
         for kind in _types(node):
             if kind in JSON_LD_VOTES and kind not in seen:
                 seen.add(kind)

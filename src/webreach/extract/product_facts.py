@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from webreach.extract import html_tree
 from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, word_bag
-from webreach.extract.metadata import declared_text, json_ld_types, page_json_ld
+from webreach.extract.metadata import JsonLd, declared_text, json_ld_types
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
@@ -24,9 +24,10 @@ MAX_DESCRIPTION_CHARS = 4_000
 ESCAPED_SPACE = "%20"
 
 
-def product_facts(tree: Any) -> list[str]:
-    """The first declared product's name, price line and description, as plain-text paragraphs ([] if none)."""
-    for node in page_json_ld(tree):
+def product_facts(json_ld: JsonLd) -> list[str]:
+    """The first declared product's name, price line and description, as plain-text paragraphs ([] if none), of
+    a page's JSON-LD objects (metadata.page_json_ld)."""
+    for node in json_ld:
         if any(kind in PRODUCT_TYPES for kind in json_ld_types(node)):
             facts = [_plain(node.get("name")), _price(node.get("offers")), _plain(node.get("description"))]
             return [fact[:MAX_DESCRIPTION_CHARS] for fact in facts if fact]
