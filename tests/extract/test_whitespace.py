@@ -243,3 +243,18 @@ def test_highlighted_code_lines_stay_lines(format: str) -> None:
 def test_code_lines_already_broken_are_not_broken_again(code: str, lines: str) -> None:
     pre = next(parse(f"<html><body><pre><code>{code}</code></pre></body></html>").iter("pre"))
     assert "".join(pre.itertext()) == lines
+
+
+def test_the_visible_text_keeps_blocks_rows_and_breaks_apart_and_leaves_hidden_subtrees_out() -> None:
+    markup = (
+        "<html><body><h2>Prices</h2><p>Mugs<br>Bowls <span hidden>old <b>price</b><div>ignored</div></span>"
+        "from $4</p><table><tr><td>red</td><td>blue</td></tr></table><div class='menu'><a>Home</a></div>"
+        "<svg><text>icon</text></svg>last words</body></html>"
+    )
+    tree = parse(markup)
+    assert visible_text(tree) == "Prices\n\nMugs\nBowls\n\nfrom $4\n\nred blue\n\nHome\n\nlast words"
+    without_menu = visible_text(tree, skip=lambda element: element.get("class") == "menu")
+    assert "Home" not in without_menu and without_menu.endswith("red blue\n\nlast words")
+    assert visible_text(tree, max_chars=8) == "Prices\n\nMugs"  # the walk stops once it holds that many
+    # an element's own tail is the reader's too when the walk starts at it
+    assert visible_text(tree.find(".//span")).split() == ["from", "$4"]
