@@ -85,7 +85,7 @@ from webreach.extract.extracted import Extracted, as_json, content_words, paragr
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.lone_story import whole_story
 from webreach.extract.main_region import GAINS, Bands, widen
-from webreach.extract.metadata import page_json_ld, read_metadata
+from webreach.extract.metadata import JsonLd, page_json_ld, read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
@@ -225,7 +225,7 @@ def extract_html(
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
     tree = html_tree.parse(page, url=url or None)
-    json_ld = page_json_ld(tree)  # read once, for the page's kind and its metadata
+    json_ld = page_json_ld(tree)  # read once, for the page's kind, a product's facts and the metadata
     kind = classify(tree, url, json_ld) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
     if kind.confident and kind.name == "product" and not kind.article_evidence:
@@ -245,7 +245,7 @@ def extract_html(
         text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
         text, extractor = story_stage(tree, page, url, format, options, text, extractor)
     if options.page_types:
-        text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor)
+        text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor, json_ld=json_ld)
     if short and (reason := walls.find_empty_frame(tree, text)):
         walls.refuse_shell(reason, url)
     if settings.once:
@@ -292,9 +292,18 @@ def first_stage(
 
 
 def kind_stages(
-    tree: Any, url: str, format: ReadFormat, kind: PageKind, settings: Profile, text: str, extractor: str
+    tree: Any,
+    url: str,
+    format: ReadFormat,
+    kind: PageKind,
+    settings: Profile,
+    text: str,
+    extractor: str,
+    *,
+    json_ld: JsonLd,
 ) -> tuple[str, str]:
-    """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts."""
+    """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts
+    (from `json_ld`, the page's page_json_ld)."""
     if settings.rescue is not None and extractor != "microdata-posts":
         text, extractor = rescue_stage(tree, url, format, text, extractor, settings.rescue)
     bands = settings.widen + (settings.shrink if extractor.startswith("trafilatura") else ())
@@ -306,7 +315,7 @@ def kind_stages(
         text, extractor = region, "main-region"
     if kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
-        text = with_facts(text, product_facts(page_json_ld(tree)), format)
+        text = with_facts(text, product_facts(json_ld), format)
     return text, extractor
 
 

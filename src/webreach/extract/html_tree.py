@@ -169,15 +169,20 @@ def collapse_whitespace(tree: Any) -> None:
                 _settle(owner, is_tail, text, lead, line)
             text = element.tail
             owner, is_tail, lead = element, True, line
-            if not opened:
+            if (ended := _ancestor_ended(opened)) is None:
                 break
-            parent = opened[-1]
-            parent[2] -= 1
-            if parent[2]:
-                break
-            element, line, _ = opened.pop()
+            element, line, _ = ended
     if text:  # the root's tail
         _settle(owner, is_tail, text, lead, False)
+
+
+def _ancestor_ended(opened: list[list[Any]]) -> list[Any] | None:
+    """After an element ends, in a walk that keeps a stack of its open elements (each entry's last item the
+    children it has left): the parent's entry, popped, when that element was its last child, else None."""
+    if not opened:
+        return None
+    opened[-1][-1] -= 1
+    return None if opened[-1][-1] else opened.pop()
 
 
 def break_code_lines(pre: Any) -> None:
@@ -313,13 +318,9 @@ def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars
             if not hidden and (tail := element.tail):
                 parts.append(tail)
                 size += len(tail)
-            if not opened:
+            if (ended := _ancestor_ended(opened)) is None:
                 break
-            parent = opened[-1]
-            parent[3] -= 1
-            if parent[3]:
-                break
-            element, tag, conceals, _ = opened.pop()
+            element, tag, conceals, _ = ended
     return tidy("".join(parts))
 
 
