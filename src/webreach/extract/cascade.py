@@ -19,12 +19,12 @@ passthrough.py handle the non-HTML kinds. HTML is parsed once (html_tree.py, whi
 browser would, so pretty-printed sources do not leak line breaks and indentation into paragraphs) and goes
 through this cascade, each stage engaging only when the one before it under-delivered:
 0. page_type.py names the page's kind (article, forum, product, listing, collection, documentation, service)
-   from what it declares (JSON-LD, microdata, URL routes, markup); the kind picks stage 1's profile and becomes
-   Extracted.page_type when the classifier is sure. Products, listings, collections, docs and service pages are
-   read balanced, forums for recall with comments (their replies are the content; a thread whose microdata lists
-   its posts is read post by post, posts.py); article-like pages take the precision path below; a page the
-   classifier is unsure of is read balanced unless something marks it as an article. docs/page-kinds.md has
-   the per-kind measurements on WCXB (bench/extraction.py --wcxb).
+   from what it declares (JSON-LD, microdata, URL routes, markup); the kind picks stage 1's profile (profiles.py)
+   and becomes Extracted.page_type when the classifier is sure. Products, listings, collections, docs and service
+   pages are read balanced, forums for recall with comments (their replies are the content; a thread whose
+   microdata lists its posts is read post by post, posts.py); article-like pages take the precision path below;
+   a page the classifier is unsure of is read balanced unless something marks it as an article.
+   docs/page-kinds.md has the per-kind measurements on WCXB (bench/extraction.py --wcxb).
    A sure product page (with no sign of an article) loses its customer reviews first (product_reviews.py).
 1. trafilatura in precision mode, fast (no second-opinion extractors), comments left out. On the article
    extraction benchmark (bench/extraction.py) this is the most accurate single setting and one of the fastest.
@@ -84,7 +84,7 @@ from webreach.extract.card_grid import grid_text
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.lone_story import whole_story
-from webreach.extract.main_region import GAINS, Bands, widen
+from webreach.extract.main_region import widen
 from webreach.extract.metadata import JsonLd, page_json_ld, read_metadata
 from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
@@ -92,7 +92,8 @@ from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
 from webreach.extract.posts import render_thread, thread_posts, worth_keeping
 from webreach.extract.product_facts import product_facts, with_facts
 from webreach.extract.product_reviews import remove_reviews
-from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue, rescue_text
+from webreach.extract.profiles import BALANCED, BALANCED_WITH_COMMENTS, PRECISE, RECALL, Profile, profile_for
+from webreach.extract.repeated_blocks import Rescue, rescue_text
 from webreach.extract.repeated_lines import drop_repeated_lines
 from webreach.extract.section_headings import restore_headings, sections_left_out
 from webreach.extract.sniff import sniff
@@ -119,58 +120,14 @@ class ExtractOptions:
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
 
 
-@dataclass(frozen=True)
-class Profile:
-    """trafilatura's settings for one kind of page."""
-
-    precision: bool = False
-    recall: bool = False
-    fast: bool = False
-    comments: bool = False
-    grid: bool = False  # the page's card grid replaces trafilatura's text when it holds more words (card_grid.py)
-    # the page's main region replaces the text when it holds this many times its words (main_region.py), or this
-    # fraction of the words of trafilatura's reading (shrink: one that kept what lies around the region)
-    widen: Bands = ()
-    shrink: Bands = ()
-    rescue: Rescue | None = PAGE_RESCUE  # when the page's repeated blocks replace the text (repeated_blocks.py)
-    once: bool = True  # a paragraph the reading says twice is kept once (repeated_lines.py)
-
-
-# the article default, the fallback, and one profile per kind of page, each chosen on WCXB's tune half (F1 of the
-# pages classified so, article cascade -> profile: forum 0.54 -> 0.69 with comments kept, product 0.63 -> 0.67,
-# documentation 0.90 -> 0.92, service 0.69 -> 0.69). With the repeated-block rescue (stage 2b), by true type: forums
-# read for recall, forum 0.770 -> 0.782; collections read balanced, not by the article cascade, collection 0.644 ->
-# 0.648 and listing 0.648 -> 0.654. With the main region (stage 2c) confident collections, listings and services
-# read trafilatura fast, as accurate (whole half 0.8582 -> 0.8589) and cheaper; products and docs lost (0.8574)
 # a reading under SHORT_WORDS words of a page not surely an article gives way to the main region holding SHORT_GAINS
 # times its words (tune half 0.857 -> 0.859: collections 0.707 -> 0.722, listings 0.669 -> 0.690; best of 60-200
 # words and 1.5-3x; sure articles are left out, a short story stays short: AEB 0.9705 -> 0.9604 with them)
 SHORT_WORDS = 100
 SHORT_GAINS = ((2.0, 50.0),)
-PRECISE = Profile(precision=True, fast=True, once=False)  # trafilatura has weighed a story's repeats (AEB)
-BALANCED = Profile()
-BALANCED_WITH_COMMENTS = Profile(comments=True)
-RECALL = Profile(recall=True)
 # a short balanced reading gives way to the reading with comments kept when that holds under this share of its
 # words: trafilatura's comment filter took the content, not a comment section under it (balanced_reading)
 COMMENT_FILTER_SHARE = 0.5
-# no kind and no sign of an article: maybe a landing page, maybe a listing. Its main region also replaces a reading
-# that kept menus and footers around it (tune half 0.8802 -> 0.8823; 0.2-0.3 alike, 0.8816 at 0.4-0.5, 0.8811 at 0.7)
-UNSURE = Profile(grid=True, widen=((1.5, 3.0),), shrink=((0.25, 0.9),))
-PROFILES: dict[str, Profile] = {
-    # the replies are the content of a thread; fast: trafilatura's readability/jusText second opinion never changed
-    # a forum's word F1 on the tune half (0.782 either way) and cost 1.2x its time
-    "forum": Profile(recall=True, fast=True, comments=True, rescue=FORUM_RESCUE),
-    "collection": Profile(fast=True, widen=GAINS),
-    "product": Profile(rescue=None),  # a product's repeated blocks are recommendations
-    "listing": Profile(fast=True, grid=True, widen=GAINS),
-    # a docs page's main element is the page less its sidebars and table of contents: taken when trafilatura left
-    # out a section or two of it (1.05-1.5x its words; tune half, documentation 0.931 -> 0.938, flat from 1.3 to
-    # 1.8x; at 1.2-4x, as listings take it, 0.930)
-    # (and every line: a docs page repeats its notes under each language's tab, which its readers want)
-    "documentation": Profile(widen=((1.05, 1.5),), once=False),
-    "service": Profile(fast=True, grid=True, widen=GAINS),
-}
 
 
 @typed_errors  # anything untyped that still escapes below becomes an ExtractionError (last_resort.py)
@@ -263,15 +220,6 @@ def extract_html(
     meta = read_metadata(tree, url, json_ld)
     page_type = kind.name if kind.confident else None
     return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
-
-
-def profile_for(kind: PageKind) -> Profile:
-    """The kind's profile; an unsure page keeps the article cascade if it shows any sign of being an article and
-    is read balanced, its card grid considered, otherwise (tune half, such pages read balanced: articles 0.935 ->
-    0.927, but services 0.716 -> 0.756, listings 0.479 -> 0.579, products 0.658 -> 0.834)."""
-    if kind.confident:
-        return PROFILES.get(kind.name, PRECISE)
-    return PRECISE if kind.article_evidence else UNSURE
 
 
 def first_stage(
