@@ -18,12 +18,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import trafilatura
+from lxml import etree
+from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.extract import html_tree
 from webreach.extract.cascade import extract
 from webreach.extract.extracted import Extracted
 from webreach.extract.page_type import classify
 from webreach.extract.posts import render_thread, thread_posts
+from webreach.extract.set_aside import set_aside
 
 SAMPLE = 6
 # floors a little under what this sample measured (in brackets: with page kinds / the article cascade alone)
@@ -313,3 +317,25 @@ def test_a_meta_that_states_the_title_is_not_a_post() -> None:
     read = extract(page, content_type="text/html", url="https://community.example/topic/18427/rc1", format="text")
     assert read.extractor == "microdata-posts"
     assert "RC1 of NodeBB v4" not in read.text and read.text.startswith("member0")
+
+
+def test_trafilatura_reads_real_pages_the_same_with_its_cleaned_elements_set_aside(shared_data: Path) -> None:
+    """set_aside.py's promise on the check sample's 42 real pages: the precise reading is the same text, and the
+    tree comes back as it was (a trafilatura release that cleans differently fails here)."""
+    root = shared_data / "extraction" / "wcxb-dev"
+    if not root.is_dir():
+        pytest.skip(f"WCXB dev split not found at {root}")
+    taken = 0
+    for pages in check_sample(root).values():
+        for url, _, body in pages:
+            tree = html_tree.parse(body.decode("utf-8", "replace"), url=url)
+            expected, before = precise_reading(tree), etree.tostring(tree)
+            with set_aside(tree, MANUALLY_CLEANED):
+                taken += len(etree.tostring(tree)) < len(before)
+                assert precise_reading(tree) == expected, url
+            assert etree.tostring(tree) == before, url
+    assert taken >= 30  # nearly every real page has navigation, a footer or icons to set aside
+
+
+def precise_reading(tree: etree._Element) -> str:
+    return trafilatura.extract(tree, favor_precision=True, fast=True, include_tables=True, with_metadata=False) or ""
