@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from webreach.extract.cascade import extract
 from webreach.extract.html_tree import parse, visible_text
@@ -258,3 +259,23 @@ def test_the_visible_text_keeps_blocks_rows_and_breaks_apart_and_leaves_hidden_s
     assert visible_text(tree, max_chars=8) == "Prices\n\nMugs"  # the walk stops once it holds that many
     # an element's own tail is the reader's too when the walk starts at it
     assert visible_text(tree.find(".//span")).split() == ["from", "$4"]
+
+
+@pytest.mark.parametrize(
+    ("hidden", "seen"),
+    [
+        ("<b>price</b>", "Bowlsfrom $4"),  # nothing of it: the words on either side meet
+        ("old<br>price", "Bowls\nfrom $4"),  # its <br> still ends the line
+        ("<i>a</i><br><br>b", "Bowls\n\nfrom $4"),
+        ("<table><tr><td>a</td><td>b</td></tr></table>", "Bowls\n\nfrom $4"),
+    ],
+)
+def test_a_hidden_subtree_adds_only_its_breaks(hidden: str, seen: str) -> None:
+    tree = parse(f"<html><body><p>Bowls<span hidden>{hidden}</span>from $4</p></body></html>")
+    assert visible_text(tree) == seen
+
+
+def test_a_hidden_cell_still_adds_its_space() -> None:
+    tree = parse("<html><body><p>Bowls<span hidden></span>from $4</p></body></html>")
+    etree.SubElement(tree.find(".//span"), "td").text = "a"  # the parser puts a cell only in a row; code may not
+    assert visible_text(tree) == "Bowls from $4"
