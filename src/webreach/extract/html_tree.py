@@ -285,13 +285,10 @@ def body_of(tree: Any) -> Any:
 def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars: int | None = None) -> str:
     """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
     the subtrees of the elements `skip` names); with `max_chars`, the walk stops once it has gathered that many
-    characters (the caller only wanted to know the text is that long). The ends of elements are worked out as
-    collapse_whitespace works them out, from the children left in each open one (_ancestor_ended): a tenth less
-    time than iterwalk's start and end events (0.70 -> 0.62 ms a call over the 2,331 calls the cascade makes on
-    half of WCXB dev; the shared helper later added 2% back). A hidden element's subtree is walked past, not
-    through, its line breaks worked out in C (_hidden_breaks): the main region of a median page the cascade is
-    unsure of, its navigation and footers skipped, took 2.10 -> 1.87 ms, the same text on all 1,674 AEB and WCXB
-    dev pages that parse."""
+    characters (the caller only wanted to know the text is that long). Elements end as in collapse_whitespace,
+    from the children left in each open one: 0.70 -> 0.62 ms a call against iterwalk's events (2,331 calls on half
+    of WCXB dev). A hidden subtree is walked past, its line breaks worked out in C (_hidden_breaks): an unsure
+    page's main region 2.10 -> 1.87 ms, the same text on all 1,674 AEB and WCXB dev pages that parse."""
     parts: list[str] = []
     size = 0
     limit = max_chars if max_chars is not None else -1
