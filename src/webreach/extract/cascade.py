@@ -186,7 +186,7 @@ def extract_html(
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
     options = options or ExtractOptions()
     tree = html_tree.parse(page, url=url or None)
-    json_ld = page_json_ld(tree)  # read once, for the page's kind, a product's facts and the metadata
+    json_ld = page_json_ld(tree)  # read once: the page's kind, a thread's posts, a product's facts, the metadata
     kind = classify(tree, url, json_ld) if options.page_types else PageKind("article", confident=False)
     settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
     if kind.confident and kind.name == "product" and not kind.article_evidence:
@@ -194,7 +194,7 @@ def extract_html(
     if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
         settings = replace(settings, fast=True)
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
-    text, extractor = first_stage(tree, url, format, options, kind, settings)
+    text, extractor = first_stage(tree, url, format, options, kind, settings, json_ld=json_ld)
     visible = walls.short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         walls.refuse_wall(page, tree, visible, url)
@@ -227,14 +227,21 @@ def extract_html(
 
 
 def first_stage(
-    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, kind: PageKind, settings: Profile
+    tree: Any,
+    url: str,
+    format: ReadFormat,
+    options: ExtractOptions,
+    kind: PageKind,
+    settings: Profile,
+    *,
+    json_ld: JsonLd,
 ) -> tuple[str, str]:
-    """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup lists
-    them and they are the page's content (posts.py)."""
+    """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup (or its
+    JSON-LD, `json_ld`) lists them and they are the page's content (posts.py)."""
     text = run_trafilatura(tree, url, format, options, settings)
     if settings == PRECISE:
         return text, "trafilatura"
-    if kind.name == "forum" and (found := thread_posts(tree)):
+    if kind.name == "forum" and (found := thread_posts(tree, json_ld)):
         thread = render_thread(found, format, url)
         if worth_keeping(thread, text):
             return thread, "microdata-posts"

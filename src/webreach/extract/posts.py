@@ -50,7 +50,7 @@ from lxml import etree
 from webreach.extract import html_tree
 from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
-from webreach.extract.metadata import json_ld_person, json_ld_types, page_json_ld
+from webreach.extract.metadata import JsonLd, json_ld_person, json_ld_types, page_json_ld
 from webreach.models import ReadFormat
 
 MIN_POSTS = 2
@@ -90,11 +90,12 @@ class Post:
     date: str = ""  # when it was written, as the page shows it ("" when it does not)
 
 
-def thread_posts(tree: Any) -> list[Post]:
+def thread_posts(tree: Any, json_ld: JsonLd | None = None) -> list[Post]:
     """The posts of the thread, in page order: those the microdata marks, the opening post first when only the
-    JSON-LD states it; the posts the JSON-LD declares when the markup marks none. [] when fewer than MIN_POSTS."""
+    JSON-LD states it; the posts the JSON-LD declares when the markup marks none. [] when fewer than MIN_POSTS.
+    `json_ld` is the page's page_json_ld when the caller has read it already."""
     posts = marked_posts(tree)
-    declared = declared_posts(tree)
+    declared = declared_posts(page_json_ld(tree) if json_ld is None else json_ld)
     if not posts:
         posts = declared
     elif declared and declared[0].opening and not _shown_already(declared[0].text, posts[0]):
@@ -122,10 +123,10 @@ def marked_posts(tree: Any) -> list[Post]:
     return [post for post in posts if post.text]
 
 
-def declared_posts(tree: Any) -> list[Post]:
-    """The thread the page's JSON-LD declares: the first DiscussionForumPosting (a node of its own or the page's
-    main entity) with a text or Comment items, as its opening post and its comments, each with its author."""
-    for node in page_json_ld(tree):
+def declared_posts(json_ld: JsonLd) -> list[Post]:
+    """The thread a page's JSON-LD objects declare: the first DiscussionForumPosting (a node of its own or the
+    page's main entity) with a text or Comment items, as its opening post and its comments, each with its author."""
+    for node in json_ld:
         for thread in (node, *_entities(node.get("mainEntity"))):
             if "DiscussionForumPosting" not in json_ld_types(thread):
                 continue

@@ -1,7 +1,6 @@
 """Text written for screen readers only, which the main-region reading leaves out: no sighted reader sees it.
 
-    screen_reader_only(element, classes) -> bool
-    screen_reader_class(classes) -> bool, states_a_number(element) -> bool: its two halves
+    screen_reader_class(classes) -> bool, states_a_number(element) -> bool
 
 Sites restate visuals and label controls for screen readers in elements that CSS moves off-screen, named by a
 small family of classes: `sr-only` (Bootstrap, Tailwind), `screen-reader-text` (WordPress), `visually-hidden`
@@ -41,11 +40,6 @@ SHOWN_AGAIN = "not-sr-only"
 # a cheap first look at a class attribute: the parts of NAMES, as substrings
 HINT = re.compile(r"sr[-_]only|srOnly|creen-?reader|isually-?hidden|iddenVisually|show-for-sr|element-invisible")
 STATES_A_NUMBER = re.compile(r"\d")
-
-
-def screen_reader_only(element: Any, classes: str) -> bool:
-    """Whether `element`, of these `classes`, is text for screen readers only that states no number."""
-    return screen_reader_class(classes) and not states_a_number(element)
 
 
 def screen_reader_class(classes: str) -> bool:
