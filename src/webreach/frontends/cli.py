@@ -80,10 +80,12 @@ def _check_engines(settings: Settings, valid: Sequence[str]) -> None:
 
 
 def _server_settings() -> Settings:
-    """Settings for a long-running door, checked as every other command's are before it starts."""
+    """Settings for a long-running door, checked as every other command's are before it starts: the loaded ones,
+    never the checking gateway's merged ones (a server's Gateway built from those would rank the console's values
+    as arguments and stop following the console: issue 35)."""
 
     async def checked(gateway: Gateway) -> Settings:
-        return gateway.settings
+        return gateway.stored_config.base
 
     return _run(False, checked)
 
