@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import ipaddress
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -209,7 +210,8 @@ def build_app(
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
-    routes += console_routes(ConsoleAccess(admin.gate, SystemClock(), served.ready), served.ready)
+    access = ConsoleAccess(admin.gate, SystemClock(), served.ready, secure_cookies=server.secure_cookies)
+    routes += console_routes(access, served.ready)
     return Starlette(
         routes=routes,
         middleware=[
@@ -356,6 +358,21 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 # --- running -------------------------------------------------------------------------------------------------
 
 
+def open_tools_warning(settings: Settings, host: str, address: str) -> str | None:
+    """The start-up warning for tools served to the network without keys: a listen address other than loopback
+    (a name other than localhost may resolve anywhere) with accounts off. None when there is nothing to say."""
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = host.lower() in ("localhost", "localhost.")
+    if loopback or settings.accounts.enabled:
+        return None
+    return (
+        f"webreach: warning: {address} is not a loopback address and accounts are off: the tools are open to anyone "
+        "who can reach it (set [accounts] enabled = true to require agent keys, or serve on 127.0.0.1)"
+    )
+
+
 def run_http(
     settings: Settings,
     *,
@@ -394,9 +411,13 @@ def run_http(
                 file=sys.stderr,
             )
             raise SystemExit(EXIT_INVALID_INPUT)
-    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)
+    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)  # a short admin token: refused
+    warning = open_tools_warning(settings, host, address)
+    if warning is not None:
+        print(announcement(logs, warning, level="warning"), file=sys.stderr, flush=True)
     config = uvicorn.Config(
         app,
+        forwarded_allow_ips=server.trusted_proxies,  # whose X-Forwarded-For/-Proto count ([server] trusted_proxies)
         loop=server.event_loop,
         http=protocol_class(server.http_parser),
         log_level=logs.level,
