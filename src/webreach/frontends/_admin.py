@@ -99,7 +99,8 @@ def checked_token(secret: SecretStr | None) -> str | None:
     token = secret.get_secret_value()
     if len(token) >= MIN_TOKEN_CHARS and token.isascii() and token.isprintable() and " " not in token:
         return token
-    problem = "is empty" if not token else f"has {len(token)} characters" if len(token) < MIN_TOKEN_CHARS else ""
+    short = f"has only {len(token)} character{'' if len(token) == 1 else 's'}"
+    problem = "is empty" if not token else short if len(token) < MIN_TOKEN_CHARS else ""
     raise InvalidInputError(
         f"[server] admin_token {problem or 'holds spaces or characters other than printable ASCII'}: it must be at "
         f"least {MIN_TOKEN_CHARS} printable ASCII characters without spaces",
