@@ -10,7 +10,8 @@ one is refused when the server is built (`webreach serve` does not start), so th
 Wrong or missing tokens are counted per client address and throttled (frontends/_admin_throttle.py: 429
 `admin_throttled` with Retry-After), the console's login form included.
 
-Behind a reverse proxy on the same machine every client looks like loopback: set a token there (docs/decisions.md).
+Behind a reverse proxy on the same machine, a client is told apart from loopback only when the proxy sends
+X-Forwarded-For (and is listed in `[server] trusted_proxies`, uvicorn applies it): set a token there anyway.
 
 Admin features add their routes through `AdminRoutes.add`; each handler is wrapped by the gate, so no admin route
 can be mounted without it.

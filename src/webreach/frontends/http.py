@@ -34,7 +34,7 @@ import contextlib
 import importlib.util
 import ipaddress
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -381,10 +381,12 @@ def run_http(
     server: ServerSettings | None = None,
     bare_route: bool = False,
     logs: LogOptions | None = None,
+    masked: Sequence[str] = (),
 ) -> None:
     """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
 
-    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; secrets masked).
+    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; the secrets of
+    `settings` masked, and `masked` too: the console's stored keys).
 
     Prints one line to stderr once serving, naming the actual address, e.g.
     "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
@@ -422,7 +424,7 @@ def run_http(
         http=protocol_class(server.http_parser),
         log_level=logs.level,
         access_log=logs.access_log,
-        log_config=log_config(logs, secrets_of(settings)),
+        log_config=log_config(logs, [*secrets_of(settings), *masked]),
         lifespan="on",
         timeout_graceful_shutdown=5,
         server_header=False,
