@@ -10,7 +10,10 @@ the start-up refusal and for X-Forwarded-Proto from a trusted proxy (uvicorn app
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +28,7 @@ from webreach.frontends._admin_throttle import LIMIT, WINDOW, FailureThrottle
 from webreach.frontends.http import build_app, open_tools_warning
 from webreach.testing import FakeClock, FakeWeb
 
-from .serving import HTTP_COMMAND, http_server, server_env
+from .serving import HTTP_COMMAND, START_TIMEOUT, STOP_TIMEOUT, http_server, server_env
 
 pytestmark = pytest.mark.network
 TOKEN = "hardening-admin-token-0123456789-abcdef"
@@ -186,3 +189,47 @@ def test_serving_off_loopback_with_accounts_off_warns(host: str, accounts: bool,
     warning = open_tools_warning(settings, host, f"http://{host}:9090")
     assert (warning is not None) is warned
     assert warning is None or ("open to anyone" in warning and "[accounts] enabled" in warning)
+
+
+NETNS = 'ip link set lo up && ip addr add 192.0.2.1/32 dev lo && exec "$@"'
+
+
+def serve_in_own_network(web: FakeWeb, home: Path, **env: str) -> str:
+    """`webreach serve --host 192.0.2.1` in a network namespace of its own (no one outside can reach it): its
+    stderr up to the line announcing it serves, then it is stopped."""
+    home.mkdir()
+    command = ["unshare", "-n", "sh", "-c", NETNS, "sh", *HTTP_COMMAND[:-4], "--host", "192.0.2.1", "--port", "0"]
+    process = subprocess.Popen(
+        command, env=server_env(web, home, **env), cwd=home, text=True,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if "serving http://" in line:
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT)
+    process.terminate()
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(STOP_TIMEOUT)
+    if process.stderr is not None:
+        process.stderr.close()
+    return "".join(lines)
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None or os.geteuid() != 0, reason="needs unshare -n (root)")
+def test_serve_off_loopback_with_accounts_off_warns_on_stderr(web: FakeWeb, tmp_path: Path) -> None:
+    opened = serve_in_own_network(web, tmp_path / "open")
+    assert "serving http://192.0.2.1:" in opened, opened
+    assert "warning: http://192.0.2.1:" in opened and "the tools are open to anyone" in opened
+    metered = serve_in_own_network(web, tmp_path / "metered", WEBREACH_ACCOUNTS__ENABLED="true")
+    assert "serving http://192.0.2.1:" in metered and "open to anyone" not in metered, metered
