@@ -25,7 +25,8 @@ from webreach.config import ServerSettings, Settings
 from webreach.errors import InvalidInputError
 from webreach.frontends._admin import MIN_TOKEN_CHARS, AdminGate
 from webreach.frontends._admin_throttle import LIMIT, WINDOW, FailureThrottle
-from webreach.frontends.http import build_app, open_tools_warning
+from webreach.frontends._open_tools import open_tools_warning
+from webreach.frontends.http import build_app
 from webreach.testing import FakeClock, FakeWeb
 
 from .serving import HTTP_COMMAND, START_TIMEOUT, STOP_TIMEOUT, http_server, server_env

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import ipaddress
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -71,6 +70,7 @@ from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
@@ -356,21 +356,6 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 
 # --- running -------------------------------------------------------------------------------------------------
-
-
-def open_tools_warning(settings: Settings, host: str, address: str) -> str | None:
-    """The start-up warning for tools served to the network without keys: a listen address other than loopback
-    (a name other than localhost may resolve anywhere) with accounts off. None when there is nothing to say."""
-    try:
-        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        loopback = host.lower() in ("localhost", "localhost.")
-    if loopback or settings.accounts.enabled:
-        return None
-    return (
-        f"webreach: warning: {address} is not a loopback address and accounts are off: the tools are open to anyone "
-        "who can reach it (set [accounts] enabled = true to require agent keys, or serve on 127.0.0.1)"
-    )
 
 
 def run_http(
