@@ -208,8 +208,21 @@ class ServerSettings(BaseModel):
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
     admin_token: SecretStr | None = Field(
         None,
-        description="Bearer token for the admin endpoints (/v1/admin/...); without one they answer loopback "
-        "clients only (env WEBREACH_SERVER__ADMIN_TOKEN).",
+        description="Bearer token for the admin endpoints (/v1/admin/...) and the console's login; at least 32 "
+        "printable ASCII characters without spaces, or `webreach serve` refuses to start (generate one with "
+        'python -c "import secrets; print(secrets.token_urlsafe(32))"). Without one they answer loopback clients '
+        "only (env WEBREACH_SERVER__ADMIN_TOKEN).",
+    )
+    secure_cookies: Literal["auto"] | bool = Field(
+        "auto",
+        description="The console's cookies carry the Secure flag: true, false, or auto (when the request came over "
+        "HTTPS, as a proxy in trusted_proxies says with X-Forwarded-Proto).",
+    )
+    trusted_proxies: list[str] = Field(
+        ["127.0.0.1", "::1"],
+        description="Addresses (or CIDR networks) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are "
+        "believed: the client address (admin throttling, logs, the loopback rule) and the scheme (Secure cookies). "
+        "Never '*' on a server clients reach directly.",
     )
     http_parser: Literal["auto", "httptools", "h11"] = Field(
         "auto",

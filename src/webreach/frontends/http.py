@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,6 +70,7 @@ from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
@@ -209,7 +210,8 @@ def build_app(
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
-    routes += console_routes(ConsoleAccess(admin.gate, SystemClock(), served.ready), served.ready)
+    access = ConsoleAccess(admin.gate, SystemClock(), served.ready, secure_cookies=server.secure_cookies)
+    routes += console_routes(access, served.ready)
     return Starlette(
         routes=routes,
         middleware=[
@@ -364,10 +366,12 @@ def run_http(
     server: ServerSettings | None = None,
     bare_route: bool = False,
     logs: LogOptions | None = None,
+    masked: Sequence[str] = (),
 ) -> None:
     """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
 
-    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; secrets masked).
+    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; the secrets of
+    `settings` masked, and `masked` too: the console's stored keys).
 
     Prints one line to stderr once serving, naming the actual address, e.g.
     "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
@@ -394,14 +398,18 @@ def run_http(
                 file=sys.stderr,
             )
             raise SystemExit(EXIT_INVALID_INPUT)
-    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)
+    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)  # a short admin token: refused
+    warning = open_tools_warning(settings, host, address)
+    if warning is not None:
+        print(announcement(logs, warning, level="warning"), file=sys.stderr, flush=True)
     config = uvicorn.Config(
         app,
+        forwarded_allow_ips=server.trusted_proxies,  # whose X-Forwarded-For/-Proto count ([server] trusted_proxies)
         loop=server.event_loop,
         http=protocol_class(server.http_parser),
         log_level=logs.level,
         access_log=logs.access_log,
-        log_config=log_config(logs, secrets_of(settings)),
+        log_config=log_config(logs, [*secrets_of(settings), *masked]),
         lifespan="on",
         timeout_graceful_shutdown=5,
         server_header=False,
