@@ -7,12 +7,17 @@ stops it). While one hostile request runs, GET /healthz is sampled every 20 ms o
 its p50, p99 and maximum latency, how the hostile request ended and when (against its deadline), and the peak
 resident memory of the server and its extraction workers together (sampled from /proc every 20 ms). A /healthz that
 has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
+
+Concurrent crops (issue 35): a noisy 4000x3000 JPEG is uploaded once (POST /v1/images), then three crop_images
+calls of 2000x1500 boxes of it run at once, each cut, encoded and stored by the server.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -136,11 +141,51 @@ def liveness() -> dict[str, Any]:
                 rows[f"fetch: {name} (deadline 20 s)"] = under_load(
                     server.url, server.process.pid, functools.partial(post.post, f"{server.url}/v1/fetch", json=fetch)
                 )
+            rows["crops: three concurrent 2000x1500 crops of a 12 MP JPEG"] = under_load(
+                server.url,
+                server.process.pid,
+                functools.partial(concurrent_crops, post, server.url, noisy_jpeg(4000, 3000)),
+            )
             post.close()
     finally:
         site.shutdown()
         site.server_close()
     return {"rows": rows, "table": liveness_table(rows)}
+
+
+def concurrent_crops(post: httpx.Client, url: str, photo: bytes, *, count: int = 3) -> httpx.Response:
+    """Upload `photo` (12 MP), then `count` crop_images calls of 2000x1500 boxes at once; the first failure or the
+    last answer."""
+    session = {"X-Webreach-Session": "liveness-crops"}
+    uploaded = post.post(f"{url}/v1/images", files={"file": ("photo.jpg", photo)}, headers=session)
+    if uploaded.status_code != 200:
+        return uploaded
+    token = uploaded.json()["token"]
+    boxes = [[500 * i, 500 * i, 500 * i + 2000, 500 * i + 1500] for i in range(count)]
+    answers: list[httpx.Response] = []
+
+    def crop(box: list[int]) -> None:
+        arguments = {"crops": {token: box}, "units": "pixels"}
+        answers.append(post.post(f"{url}/v1/crop_images", json=arguments, headers=session))
+
+    workers = [threading.Thread(target=crop, args=(box,)) for box in boxes]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return next((answer for answer in answers if answer.status_code != 200), answers[-1])
+
+
+def noisy_jpeg(width: int, height: int) -> bytes:
+    """A photo-like JPEG (noise over gradients), megabytes as a camera's are."""
+    from PIL import Image
+
+    noise = Image.frombytes("L", (width, height), random.Random(35).randbytes(width * height))
+    base = Image.linear_gradient("L").resize((width, height))
+    image = Image.merge("RGB", (base, noise.point(lambda v: v // 4), base.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=90)
+    return out.getvalue()
 
 
 class _NoFakeWeb:

@@ -175,5 +175,5 @@ def _png(image: Image.Image) -> Encoded:
 
 def _jpeg(image: Image.Image) -> Encoded:
     out = io.BytesIO()
-    image.convert("RGB").save(out, format="JPEG", quality=85)
+    (image if image.mode == "RGB" else image.convert("RGB")).save(out, format="JPEG", quality=85)
     return Encoded(out.getvalue(), "image/jpeg", *image.size)

@@ -136,19 +136,14 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
         for outcome in outcomes
         if outcome.image is not None and images.storage.mode != "inline"
     }
-    # JSON output (REST, the Python API) carries each crop's bytes as base64: those doors have no image blocks
-    entries = {outcome.source: _entry(outcome, with_data=not urls, urls=urls) for outcome in outcomes}
     attached = tuple(
         ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
         for outcome in outcomes
         if outcome.image is not None and not urls
     )
-    body = {"status": "ok", "crops": entries}
-    text = (
-        json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-        if call.output == "json"
-        else _crop_text(outcomes, urls)
-    )
+    # JSON output (REST, the Python API) carries each crop's bytes as base64, those doors having no image blocks:
+    # megabytes of text, written on a worker as the pixels were
+    text = await images.pixels.run(_crop_json, outcomes, urls) if call.output == "json" else _crop_text(outcomes, urls)
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
     answered = made if made < len(outcomes) else None
@@ -171,6 +166,11 @@ def _entry(
         return entry
     error: WebreachError = outcome.error or WebreachError("no result")
     return {"error": {"code": error.code, "message": str(error)}}
+
+
+def _crop_json(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
+    entries = {outcome.source: _entry(outcome, with_data=not urls, urls=urls) for outcome in outcomes}
+    return json.dumps({"status": "ok", "crops": entries}, ensure_ascii=False, separators=(",", ":"))
 
 
 def _crop_text(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
