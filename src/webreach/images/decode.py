@@ -59,6 +59,9 @@ def decode(data: bytes, limits: ImageLimits | None = None) -> Decoded:
         opened = Image.open(io.BytesIO(data), formats=list(SUPPORTED))
         check_size(opened.size, limits)
         opened.seek(0)  # the first frame of an animation
+        # the whole input in one decoder call: the GIL is released once for it, not once per 64 KB block (the event
+        # loop's thread waits for the GIL at every hand-back)
+        opened.decodermaxblock = max(opened.decodermaxblock, len(data))
         opened.load()
         fmt = opened.format or ""
         rotated = opened.getexif().get(ORIENTATION, 1) not in (1, None)  # read after load(): no second pass
