@@ -17,7 +17,6 @@ no HTTP client at all.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -28,6 +27,7 @@ from webreach import engines
 from webreach.config import ImageSettings, Settings
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
+from webreach.images.base64_pieces import b64decode
 from webreach.images.crop import CropLimits, Units
 from webreach.images.decode import ImageLimits
 from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
@@ -250,7 +250,7 @@ def decode_base64(text: str) -> bytes:
             raise InvalidInputError("only base64 data URLs are supported")
         text = payload
     try:
-        return base64.b64decode("".join(text.split()), validate=True)
+        return b64decode("".join(text.split()))
     except (binascii.Error, ValueError):
         raise InvalidInputError(
             "the image is neither a token, an http(s) URL nor valid base64 data",

@@ -15,7 +15,6 @@ back as a URL instead of its bytes (no image block, no base64).
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from webreach.errors import InvalidInputError, WebreachError
+from webreach.images.base64_pieces import b64encode
 from webreach.images.crop import Units, shown
 from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
@@ -162,7 +162,7 @@ def _entry(
         if urls and urls.get(image.token):
             entry["url"] = urls[image.token]
         if with_data:
-            entry["data"] = base64.b64encode(image.data).decode("ascii")
+            entry["data"] = b64encode(image.data)
         return entry
     error: WebreachError = outcome.error or WebreachError("no result")
     return {"error": {"code": error.code, "message": str(error)}}
