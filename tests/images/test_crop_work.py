@@ -7,6 +7,9 @@ import asyncio
 import base64
 import io
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from webreach.config import StateSettings
 from webreach.errors import InvalidInputError, UnknownImageTokenError
 from webreach.frontends.mcp import build_server, tools_over_gateway
 from webreach.images.decode import decode
-from webreach.images.pixels import DecodedCache
+from webreach.images.pixels import WORKER_NICENESS, DecodedCache
 from webreach.tools import Toolbox
 
 
@@ -147,3 +150,16 @@ async def test_no_crop_made_is_is_error_over_mcp(tmp_path: Path, mode: str) -> N
     body = json.loads(result.content[0].text)
     assert body["code"] == "invalid_input" and body["tool"] == "crop_images"
     assert body["message"].startswith("no crop was made: <image_1> [0, 0, 0.01, 0.01]: the crop is 2x1 pixels")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+async def test_pixel_work_runs_on_worker_threads_that_yield_the_cpu_to_the_loop(tmp_path: Path) -> None:
+    def where() -> tuple[bool, int]:
+        return threading.current_thread() is threading.main_thread(), os.getpriority(
+            os.PRIO_PROCESS, threading.get_native_id()
+        )
+
+    async with Gateway.from_settings(settings(tmp_path)) as gateway:
+        on_main, niceness = await gateway.images.pixels.run(where)
+    assert not on_main
+    assert niceness == os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS or niceness == 19

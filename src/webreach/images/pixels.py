@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -94,6 +95,18 @@ def pixel_bytes(image: Image.Image) -> int:
     return image.width * image.height * len(image.getbands())
 
 
+WORKER_NICENESS = 10
+
+
+def lower_priority() -> None:
+    """Make the calling worker thread yield the CPU to the event loop's: on Linux a thread has its own nice value
+    (a busy 2-core machine otherwise made /healthz wait behind the crops). Elsewhere, or when refused, nothing."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
+    except (AttributeError, OSError):
+        return
+
+
 class PixelWork:
     """Decoding, cropping and encoding on `workers` threads, decoded images cached in a DecodedCache."""
 
@@ -101,7 +114,9 @@ class PixelWork:
         self.input_limits = input_limits
         self.crop_limits = crop_limits
         self.cache = DecodedCache(cache_bytes)
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="webreach-image")
+        self._pool = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="webreach-image", initializer=lower_priority
+        )
 
     async def run(self, work: Callable[..., T], *args: object) -> T:
         """`work(*args)` on a worker thread; its exception (a typed ImageError) is raised here."""
