@@ -281,6 +281,10 @@ class ImageSettings(BaseModel):
     max_crop_aspect: float = Field(50.0, ge=1, description="Most elongated crop allowed (long side / short side).")
     store_max_bytes: int = Field(100_000_000, ge=1024, description="Image bytes kept per session.")
     store_max_images: int = Field(500, ge=1, description="Images kept per session.")
+    workers: int = Field(2, ge=1, le=64, description="Threads decoding, cropping and encoding images (off the loop).")
+    decoded_cache_bytes: int = Field(
+        256_000_000, ge=0, description="Decoded pixels kept for reuse across crops (bytes, least recently used out)."
+    )
     engines: list[str] | None = Field(
         None,
         description="Image-search engines in auto's order (bing, duckduckgo, brave_api, ...); default: the usable "
