@@ -41,9 +41,12 @@ STOP_WORDS_TEXT = (
     "they this those through to too under until up very was we were what when where which while who whom whose "
     "why will with would you your yours also many much one two name named called type kind"
 )
-STOP_WORDS = frozenset(STOP_WORDS_TEXT.split())
+# Chinese function and question words (jieba's and the pairs' terms are checked against them too)
+CJK_STOP_WORDS = "的 了 是 在 和 与 吗 呢 吧 啊 怎么 怎样 什么 哪里 哪个 哪些 为什么 多少 如何 谁 有 也 就 都 及 或"
+STOP_WORDS = frozenset(STOP_WORDS_TEXT.split() + CJK_STOP_WORDS.split())
 
 
+LEAD_PASSAGES = 2
 SEMANTIC_DIM = 256  # WordLlama's bundled dimensions (64 or 128 truncate them: faster, a little weaker)
 
 
@@ -56,6 +59,7 @@ class Weights:
     heading: float = 0.3
     same_block: float = 0.35
     same_section: float = 0.1
+    lead: float = 0.0  # added to the page's first LEAD_PASSAGES passages (a lead often answers a general question)
 
 
 class PageIndex:
@@ -65,7 +69,8 @@ class PageIndex:
         self.passages = list(passages)
         folded = [" ".join((title, *p.headings, p.text)) for p in self.passages]
         self.bm25 = bm25s.BM25()
-        self.bm25.index([ranker.terms(text) or [""] for text in folded], show_progress=False)
+        if self.passages:  # bm25s averages document lengths: an empty corpus has none
+            self.bm25.index([ranker.terms(text) or [""] for text in folded], show_progress=False)
         self.heading_terms = [set(ranker.terms(" ".join(p.headings))) for p in self.passages]
         self.vectors = ranker.embed(folded)
 
@@ -73,10 +78,14 @@ class PageIndex:
 class QuestionRanker:
     """Scores passages for a question. Holds its optional parts (embeddings, Chinese segmenter) once loaded."""
 
-    def __init__(self, weights: Weights | None = None, *, semantic: bool = True, dim: int = SEMANTIC_DIM) -> None:
+    def __init__(
+        self, weights: Weights | None = None, *, semantic: bool = True, segmenter: bool = True, dim: int = SEMANTIC_DIM
+    ) -> None:
+        """`semantic`/`segmenter` False leave out WordLlama / jieba even when installed (the fallbacks)."""
         self.weights = weights or Weights()
         self.dim = dim
         self._want_semantic = semantic
+        self._want_segmenter = segmenter
         self._embedding: np.ndarray | None = None
         self._tokenizer: Any = None
         self._segmenter: Any = None
@@ -102,7 +111,7 @@ class QuestionRanker:
             # a copy of its tokenizer without padding: pooling here reads only each text's own tokens
             self._tokenizer = type(model.tokenizer).from_str(model.tokenizer.to_str())
             self._tokenizer.no_padding()
-        if importlib.util.find_spec("jieba") is not None:
+        if self._want_segmenter and importlib.util.find_spec("jieba") is not None:
             self._segmenter = importlib.import_module("jieba").Tokenizer()
 
     def terms(self, text: str) -> list[str]:
@@ -112,14 +121,14 @@ class QuestionRanker:
         for match in WORD.finditer(text.lower()):
             word = match.group()
             if CJK.match(word):
-                found.extend(self._cjk_terms(word))
+                found.extend(term for term in self._cjk_terms(word) if term not in STOP_WORDS)
             elif word not in STOP_WORDS:
                 found.append(stem(word))
         return found
 
     def _cjk_terms(self, run: str) -> list[str]:
         if self._segmenter is not None:
-            return [w for w in self._segmenter.lcut(run) if w.strip()]
+            return [w for w in self._segmenter.lcut_for_search(run) if w.strip()]
         if len(run) == 1:
             return [run]
         return [run[i : i + 2] for i in range(len(run) - 1)]
@@ -160,6 +169,7 @@ class QuestionRanker:
         asked = self.embed([question]) if page.vectors is not None else None
         if asked is not None and page.vectors is not None and weights.semantic:
             score += weights.semantic * _scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
+        score[:LEAD_PASSAGES] += weights.lead
         return _with_neighbours(page.passages, score, weights)
 
 
