@@ -357,4 +357,6 @@ class Page(BaseModel):
         None, description="Read for a question or by passage: the passages returned, in page order (None: a window)."
     )
     total_passages: int | None = Field(None, description="How many passages the whole page has.")
-    total_tokens: int | None = Field(None, description="Tokens of the whole page (passages read: to weigh what was left out).")
+    total_tokens: int | None = Field(
+        None, description="Tokens of all the page's passages with their labels (to weigh what was left out)."
+    )

@@ -59,7 +59,7 @@ class Weights:
     heading: float = 0.3
     same_block: float = 0.35
     same_section: float = 0.1
-    lead: float = 0.0  # added to the page's first LEAD_PASSAGES passages (a lead often answers a general question)
+    lead: float = 0.15  # added to the page's first LEAD_PASSAGES passages (a lead often answers a general question)
 
 
 class PageIndex:

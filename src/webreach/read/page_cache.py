@@ -2,9 +2,9 @@
 
 Beside each document the cache keeps what was derived from it (its passages made ready for questions,
 read/question_read.py) under the same key and ttl, so a second question or a passage read neither fetches nor
-cuts the page again. A cachetools TTLCache holds them: every entry lives `ttl` seconds from when it was stored, and past `max_entries`
-the least recently used goes. Its timer is the injected Clock's now(), so tests move time with a FakeClock
-instead of sleeping. A ttl of 0 switches caching off (the cache stays empty).
+cuts the page again. A cachetools TTLCache holds them: every entry lives `ttl` seconds from when it was stored,
+and past `max_entries` the least recently used goes. Its timer is the injected Clock's now(), so tests move time
+with a FakeClock instead of sleeping. A ttl of 0 switches caching off (the cache stays empty).
 """
 
 from __future__ import annotations
