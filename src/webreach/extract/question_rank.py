@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,8 +102,12 @@ class QuestionRanker:
         if self._loaded:
             return
         self._loaded = True
+        # bm25s sets its logger to DEBUG and jieba gives its own a stderr handler: their progress notes are not
+        # the application's log (warnings still are)
+        for name in ("bm25s", "jieba"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         if self._want_semantic and importlib.util.find_spec("wordllama") is not None:
-            wordllama = importlib.import_module("wordllama")
+            wordllama = _import_keeping_root_logger("wordllama")
             # the l2_supercat weights and tokenizer ship in the wheel; the package directory is laid out as the
             # loader's cache directory (weights/, tokenizers/), so nothing is ever downloaded
             package = Path(str(wordllama.__file__)).parent
@@ -171,6 +176,18 @@ class QuestionRanker:
             score += weights.semantic * _scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
         score[:LEAD_PASSAGES] += weights.lead
         return _with_neighbours(page.passages, score, weights)
+
+
+def _import_keeping_root_logger(name: str) -> Any:
+    """Import `name`, then put the root logger's handlers and level back: wordllama calls logging.basicConfig when
+    imported, which would send every library's records to stderr in a process that never configured logging."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return importlib.import_module(name)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 def stem(word: str) -> str:
