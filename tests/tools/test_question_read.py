@@ -8,6 +8,7 @@ all the real ones.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -137,3 +138,17 @@ async def test_every_dialect_gets_the_new_arguments_from_the_one_definition(web:
     text = json.dumps(fetch)
     for name in ("question", "passage", "max_tokens"):
         assert f'"{name}"' in text
+
+
+async def test_concurrent_questions_on_one_cached_page_agree(web: FakeWeb) -> None:
+    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+        tools = Toolbox.over(gateway)
+        await call(tools, "web_search", {"query": "python asyncio tutorial"})
+        await call(tools, "web_fetch", {"ref": 1, "passage": 1})  # the page is read and cut once
+        questions = ["Are locks thread-safe?", "What is a queue for?", "How do I read a subprocess's output?"] * 2
+        answers = await asyncio.gather(
+            *(call(tools, "web_fetch", {"ref": 1, "question": q, "max_tokens": 150}) for q in questions)
+        )
+    assert answers[:3] == answers[3:]
+    assert "not thread-safe" in answers[0] and "producers" in answers[1] and "stream readers" in answers[2]
+    assert len([r for r in web.pages.requests if r.path == PATH]) == 1

@@ -22,6 +22,7 @@ import importlib
 import importlib.util
 import logging
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,7 @@ class QuestionRanker:
         self._tokenizer: Any = None
         self._segmenter: Any = None
         self._loaded = False
+        self._loading = threading.Lock()  # pages are ranked in worker threads: the parts load once
 
     @property
     def semantic(self) -> bool:
@@ -101,7 +103,12 @@ class QuestionRanker:
     def _load(self) -> None:
         if self._loaded:
             return
-        self._loaded = True
+        with self._loading:
+            if not self._loaded:
+                self._load_parts()
+                self._loaded = True
+
+    def _load_parts(self) -> None:
         # bm25s sets its logger to DEBUG and jieba gives its own a stderr handler: their progress notes are not
         # the application's log (warnings still are)
         for name in ("bm25s", "jieba"):

@@ -10,13 +10,13 @@ passage n of the same document is the same text every time.
   heading path the renderers print before it). When not even the best passage fits, it comes alone, over budget,
   rather than nothing.
 - passage: passage n, and the ones after it while they fit `max_tokens` (only passage n when none is given).
-Ranking and cutting are CPU work: they run in a worker thread, one page at a time per Reading.
+Ranking and cutting are CPU work: they run in a worker thread (the ranker loads its optional parts once, under a
+lock; the rest is per page).
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -48,7 +48,6 @@ class QuestionReading:
         self.cache = cache
         self._tokenizer = tokenizer
         self._ranker = ranker or QuestionRanker()
-        self._lock = threading.Lock()  # the ranker loads its parts once; pages are prepared one at a time
 
     async def page(self, result: ReadResult, request: ReadRequest, url: str, key: str, *, cached: bool) -> Page:
         """The Page of passages `request` asks for, from `result` (the document read or cached under `key`)."""
@@ -64,16 +63,16 @@ class QuestionReading:
         return await asyncio.to_thread(self._page, result, request, url, key, cached)
 
     def _page(self, result: ReadResult, request: ReadRequest, url: str, key: str, cached: bool) -> Page:
-        with self._lock:
-            ready = self._ready(result, key, need_index=request.question is not None)
-            if request.question is not None:
-                assert ready.index is not None
-                scores = self._ranker.rank(ready.index, request.question)
-                budget = request.max_tokens or QUESTION_MAX_TOKENS
-                chosen = select(scores, ready.costs, budget) or [max(range(len(scores)), key=lambda i: scores[i])]
-            else:
-                assert request.passage is not None
-                chosen = following(ready, request.passage, request.max_tokens)
+        # two calls on one new page may both prepare it (the last one is kept): the same passages either way
+        ready = self._ready(result, key, need_index=request.question is not None)
+        if request.question is not None:
+            assert ready.index is not None
+            scores = self._ranker.rank(ready.index, request.question)
+            budget = request.max_tokens or QUESTION_MAX_TOKENS
+            chosen = select(scores, ready.costs, budget) or [max(range(len(scores)), key=lambda i: scores[i])]
+        else:
+            assert request.passage is not None
+            chosen = following(ready, request.passage, request.max_tokens)
         return _as_page(result, request, url, ready, chosen, cached=cached, estimated=self._tokenizer().estimated)
 
     def _ready(self, result: ReadResult, key: str, *, need_index: bool) -> ReadyPage:
