@@ -2,6 +2,7 @@
 
 WebreachError                        .code .retryable .retry_after .engine .hint .next_hint
 ├── InvalidInputError                invalid_input        the caller's arguments are wrong
+│   └── UnknownPassageError          unknown_passage      no passage of that number on the page read
 ├── NotConfiguredError               not_configured       engine disabled or missing its API key
 ├── EngineError                      one engine failed; policies read the attributes, never the message
 │   ├── AuthFailedError              auth_failed          key rejected (401, 403 on an API)
@@ -182,6 +183,13 @@ class InvalidInputError(WebreachError):
 
     code = "invalid_input"
     default_hint: ClassVar[str | Hint] = "Fix the argument and call again."
+
+
+class UnknownPassageError(InvalidInputError):
+    """A passage number past the last passage of the page read (read/question_read.py)."""
+
+    code = "unknown_passage"
+    default_hint: ClassVar[str | Hint] = "Pass a passage number the page has, or a question."
 
 
 class NotConfiguredError(WebreachError):

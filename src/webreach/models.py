@@ -268,6 +268,8 @@ ReaderName = Literal["auto", "direct", "browser", "jina"]
 MAX_URL_CHARS = 4096
 DEFAULT_MAX_CHARS = 8000
 MAX_WINDOW_CHARS = 200_000
+# a read for a question answers with passages within this many tokens unless max_tokens says otherwise
+QUESTION_MAX_TOKENS = 1000
 
 
 class ReadRequest(BaseModel):
@@ -281,6 +283,15 @@ class ReadRequest(BaseModel):
     max_tokens: int | None = Field(None, ge=10, description="Also cap the window at this many tokens.")
     format: ReadFormat = Field("markdown", description="markdown, text, html (cleaned) or json (structured).")
     reader: ReaderName = Field("auto", description="auto, direct, browser (JavaScript pages) or jina.")
+    question: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        pattern=QUERY_PATTERN,
+        description="Read for this question: the page's most relevant passages, in page order, within max_tokens "
+        f"(default {QUESTION_MAX_TOKENS}), each with an anchor to quote or read on from.",
+    )
+    passage: int | None = Field(None, ge=1, description="Read one passage by its number (the n of an anchor [ref§n]).")
 
     @field_validator("url")
     @classmethod
@@ -297,8 +308,19 @@ class ReadRequest(BaseModel):
             raise InvalidInputError(message) from None
 
 
+class PagePassage(BaseModel):
+    """One passage of a page read for a question (or by its number): its number, heading path and text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(description="The passage's number on the page (from 1; the n of an anchor [ref§n]).")
+    headings: list[str] = Field(default_factory=list, description="The headings it sits under, outermost first.")
+    kind: str = Field("text", description="text, list, table or code.")
+    text: str
+
+
 class Page(BaseModel):
-    """A read page: metadata plus one window of its extracted content."""
+    """A read page: metadata plus one window of its extracted content (or, read for a question, passages)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -330,3 +352,11 @@ class Page(BaseModel):
     tokens_estimated: bool = Field(False, description="True when no tokenizer was installed and tokens is an estimate.")
     reader: str = Field("direct", description="Reader that produced the page.")
     cached: bool = False
+    question: str | None = Field(None, description="The question the passages were chosen for.")
+    passages: list[PagePassage] | None = Field(
+        None, description="Read for a question or by passage: the passages returned, in page order (None: a window)."
+    )
+    total_passages: int | None = Field(None, description="How many passages the whole page has.")
+    total_tokens: int | None = Field(
+        None, description="Tokens of all the page's passages with their labels (to weigh what was left out)."
+    )

@@ -46,3 +46,18 @@ def test_a_ttl_of_zero_caches_nothing() -> None:
     cache = PageCache(FakeClock(), ttl=0.0, max_entries=10)
     cache.put(["a"], result("https://a.example/"))
     assert cache.get("a") is None and len(cache) == 0
+
+
+def test_what_was_derived_from_a_document_lives_and_expires_with_it() -> None:
+    clock = FakeClock()
+    cache = PageCache(clock, ttl=60.0, max_entries=10)
+    page, other = result("https://a.example/"), result("https://a.example/")
+    cache.put(["a"], page)
+    cache.keep_derived("a", page, "passages of a")
+    assert cache.derived("a", page) == "passages of a"
+    assert cache.derived("a", other) is None, "derived from another read of the URL: not this document's"
+    clock.advance(60.0)
+    assert cache.derived("a", page) is None
+    off = PageCache(clock, ttl=0, max_entries=10)
+    off.keep_derived("a", page, "kept?")
+    assert off.derived("a", page) is None

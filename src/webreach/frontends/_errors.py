@@ -38,6 +38,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # the caller's arguments
         "invalid_input": EXIT_INVALID_INPUT,
         "unknown_ref": EXIT_INVALID_INPUT,
+        "unknown_passage": EXIT_INVALID_INPUT,
         "invalid_image": EXIT_INVALID_INPUT,
         "corrupt_image": EXIT_INVALID_INPUT,
         "unknown_image": EXIT_INVALID_INPUT,
@@ -91,6 +92,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "url_not_allowed": 403,
         "robots_disallowed": 403,
         "unknown_ref": 404,
+        "unknown_passage": 404,
         "too_large": 413,
         "unsupported_content": 415,
         "needs_browser": 422,

@@ -319,7 +319,9 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
 @click.option("--session", type=TEXT, default="default", show_default=True, help="Session the ref belongs to.")
 @click.option("--start", default=0, show_default=True, help="Character offset of the window (a next_start).")
 @click.option("--max-chars", default=DEFAULT_MAX_CHARS, show_default=True, help="Window size in characters.")
-@click.option("--max-tokens", type=int, help="Also cap the window at this many tokens.")
+@click.option("--max-tokens", type=int, help="Also cap the window at this many tokens (with --question: the budget).")
+@click.option("--question", type=TEXT, help="Read for this question: only the passages that answer it, with anchors.")
+@click.option("--passage", type=int, help="Read passage N (an anchor's n); with --max-tokens, on from it.")
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text", "html", "json"]), default="markdown")
 @click.option("--reader", type=click.Choice(["auto", "direct", "browser", "jina"]), default="auto", show_default=True)
 @click.option(

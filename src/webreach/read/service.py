@@ -12,7 +12,8 @@ intranet page the operator allowed is never handed to a third party.
 
 Extracted documents are cached in memory (read/page_cache.py) for `cache_ttl` seconds, keyed by reader choice,
 format and URL (the URL asked for and the final one), so paging through a long document with `start` fetches it
-once; a window served from the cache says `cached=True`.
+once; a window served from the cache says `cached=True`. A request with a question or a passage number gets
+passages instead of a window (read/question_read.py), from the same cached document.
 
 Operator-only overrides (`with_overrides`: curl-style `--resolve HOST:ADDR[,ADDR]`, extra `--allow-cidr`, a
 `--timeout`) build a separate Reading with its own cache, so a pinned answer never leaks into ordinary reads.
@@ -52,6 +53,7 @@ from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
 from webreach.read.interstitials import Interstitials
 from webreach.read.page_cache import PageCache
+from webreach.read.question_read import QuestionReading
 from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
@@ -137,6 +139,7 @@ class Reading:
         self.chain = ReaderChain(readers, settings.reader_order)
         self.cache = PageCache(self.clock, ttl=settings.cache_ttl, max_entries=settings.cache_max_entries)
         self._tokenizer = tokenizer  # loaded on first use of max_tokens (the exact one when installed)
+        self.questions = QuestionReading(self.cache, self.tokenizer)
 
     def _jina(self) -> JinaReader:
         # a strict guard of its own: pages the operator allowed in private networks never go to a third party
@@ -171,6 +174,8 @@ class Reading:
             # the read's timeout is one total deadline across every reader reader='auto' tries
             result = await self.chain.read(target, request, seconds=self.settings.timeout)
             self.cache.put([key + target, key + result.final_url], result)
+        if request.question is not None or request.passage is not None:
+            return await self.questions.page(result, request, target, key + result.final_url, cached=cached)
         return self._page(result, request, target, cached=cached)
 
     def _page(self, result: ReadResult, request: ReadRequest, url: str, *, cached: bool) -> Page:

@@ -95,9 +95,10 @@ class O200kTokenizer:
         tokens = encoding.encode_ordinary(text)
         if len(tokens) <= max_tokens:
             return len(text)
-        # offsets[i] is the character where token i starts: the first token that does not fit starts the cut
-        _, offsets = encoding.decode_with_offsets(tokens[: max_tokens + 1])
-        return int(offsets[max_tokens])
+        # the first max_tokens tokens are a prefix of the text's UTF-8 bytes; a character they hold only part of (a
+        # token may end inside a CJK character or an emoji) is left to the next window
+        head = encoding.decode_bytes(tokens[:max_tokens])
+        return len(head.decode("utf-8", errors="ignore"))
 
 
 def load_tokenizer() -> Tokenizer:

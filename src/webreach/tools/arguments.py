@@ -54,6 +54,8 @@ from webreach.models import (
 )
 
 MAX_QUERIES = 5
+# a question-focused read returns at most this many tokens however large a budget is asked for
+MAX_QUESTION_TOKENS = 20_000
 # results an agent gets by default (every door's tool call): fewer than models.DEFAULT_LIMIT for people, because
 # each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = 8
@@ -317,6 +319,15 @@ class WebFetchArguments(ToolArguments):
     start: int = inherit(ReadRequest, "start")
     max_chars: int = inherit(ReadRequest, "max_chars")
     format: ReadFormat = inherit(ReadRequest, "format")
+    question: str | None = inherit(ReadRequest, "question")
+    max_tokens: int | None = Field(
+        None,
+        ge=10,
+        le=MAX_QUESTION_TOKENS,
+        description="Token budget: of the passages read for a question (default 1000) or from a passage on; "
+        "without them, a cap on the window.",
+    )
+    passage: int | None = inherit(ReadRequest, "passage")
 
     @field_validator("ref", mode="before")
     @classmethod

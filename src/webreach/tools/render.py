@@ -53,6 +53,7 @@ import pydantic_core
 from webreach.errors import Call, Syntax, WebreachError, tool_syntax
 from webreach.models import Hit, Page, SearchResponse
 from webreach.tools.fence import UNTRUSTED_NOTE, fence
+from webreach.tools.render_passages import passages_json, passages_text
 
 # display cells (CJK characters count two): about what a results page shows; web_fetch reads the rest
 TITLE_CELLS = 120
@@ -351,7 +352,9 @@ _MAYBE_WIDE = re.compile("[\u0378-\U0010ffff]")
 
 
 def page_json(page: Page, *, ref: int | None = None) -> dict[str, Any]:
-    """The Page model, plus the ref it was read by."""
+    """The Page model, plus the ref it was read by (and each passage's anchor, read for a question)."""
+    if page.passages is not None:
+        return passages_json(page, ref=ref)
     body = page.model_dump(mode="json")
     if ref is not None:
         body["ref"] = ref
@@ -363,8 +366,11 @@ def page_text(page: Page, *, ref: int | None = None, syntax: Syntax = tool_synta
 
     A window that ends before the document says where to continue, as a call written in `syntax` (the agents'
     tool syntax by default; the CLI passes its own); "cut short" is said only when a size budget cut the
-    document itself (page.truncated), so its end is missing whatever window is read.
+    document itself (page.truncated), so its end is missing whatever window is read. A page read for a question
+    or by passage shows its passages with their anchors instead (tools/render_passages.py).
     """
+    if page.passages is not None:
+        return passages_text(page, ref=ref, syntax=syntax)
     end = page.start + len(page.content)
     lines = []
     if page.title:

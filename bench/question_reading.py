@@ -1,0 +1,286 @@
+"""Benchmark: reading a page for a question (extract/passages.py + extract/question_rank.py) against two baselines.
+
+Run: python -m bench.question_reading [--per-doc N] [--tune]. Data: ../shared/data/qa/squad-train (SQuAD v1.1
+train, 442 Wikipedia articles as whole documents; PROVENANCE.md). The articles are split in two halves by the
+first 8 hex digits of sha256(doc_id): even is "tuning" (weights and passage size were chosen there), odd is
+"check". The sample is bounded: from every article, the N questions (default 5) with the smallest sha256(id), so a
+run covers ~2,200 questions and takes a few minutes on a shared machine.
+
+For every question and budget (250/500/1,000/2,000 o200k tokens) three readers return text:
+  - ours: the article cut into passages, ranked for the question, the best that fit chosen in page order;
+  - first-N: the article's first N tokens (what a windowed read returns);
+  - bm25-paragraphs: plain BM25 (bm25s, its own tokenizer with English stop words) over the article's
+    paragraphs, the best that fit.
+Measures: strict recall (a gold answer's character span lies inside the returned text's ranges), loose recall (a
+gold answer string appears in the returned text), mean tokens returned, the median share of the page's tokens
+returned at 500, and time: ranking per question, cutting per page, and on ~5,000-word articles (4,500-5,500
+words) cut + rank against extracting the article's HTML in the same run. Reported on the whole sample and on the
+low-overlap slice (question_passage_overlap <= 0.5). Writes bench/results/question_reading.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bm25s
+
+from webreach.extract.cascade import extract
+from webreach.extract.passages import PASSAGE_CHARS, Passage, cut
+from webreach.extract.question_rank import QuestionRanker, Weights, select
+from webreach.read.window import O200kTokenizer
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qa" / "squad-train"
+RESULTS = Path(__file__).parent / "results"
+BUDGETS = (250, 500, 1000, 2000)
+LOW_OVERLAP = 0.5
+READERS = ("ours", "ours-lexical", "first-n", "bm25-paragraphs")
+Span = tuple[int, int]
+
+
+@dataclass
+class Question:
+    text: str
+    answers: list[str]
+    spans: list[Span]
+    overlap: float
+
+
+@dataclass
+class Article:
+    doc_id: str
+    title: str
+    text: str
+    html: str
+    questions: list[Question] = field(default_factory=list)
+
+
+def half(doc_id: str) -> str:
+    return "tuning" if int(hashlib.sha256(doc_id.encode()).hexdigest()[:8], 16) % 2 == 0 else "check"
+
+
+def load(per_doc: int) -> list[Article]:
+    """The articles with their sampled questions."""
+    articles: dict[str, Article] = {}
+    with gzip.open(DATA / "documents.jsonl.gz", "rt", encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            articles[row["doc_id"]] = Article(row["doc_id"], row["title"], row["text"], row["html"])
+    chosen: dict[str, list[tuple[str, Question]]] = {}
+    with gzip.open(DATA / "questions.jsonl.gz", "rt", encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            spans = [(s["start_in_text"], s["start_in_text"] + len(s["text"])) for s in row["answer_spans"]]
+            key = hashlib.sha256(row["id"].encode()).hexdigest()
+            question = Question(row["question"], row["answers"], spans, row["question_passage_overlap"])
+            chosen.setdefault(row["doc_id"], []).append((key, question))
+    for doc_id, rows in chosen.items():
+        articles[doc_id].questions = [q for _, q in sorted(rows, key=lambda r: r[0])[:per_doc]]
+    return list(articles.values())
+
+
+@dataclass
+class Reading:
+    """What one reader returned for one question at one budget."""
+
+    ranges: list[Span]
+    text: str
+    tokens: int
+
+
+def covers(ranges: list[Span], spans: list[Span]) -> bool:
+    return any(start <= a and b <= end for a, b in spans for start, end in ranges)
+
+
+class Readers:
+    """The three readers over one article (cut, token counts and indexes made once per article)."""
+
+    def __init__(
+        self, article: Article, tokenizer: O200kTokenizer, rankers: dict[str, QuestionRanker], passage_chars: int
+    ) -> None:
+        self.article, self.tokenizer, self.rankers = article, tokenizer, rankers
+        started = time.perf_counter()
+        self.passages: list[Passage] = cut(article.text, passage_chars)
+        self.cut_ms = (time.perf_counter() - started) * 1000
+        self.costs = [tokenizer.count(p.text) for p in self.passages]
+        self.page_tokens = tokenizer.count(article.text)
+        offset, self.paragraphs = 0, []
+        for paragraph in article.text.split("\n\n"):
+            self.paragraphs.append((offset, offset + len(paragraph)))
+            offset += len(paragraph) + 2
+        texts = [article.text[a:b] for a, b in self.paragraphs]
+        self.paragraph_costs = [tokenizer.count(t) for t in texts]
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        self.rank_ms: dict[str, float] = {}
+        self.first_ends = {b: self._first_end(b) for b in BUDGETS}
+
+    def _first_end(self, budget: int) -> int:
+        """The longest prefix within `budget` tokens (a binary search with exact counts)."""
+        text, low, high = self.article.text, 0, len(self.article.text)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.tokenizer.count(text[:middle]) <= budget:
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    def read(self, question: Question) -> dict[str, dict[int, Reading]]:
+        found: dict[str, dict[int, Reading]] = {}
+        for name, ranker in self.rankers.items():
+            started = time.perf_counter()
+            scores = ranker.rank(self.passages, question.text, title=self.article.title)
+            self.rank_ms[name] = (time.perf_counter() - started) * 1000
+            found[name] = {b: self._chosen(select(scores, self.costs, b)) for b in BUDGETS}
+        found["first-n"] = {b: self._first(b) for b in BUDGETS}
+        query = bm25s.tokenize([question.text], stopwords="en", show_progress=False)
+        vocab = {i: w for w, i in query.vocab.items()}
+        scores = self.bm25.get_scores([vocab[i] for i in query.ids[0]]).tolist()
+        found["bm25-paragraphs"] = {b: self._paragraphs(select(scores, self.paragraph_costs, b)) for b in BUDGETS}
+        return found
+
+    def _chosen(self, positions: list[int]) -> Reading:
+        chosen = [self.passages[i] for i in positions]
+        text = "\n\n".join(p.text for p in chosen)
+        return Reading([(p.start, p.end) for p in chosen], text, sum(self.costs[i] for i in positions))
+
+    def _first(self, budget: int) -> Reading:
+        end = self.first_ends[budget]
+        return Reading([(0, end)], self.article.text[:end], min(budget, self.page_tokens))
+
+    def _paragraphs(self, positions: list[int]) -> Reading:
+        ranges = [self.paragraphs[i] for i in positions]
+        text = "\n\n".join(self.article.text[a:b] for a, b in ranges)
+        return Reading(ranges, text, sum(self.paragraph_costs[i] for i in positions))
+
+
+def rows(
+    articles: list[Article], rankers: dict[str, QuestionRanker], passage_chars: int = PASSAGE_CHARS
+) -> Iterator[dict[str, Any]]:
+    """One row per (question, reader, budget)."""
+    tokenizer = O200kTokenizer()
+    for article in articles:
+        readers = Readers(article, tokenizer, rankers, passage_chars)
+        for question in article.questions:
+            found = readers.read(question)
+            for name, by_budget in found.items():
+                for budget, reading in by_budget.items():
+                    yield {
+                        "half": half(article.doc_id), "reader": name, "budget": budget,
+                        "low": question.overlap <= LOW_OVERLAP, "strict": covers(reading.ranges, question.spans),
+                        "loose": any(a in reading.text for a in question.answers), "tokens": reading.tokens,
+                        "share": reading.tokens / max(readers.page_tokens, 1),
+                        "rank_ms": readers.rank_ms.get(name), "cut_ms": readers.cut_ms,
+                    }  # fmt: skip
+
+
+def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    table = []
+    for part in ("tuning", "check"):
+        for slice_name in ("all", "low-overlap"):
+            for reader in READERS:
+                for budget in BUDGETS:
+                    chosen = [
+                        r for r in results
+                        if r["half"] == part and r["reader"] == reader and r["budget"] == budget
+                        and (slice_name == "all" or r["low"])
+                    ]  # fmt: skip
+                    if not chosen:
+                        continue
+                    table.append({
+                        "half": part, "slice": slice_name, "reader": reader, "budget": budget, "questions": len(chosen),
+                        "strict": round(sum(r["strict"] for r in chosen) / len(chosen), 3),
+                        "loose": round(sum(r["loose"] for r in chosen) / len(chosen), 3),
+                        "tokens": round(statistics.mean(r["tokens"] for r in chosen)),
+                        "median_share": round(statistics.median(r["share"] for r in chosen), 3),
+                    })  # fmt: skip
+    return table
+
+
+def timing(articles: list[Article], ranker: QuestionRanker) -> dict[str, float]:
+    """Cut + rank against extraction on the ~5,000-word articles (4,500-5,500 words), in the same run."""
+    tokenizer = O200kTokenizer()
+    added, added_cpu, extracting = [], [], []
+    for article in articles:
+        if not 4500 <= len(article.text.split()) <= 5500 or not article.questions:
+            continue
+        started = time.perf_counter()
+        extract(article.html.encode(), content_type="text/html", url="https://en.wikipedia.org/", format="markdown")
+        extracting.append((time.perf_counter() - started) * 1000)
+        started, cpu = time.perf_counter(), time.process_time()
+        passages = cut(article.text)
+        costs = [tokenizer.count(p.text) for p in passages]
+        select(ranker.rank(passages, article.questions[0].text, title=article.title), costs, 500)
+        added.append((time.perf_counter() - started) * 1000)
+        added_cpu.append((time.process_time() - cpu) * 1000)  # every thread of the process (tokenizers' too)
+    p50_added, p50_extract = statistics.median(added), statistics.median(extracting)
+    return {
+        "pages": len(added), "added_ms_p50": round(p50_added, 2), "added_ms_p90": round(_p90(added), 2),
+        "added_cpu_ms_p50": round(statistics.median(added_cpu), 2),
+        "extract_ms_p50": round(p50_extract, 2), "ratio_p50": round(p50_added / p50_extract, 3),
+    }  # fmt: skip
+
+
+def _p90(values: list[float]) -> float:
+    return sorted(values)[int(0.9 * (len(values) - 1))]
+
+
+def print_table(table: list[dict[str, Any]]) -> None:
+    print("| half | slice | reader | " + " | ".join(f"strict@{b}" for b in BUDGETS) + " | loose@500 | tokens@500 |")
+    print("|---" * (5 + len(BUDGETS)) + "|")
+    keyed = {(r["half"], r["slice"], r["reader"], r["budget"]): r for r in table}
+    for part in ("tuning", "check"):
+        for slice_name in ("all", "low-overlap"):
+            for reader in READERS:
+                if (part, slice_name, reader, 500) not in keyed:
+                    continue
+                cells = [f"{keyed[(part, slice_name, reader, b)]['strict']:.3f}" for b in BUDGETS]
+                at500 = keyed[(part, slice_name, reader, 500)]
+                n = at500["questions"]
+                print(f"| {part} | {slice_name} (n={n}) | {reader} | " + " | ".join(cells)
+                      + f" | {at500['loose']:.3f} | {at500['tokens']} |")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--per-doc", type=int, default=5, help="questions sampled from each article")
+    parser.add_argument("--half", choices=("tuning", "check", "both"), default="both")
+    parser.add_argument("--weights", default="{}", help="JSON of Weights fields to try (tuning)")
+    parser.add_argument("--dim", type=int, default=256, help="WordLlama dimensions (64, 128 or 256)")
+    parser.add_argument("--passage-chars", type=int, default=PASSAGE_CHARS, help="passage size (tuning)")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    articles = [a for a in load(args.per_doc) if args.half == "both" or half(a.doc_id) == args.half]
+    weights = Weights(**json.loads(args.weights))
+    rankers = {"ours": QuestionRanker(weights, dim=args.dim), "ours-lexical": QuestionRanker(weights, semantic=False)}
+    rankers["ours"].rank(cut("warm up."), "warm up")  # loading the embeddings is not a per-question cost
+    started = time.perf_counter()
+    results = list(rows(articles, rankers, args.passage_chars))
+    table = summarize(results)
+    print_table(table)
+    ours = [r for r in results if r["reader"] == "ours" and r["budget"] == 500]
+    speed = {
+        "rank_ms_p50": round(statistics.median(r["rank_ms"] for r in ours), 2),
+        "rank_ms_p90": round(_p90([r["rank_ms"] for r in ours]), 2),
+        "cut_ms_p50": round(statistics.median(r["cut_ms"] for r in ours), 2),
+        **timing(articles, rankers["ours"]),
+    }
+    print(json.dumps(speed), f"run {time.perf_counter() - started:.0f} s")
+    if not args.no_write:
+        RESULTS.mkdir(exist_ok=True)
+        document = {"per_doc": args.per_doc, "weights": weights.__dict__, "passage_chars": args.passage_chars,
+                    "speed": speed, "table": table}  # fmt: skip
+        (RESULTS / "question_reading.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

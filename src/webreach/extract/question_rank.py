@@ -1,0 +1,248 @@
+"""Ranking a document's passages for a question, and choosing the best of them within a token budget.
+
+    ranker = QuestionRanker()                      # loads its optional parts on first use
+    scores = ranker.rank(passages, "when was the bridge built?", title="Golden Gate Bridge")
+    chosen = select(scores, costs, max_tokens=1000)  # passage positions, in page order
+
+The score of a passage adds three signals, each scaled to [0, 1] over the page:
+  - lexical: BM25 (the bm25s library) over the passage's text with its heading path and the page title folded in;
+  - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
+    the package directory with downloads disabled), present only when the `question` extra is installed;
+  - structure: the share of the question's terms found in the passage's headings;
+then borrows a part of its neighbours' scores (the same block most, the same section less), so an answer sentence
+next to the one that repeats the question's words is found too. Without wordllama the ranking is lexical only.
+
+Terms: Latin words lower-cased, English stop words dropped and lightly stemmed; CJK runs cut into words by jieba
+(the `question` extra) or, without it, into overlapping character pairs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+
+from webreach.extract.passages import Passage
+
+WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W_]+")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+STOP_WORDS_TEXT = (
+    "a about above after again against all am an and any are as at be because been before being below between "
+    "both but by can could did do does doing down during each few for from further had has have having he her "
+    "here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only "
+    "or other our ours out over own same she should so some such than that the their theirs them then there these "
+    "they this those through to too under until up very was we were what when where which while who whom whose "
+    "why will with would you your yours also many much one two name named called type kind"
+)
+# Chinese function and question words (jieba's and the pairs' terms are checked against them too)
+CJK_STOP_WORDS = "的 了 是 在 和 与 吗 呢 吧 啊 怎么 怎样 什么 哪里 哪个 哪些 为什么 多少 如何 谁 有 也 就 都 及 或"
+STOP_WORDS = frozenset(STOP_WORDS_TEXT.split() + CJK_STOP_WORDS.split())
+
+
+LEAD_PASSAGES = 2
+SEMANTIC_DIM = 256  # WordLlama's bundled dimensions (64 or 128 truncate them: faster, a little weaker)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How the signals add up (tuned on the tuning half of bench/question_reading.py)."""
+
+    lexical: float = 1.0
+    semantic: float = 1.0
+    heading: float = 0.3
+    same_block: float = 0.35
+    same_section: float = 0.1
+    lead: float = 0.15  # added to the page's first LEAD_PASSAGES passages (a lead often answers a general question)
+
+
+class PageIndex:
+    """One page made ready for questions: its passages' terms, BM25 index, heading terms and embeddings."""
+
+    def __init__(self, ranker: QuestionRanker, passages: Sequence[Passage], title: str) -> None:
+        self.passages = list(passages)
+        folded = [" ".join((title, *p.headings, p.text)) for p in self.passages]
+        self.bm25 = bm25s.BM25()
+        if self.passages:  # bm25s averages document lengths: an empty corpus has none
+            self.bm25.index([ranker.terms(text) or [""] for text in folded], show_progress=False)
+        self.heading_terms = [set(ranker.terms(" ".join(p.headings))) for p in self.passages]
+        self.vectors = ranker.embed(folded)
+
+
+class QuestionRanker:
+    """Scores passages for a question. Holds its optional parts (embeddings, Chinese segmenter) once loaded."""
+
+    def __init__(
+        self, weights: Weights | None = None, *, semantic: bool = True, segmenter: bool = True, dim: int = SEMANTIC_DIM
+    ) -> None:
+        """`semantic`/`segmenter` False leave out WordLlama / jieba even when installed (the fallbacks)."""
+        self.weights = weights or Weights()
+        self.dim = dim
+        self._want_semantic = semantic
+        self._want_segmenter = segmenter
+        self._embedding: np.ndarray | None = None
+        self._tokenizer: Any = None
+        self._segmenter: Any = None
+        self._loaded = False
+        self._loading = threading.Lock()  # pages are ranked in worker threads: the parts load once
+
+    @property
+    def semantic(self) -> bool:
+        """True when the semantic signal is in use (wordllama installed and wanted)."""
+        self._load()
+        return self._embedding is not None
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        with self._loading:
+            if not self._loaded:
+                self._load_parts()
+                self._loaded = True
+
+    def _load_parts(self) -> None:
+        # bm25s sets its logger to DEBUG and jieba gives its own a stderr handler: their progress notes are not
+        # the application's log (warnings still are)
+        for name in ("bm25s", "jieba"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        if self._want_semantic and importlib.util.find_spec("wordllama") is not None:
+            wordllama = _import_keeping_root_logger("wordllama")
+            # the l2_supercat weights and tokenizer ship in the wheel; the package directory is laid out as the
+            # loader's cache directory (weights/, tokenizers/), so nothing is ever downloaded
+            package = Path(str(wordllama.__file__)).parent
+            model = wordllama.WordLlama.load(cache_dir=package, disable_download=True, trunc_dim=self.dim)
+            self._embedding = np.ascontiguousarray(model.embedding)
+            # a copy of its tokenizer without padding: pooling here reads only each text's own tokens
+            self._tokenizer = type(model.tokenizer).from_str(model.tokenizer.to_str())
+            self._tokenizer.no_padding()
+        if self._want_segmenter and importlib.util.find_spec("jieba") is not None:
+            self._segmenter = importlib.import_module("jieba").Tokenizer()
+
+    def terms(self, text: str) -> list[str]:
+        """The terms BM25 and the heading cue compare."""
+        self._load()
+        found: list[str] = []
+        for match in WORD.finditer(text.lower()):
+            word = match.group()
+            if CJK.match(word):
+                found.extend(term for term in self._cjk_terms(word) if term not in STOP_WORDS)
+            elif word not in STOP_WORDS:
+                found.append(stem(word))
+        return found
+
+    def _cjk_terms(self, run: str) -> list[str]:
+        if self._segmenter is not None:
+            return [w for w in self._segmenter.lcut_for_search(run) if w.strip()]
+        if len(run) == 1:
+            return [run]
+        return [run[i : i + 2] for i in range(len(run) - 1)]
+
+    def embed(self, texts: list[str]) -> np.ndarray | None:
+        """Unit vectors of the texts (mean of their WordLlama token vectors), None without wordllama."""
+        self._load()
+        if self._embedding is None or not texts:
+            return None
+        encoded = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        lengths = np.array([len(e.ids) for e in encoded])
+        ids = np.fromiter((i for e in encoded for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
+        if not len(ids):
+            return np.zeros((len(texts), self._embedding.shape[1]), dtype=np.float32)
+        np.clip(ids, 0, self._embedding.shape[0] - 1, out=ids)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        sums = np.add.reduceat(self._embedding[ids], np.minimum(starts, len(ids) - 1), axis=0)
+        sums[lengths == 0] = 0.0
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        return np.asarray(sums / np.maximum(norms, 1e-9), dtype=np.float32)
+
+    def index(self, passages: Sequence[Passage], *, title: str = "") -> PageIndex:
+        """The page made ready for any number of questions."""
+        return PageIndex(self, passages, title)
+
+    def rank(self, passages: Sequence[Passage] | PageIndex, question: str, *, title: str = "") -> list[float]:
+        """One score per passage (higher is more relevant); all zero for an empty page or question."""
+        page = passages if isinstance(passages, PageIndex) else self.index(passages, title=title)
+        if not page.passages:
+            return []
+        weights = self.weights
+        query = self.terms(question)
+        score = np.zeros(len(page.passages))
+        if query:
+            score += weights.lexical * _scaled(np.asarray(page.bm25.get_scores(query), dtype=np.float64))
+            if weights.heading:
+                score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
+        asked = self.embed([question]) if page.vectors is not None else None
+        if asked is not None and page.vectors is not None and weights.semantic:
+            score += weights.semantic * _scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
+        score[:LEAD_PASSAGES] += weights.lead
+        return _with_neighbours(page.passages, score, weights)
+
+
+def _import_keeping_root_logger(name: str) -> Any:
+    """Import `name`, then put the root logger's handlers and level back: wordllama calls logging.basicConfig when
+    imported, which would send every library's records to stderr in a process that never configured logging."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return importlib.import_module(name)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+def stem(word: str) -> str:
+    """A light English stem: plurals and -ing/-ed endings folded (enough for BM25 to meet 'built' and 'build')."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    return word
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    """Values moved to [0, 1] over the page (all zero when they do not differ)."""
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 1e-12:
+        return np.zeros_like(values)
+    return (values - low) / (high - low)
+
+
+def _with_neighbours(passages: Sequence[Passage], score: np.ndarray, weights: Weights) -> list[float]:
+    """Each score plus a share of its best neighbour's: more from the same block, less from the same section."""
+    result = []
+    for i, passage in enumerate(passages):
+        borrowed = 0.0
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(passages):
+                other = passages[j]
+                share = weights.same_block if other.block == passage.block else 0.0
+                if not share and other.headings == passage.headings:
+                    share = weights.same_section
+                borrowed = max(borrowed, share * float(score[j]))
+        result.append(float(score[i]) + borrowed)
+    return result
+
+
+def select(scores: Sequence[float], costs: Sequence[int], max_tokens: int) -> list[int]:
+    """Positions of the best passages that fit `max_tokens` together, in page order.
+
+    Greedy by score; a passage too large for what is left is passed over for smaller ones further down.
+    """
+    left = max_tokens
+    chosen = []
+    for position in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
+        if costs[position] <= left:
+            chosen.append(position)
+            left -= costs[position]
+    return sorted(chosen)

@@ -1,0 +1,94 @@
+"""Reading for a question through every door, offline: REST, the CLI and a real MCP client (stdio) each search
+the fake web, read the first result for a question and read a passage by its anchor.
+
+The first result of the search (docs.python.org's asyncio page) is served as a long documentation page (the one
+of tests/tools/test_question_read.py), registered on the fake web at that result's URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import Client, StdioServerParameters
+from starlette.testclient import TestClient
+
+from webreach.config import ServerSettings, Settings
+from webreach.frontends.cli import cli
+from webreach.frontends.http import build_app
+from webreach.testing import FakeWeb
+
+from .serving import STDIO_ARGS, server_env
+
+pytestmark = pytest.mark.network
+TIME_LIMIT = 60
+SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
+QUESTION = "How do I stop waiting for a coroutine after a timeout?"
+URL = "https://docs.python.org/3/library/asyncio.html"
+ANCHOR = re.compile(r"^\[1§(\d+)\] asyncio — Asynchronous I/O > Timeouts$", re.M)
+
+
+@pytest.fixture(scope="module")
+def page(web: FakeWeb) -> Iterator[None]:
+    from tools.test_question_read import page_html  # the same page as the tool-level test
+
+    parts = urlsplit(URL)
+    web.pages.add(parts.path, page_html(), host=parts.hostname, headers={"content-type": "text/html; charset=utf-8"})
+    yield
+    web.pages.remove(parts.path, host=parts.hostname)
+
+
+def test_rest(web: FakeWeb, page: None) -> None:
+    app = build_app(Settings(fake_web=web.url, state={"backend": "memory"}), server=ServerSettings(port=9090))
+    with TestClient(app, base_url="http://127.0.0.1:9090") as client:
+        found = client.post("/v1/search", json=SEARCH).json()
+        answer = client.post("/v1/fetch", json={"ref": 1, "question": QUESTION, "max_tokens": 200}).json()
+        timeouts = next(p for p in answer["passages"] if p["headings"][-1] == "Timeouts")
+        again = client.post("/v1/fetch", json={"ref": 1, "passage": timeouts["index"]}).json()
+        missing = client.post("/v1/fetch", json={"ref": 1, "passage": 999})
+    assert found["results"][0]["url"] == URL
+    assert answer["tokens"] <= 200 and answer["question"] == QUESTION
+    assert timeouts["anchor"] == f"[1§{timeouts['index']}]" and "with a timeout argument" in timeouts["text"]
+    assert again["passages"] == [timeouts] and again["cached"] is True
+    assert missing.status_code == 404 and missing.json()["code"] == "unknown_passage"
+
+
+def test_cli(web: FakeWeb, page: None, tmp_path: Path) -> None:
+    env = {
+        "WEBREACH_FAKE_WEB": web.url, "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3"),
+        "WEBREACH_CONFIG": os.devnull,
+    }  # fmt: skip
+    runner = CliRunner()
+    searched = runner.invoke(cli, ["search", "python asyncio", "--engine", "mojeek", "--limit", "2"], env=env)
+    assert searched.exit_code == 0, searched.output
+    answer = runner.invoke(cli, ["fetch", "--ref", "1", "--question", QUESTION, "--max-tokens", "200"], env=env)
+    assert answer.exit_code == 0, answer.output
+    match = ANCHOR.search(answer.stdout)
+    assert match is not None, answer.stdout
+    assert "Left out:" in answer.stdout and "--passage" in answer.stdout  # the CLI's own syntax for reading on
+    passage = runner.invoke(cli, ["fetch", "--ref", "1", "--passage", match.group(1), "--json"], env=env)
+    assert passage.exit_code == 0, passage.output
+    assert "with a timeout argument" in json.loads(passage.stdout)["passages"][0]["text"]
+
+
+async def test_mcp_stdio(web: FakeWeb, page: None, tmp_path: Path) -> None:
+    # the server process imports webreach from this checkout, as the test process does
+    env = server_env(web, tmp_path, PYTHONPATH=os.environ.get("PYTHONPATH", ""))
+    parameters = StdioServerParameters(command=sys.executable, args=STDIO_ARGS, env=env)
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(parameters, read_timeout_seconds=TIME_LIMIT) as mcp:
+            await mcp.call_tool("web_search", SEARCH)
+            answer = await mcp.call_tool("web_fetch", {"ref": 1, "question": QUESTION, "max_tokens": 200})
+            match = ANCHOR.search(answer.content[0].text)
+            assert match is not None, answer.content[0].text
+            again = await mcp.call_tool("web_fetch", {"ref": 1, "passage": int(match.group(1))})
+    assert not answer.is_error and "with a timeout argument" in answer.content[0].text
+    assert not again.is_error and ANCHOR.search(again.content[0].text)
