@@ -36,6 +36,8 @@ def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
         "WEBREACH_FAKE_WEB": web.url,
         "WEBREACH_STATE__BACKEND": "memory",
         "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
+        # a worktree run (PYTHONPATH=$PWD/src) serves its own code, not the editable install's
+        **{name: value for name, value in os.environ.items() if name == "PYTHONPATH"},
         **extra,
     }
 
