@@ -49,7 +49,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.clock import SystemClock
 from webreach.config import ServerSettings, Settings
-from webreach.errors import AgentAuthError
+from webreach.errors import WebreachError
 from webreach.frontends import mcp
 from webreach.frontends._admin import ADMIN_PREFIX, AdminGate, AdminRoutes
 from webreach.frontends._admin_agents import add_agent_routes
@@ -236,8 +236,8 @@ class _Rest:
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
         try:
             caller = caller_of(self.served.ready(), request.headers.raw)
-        except AgentAuthError as error:
-            return error_response(error.code, error.message, hint=error.hint)
+        except WebreachError as error:  # no valid key, or the ledger cannot be read now
+            return error_response(error.code, error.message, hint=error.hint, retry_after=error.retry_after)
         return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
 
     async def healthz(self, request: Request) -> Response:
@@ -300,7 +300,7 @@ class _ToolCalls:
                 idempotency_key = value.decode("latin-1")
         try:
             caller = caller_of(self.served.ready(), scope["headers"])
-        except AgentAuthError as error:
+        except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
