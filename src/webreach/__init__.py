@@ -23,6 +23,7 @@ from webreach.config import (
 )
 from webreach.errors import (
     AccountError,
+    AccountingUnavailableError,
     AdminRequiredError,
     AgentAuthError,
     AgentQuotaError,
@@ -87,6 +88,7 @@ from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
     "AccountError",
+    "AccountingUnavailableError",
     "AdminRequiredError",
     "AgentAuthError",
     "AgentQuotaError",
