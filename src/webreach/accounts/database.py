@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import sqlite3
 import threading
 import time
@@ -282,7 +283,7 @@ class Checkpointer:
 
 class PostgresDatabase:
     """The ledger in PostgreSQL (psycopg 3), shared by every replica, over a pool of connections that each pass a
-    check (one empty round trip) before they are lent: one that a server restart broke is dropped and replaced,
+    check before they are lent (`_still_connected`): one that a server restart broke is dropped and replaced,
     instead of failing the call it was lent to. A transaction waits at most `timeout` seconds for a connection
     while the pool reconnects (its own bounded retries); past that it is AccountingUnavailableError."""
 
@@ -304,7 +305,7 @@ class PostgresDatabase:
             min_size=1,
             max_size=4,
             open=False,
-            check=ConnectionPool.check_connection,
+            check=_still_connected,
             timeout=timeout,
             reconnect_timeout=max(60.0, timeout),
             name="webreach-ledger",
@@ -341,6 +342,22 @@ class PostgresDatabase:
         if self.worker is not None:
             self.worker.shutdown()
         self._pool.close(timeout=self._timeout)
+
+
+def _still_connected(conn: Any) -> None:
+    """The pool's check before lending a connection, without a round trip in the common case: an idle
+    connection's socket has nothing to read unless the server sent something unasked, which is how a restart, a
+    shutdown or a killed backend shows (its goodbye, or the end of the stream). Only then is the connection
+    checked for real (an empty query; psycopg_pool's check_connection), which raises when it is broken. (A round
+    trip on every lending would add three to each metered call, whose transactions are a few round trips each.)"""
+    from psycopg_pool import ConnectionPool
+
+    if conn.closed:
+        ConnectionPool.check_connection(conn)  # raises
+    waiting = select.poll()  # poll, not select: a busy server's descriptors pass FD_SETSIZE
+    waiting.register(conn.fileno(), select.POLLIN)
+    if waiting.poll(0):
+        ConnectionPool.check_connection(conn)
 
 
 _MIGRATION_LOCK = 0x77656272  # "webr": the advisory lock replicas take while migrating
