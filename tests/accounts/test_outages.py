@@ -5,6 +5,7 @@ and a lease shorter than the longest call."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -14,20 +15,25 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 
+from webreach.config import Settings
+from webreach.errors import AccountingUnavailableError
+from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
+from webreach.tools import Toolbox, account_policies
 
 from .servers import operator, servers
 from .test_ledger_faults import read_only_view
 
 pytestmark = pytest.mark.network
+T = TypeVar("T")
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60
 # outage answers come within the ledger's wait; a lease that outlasts the shortened calls (checked at start-up)
@@ -123,6 +129,58 @@ def test_postgresql_restarted_under_a_serving_server(web: FakeWeb, tmp_path: Pat
         assert balance + sum(charged for _, _, charged, _ in answers) == 10_000  # nothing served uncharged
         with ledger.database.transaction(write=False) as tx:
             assert tx.rows("SELECT call_id FROM accounts_open_v1") == []
+
+
+async def test_a_call_whose_charge_cannot_be_recorded_is_not_served(web: FakeWeb, own_cluster: Cluster) -> None:
+    """PostgreSQL goes down while a call runs: its reservation was made, its settle cannot be. The result is
+    withheld (accounting_unavailable), the hold stays open, and once PostgreSQL is back and the lease passed the
+    next call's recovery gives the credits back: the agent paid nothing for what it did not get."""
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},
+        request_deadline=3,
+        read={"timeout": 3, "jina_timeout": 3, "browser_timeout": 3},
+        accounts={
+            "enabled": True,
+            "database": fresh_database(own_cluster.url),
+            "lease_seconds": 5,
+            "database_timeout": 0.5,
+        },
+    )
+    web.set_scenario("bing", latency=1.5)
+    try:
+        async with Gateway.from_settings(settings) as gateway:
+            accounts = gateway.accounts
+            accounts.add("bot", credits=100)
+            toolbox = Toolbox.over(gateway, policies=account_policies(accounts))
+            slow = {**SEARCH, "engine": "bing"}
+            running = asyncio.create_task(toolbox.call("web_search", slow, output="json", caller="bot"))
+            while not accounts.ledger.calls("bot"):  # reserved: the handler runs now
+                await asyncio.sleep(0.02)
+            await asyncio.to_thread(own_cluster.stop)
+            withheld = (await running).data
+            await asyncio.to_thread(own_cluster.start)
+            assert await back(lambda: accounts.ledger.agent("bot").balance) == 98  # held by the call not served
+            await asyncio.sleep(5.2)  # its lease passes
+            after = (await toolbox.call("web_search", SEARCH, output="json", caller="bot")).data
+            ledger = accounts.ledger
+            assert ledger.agent("bot").balance == 98 == ledger.journal_sum("bot")
+    finally:
+        web.reset("bing")
+    assert withheld is not None and withheld["code"] == "accounting_unavailable" and "results" not in withheld
+    assert "result is withheld" in withheld["message"] and withheld["retry_after"]
+    assert after is not None and after["cost"]["charged"] == 2 and after["cost"]["balance"] == 98
+
+
+async def back(read: Callable[[], T]) -> T:
+    """`read()` once the ledger answers again (the pool reconnects in the background)."""
+    deadline = time.monotonic() + LIMIT
+    while True:
+        try:
+            return read()
+        except AccountingUnavailableError:
+            assert time.monotonic() < deadline, "the ledger never came back"
+            await asyncio.sleep(0.1)
 
 
 def webreach(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

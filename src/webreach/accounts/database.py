@@ -307,7 +307,10 @@ class PostgresDatabase:
             open=False,
             check=_still_connected,
             timeout=timeout,
-            reconnect_timeout=max(60.0, timeout),
+            # the pool's own retries back off (1 s, 2 s, 4 s, ...) until they give up: giving up after `timeout`
+            # makes the next transaction start a fresh attempt at once, so a server back after a long outage is
+            # used within about a second, not after the backoff grown meanwhile
+            reconnect_timeout=timeout,
             name="webreach-ledger",
         )
         try:

@@ -15,6 +15,7 @@ costs its price per crop that was made (a crop refused for its box or token is r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -232,12 +233,16 @@ class Idempotent:
         try:
             result = await proceed()
         except BaseException:
-            store.forget(agent, key)
+            with contextlib.suppress(AccountingUnavailableError):  # the key's lease frees it
+                store.forget(agent, key)
             raise
-        if result.error is None:
-            store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
-        else:
-            store.forget(agent, key)
+        # a ledger that fails now must not take a served (and charged) result away: the key stays claimed until
+        # its lease passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh
+        with contextlib.suppress(AccountingUnavailableError):
+            if result.error is None:
+                store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
+            else:
+                store.forget(agent, key)
         return result
 
     async def _replayed(self, result: ToolResult, caller: str | None, *, output: str) -> ToolResult:
