@@ -13,13 +13,15 @@ creates the file.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import re
 import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
@@ -29,6 +31,7 @@ from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
+T = TypeVar("T")
 KEY_PREFIX = "wr_"
 # the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
 MAX_CREDITS = 2**53 - 1
@@ -95,6 +98,14 @@ class Accounts:
         if self._idempotency is None:
             self._idempotency = Idempotency(self.ledger.database)
         return self._idempotency
+
+    async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the ledger's worker thread, the database opened first (itself off the event loop), so
+        a ledger that waits on PostgreSQL reconnecting or a SQLite lock never stalls the loop."""
+        loop = asyncio.get_running_loop()
+        if self._ledger is None:
+            await loop.run_in_executor(None, lambda: self.ledger)
+        return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
     def close(self) -> None:
         if self._ledger is not None:

@@ -35,13 +35,13 @@ def bearer(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+async def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     """The calling agent (None with accounts off); AgentAuthError when accounts are on and the key is not valid,
     AccountingUnavailableError when the ledger cannot be read now."""
     accounts = gateway.accounts
     if not accounts.enabled:
         return None
-    return accounts.authenticate(bearer(headers))
+    return await accounts.off_loop(accounts.authenticate, bearer(headers))  # a ledger read, off the event loop
 
 
 async def refuse(error: WebreachError, scope: Scope, receive: Receive, send: Send) -> None:
@@ -74,7 +74,7 @@ class AgentDoor:
             return await self.app(scope, receive, send)
         headers = [(name, value) for name, value in scope["headers"] if name != AGENT_HEADER]
         try:
-            caller = caller_of(self.gateway(), headers)
+            caller = await caller_of(self.gateway(), headers)
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         if caller is not None:

@@ -41,7 +41,7 @@ async def public_image(gateway: Gateway, link_id: str) -> Response:
 async def upload(gateway: Gateway, toolbox: Toolbox, request: Request) -> Response:
     """A multipart upload through the image_upload tool: its JSON answer (token, url), or the error body."""
     try:
-        caller = caller_of(gateway, request.headers.raw)
+        caller = await caller_of(gateway, request.headers.raw)
     except WebreachError as error:  # no valid key, or the ledger cannot be read now
         return _error(error)
     try:

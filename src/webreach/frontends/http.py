@@ -235,7 +235,7 @@ class _Rest:
             hint = f"Use one of {', '.join(DIALECTS)}."
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
         try:
-            caller = caller_of(self.served.ready(), request.headers.raw)
+            caller = await caller_of(self.served.ready(), request.headers.raw)
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return error_response(error.code, error.message, hint=error.hint, retry_after=error.retry_after)
         return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
@@ -299,7 +299,7 @@ class _ToolCalls:
             elif name == IDEMPOTENCY_HEADER and idempotency_key is None:
                 idempotency_key = value.decode("latin-1")
         try:
-            caller = caller_of(self.served.ready(), scope["headers"])
+            caller = await caller_of(self.served.ready(), scope["headers"])
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
