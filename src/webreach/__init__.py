@@ -23,6 +23,7 @@ from webreach.config import (
 )
 from webreach.errors import (
     AccountError,
+    AccountingUnavailableError,
     AdminRequiredError,
     AgentAuthError,
     AgentQuotaError,
@@ -89,6 +90,7 @@ from webreach.tools import Toolbox, ToolResult
 
 __all__ = [
     "AccountError",
+    "AccountingUnavailableError",
     "AdminRequiredError",
     "AgentAuthError",
     "AgentQuotaError",

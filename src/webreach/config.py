@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -183,8 +183,29 @@ class AccountsSettings(BaseModel):
     per_day: int | None = Field(None, ge=0, description="Calls per day for a new agent (none: unlimited).")
     credits: int = Field(0, ge=0, description="Credits a new agent starts with.")
     lease_seconds: float = Field(
-        120.0, gt=0, description="A reservation older than this whose process died is released by recovery."
+        120.0,
+        gt=0,
+        description="A reservation older than this whose process died is released by recovery; must outlast the "
+        "longest call (the longest request deadline plus three database_timeout), checked at start-up.",
     )
+    database_timeout: float = Field(
+        5.0,
+        gt=0,
+        le=60,
+        description="The longest one ledger transaction waits for the database (PostgreSQL reconnecting, a SQLite "
+        "lock) before the call answers accounting_unavailable.",
+    )
+
+    def check_lease(self, longest_call: float) -> None:
+        """Refuse a lease a served call can outlive: recovery would release it while it runs, and the call would
+        be served for nothing (a ValueError pydantic reports as a settings error)."""
+        needed = longest_call + 3 * self.database_timeout  # a reservation, and a settle with its one retry
+        if self.lease_seconds <= needed:
+            raise ValueError(
+                f"[accounts] lease_seconds = {self.lease_seconds:g} must be longer than the longest call: "
+                f"{longest_call:g} s (the longest request deadline) + 3 x database_timeout = {needed:g} s; "
+                f"raise lease_seconds above {needed:g} or lower the deadlines"
+            )
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -357,6 +378,16 @@ class Settings(BaseSettings):
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )
+
+    @model_validator(mode="after")
+    def _lease_outlasts_calls(self) -> Settings:
+        self.accounts.check_lease(self.longest_call())
+        return self
+
+    def longest_call(self) -> float:
+        """The longest deadline one tool call can run for: a whole search, or a page read by any reader."""
+        read = self.read
+        return max(self.request_deadline, read.timeout, read.jina_timeout, read.browser_timeout)
 
     @classmethod
     def settings_customise_sources(

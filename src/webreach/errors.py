@@ -18,6 +18,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
 ├── ConfigStoreError                 config_store_unavailable   the console's settings database cannot be used now
+├── AccountingUnavailableError       accounting_unavailable     the ledger's database cannot be used now; retryable
 ├── AccountError                     the calling agent may not make this call now (accounts/)
 │   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
 │   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
@@ -411,6 +412,21 @@ class ConfigStoreError(WebreachError):
     default_hint: ClassVar[str | Hint] = (
         "Check [accounts] database (the file's permissions, or that PostgreSQL is up), then try again."
     )
+
+
+class AccountingUnavailableError(WebreachError):
+    """The credits ledger's database cannot be used right now (PostgreSQL down or restarting, a SQLite file on a
+    full disk or a read-only file system): a metered call is refused before it runs, never served uncharged."""
+
+    code = "accounting_unavailable"
+    retryable = True
+    default_hint: ClassVar[str | Hint] = (
+        "Retry after retry_after seconds; an operator should check [accounts] database (PostgreSQL up, disk space, "
+        "the file system writable)."
+    )
+
+    def __init__(self, message: str, *, retry_after: float | None = 5.0, hint: str | Hint | None = None) -> None:
+        super().__init__(message, retry_after=retry_after, hint=hint)
 
 
 OFFLINE_HINT = (

@@ -46,7 +46,10 @@ async def test_stdio_with_agent_charges_that_agent_and_says_what_each_call_cost(
     assert lines[0].startswith("Results via mojeek")
     assert lines[-1].startswith("[cost: 2 credits; balance 8; 4 calls left until ") and lines[-1].endswith("Z]")
     assert again.content[0].text.splitlines()[-1].startswith("[cost: 2 credits; balance 6; 3 calls left")
-    assert replayed.content[0].text == again.content[0].text  # the retry replays, charged once
+    # the retry replays, charged once: its cost line says 0 now and what the first call was charged
+    replay_lines, again_lines = replayed.content[0].text.splitlines(), again.content[0].text.splitlines()
+    assert replay_lines[:-1] == again_lines[:-1]
+    assert replay_lines[-1].startswith("[cost: 0 credits (a replay of a call charged 2); balance 6; 3 calls left")
     assert refused.is_error and json.loads(refused.content[0].text)["code"] == "invalid_input"  # no agent 'nobody'
     with operator(database) as accounts:
         assert accounts.ledger.agent("crawler").balance == 6 == accounts.ledger.journal_sum("crawler")

@@ -97,7 +97,10 @@ async def test_retries_with_one_idempotency_key_are_charged_once(gateway: Gatewa
     web.clear_requests()
     first = await call(gateway, "web_search", SEARCH, idempotency_key="retry-1")
     again = await call(gateway, "web_search", SEARCH, idempotency_key="retry-1")
-    assert again == first
+    # the replay is the first answer, but its cost says nothing was charged now (issue 35)
+    assert first["cost"]["charged"] == 2 and "replayed" not in first["cost"]
+    assert again["cost"] == {**first["cost"], "charged": 0, "replayed": True, "original_charged": 2}
+    assert {**again, "cost": None} == {**first, "cost": None}
     other = await call(gateway, "web_search", {**SEARCH, "limit": 4}, idempotency_key="retry-1")
     assert other["code"] == "idempotency_mismatch"
     assert gateway.accounts.ledger.agent("bot").balance == 98

@@ -71,7 +71,9 @@ def test_rest_idempotency_key_replays_and_refuses_other_arguments(web: FakeWeb, 
     with servers(web, tmp_path, database, 1) as (server,):
         answers = [post(server.url, "/v1/search", SEARCH, key=key, **{"Idempotency-Key": "once"}) for _ in range(3)]
         other = post(server.url, "/v1/search", {**SEARCH, "limit": 3}, key=key, **{"Idempotency-Key": "once"})
-    assert {answer.text for answer in answers} == {answers[0].text}
+    replays = [answer.json() for answer in answers[1:]]
+    assert [replay["cost"] for replay in replays] == [_replay_cost(answers[0].json()["cost"])] * 2
+    assert all({**replay, "cost": None} == {**answers[0].json(), "cost": None} for replay in replays)
     assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
     with operator(database) as accounts:
         assert accounts.ledger.agent("bot").balance == 98
@@ -95,7 +97,8 @@ async def test_mcp_over_http_authenticates_and_meters(web: FakeWeb, tmp_path: Pa
     assert refused.status_code == 401 and refused.json()["code"] == "agent_auth_failed"
     assert [tool.name for tool in listed.tools] == ["web_search", "web_fetch"]
     assert first.content[0].text.splitlines()[-1].startswith("[cost: 2 credits; balance 8;")
-    assert replayed.content[0].text == first.content[0].text
+    assert replayed.content[0].text.splitlines()[:-1] == first.content[0].text.splitlines()[:-1]
+    assert replayed.content[0].text.splitlines()[-1].startswith("[cost: 0 credits (a replay of a call charged 2);")
     with operator(database) as accounts:
         assert accounts.ledger.agent("bot").balance == 8  # as bot, whatever X-Webreach-Agent claimed
 
@@ -157,7 +160,10 @@ def test_a_server_killed_mid_call_loses_no_credit_and_charges_nothing_twice(
     database = str(tmp_path / "l.sqlite3") if backend == "sqlite" else request.getfixturevalue("postgres_url")
     with operator(database) as accounts:
         _, key = accounts.add("bot", credits=10)
-    lease = {"WEBREACH_ACCOUNTS__LEASE_SECONDS": "1"}
+    # a lease of 2 s must outlast the longest call (checked at start-up): deadlines of 1 s, ledger waits of 0.2 s
+    deadlines = ("WEBREACH_REQUEST_DEADLINE", "WEBREACH_READ__TIMEOUT", "WEBREACH_READ__JINA_TIMEOUT")
+    lease = {"WEBREACH_ACCOUNTS__LEASE_SECONDS": "2", "WEBREACH_ACCOUNTS__DATABASE_TIMEOUT": "0.2"}
+    lease |= dict.fromkeys((*deadlines, "WEBREACH_READ__BROWSER_TIMEOUT"), "1")
     web.set_scenario("bing", latency=20)
     try:
         with servers(web, tmp_path, database, 1, **lease) as (doomed,):
@@ -171,7 +177,7 @@ def test_a_server_killed_mid_call_loses_no_credit_and_charges_nothing_twice(
         web.reset("bing")
     with operator(database) as accounts:
         assert accounts.ledger.agent("bot").balance == 8  # held by the dead call, not yet released
-    time.sleep(1.5)  # the dead call's lease (1 s) passes; recovery needs it over, by the ledger's clock
+    time.sleep(2.5)  # the dead call's lease (2 s) passes; recovery needs it over, by the ledger's clock
     with servers(web, tmp_path, database, 1, **lease) as (survivor,):
         after = post(survivor.url, "/v1/search", SEARCH, key=key)
     assert after.json()["cost"]["balance"] == 8  # the dead call's 2 came back, this call's 2 were charged
@@ -218,7 +224,7 @@ def test_a_duplicate_while_the_first_call_runs_is_told_to_come_back(web: FakeWeb
         web.reset("bing")
     assert duplicate.status_code == 409 and duplicate.json()["code"] == "in_progress"
     assert duplicate.headers["retry-after"] == "1"
-    assert first[0].status_code == 200 and replayed.text == first[0].text
+    assert first[0].status_code == 200 and replayed.json()["cost"] == _replay_cost(first[0].json()["cost"])
     with operator(database) as accounts:
         assert accounts.ledger.agent("bot").balance == 8
 
@@ -232,3 +238,8 @@ def _wait_for_claim(database: str) -> None:
                     return
             time.sleep(0.02)
     raise AssertionError("the first call never claimed its idempotency key")
+
+
+def _replay_cost(original: dict[str, object]) -> dict[str, object]:
+    """What a replay's cost says: nothing charged now, what the first call was charged, the balance as it is."""
+    return {**original, "charged": 0, "replayed": True, "original_charged": original["charged"]}

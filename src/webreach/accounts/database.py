@@ -9,6 +9,11 @@ runs them on the database's worker thread (`worker`), so the event loop keeps se
 checkpointer thread makes the WAL's fsyncs. (psycopg's pipeline mode was measured and not
 kept: 0.90 ms a reserve-and-settle against 0.75 ms without, since most statements' results are read.)
 
+A database that cannot be used (PostgreSQL down or restarting, a SQLite file on a full disk or a read-only file
+system, a lock held past the busy timeout) is AccountingUnavailableError, never a driver's exception: PostgreSQL
+connections come from a pool that checks each one before lending it (a connection a restart broke is dropped and
+replaced) and reconnects in the background, and a transaction waits at most `timeout` seconds for one.
+
 The schema is created and migrated on open: `accounts_schema` holds the version, and each step in MIGRATIONS runs
 once, in order, under a lock (SQLite's write lock, a PostgreSQL advisory lock), so replicas starting together
 migrate once.
@@ -17,6 +22,8 @@ migrate once.
 from __future__ import annotations
 
 import contextlib
+import os
+import select
 import sqlite3
 import threading
 import time
@@ -24,6 +31,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
+
+from webreach.errors import AccountingUnavailableError, InvalidInputError
 
 Row = tuple[Any, ...]
 
@@ -84,6 +93,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE accounts_agents_v1 ADD COLUMN day_used BIGINT NOT NULL DEFAULT 0",
         "ALTER TABLE accounts_agents_v1 ADD COLUMN day_from DOUBLE PRECISION",
     ),
+    # counters written back stale by reservations that ran lease recovery after reading them (issue 35) kept
+    # released calls in the windows for good: every agent's are counted afresh from the calls table once
+    ("UPDATE accounts_agents_v1 SET hour_used = 0, hour_from = NULL, day_used = 0, day_from = NULL",),
 )
 
 
@@ -145,19 +157,22 @@ class SqliteDatabase:
 
     def __init__(self, path: Path, *, busy_timeout: float = 30.0) -> None:
         path = Path(path).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # check_same_thread off: the bench and tests may call from worker threads; the lock serialises them
-        self._conn = sqlite3.connect(path, timeout=0.05, isolation_level=None, check_same_thread=False)
         self._busy_timeout = busy_timeout
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL survives a killed process (only power loss can lose the commits since the last checkpoint)
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        # NORMAL's only fsyncs are at checkpoints, which SQLite runs inside a COMMIT once the WAL holds 1,000 pages
-        # (every ~60 calls), on the event loop: the checkpointer thread makes them instead, and the COMMIT's own
-        # stays only as the bound on the WAL (a checkpoint cannot finish while calls keep writing)
-        self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_BOUND_PAGES}")
         self._lock = threading.Lock()
-        path.chmod(0o600)
+        try:
+            _open_private(path)
+            # check_same_thread off: the bench and tests may call from worker threads; the lock serialises them
+            self._conn = sqlite3.connect(path, timeout=0.05, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL survives a killed process (only power loss can lose the commits since the last
+            # checkpoint)
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            # NORMAL's only fsyncs are at checkpoints, which SQLite runs inside a COMMIT once the WAL holds 1,000
+            # pages (every ~60 calls), on the event loop: the checkpointer thread makes them instead, and the
+            # COMMIT's own stays only as the bound on the WAL (a checkpoint cannot finish while calls keep writing)
+            self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_BOUND_PAGES}")
+        except (OSError, sqlite3.Error) as exc:
+            raise _unavailable(exc, str(path)) from None
         migrate(self, postgres=False)
         self._checkpointer = Checkpointer(path)
         self.worker: Executor | None = ThreadPoolExecutor(1, thread_name_prefix="webreach-ledger")
@@ -167,16 +182,19 @@ class SqliteDatabase:
         """A write transaction takes the write lock first; a read (write=False) sees one snapshot, locking nothing."""
         with self._lock:
             cursor = self._conn.cursor()
-            if write:
-                self._begin_immediate(cursor)
-            else:
-                cursor.execute("BEGIN")
             try:
+                if write:
+                    self._begin_immediate(cursor)
+                else:
+                    cursor.execute("BEGIN")
                 yield Transaction(cursor, postgres=False)
-            except BaseException:
-                cursor.execute("ROLLBACK")
+                cursor.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (a full disk)
+                    cursor.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and _storage_failure(exc):
+                    raise _unavailable(exc, "the SQLite ledger") from None
                 raise
-            cursor.execute("COMMIT")
 
     def _begin_immediate(self, cursor: sqlite3.Cursor) -> None:
         """Take the write lock, polling every ~half millisecond: SQLite's own busy handler sleeps up to 100 ms
@@ -202,6 +220,36 @@ class SqliteDatabase:
 
 WAL_BOUND_PAGES = 16_000  # ~64 MB
 
+# SQLite's primary result codes that say the storage cannot be used now, not that a statement is wrong (a bug):
+# PERM, BUSY, LOCKED, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, PROTOCOL, NOTADB
+_STORAGE_CODES = frozenset({3, 5, 6, 8, 10, 11, 13, 14, 15, 26})
+
+
+def _storage_failure(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _STORAGE_CODES
+
+
+def _unavailable(exc: BaseException, where: str) -> AccountingUnavailableError:
+    """The typed error for a ledger database that cannot be used; the driver's first line says why (never a
+    password: psycopg's messages name the host and port only)."""
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return AccountingUnavailableError(f"the credits ledger cannot be used now ({where}: {reason})")
+
+
+def _open_private(path: Path) -> None:
+    """Create the ledger file readable by its owner only, when webreach creates it; an existing path keeps its
+    mode (it may be shared on purpose), and one that is not a regular file is refused."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # SQLite takes an empty file
+    except FileExistsError:
+        if not path.is_file():
+            raise InvalidInputError(
+                f"[accounts] database {str(path)!r} is not a regular file",
+                hint="Name a SQLite file (created when missing) or a postgresql:// URL.",
+            ) from None
+
 
 class Checkpointer:
     """Copies a SQLite WAL into its database from a thread of its own (its own connection) every `interval`
@@ -217,10 +265,13 @@ class Checkpointer:
         self._thread.start()
 
     def _run(self, path: Path, interval: float) -> None:
-        conn = sqlite3.connect(path, timeout=0.05, isolation_level=None)
+        try:
+            conn = sqlite3.connect(path, timeout=0.05, isolation_level=None)
+        except sqlite3.Error:  # the file system went away: the transactions say so, typed
+            return
         try:
             while not self._stopped.wait(interval):
-                with contextlib.suppress(sqlite3.OperationalError):  # busy: another process checkpoints now
+                with contextlib.suppress(sqlite3.Error):  # busy (another process checkpoints now), or a full disk
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         finally:
             conn.close()
@@ -231,33 +282,85 @@ class Checkpointer:
 
 
 class PostgresDatabase:
-    """The ledger in PostgreSQL (psycopg 3), shared by every replica."""
+    """The ledger in PostgreSQL (psycopg 3), shared by every replica, over a pool of connections that each pass a
+    check before they are lent (`_still_connected`): one that a server restart broke is dropped and replaced,
+    instead of failing the call it was lent to. A transaction waits at most `timeout` seconds for a connection
+    while the pool reconnects (its own bounded retries); past that it is AccountingUnavailableError."""
 
     lock_row = " FOR UPDATE"
 
-    def __init__(self, url: str) -> None:
-        import psycopg  # the postgres extra; imported only when a postgresql:// URL is configured
+    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+        # the postgres extra; imported only when a postgresql:// URL is configured
+        import psycopg
+        from psycopg_pool import ConnectionPool, PoolTimeout
 
-        self._conn = psycopg.connect(url, autocommit=True)
-        self._lock = threading.Lock()
-        migrate(self, postgres=True)
+        self._timeout = timeout
+        try:  # one connection first, for the reason when there is none (the pool would only say it timed out)
+            psycopg.connect(url, connect_timeout=max(2, round(timeout))).close()
+        except psycopg.OperationalError as exc:
+            raise _unavailable(exc, "PostgreSQL") from None
+        self._pool = ConnectionPool(
+            url,
+            kwargs={"autocommit": True, "connect_timeout": max(2, round(timeout))},
+            min_size=1,
+            max_size=4,
+            open=False,
+            check=_still_connected,
+            timeout=timeout,
+            # the pool's own retries back off (1 s, 2 s, 4 s, ...) until they give up: giving up after `timeout`
+            # makes the next transaction start a fresh attempt at once, so a server back after a long outage is
+            # used within about a second, not after the backoff grown meanwhile
+            reconnect_timeout=timeout,
+            name="webreach-ledger",
+        )
+        try:
+            self._pool.open(wait=True, timeout=timeout)
+            migrate(self, postgres=True)
+        except PoolTimeout as exc:  # no connection within the timeout: down, unreachable or refusing us
+            self._pool.close(timeout=0)
+            raise _unavailable(exc, "PostgreSQL") from None
+        except BaseException:
+            self._pool.close(timeout=0)
+            raise
         self.worker: Executor | None = ThreadPoolExecutor(1, thread_name_prefix="webreach-ledger")
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
         """A write runs in BEGIN ... COMMIT; a read (write=False) is its statements in autocommit (one round trip
         each, no BEGIN/COMMIT: the ledger's reads are single statements or need no snapshot across them)."""
-        with self._lock, self._conn.cursor() as cursor:
-            if not write:
-                yield Transaction(cursor, postgres=True)
-                return
-            with self._conn.transaction():
-                yield Transaction(cursor, postgres=True)
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as conn, conn.cursor() as cursor:
+                if not write:
+                    yield Transaction(cursor, postgres=True)
+                    return
+                with conn.transaction():
+                    yield Transaction(cursor, postgres=True)
+        except (PoolTimeout, psycopg.OperationalError) as exc:  # no connection in time, or it broke mid-way
+            raise _unavailable(exc, "PostgreSQL") from None
 
     def close(self) -> None:
         if self.worker is not None:
             self.worker.shutdown()
-        self._conn.close()
+        self._pool.close(timeout=self._timeout)
+
+
+def _still_connected(conn: Any) -> None:
+    """The pool's check before lending a connection, without a round trip in the common case: an idle
+    connection's socket has nothing to read unless the server sent something unasked, which is how a restart, a
+    shutdown or a killed backend shows (its goodbye, or the end of the stream). Only then is the connection
+    checked for real (an empty query; psycopg_pool's check_connection), which raises when it is broken. (A round
+    trip on every lending would add three to each metered call, whose transactions are a few round trips each.)"""
+    from psycopg_pool import ConnectionPool
+
+    if conn.closed:
+        ConnectionPool.check_connection(conn)  # raises
+    waiting = select.poll()  # poll, not select: a busy server's descriptors pass FD_SETSIZE
+    waiting.register(conn.fileno(), select.POLLIN)
+    if waiting.poll(0):
+        ConnectionPool.check_connection(conn)
 
 
 _MIGRATION_LOCK = 0x77656272  # "webr": the advisory lock replicas take while migrating
@@ -286,8 +389,9 @@ def database_exists(url: str) -> bool:
     return Path(url.removeprefix("sqlite://")).expanduser().exists()
 
 
-def open_database(url: str) -> Database:
-    """The database a URL names: postgresql://... (or postgres://), sqlite:///path, or a plain file path."""
+def open_database(url: str, *, timeout: float = 5.0) -> Database:
+    """The database a URL names: postgresql://... (or postgres://), sqlite:///path, or a plain file path.
+    `timeout`: the longest a transaction waits for a PostgreSQL connection or SQLite's write lock."""
     if url.startswith(("postgresql://", "postgres://")):
-        return PostgresDatabase(url)
-    return SqliteDatabase(Path(url.removeprefix("sqlite://")))
+        return PostgresDatabase(url, timeout=timeout)
+    return SqliteDatabase(Path(url.removeprefix("sqlite://")), busy_timeout=timeout)

@@ -11,7 +11,8 @@ interleaving of calls, processes and replicas:
 So the balance always equals the sum of the agent's journal amounts, is never negative (the check is made under the
 lock, and a CHECK constraint backs it), and a reservation is settled at most once (a unique index on the commit and
 release rows). Recovery: a reservation whose lease passed (its process died mid-call) is released by the next
-reservation of that agent, inside the same transaction; a late settle of it finds it gone and changes nothing, so a
+reservation of that agent, inside the same transaction and before its quota counters are read (so the counters
+the reservation writes back include the recovery's release); a late settle of it finds it gone and changes nothing, so a
 crash can cost the operator a call but never the agent a credit, and nothing is ever settled twice.
 
 Quotas count the agent's reservations in a sliding window (last hour, last day) that were not released: a call
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from webreach.accounts.database import Database, Transaction
+from webreach.accounts.database import Database, Row, Transaction
 from webreach.errors import AgentAuthError, AgentQuotaError, InsufficientCreditsError, InvalidInputError
 
 HOUR = 3600.0
@@ -146,14 +147,19 @@ class Ledger:
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")
 
-    def grant(self, name: str, credits: int, *, now: float, note: str = "") -> Agent:
-        """Add credits (a negative grant takes unspent credits back, never below zero)."""
+    def grant(self, name: str, credits: int, *, now: float, note: str = "", most: int = 2**63 - 1) -> Agent:
+        """Add credits (a negative grant takes unspent credits back, never below zero; never above `most`)."""
         with self.database.transaction() as tx:
             agent = _agent(tx, name, lock=self.database.lock_row)
             if agent.balance + credits < 0:
                 raise InvalidInputError(
                     f"agent {name!r} has {agent.balance} credits; cannot take back {-credits}",
                     hint=f"Take back at most {agent.balance}.",
+                )
+            if agent.balance + credits > most:
+                raise InvalidInputError(
+                    f"agent {name!r} has {agent.balance} credits; a balance holds at most {most}",
+                    hint=f"Grant at most {most - agent.balance}.",
                 )
             _grant(tx, name, credits, now, note=note)
             return _agent(tx, name, lock="")
@@ -166,15 +172,14 @@ class Ledger:
         """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
         refusal (disabled, quota, credits)."""
         with self.database.transaction() as tx:
-            row = tx.one(f"SELECT {_AGENT_COLUMNS}, {_COUNTERS} FROM accounts_agents_v1 WHERE name = ?"
-                         + self.database.lock_row, name)  # fmt: skip
-            if row is None:
-                raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
+            row = _locked_with_counters(tx, name, self.database.lock_row)
+            if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
+                row = _locked_with_counters(tx, name, "")
             agent = Agent.from_row(row[:7])
             if agent.disabled:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
-            balance = agent.balance + _recover(tx, name, now)
+            balance = agent.balance
             usage, counters = _counted_usage(tx, agent, row[7:], now)
             _check_quota(tx, agent, usage, now)
             if balance < price:
@@ -211,13 +216,15 @@ class Ledger:
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
 
-        Returns the balance after, or None when the reservation was already settled (recovered after its lease).
+        Returns the balance after, or None when the reservation was already released (recovered after its lease).
+        Idempotent: a commit found already made (a retry after its COMMIT went unacknowledged) returns the balance.
         """
         with self.database.transaction() as tx:
-            _agent(tx, name, lock=self.database.lock_row)
+            agent = _agent(tx, name, lock=self.database.lock_row)
             row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
             if row is None:
-                return None
+                done = tx.one(_SETTLED, name, call_id)
+                return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
             held = int(row[0])
             back = held if charged is None else held - min(charged, held)
             return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
@@ -226,7 +233,7 @@ class Ledger:
         """Release the agent's reservations whose lease passed; the credits given back."""
         with self.database.transaction() as tx:
             _agent(tx, name, lock=self.database.lock_row)
-            return _recover(tx, name, now)
+            return sum(_recover(tx, name, now))
 
     def usage(self, name: str, *, now: float) -> Usage:
         with self.database.transaction(write=False) as tx:
@@ -271,6 +278,10 @@ _CALLS = (
     " ON s.agent = r.agent AND s.call_id = r.call_id AND s.kind IN ('commit', 'release')"
     " WHERE r.agent = ? AND r.kind = 'reserve' ORDER BY r.id DESC LIMIT ?"
 )
+
+
+# how a reservation was settled (only settle commits; recovery only releases)
+_SETTLED = "SELECT kind FROM accounts_journal_v1 WHERE agent = ? AND call_id = ? AND kind IN ('commit', 'release')"
 
 
 def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
@@ -322,11 +333,20 @@ _SETTLE_BALANCE = (
 )
 
 
-def _recover(tx: Transaction, name: str, now: float) -> int:
+def _recover(tx: Transaction, name: str, now: float) -> list[int]:
+    """Release the agent's reservations whose lease passed (the caller holds its lock); the credits of each."""
     expired = tx.rows("SELECT call_id, amount FROM accounts_open_v1 WHERE agent = ? AND expires < ?", name, now)
     for call_id, amount in expired:
         _settle(tx, name, call_id, "release", int(amount), now)
-    return sum(int(amount) for _, amount in expired)
+    return [int(amount) for _, amount in expired]
+
+
+def _locked_with_counters(tx: Transaction, name: str, lock: str) -> Row:
+    """The agent's columns and its quota counters (`lock`: lock its row, inside a write transaction)."""
+    row = tx.one(f"SELECT {_AGENT_COLUMNS}, {_COUNTERS} FROM accounts_agents_v1 WHERE name = ?{lock}", name)
+    if row is None:
+        raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
+    return row
 
 
 _COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"

@@ -13,13 +13,15 @@ creates the file.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import re
 import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
@@ -27,9 +29,13 @@ from webreach.accounts.ledger import Agent, Ledger, Reservation, Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
-from webreach.errors import AgentAuthError, InvalidInputError
+from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
+T = TypeVar("T")
 KEY_PREFIX = "wr_"
+# the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
+MAX_CREDITS = 2**53 - 1
+MAX_CALLS = 2**31 - 1  # a quota (the column is a 32-bit INTEGER in PostgreSQL)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -43,6 +49,15 @@ def check_name(name: str) -> str:
             f"invalid agent name {name[:80]!r}", hint="Use 1-64 letters, digits, '_', '.' or '-', starting alnum."
         )
     return name
+
+
+def check_amount(value: int, what: str, *, most: int, least: int = 0) -> int:
+    """`value` when within [least, most], else InvalidInputError saying the range (never a database overflow)."""
+    if not least <= value <= most:
+        digits = str(value)
+        shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits.lstrip('-'))} digits)"
+        raise InvalidInputError(f"{what} {shown} is out of range", hint=f"Give a whole number from {least} to {most}.")
+    return value
 
 
 @dataclass(frozen=True)
@@ -74,7 +89,8 @@ class Accounts:
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger(self._database or open_database(self.url()))
+            timeout = self.settings.database_timeout
+            self._ledger = Ledger(self._database or open_database(self.url(), timeout=timeout))
         return self._ledger
 
     @property
@@ -82,6 +98,14 @@ class Accounts:
         if self._idempotency is None:
             self._idempotency = Idempotency(self.ledger.database)
         return self._idempotency
+
+    async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the ledger's worker thread, the database opened first (itself off the event loop), so
+        a ledger that waits on PostgreSQL reconnecting or a SQLite lock never stalls the loop."""
+        loop = asyncio.get_running_loop()
+        if self._ledger is None:
+            await loop.run_in_executor(None, lambda: self.ledger)
+        return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
     def close(self) -> None:
         if self._ledger is not None:
@@ -95,14 +119,12 @@ class Accounts:
     ) -> tuple[Agent, str]:
         """A new agent and its key (shown once). Quotas default to the configured ones."""
         key = new_key()
-        agent = self.ledger.add_agent(
-            check_name(name),
-            hash_key(key),
-            credits=self.settings.credits if credits is None else credits,
+        credits = check_amount(self.settings.credits if credits is None else credits, "credits", most=MAX_CREDITS)
+        limits = _checked_limits(
             per_hour=self.settings.per_hour if per_hour is None else per_hour,
             per_day=self.settings.per_day if per_day is None else per_day,
-            now=self.clock.now(),
         )
+        agent = self.ledger.add_agent(check_name(name), hash_key(key), credits=credits, now=self.clock.now(), **limits)
         return agent, key
 
     def rotate_key(self, name: str) -> str:
@@ -115,14 +137,16 @@ class Accounts:
 
     def set_limits(self, name: str, **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
-        return self.ledger.update_agent(name, **limits)
+        return self.ledger.update_agent(name, **_checked_limits(**limits))
 
     def set_options(self, name: str, options: dict[str, Any]) -> Agent:
         """Per-agent prices ({"prices": {...}}) and tool profile ({"profile": {...}})."""
         return self.ledger.update_agent(name, options=check_options(options))
 
     def grant(self, name: str, credits: int, *, note: str = "") -> Agent:
-        return self.ledger.grant(name, credits, now=self.clock.now(), note=note)
+        """Add `credits` (negative: take back); the balance after stays within MAX_CREDITS."""
+        check_amount(credits, "a grant of", most=MAX_CREDITS, least=-MAX_CREDITS)
+        return self.ledger.grant(name, credits, now=self.clock.now(), note=note, most=MAX_CREDITS)
 
     def show(self, name: str, *, recent: int = 10) -> dict[str, Any]:
         """Balance, quota use, recent calls (what each cost) and recent journal rows of one agent."""
@@ -131,6 +155,10 @@ class Accounts:
         calls = self.ledger.calls(name, limit=recent)
         recent_rows = self.ledger.journal(name, limit=recent)
         return {**agent.to_json(), "quota": usage_json(usage), "calls": calls, "recent": recent_rows}
+
+    def standing(self, name: str) -> tuple[int, Usage]:
+        """Agent `name`'s balance and quota use now."""
+        return self.ledger.agent(name).balance, self.ledger.usage(name, now=self.clock.now())
 
     # --- calls -------------------------------------------------------------------------------------------
 
@@ -168,7 +196,12 @@ class Accounts:
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""
         reservation = held.reservation
-        return self.ledger.settle(reservation.agent, reservation.call_id, charged=charged, now=self.clock.now())
+        try:
+            return self.ledger.settle(reservation.agent, reservation.call_id, charged=charged, now=self.clock.now())
+        except AccountingUnavailableError:
+            # once more, on another connection (the pool drops a broken one): a settle is idempotent, so one whose
+            # COMMIT went through unacknowledged is found done rather than made twice
+            return self.ledger.settle(reservation.agent, reservation.call_id, charged=charged, now=self.clock.now())
 
 
 def new_key() -> str:
@@ -186,11 +219,17 @@ def usage_json(usage: Usage) -> dict[str, Any]:
     }
 
 
+def _checked_limits(**limits: int | None) -> dict[str, int | None]:
+    return {key: None if value is None else check_amount(value, key, most=MAX_CALLS) for key, value in limits.items()}
+
+
 def check_options(options: dict[str, Any]) -> dict[str, Any]:
     """Prices map tools to whole credits; a profile lists tools (InvalidInputError otherwise)."""
     prices = options.get("prices", {})
-    if not isinstance(prices, dict) or not all(type(v) is int and v >= 0 for v in prices.values()):
-        raise InvalidInputError("prices must map tool names to whole credits >= 0", hint='e.g. {"web_search": 3}.')
+    if not isinstance(prices, dict) or not all(type(v) is int and 0 <= v <= MAX_CREDITS for v in prices.values()):
+        raise InvalidInputError(
+            f"prices must map tool names to whole credits from 0 to {MAX_CREDITS}", hint='e.g. {"web_search": 3}.'
+        )
     profile = options.get("profile", {})
     if not isinstance(profile, dict):
         raise InvalidInputError("profile must be an object", hint='e.g. {"tools": ["web_search"]}.')
@@ -199,6 +238,6 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
     for key in ("default_results", "max_results", "default_chars", "max_chars"):
         value = profile.get(key)
-        if value is not None and not (type(value) is int and value >= 1):
+        if value is not None and not (type(value) is int and 1 <= value <= MAX_CALLS):
             raise InvalidInputError(f"profile.{key} must be a whole number >= 1", hint=f'e.g. {{"{key}": 5}}.')
     return options

@@ -2,7 +2,8 @@
 
 With accounts off (the default, for a local loopback server) nobody is asked for a key and calls are anonymous.
 Once enabled, every tool call and tool listing over REST or MCP needs a valid key of an enabled agent; without one
-the answer is 401 `agent_auth_failed` in the agent error body (the key is never echoed). /healthz, /openapi.json
+the answer is 401 `agent_auth_failed` in the agent error body (the key is never echoed); a ledger that cannot be
+read is 503 `accounting_unavailable` with Retry-After. /healthz, /openapi.json
 and /docs stay open; /v1/admin has its own gate (frontends/_admin.py).
 
 MCP over HTTP: the SDK's app sits between this door and the tool call, so the agent's name travels to it as the
@@ -16,9 +17,9 @@ from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from webreach.errors import AgentAuthError
+from webreach.errors import WebreachError
 from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status
+from webreach.frontends._errors import http_status, retry_after_header
 from webreach.gateway import Gateway
 
 AGENT_HEADER = b"x-webreach-agent"
@@ -34,22 +35,25 @@ def bearer(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
-    """The calling agent (None with accounts off); AgentAuthError when accounts are on and the key is not valid."""
+async def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The calling agent (None with accounts off); AgentAuthError when accounts are on and the key is not valid,
+    AccountingUnavailableError when the ledger cannot be read now."""
     accounts = gateway.accounts
     if not accounts.enabled:
         return None
-    return accounts.authenticate(bearer(headers))
+    return await accounts.off_loop(accounts.authenticate, bearer(headers))  # a ledger read, off the event loop
 
 
-async def refuse(error: AgentAuthError, scope: Scope, receive: Receive, send: Send) -> None:
-    """The 401 answer, with the challenge HTTP asks for."""
-    content = _json(error_body(error.code, error.message, hint=error.hint))
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(content)).encode()),
-        (b"www-authenticate", b'Bearer realm="webreach"'),
-    ]
+async def refuse(error: WebreachError, scope: Scope, receive: Receive, send: Send) -> None:
+    """The answer to a caller not let in: 401 with the challenge HTTP asks for, or (the ledger cannot be read)
+    503 with Retry-After."""
+    content = _json(error_body(error.code, error.message, hint=error.hint, retry_after=error.retry_after))
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+    if http_status(error.code) == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="webreach"'))
+    retry_after = retry_after_header(error.retry_after)
+    if retry_after is not None:
+        headers.append((b"retry-after", retry_after.encode()))
     await send({"type": "http.response.start", "status": http_status(error.code), "headers": headers})
     await send({"type": "http.response.body", "body": content})
 
@@ -70,8 +74,8 @@ class AgentDoor:
             return await self.app(scope, receive, send)
         headers = [(name, value) for name, value in scope["headers"] if name != AGENT_HEADER]
         try:
-            caller = caller_of(self.gateway(), headers)
-        except AgentAuthError as error:
+            caller = await caller_of(self.gateway(), headers)
+        except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         if caller is not None:
             headers.append((AGENT_HEADER, caller.encode()))

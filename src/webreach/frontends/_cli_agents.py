@@ -50,9 +50,15 @@ def _limit(value: str | None) -> int | None:
     """A quota option: a whole number, or 'none' for unlimited (None: not given)."""
     if value is None or value == "none":
         return None
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         raise InvalidInputError(f"not a quota: {value!r}", hint="Give a whole number, or 'none' for unlimited.")
-    return int(value)
+    return _whole(value)
+
+
+def _whole(digits: str) -> int:
+    """ASCII digits as a number; past 30 digits (more than any amount holds) a stand-in the range check refuses,
+    since Python will not parse numbers of over 4,300 digits."""
+    return int(digits) if len(digits) <= 30 else 10**30
 
 
 def _show(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
@@ -195,9 +201,9 @@ def set_agent(
 
 def _price(item: str) -> tuple[str, int]:
     tool, _, credits = item.partition("=")
-    if not credits.isdigit():
+    if not (credits.isascii() and credits.isdigit()):
         raise InvalidInputError(f"not a price: {item!r}", hint="Write TOOL=CREDITS, e.g. web_search=3.")
-    return tool.strip(), int(credits)
+    return tool.strip(), _whole(credits)
 
 
 @agents.command()

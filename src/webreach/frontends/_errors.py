@@ -7,7 +7,7 @@ HTTP statuses follow whose fault it is and what a client should do next:
 - 502: an upstream engine or page failed (captcha, blocked, unavailable, parse_error, all_engines_failed, ...);
   504 when it timed out.
 - 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker,
-  throttled by our own rate limit, the session store unavailable).
+  throttled by our own rate limit, the session store or the credits ledger unavailable).
 - 502 unreachable: the engine could not be reached from the server (no DNS, no route, refused).
 - The calling agent's account (accounts on): 401 agent_auth_failed (no valid key, or the agent is disabled), 402
   insufficient_credits, 429 agent_quota_exhausted with Retry-After; idempotency keys: 409 in_progress (with
@@ -62,6 +62,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "error": EXIT_UPSTREAM,
         "session_store_unavailable": EXIT_UPSTREAM,
         "config_store_unavailable": EXIT_UPSTREAM,
+        "accounting_unavailable": EXIT_UPSTREAM,
         "engine_error": EXIT_UPSTREAM,
         "auth_failed": EXIT_UPSTREAM,
         "quota_exhausted": EXIT_UPSTREAM,
@@ -117,6 +118,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "throttled": 503,
         "session_store_unavailable": 503,
         "config_store_unavailable": 503,
+        "accounting_unavailable": 503,
         # upstream engines and pages
         "engine_error": 502,
         "auth_failed": 502,

@@ -18,7 +18,7 @@ import re
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from webreach.errors import AgentAuthError, InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._agent_auth import caller_of
 from webreach.frontends._errors import http_status
 from webreach.gateway import Gateway
@@ -42,8 +42,8 @@ async def public_image(gateway: Gateway, link_id: str) -> Response:
 async def upload(gateway: Gateway, toolbox: Toolbox, request: Request) -> Response:
     """A multipart upload through the image_upload tool: its JSON answer (token, url), or the error body."""
     try:
-        caller = caller_of(gateway, request.headers.raw)
-    except AgentAuthError as error:
+        caller = await caller_of(gateway, request.headers.raw)
+    except WebreachError as error:  # no valid key, or the ledger cannot be read now
         return _error(error)
     try:
         data = await _file(request, gateway.settings.images.max_input_bytes)

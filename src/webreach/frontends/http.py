@@ -49,7 +49,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.clock import SystemClock
 from webreach.config import ServerSettings, Settings
-from webreach.errors import AgentAuthError
+from webreach.errors import WebreachError
 from webreach.frontends import mcp
 from webreach.frontends._admin import ADMIN_PREFIX, AdminGate, AdminRoutes
 from webreach.frontends._admin_agents import add_agent_routes
@@ -239,9 +239,9 @@ class _Rest:
             hint = f"Use one of {', '.join(DIALECTS)}."
             return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
         try:
-            caller = caller_of(self.served.ready(), request.headers.raw)
-        except AgentAuthError as error:
-            return error_response(error.code, error.message, hint=error.hint)
+            caller = await caller_of(self.served.ready(), request.headers.raw)
+        except WebreachError as error:  # no valid key, or the ledger cannot be read now
+            return error_response(error.code, error.message, hint=error.hint, retry_after=error.retry_after)
         return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
 
     async def healthz(self, request: Request) -> Response:
@@ -303,8 +303,8 @@ class _ToolCalls:
             elif name == IDEMPOTENCY_HEADER and idempotency_key is None:
                 idempotency_key = value.decode("latin-1")
         try:
-            caller = caller_of(self.served.ready(), scope["headers"])
-        except AgentAuthError as error:
+            caller = await caller_of(self.served.ready(), scope["headers"])
+        except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         limits = self.limits()
         images = carries_images(self.served.ready_tools(), tool)

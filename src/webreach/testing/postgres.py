@@ -3,6 +3,9 @@
     with throwaway_cluster() as url:            # postgresql://webreach@127.0.0.1:<port>/postgres
         database = fresh_database(url)          # a new empty database on it
 
+    with restartable_cluster() as cluster:      # the same, stoppable and startable again on its port (outages)
+        cluster.stop(); cluster.start()
+
 initdb + pg_ctl in a temporary directory, on a free 127.0.0.1 port, with durability off (fsync) since the data is
 thrown away; stopped and removed on exit. The binaries are found in /usr/lib/postgresql/<version>/bin (Debian's
 postgresql package) or on PATH. initdb refuses to run as root, so as root the cluster runs as the `postgres` user
@@ -59,9 +62,24 @@ def _run(command: list[str]) -> None:
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=START_TIMEOUT)
 
 
+class Cluster:
+    """A throwaway cluster that a test can stop and start again (same data, same port): a database outage."""
+
+    def __init__(self, ctl: list[str], options: str, url: str) -> None:
+        self._ctl, self._options, self.url = ctl, options, url
+
+    def start(self) -> None:
+        _run([*self._ctl, "-o", self._options, "-w", "-t", str(int(START_TIMEOUT)), "start"])
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop it: `fast` disconnects every client, as a restart of a real server does."""
+        _run([*self._ctl, "-m", mode, "-w", "-t", str(int(START_TIMEOUT)), "stop"])
+
+
 @contextlib.contextmanager
-def throwaway_cluster(*, max_connections: int = 300) -> Iterator[str]:
-    """A running cluster's URL (database `postgres`, user `webreach`, trust auth on loopback)."""
+def restartable_cluster(*, max_connections: int = 300) -> Iterator[Cluster]:
+    """A running cluster (database `postgres`, user `webreach`, trust auth on loopback), stopped and removed on
+    exit."""
     found = binaries()
     if found is None:
         raise PostgresUnavailable("PostgreSQL binaries not found (apt-get install postgresql)")
@@ -71,14 +89,22 @@ def throwaway_cluster(*, max_connections: int = 300) -> Iterator[str]:
         shutil.chown(base, user=prefix[2])
     data, port = base / "data", _free_port()
     ctl = [*prefix, str(found / "pg_ctl"), "-D", str(data), "-l", str(base / "log")]
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
+    cluster = Cluster(ctl, options, f"postgresql://webreach@127.0.0.1:{port}/postgres")
     try:
         _run([*prefix, str(found / "initdb"), "-D", str(data), "-A", "trust", "-U", "webreach", "--no-sync"])
-        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
-        _run([*ctl, "-o", options, "-w", "-t", str(int(START_TIMEOUT)), "start"])
-        yield f"postgresql://webreach@127.0.0.1:{port}/postgres"
+        cluster.start()
+        yield cluster
     finally:
         subprocess.run([*ctl, "-m", "immediate", "stop"], check=False, capture_output=True, timeout=START_TIMEOUT)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def throwaway_cluster(*, max_connections: int = 300) -> Iterator[str]:
+    """A running cluster's URL (database `postgres`, user `webreach`, trust auth on loopback)."""
+    with restartable_cluster(max_connections=max_connections) as cluster:
+        yield cluster.url
 
 
 def fresh_database(cluster_url: str) -> str:

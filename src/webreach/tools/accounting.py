@@ -15,8 +15,11 @@ costs its price per crop that was made (a crop refused for its box or token is r
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import hashlib
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -25,7 +28,7 @@ from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
-from webreach.errors import AgentAuthError, FetchError, InvalidInputError, WebreachError
+from webreach.errors import AccountingUnavailableError, AgentAuthError, FetchError, InvalidInputError, WebreachError
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import SearchPlan
@@ -74,7 +77,13 @@ class Metering:
             # the queries (crops) that failed are released: the price is per unit, so it divides exactly; a call
             # with none made is released whole, like a failed one
             charged = charged // _units(call) * result.answered if result.answered else None
-        balance = await self._settle(held, charged)
+        try:
+            balance = await self._settle(held, charged)
+        except AccountingUnavailableError as exc:  # not recorded: not served (the lease gives the hold back)
+            raise AccountingUnavailableError(
+                f"{exc.message}; this call's charge could not be recorded, so its result is withheld and the "
+                f"credits it held come back within {self.accounts.settings.lease_seconds:g} s"
+            ) from None
         status = "ok" if result.error is None else result.error.code
         latency = (self.accounts.clock.now() - started) * 1000
         self.accounts.recent.record(
@@ -174,7 +183,8 @@ def _charge(price: int, error: WebreachError | None) -> int | None:
 def cost_line(cost: dict[str, Any]) -> str:
     """The one compact line saying what a call cost."""
     left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
-    return f"[cost: {cost['charged']} credits; balance {cost['balance']}{left}]"
+    replay = f" (a replay of a call charged {cost['original_charged']})" if cost.get("replayed") else ""
+    return f"[cost: {cost['charged']} credits{replay}; balance {cost['balance']}{left}]"
 
 
 def cost_of(held: Held, charged: int | None, balance: int | None) -> dict[str, Any]:
@@ -218,17 +228,58 @@ class Idempotent:
         store, now = self.accounts.idempotency, self.accounts.clock.now()
         replay = store.begin(agent, key, fingerprint(call), now=now, lease=self.accounts.settings.lease_seconds)
         if isinstance(replay, Replay):
-            return ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
+            result = ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
+            return await self._replayed(result, context.caller, output=context.output)
         try:
             result = await proceed()
         except BaseException:
-            store.forget(agent, key)
+            with contextlib.suppress(AccountingUnavailableError):  # the key's lease frees it
+                store.forget(agent, key)
             raise
-        if result.error is None:
-            store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
-        else:
-            store.forget(agent, key)
+        # a ledger that fails now must not take a served (and charged) result away: the key stays claimed until
+        # its lease passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh
+        with contextlib.suppress(AccountingUnavailableError):
+            if result.error is None:
+                store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
+            else:
+                store.forget(agent, key)
         return result
+
+    async def _replayed(self, result: ToolResult, caller: str | None, *, output: str) -> ToolResult:
+        """A stored result as a replay answers it: its cost says 0 charged now (`replayed`, with what the original
+        call was charged) and the agent's balance and calls left as they are now."""
+        body, original = without_cost(result)
+        if original is None or caller is None or not self.accounts.enabled:
+            return result
+        standing = functools.partial(self.accounts.standing, caller)
+        worker = self.accounts.ledger.database.worker
+        balance, usage = await asyncio.get_running_loop().run_in_executor(worker, standing)
+        cost = {
+            "charged": 0,
+            "balance": balance,
+            "calls_left": usage.remaining(),
+            "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
+            "replayed": True,
+            "original_charged": original,
+        }
+        return with_cost(body, cost, output=output)
+
+
+def without_cost(result: ToolResult) -> tuple[ToolResult, int | None]:
+    """A result with the cost `with_cost` added taken off again, and what it said was charged (None: none)."""
+    text = result.text.rstrip()
+    if result.is_json:
+        at = text.rfind(', "cost": ')  # with_cost appends it last
+        if at < 0 or not text.endswith("}"):
+            return result, None
+        try:
+            cost = json.loads(text[at + len(', "cost": ') : -1])
+        except ValueError:
+            return result, None
+        return replace(result, text=text[:at] + "}"), int(cost.get("charged", 0))
+    head, _, last = text.rpartition("\n")
+    found = re.match(r"\[cost: (\d+) credits", last)
+    return (replace(result, text=head), int(found.group(1))) if found else (result, None)
 
 
 def fingerprint(call: PreparedCall) -> str:
