@@ -125,6 +125,7 @@ def liveness() -> dict[str, Any]:
         "WEBREACH_READ__ALLOW_CIDRS": '["127.0.0.1/32"]',
         "WEBREACH_READ__TIMEOUT": "20",
         "WEBREACH_FAKE_WEB": "",
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),  # the tree measured
     }
     rows = {}
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,21 @@ async def test_a_page_past_its_deadline_frees_its_child_for_the_next() -> None:
         done = await workers.extract(
             article_html("Tide tables"), content_type=HTML, url="https://t.example/", seconds=30
         )
+        assert "Tide tables" in (done.title or "")
+    finally:
+        await workers.aclose()
+    assert multiprocessing.active_children() == []
+
+
+async def test_a_child_killed_from_outside_is_replaced() -> None:
+    workers = ExtractionWorkers(WorkerBudget(pool_size=1))
+    page = article_html("Tide tables")
+    try:
+        await workers.extract(page, content_type=HTML, url="https://t.example/", seconds=30)
+        (child,) = multiprocessing.active_children()
+        os.kill(child.pid, signal.SIGKILL)  # as the kernel's OOM killer would
+        child.join(5)
+        done = await workers.extract(page, content_type=HTML, url="https://t.example/", seconds=30)
         assert "Tide tables" in (done.title or "")
     finally:
         await workers.aclose()

@@ -19,7 +19,7 @@ and a new one is started for the next page. A child that ran out of memory, died
 retired too, so nothing a page did outlives a few calls. At most `size` pages are extracted at once; the others
 wait for a free child, and the wait counts against their deadline.
 
-Cost (bench: 200 WCXB dev pages, median of per-page times, this machine): see worker.py's docstring.
+What it costs an ordinary page (a few ms at most, most of it pickling) is measured in worker.py's docstring.
 """
 
 from __future__ import annotations
@@ -59,24 +59,34 @@ class WorkerPool:
         self._memory_bytes, self._max_jobs = memory_bytes, max_jobs
         self._slots = asyncio.Semaphore(size)
         self._idle: list[_Child] = []
+        self._closed = False  # after aclose, a child coming back from its call is stopped, not kept
 
     async def run(self, job: Any, *, cpu_seconds: float, retire: Callable[[Any], bool]) -> Any:
         """Send `job` to a free child and return its answer (None when it died without one); a child whose
         answer `retire` flags, or whose call did not end with an answer, is killed and not reused."""
         async with self._slots:
-            child = self._idle.pop() if self._idle else await self._started()
+            child = await self._child()
             answer: Any = None
             try:
-                await asyncio.to_thread(child.connection.send, (job, math.ceil(cpu_seconds)))
+                await asyncio.to_thread(_send, child.connection, (job, math.ceil(cpu_seconds)))
                 await readable(child.connection)
                 answer = await asyncio.to_thread(receive, child.connection)
             finally:
                 child.jobs += 1
-                if answer is None or retire(answer) or child.jobs >= self._max_jobs:
+                if answer is None or retire(answer) or child.jobs >= self._max_jobs or self._closed:
                     await _stop(child)
                 else:
                     self._idle.append(child)
             return answer
+
+    async def _child(self) -> _Child:
+        """An idle child that is still alive (one killed from outside is replaced), else a new one."""
+        while self._idle:
+            child = self._idle.pop()
+            if child.process.is_alive():
+                return child
+            await _stop(child)
+        return await self._started()
 
     async def _started(self) -> _Child:
         """A new child; one still starting when the call is cancelled joins the idle ones, ready for the next."""
@@ -88,8 +98,13 @@ class WorkerPool:
             raise
 
     def _keep(self, starting: asyncio.Future[_Child]) -> None:
-        if not starting.cancelled() and starting.exception() is None:
-            self._idle.append(starting.result())
+        if starting.cancelled() or starting.exception() is not None:
+            return
+        child = starting.result()
+        if self._closed:
+            child.connection.close()  # EOF: the child's loop ends by itself
+        else:
+            self._idle.append(child)
 
     def _start(self) -> _Child:
         receiver, sender = self._context.Pipe(duplex=True)
@@ -100,6 +115,7 @@ class WorkerPool:
 
     async def aclose(self) -> None:
         """Stop the idle children (a busy one is stopped by the call that holds it)."""
+        self._closed = True
         idle, self._idle = self._idle, []
         for child in idle:
             await _stop(child)
@@ -140,6 +156,13 @@ async def readable(connection: Connection) -> None:
         await ready
     finally:
         loop.remove_reader(descriptor)
+
+
+def _send(connection: Connection, message: Any) -> None:
+    try:
+        connection.send(message)
+    except OSError:  # the child died before it read the job: the receive that follows finds EOF
+        return
 
 
 def receive(connection: Connection) -> Any:
