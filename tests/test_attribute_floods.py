@@ -4,8 +4,12 @@ everything else, and every ordinary page, passes untouched."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import httpx
 
 from webreach.attribute_floods import MAX_TAG_ATTRIBUTES, tame_attributes
+from webreach.engines import create
 from webreach.engines._html import parse_html
 from webreach.extract.cascade import extract
 
@@ -49,3 +53,16 @@ def test_the_extractor_and_the_engine_parser_read_past_a_flood() -> None:
     assert "After" in extract(page.encode(), content_type="text/html", url="https://t.example/", format="text").text
     link = parse_html(page).css_first("a")
     assert link is not None and link.attributes["href"] == "/next"
+
+
+def test_an_engine_reads_a_real_result_page_whatever_flood_it_carries(shared_data: Path) -> None:
+    page = (shared_data / "serp" / "bing" / "celina__bing.html").read_text(errors="replace")
+    flooded = page.replace("<body", "<body " + " ".join(f"a{i}=x" for i in range(200_000)), 1)
+    engine = create("bing")
+    request = httpx.Request("GET", engine.url("/search"))
+
+    def hits(markup: str) -> list[str]:
+        answer = httpx.Response(200, headers={"content-type": "text/html"}, content=markup.encode(), request=request)
+        return [hit.url for hit in engine.parse(answer)]
+
+    assert hits(flooded) == hits(page) != []
