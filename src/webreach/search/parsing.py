@@ -15,8 +15,8 @@ A thread cannot be killed, so the work a thread does is kept linear in the input
 nesting.tame before lexbor sees the page, at most MAX_ITEMS result blocks read, Google's block search counted in
 one pass); the budget is the backstop: a parse still running after `seconds` (real time, as in
 policies/deadline.py: it measures CPU work, which a fake clock cannot) ends as a ParseError for that engine and
-routing moves on, while the thread finishes in the background. The engine's own deadline (policies/deadline.py) wraps this too, so a
-parse never outlives the request's deadline either.
+routing moves on, while the thread finishes in the background. The engine's own deadline (policies/deadline.py)
+wraps this too, so a parse never outlives the request's deadline either.
 """
 
 from __future__ import annotations
