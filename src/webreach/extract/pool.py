@@ -25,6 +25,7 @@ What it costs an ordinary page (a few ms at most, most of it pickling) is measur
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import resource
 from collections.abc import Callable
@@ -60,6 +61,7 @@ class WorkerPool:
         self._slots = asyncio.Semaphore(size)
         self._idle: list[_Child] = []
         self._closed = False  # after aclose, a child coming back from its call is stopped, not kept
+        self._warming: asyncio.Future[_Child] | None = None
 
     async def run(self, job: Any, *, cpu_seconds: float, retire: Callable[[Any], bool]) -> Any:
         """Send `job` to a free child and return its answer (None when it died without one); a child whose
@@ -79,14 +81,32 @@ class WorkerPool:
                     self._idle.append(child)
             return answer
 
+    def warm(self) -> None:
+        """Start a child in the background when none is idle or starting, so that the first page need not wait
+        for the forkserver to import the extractor (a second or two) while its deadline runs."""
+        if self._idle or self._warming is not None or self._closed:
+            return
+        self._warming = asyncio.ensure_future(asyncio.to_thread(self._start))
+        self._warming.add_done_callback(self._warmed)
+
+    def _warmed(self, starting: asyncio.Future[_Child]) -> None:
+        self._warming = None
+        self._keep(starting)
+
     async def _child(self) -> _Child:
-        """An idle child that is still alive (one killed from outside is replaced), else a new one."""
-        while self._idle:
-            child = self._idle.pop()
-            if child.process.is_alive():
-                return child
-            await _stop(child)
-        return await self._started()
+        """An idle child that is still alive (one killed from outside is replaced), the one starting in the
+        background when there is one, else a new one."""
+        while True:
+            while self._idle:
+                child = self._idle.pop()
+                if child.process.is_alive():
+                    return child
+                await _stop(child)
+            if self._warming is None:
+                return await self._started()
+            with contextlib.suppress(Exception):  # a start that failed is retried by _started
+                await asyncio.shield(self._warming)
+            await asyncio.sleep(0)  # its done callbacks (which make it idle) run first
 
     async def _started(self) -> _Child:
         """A new child; one still starting when the call is cancelled joins the idle ones, ready for the next."""

@@ -90,7 +90,7 @@ class ExtractionWorkers:
 
     def __init__(self, budget: WorkerBudget | None = None) -> None:
         self.budget = budget = budget or WorkerBudget()
-        self._context = _process_context()
+        self._context = process_context()
         self._slots = asyncio.Semaphore(budget.max_concurrent)
         self._pool = WorkerPool(self._context, _serve, size=budget.pool_size, memory_bytes=budget.memory_bytes)
 
@@ -145,12 +145,16 @@ class ExtractionWorkers:
             exitcode = await asyncio.to_thread(reap, process)
         return _outcome(message, exitcode, job.url)
 
+    def warm(self) -> None:
+        """Start a pool child in the background if none is ready (a no-op once one is; see pool.py)."""
+        self._pool.warm()
+
     async def aclose(self) -> None:
         """Stop the pool's idle children."""
         await self._pool.aclose()
 
 
-def _process_context() -> ForkServerContext | SpawnContext:
+def process_context() -> ForkServerContext | SpawnContext:
     """Where children come from: a forkserver that imported the extractor once (Linux), else fresh interpreters."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")

@@ -171,6 +171,7 @@ class Reading:
         result = self.cache.get(key + target)
         cached = result is not None
         if result is None:
+            self.workers.warm()  # the first read of a server starts an extraction child while it fetches
             if self.robots is not None:
                 await self.robots.check(target)
             # the read's timeout is one total deadline across every reader reader='auto' tries
