@@ -6,15 +6,23 @@ the stream budget; and a slow PDF: 40 pages of 15 MB each, under it, so extracti
 stops it). While one hostile request runs, GET /healthz is sampled every 20 ms on the same server; the report gives
 its p50, p99 and maximum latency, how the hostile request ended and when (against its deadline), and the peak
 resident memory of the server and its extraction workers together (sampled from /proc every 20 ms). A /healthz that
-has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency. The attribute-flood row fetches a page
-of one tag with 200,000 attributes FLOOD_READS times at once, then an ordinary page; "ended" is that last read's.
+has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
+
+Concurrent crops (issue 35): a noisy 4000x3000 JPEG is uploaded once (POST /v1/images), then three crop_images
+calls of 2000x1500 boxes of it run at once, each cut, encoded and stored by the server.
+
+Attribute floods (issue 35): a page of one tag with 200,000 attributes is fetched FLOOD_READS times at once, then
+an ordinary page; "ended" is that last read's.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -128,6 +136,8 @@ def liveness() -> dict[str, Any]:
         **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),  # the tree measured
     }
     rows = {}
+    photo = Path(tempfile.mkstemp(suffix=".jpg")[1])
+    photo.write_bytes(noisy_jpeg(4000, 3000))
     try:
         with tempfile.TemporaryDirectory() as home, _NoFakeWeb() as web, http_server(web, Path(home), **env) as server:
             post = httpx.Client(timeout=120, trust_env=False)
@@ -146,8 +156,14 @@ def liveness() -> dict[str, Any]:
             rows[f"fetch: {FLOOD_READS} x 200,000 attributes on one tag, at once (deadline 20 s)"] = under_load(
                 server.url, server.process.pid, functools.partial(flood_reads, post, server.url, f"{base}/flood.html")
             )
+            rows["crops: three concurrent 2000x1500 crops of a 12 MP JPEG"] = under_load(
+                server.url,
+                server.process.pid,
+                functools.partial(concurrent_crops, server.url, photo),
+            )
             post.close()
     finally:
+        photo.unlink()
         site.shutdown()
         site.server_close()
     return {"rows": rows, "table": liveness_table(rows)}
@@ -158,6 +174,43 @@ def flood_reads(post: httpx.Client, server: str, url: str) -> httpx.Response:
     with ThreadPoolExecutor(FLOOD_READS) as pool:
         list(pool.map(lambda _: post.post(f"{server}/v1/fetch", json={"url": url}), range(FLOOD_READS)))
     return post.post(f"{server}/v1/fetch", json={"url": url.replace("/flood.html", "/ordinary")})
+
+
+def concurrent_crops(url: str, photo: Path, *, count: int = 3) -> httpx.Response:
+    """Upload `photo` (12 MP), then `count` crop_images calls of 2000x1500 boxes at once, from a child process (so
+    this one, sampling /healthz, never waits on their megabytes of answers); the first failure or the last answer."""
+    script = f"""
+import threading, httpx
+session = {{"X-Webreach-Session": "liveness-crops"}}
+post = httpx.Client(timeout=120, trust_env=False)
+with open({str(photo)!r}, "rb") as photo:
+    uploaded = post.post("{url}/v1/images", files={{"file": ("photo.jpg", photo.read())}}, headers=session)
+answers = [uploaded]
+def crop(i):
+    box = [500 * i, 500 * i, 500 * i + 2000, 500 * i + 1500]
+    arguments = {{"crops": {{uploaded.json()["token"]: box}}, "units": "pixels"}}
+    answers.append(post.post("{url}/v1/crop_images", json=arguments, headers=session))
+workers = [threading.Thread(target=crop, args=(i,)) for i in range({count})] if uploaded.status_code == 200 else []
+for worker in workers: worker.start()
+for worker in workers: worker.join()
+last = next((a for a in answers if a.status_code != 200), answers[-1])
+print(last.status_code, last.text[:2000] if last.status_code != 200 else '{{"status": "ok"}}')
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    status, _, text = done.stdout.strip().partition(" ")
+    return httpx.Response(int(status or 599), text=text or done.stderr[-2000:])
+
+
+def noisy_jpeg(width: int, height: int) -> bytes:
+    """A photo-like JPEG (noise over gradients), megabytes as a camera's are."""
+    from PIL import Image
+
+    noise = Image.frombytes("L", (width, height), random.Random(35).randbytes(width * height))
+    base = Image.linear_gradient("L").resize((width, height))
+    image = Image.merge("RGB", (base, noise.point(lambda v: v // 4), base.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=90)
+    return out.getvalue()
 
 
 class _NoFakeWeb:

@@ -211,8 +211,21 @@ class ServerSettings(BaseModel):
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest REST request body.")
     admin_token: SecretStr | None = Field(
         None,
-        description="Bearer token for the admin endpoints (/v1/admin/...); without one they answer loopback "
-        "clients only (env WEBREACH_SERVER__ADMIN_TOKEN).",
+        description="Bearer token for the admin endpoints (/v1/admin/...) and the console's login; at least 32 "
+        "printable ASCII characters without spaces, or `webreach serve` refuses to start (generate one with "
+        'python -c "import secrets; print(secrets.token_urlsafe(32))"). Without one they answer loopback clients '
+        "only (env WEBREACH_SERVER__ADMIN_TOKEN).",
+    )
+    secure_cookies: Literal["auto"] | bool = Field(
+        "auto",
+        description="The console's cookies carry the Secure flag: true, false, or auto (when the request came over "
+        "HTTPS, as a proxy in trusted_proxies says with X-Forwarded-Proto).",
+    )
+    trusted_proxies: list[str] = Field(
+        ["127.0.0.1", "::1"],
+        description="Addresses (or CIDR networks) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are "
+        "believed: the client address (admin throttling, logs, the loopback rule) and the scheme (Secure cookies). "
+        "Never '*' on a server clients reach directly.",
     )
     http_parser: Literal["auto", "httptools", "h11"] = Field(
         "auto",
@@ -271,6 +284,10 @@ class ImageSettings(BaseModel):
     max_crop_aspect: float = Field(50.0, ge=1, description="Most elongated crop allowed (long side / short side).")
     store_max_bytes: int = Field(100_000_000, ge=1024, description="Image bytes kept per session.")
     store_max_images: int = Field(500, ge=1, description="Images kept per session.")
+    workers: int = Field(2, ge=1, le=64, description="Threads decoding, cropping and encoding images (off the loop).")
+    decoded_cache_bytes: int = Field(
+        256_000_000, ge=0, description="Decoded pixels kept for reuse across crops (bytes, least recently used out)."
+    )
     engines: list[str] | None = Field(
         None,
         description="Image-search engines in auto's order (bing, duckduckgo, brave_api, ...); default: the usable "

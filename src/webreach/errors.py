@@ -329,6 +329,13 @@ class AdminRequiredError(WebreachError):
     code = "admin_required"
 
 
+class AdminThrottledError(AdminRequiredError):
+    """Too many wrong admin tokens from one client address lately; .retry_after says when it may try again."""
+
+    code = "admin_throttled"
+    retryable = True
+
+
 class AccountError(WebreachError):
     """The calling agent may not make this call now (its key, credits, quota or idempotency key)."""
 

@@ -15,7 +15,7 @@ from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
-TOKEN = "config-admin-token-2718"
+TOKEN = "config-admin-token-2718-0123456789abcdef"
 
 
 def client(web: FakeWeb, tmp_path: Path) -> TestClient:

@@ -149,3 +149,16 @@ def test_stored_config_without_a_database_is_the_loaded_settings(tmp_path: Path)
     base = settings_on(str(tmp_path / "none.sqlite3"), tmp_path)
     stored = StoredConfig(base, database=lambda: open_database("unused"), url=str(tmp_path / "x"), clock=SystemClock())
     assert stored.load().engines == base.engines and stored.poll() is None
+
+
+async def test_a_one_time_form_token_is_used_once_across_servers(database_url: str, tmp_path: Path) -> None:
+    """The console's replay guard (a credit grant sent twice): the first server to see a token claims it."""
+    async with (
+        Gateway(settings_on(database_url, tmp_path)) as one,
+        Gateway(settings_on(database_url, tmp_path)) as other,
+    ):
+        expires = one.clock.now() + 60
+        assert one.stored_config.claim_form("form-token-0123456789", expires) is True
+        assert other.stored_config.claim_form("form-token-0123456789", expires) is False
+        assert one.stored_config.claim_form("form-token-0123456789", expires) is False
+        assert other.stored_config.claim_form("form-token-9876543210", expires) is True

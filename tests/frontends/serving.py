@@ -36,6 +36,8 @@ def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
         "WEBREACH_FAKE_WEB": web.url,
         "WEBREACH_STATE__BACKEND": "memory",
         "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
+        # the server runs the code under test (a worktree's src first), not whatever the venv installed
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
         **extra,
     }
 

@@ -21,6 +21,8 @@ from .serving import http_server
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
+SECRET = "s3cret-admin-0123456789-abcdefghijkl"  # 36 characters: over the minimum of 32
+TOKEN = "tok-0123456789-abcdefghijklmnopqrstu"
 
 
 def admin_client(web: FakeWeb, client: tuple[str, int], token: str | None = None) -> TestClient:
@@ -54,19 +56,19 @@ def test_other_clients_are_refused_without_a_token(web: FakeWeb, address: str) -
 
 
 def test_a_configured_token_is_required_even_from_loopback(web: FakeWeb) -> None:
-    with admin_client(web, ("127.0.0.1", 40000), token="s3cret-admin") as client:
+    with admin_client(web, ("127.0.0.1", 40000), token=SECRET) as client:
         missing = client.get("/v1/admin")
-        wrong = client.get("/v1/admin", headers={"Authorization": "Bearer s3cret-admiN"})
-        right = client.get("/v1/admin", headers={"Authorization": "Bearer s3cret-admin"})
+        wrong = client.get("/v1/admin", headers={"Authorization": f"Bearer {SECRET[:-1]}L"})
+        right = client.get("/v1/admin", headers={"Authorization": f"Bearer {SECRET}"})
     assert missing.status_code == wrong.status_code == 401
     assert "s3cret" not in missing.text + wrong.text
     assert right.status_code == 200
 
 
 def test_the_token_lets_a_remote_client_in(web: FakeWeb) -> None:
-    with admin_client(web, ("203.0.113.9", 40000), token="tok") as client:
-        assert client.get("/v1/admin", headers={"authorization": "bearer tok"}).status_code == 200
-        assert client.get("/v1/admin", headers={"authorization": "Basic tok"}).status_code == 401
+    with admin_client(web, ("203.0.113.9", 40000), token=TOKEN) as client:
+        assert client.get("/v1/admin", headers={"authorization": f"bearer {TOKEN}"}).status_code == 200
+        assert client.get("/v1/admin", headers={"authorization": f"Basic {TOKEN}"}).status_code == 401
 
 
 def test_post_to_the_admin_index_is_no_tool_call(remote: TestClient) -> None:
@@ -80,9 +82,9 @@ def test_over_a_real_socket_the_server_answers_its_loopback_admin(web: FakeWeb, 
         answer = httpx.get(process.url + "/v1/admin", timeout=10)
         tokened = tmp_path / "tokened"
         tokened.mkdir()
-        with http_server(web, tokened, WEBREACH_SERVER__ADMIN_TOKEN="tok-9") as guarded:
+        with http_server(web, tokened, WEBREACH_SERVER__ADMIN_TOKEN=TOKEN) as guarded:
             refused = httpx.get(guarded.url + "/v1/admin", timeout=10)
-            allowed = httpx.get(guarded.url + "/v1/admin", headers={"Authorization": "Bearer tok-9"}, timeout=10)
+            allowed = httpx.get(guarded.url + "/v1/admin", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
     assert answer.status_code == 200
     assert refused.status_code == 401 and refused.json()["code"] == "admin_required"
     assert allowed.status_code == 200

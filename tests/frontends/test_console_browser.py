@@ -36,7 +36,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 AXE = Path(__file__).resolve().parents[2] / ".ci-node" / "node_modules" / "axe-core" / "axe.min.js"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run"]  # fmt: skip
-TOKEN = "console-admin-token-3141"
+TOKEN = "console-admin-token-3141-0123456789abcdef"
 ENGINE = "mojeek"
 KEYED = "brave_api"
 if not Path(CHROMIUM).exists():
@@ -346,8 +346,13 @@ def test_without_a_token_loopback_gets_a_session_and_forms_still_need_csrf(web: 
         assert "Accounts are off on this server" in page.text
         assert client.post("/console/agents", data={"name": "x", "csrf": "forged"}).status_code == 403
         nonce = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-        created = client.post("/console/agents", data={"name": "loopback-bot", "credits": "5", "csrf": nonce})
-        assert created.status_code == 200 and "loopback-bot" in created.text
+        once = page.text.split('name="once" value="', 1)[1].split('"', 1)[0]
+        form = {"name": "loopback-bot", "credits": "5", "csrf": nonce, "once": once}
+        created = client.post("/console/agents", data=form)
+        assert created.status_code == 303  # to the page that shows the new key, once
+        shown = client.get(created.headers["location"])
+        assert "loopback-bot" in shown.text and 'data-testid="new-key"' in shown.text
+        assert 'data-testid="new-key"' not in client.get(created.headers["location"]).text
         css = client.get("/console/static/console.css")
         assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
 

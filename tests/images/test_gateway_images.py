@@ -66,12 +66,12 @@ async def test_crop_a_token_from_messages(tmp_path: Path) -> None:
     async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
         stored = await gateway.images.register("s1", messages(data_url(source)))
         assert [(image.token, image.width, image.height) for image in stored] == [("<image_1>", 120, 80)]
-        first, bad = gateway.images.crop("s1", {"<image_1>": [10, 5, 70, 45], "<image_9>": [0, 0, 10, 10]})
+        first, bad = await gateway.images.crop("s1", {"<image_1>": [10, 5, 70, 45], "<image_9>": [0, 0, 10, 10]})
         assert first.image is not None and first.image.token == "<obs_1>"
         cropped = Image.open(io.BytesIO(first.image.data)).convert("RGB")
         assert ImageChops.difference(cropped, source.crop((10, 5, 70, 45))).getbbox() is None
         assert isinstance(bad.error, UnknownImageTokenError)
-        (again,) = gateway.images.crop("s1", {"<obs_1>": [0, 0, 0.5, 0.5]})
+        (again,) = await gateway.images.crop("s1", {"<obs_1>": [0, 0, 0.5, 0.5]})
         assert again.image is not None and (again.image.token, again.image.width) == ("<obs_2>", 30)
     # the store is the state file: a new gateway (another process) sees the same tokens
     async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:

@@ -63,7 +63,10 @@ async def test_python_door_crops_and_searches(web: FakeWeb) -> None:
         assert result.data is not None and result.data["status"] == "ok"
         crops = result.data["crops"]
         crop_bytes = base64.b64decode(crops["<image_1>"].pop("data"))
-        assert crops["<image_1>"] == {"token": "<obs_1>", "width": 100, "height": 50, "mime": "image/png"}
+        assert crops["<image_1>"] == {
+            "token": "<obs_1>", "width": 100, "height": 50, "mime": "image/png",
+            "notes": ["read as relative (0..1) under units=auto: pixels [100, 50, 200, 100]"],
+        }  # fmt: skip
         assert crops["<obs_9>"]["error"]["code"] == "unknown_image"
         assert "<image_1>" in crops["<obs_9>"]["error"]["message"]  # the hint names the token to use
         (image,) = result.images
@@ -135,4 +138,6 @@ def test_rest_door_crops_and_searches(threaded_web: FakeWeb) -> None:
     assert ImageChops.difference(image, source.crop((0, 0, 50, 50))).getbbox() is None
     assert found.status_code == 200 and found.json()["engines_used"] == ["serpapi"]
     assert [hit["rank"] for hit in found.json()["results"]] == [1, 2]
-    assert bad.status_code == 200 and bad.json()["crops"]["<image_7>"]["error"]["code"] == "unknown_image"
+    # no crop made: the call is an error naming the box (issue 35), not "status: ok"
+    assert bad.status_code == 404 and bad.json()["code"] == "unknown_image"
+    assert bad.json()["message"].startswith("no crop was made: <image_7> [0, 0, 1, 1]: ")

@@ -91,7 +91,9 @@ async def test_crop_images_by_token_takes_the_bare_token_map(web: FakeWeb) -> No
     assert (entry["token"], entry["width"], entry["height"]) == ("<obs_2>", 40, 30)
     assert [image.token for image in cropped.images] == ["<obs_2>"]
     assert json.loads(wrapped.text)["crops"]["<obs_2>"]["token"] == "<obs_3>"
-    assert json.loads(unknown.text)["crops"]["<image_7>"]["error"]["code"] == "unknown_image"
+    # no crop made: the call is an error naming the box (issue 35)
+    assert unknown.is_error and json.loads(unknown.text)["code"] == "unknown_image"
+    assert json.loads(unknown.text)["message"].startswith("no crop was made: <image_7> [0, 0, 10, 10]: ")
 
 
 async def test_web_visit_reads_a_page_as_json(web: FakeWeb) -> None:

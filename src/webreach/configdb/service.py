@@ -151,6 +151,13 @@ class StoredConfig:
             store = self._opened(create=False)
             return None if store is None else store.session(_digest(session_id), now=self._clock.now())
 
+    def claim_form(self, token: str, expires: float) -> bool:
+        """Use a one-time form token (kept until `expires`); False when it was used before."""
+        with _database_trouble():
+            store = self._opened(create=True)
+            assert store is not None
+            return store.claim_form(_digest(token), expires, now=self._clock.now())
+
     def close_session(self, session_id: str) -> None:
         with _database_trouble():
             store = self._opened(create=False)

@@ -4,6 +4,7 @@ database` names one), so every server sharing that database shares them.
     config_values_v1   (scope, field) -> value: JSON text, or a Fernet token when `secret` (secret_box.py)
     config_version_v1  one row: a counter every write bumps in the same transaction
     console_sessions_v1  the console's sessions: SHA-256 of the cookie's id, the CSRF token, the expiry
+    console_forms_v1   one-time form tokens already used (SHA-256), so a replayed POST does nothing
 
 A server compares the version (one indexed one-row read) at most once a second, off the event loop, and reloads
 the values only when it moved (service.py). Tables are created on first use under a lock (SQLite's write lock,
@@ -30,6 +31,10 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS console_sessions_v1 (
         id_hash TEXT PRIMARY KEY,
         csrf TEXT NOT NULL,
+        expires DOUBLE PRECISION NOT NULL)""",
+    # one-time form tokens already used (a credit grant, an order move): kept as long as a session lives
+    """CREATE TABLE IF NOT EXISTS console_forms_v1 (
+        token_hash TEXT PRIMARY KEY,
         expires DOUBLE PRECISION NOT NULL)""",
 )
 _SCHEMA_LOCK = 0x77636667  # "wcfg": the advisory lock replicas take while creating the tables
@@ -99,6 +104,15 @@ class ConfigStore:
                 "SELECT csrf, expires FROM console_sessions_v1 WHERE id_hash = ? AND expires > ?", id_hash, now
             )
         return None if row is None else (str(row[0]), float(row[1]))
+
+    def claim_form(self, token_hash: str, expires: float, *, now: float) -> bool:
+        """Mark a one-time form token used; False when it was already (the POST is a replay)."""
+        with self.database.transaction() as tx:
+            tx.run("DELETE FROM console_forms_v1 WHERE expires <= ?", now)
+            return tx.changed(
+                "INSERT INTO console_forms_v1 (token_hash, expires) VALUES (?, ?) ON CONFLICT (token_hash) DO NOTHING",
+                token_hash, expires,
+            ) == 1  # fmt: skip
 
     def close_session(self, id_hash: str) -> None:
         with self.database.transaction() as tx:

@@ -1,9 +1,10 @@
 """Plain-ASGI pieces of the HTTP server that need no web framework: the error body of the server's own refusals,
-the capped body reader, the body cap in front of the MCP endpoint, and the answer to a request uvicorn cannot parse.
+the capped body reader and the answer to a request uvicorn cannot parse.
 
 Limits (one table, enforced before anything decodes a request):
-- body: [server] max_body_bytes (1 MB by default), REST and MCP alike; over it, 413 request_too_large, refused
-  before reading when Content-Length says so;
+- body: [server] max_body_bytes (1 MB by default), REST and MCP alike, and a cap fitting [images] max_input_bytes
+  for tool calls that carry images (frontends/_body_limits.py); over it, 413 request_too_large naming the cap and
+  the upload route, refused before reading when Content-Length says so;
 - JSON nesting: tools/arguments.py MAX_JSON_DEPTH, checked by the tools pipeline on every door;
 - the session header: 1-200 characters without control characters (state/sessions.py SESSION_PATTERN), sent as
   UTF-8 or, when the bytes are not UTF-8, read as Latin-1.
@@ -89,33 +90,3 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-class CappedBody:
-    """ASGI wrapper giving the MCP endpoint the REST body cap: a POST body over `max_body_bytes` is refused with
-    413 request_too_large; a smaller one is read here and handed on whole."""
-
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
-        self.app = app
-        self.max_body_bytes = max_body_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            return await self.app(scope, receive, send)
-        declared = next((value for name, value in scope["headers"] if name == b"content-length"), b"0")
-        too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
-        body = None if too_large else await read_body(receive, self.max_body_bytes)
-        if body is CLIENT_GONE:
-            return None
-        if body is None:
-            return await send_error(send, "request_too_large", "the request body is too large")
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if delivered:
-                return await receive()  # what follows the body: a disconnect
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)

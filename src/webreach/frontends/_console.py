@@ -1,11 +1,16 @@
 """The operator console's access and rendering: who may open /console, its sessions, CSRF tokens and templates.
 
 Access follows the admin gate (frontends/_admin.py): with `[server] admin_token` set, an operator logs in with
-the token through a form and gets a session cookie (HttpOnly, SameSite=Strict, Path=/console, 8 hours); without
-a token only loopback clients are served, and they get a session on their first page. Every form carries the
-session's CSRF token and every POST is refused (403) without it; the login form, which has no session yet, uses a
-double-submit cookie instead. Sessions live in the console settings' database (ConsoleAccess), so they survive a
-restart.
+the token through a form and gets a session cookie (HttpOnly, SameSite=Strict, Path=/console, 8 hours; Secure
+when the request came over HTTPS or `[server] secure_cookies` says so); without a token only loopback clients are
+served, and they get a session on their first page. Every form carries the session's CSRF token and every POST is
+refused (403) without it; the login form, which has no session yet, uses a double-submit cookie instead, and wrong
+tokens there count against the admin gate's throttle. Sessions live in the console settings' database
+(ConsoleAccess), so they survive a restart.
+
+Every form POST answers 303 to a page that shows its result (frontends/_console_flash.py), and the forms whose
+repeat would do something twice (a credit grant, a new agent, an order move) carry a one-time token (`once`): a
+replayed POST is a no-op that says so. Used tokens are kept in the settings' database as sessions are.
 
 Pages are server-rendered Jinja2 templates shipped in frontends/console/ with one CSS file and one small script
 served from the package: no CDN, no fonts, no build step. Every page works without the script (it only adds drag
@@ -22,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs
 
 import jinja2
@@ -32,6 +37,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from webreach.clock import Clock
 from webreach.errors import ConfigStoreError
 from webreach.frontends._admin import AdminGate, is_loopback
+from webreach.frontends._console_flash import Flashes
 from webreach.gateway import Gateway
 
 CONSOLE = "/console"
@@ -64,13 +70,19 @@ class ConsoleAccess:
 
     Sessions are kept in the database the console's settings live in (`gateway`), so a restart, or another
     replica behind a balancer, keeps an operator logged in; only a SHA-256 of the cookie's id is stored. When that
-    database cannot be used, sessions are kept in this process (`sessions`) instead.
+    database cannot be used, sessions (and used form tokens) are kept in this process instead.
     """
 
     gate: AdminGate
     clock: Clock
     gateway: Callable[[], Gateway] | None = None
+    secure_cookies: Literal["auto"] | bool = "auto"
     sessions: dict[str, ConsoleSession] = field(default_factory=dict)
+    used_forms: dict[str, float] = field(default_factory=dict)
+    flashes: Flashes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.flashes = Flashes(self.clock)
 
     def session_of(self, request: Request) -> ConsoleSession | None:
         """The request's live session, if its cookie names one (expired ones are dropped)."""
@@ -86,7 +98,7 @@ class ConsoleAccess:
             return None
         return None if stored is None else ConsoleSession(csrf=stored[0], expires=stored[1])
 
-    def open_session(self, response: Response) -> ConsoleSession:
+    def open_session(self, request: Request, response: Response) -> ConsoleSession:
         """A new session, its cookie set on `response`."""
         sid = secrets.token_urlsafe(32)
         session = ConsoleSession(csrf=secrets.token_urlsafe(32), expires=self.clock.now() + SESSION_SECONDS)
@@ -96,8 +108,16 @@ class ConsoleAccess:
             self.gateway().stored_config.open_session(sid, session.csrf, session.expires)
         except ConfigStoreError:
             self.sessions[sid] = session
-        response.set_cookie(COOKIE, sid, max_age=int(SESSION_SECONDS), path=CONSOLE, httponly=True, samesite="strict")
+        response.set_cookie(
+            COOKIE, sid, max_age=int(SESSION_SECONDS), path=CONSOLE, httponly=True, samesite="strict",
+            secure=self.secure(request),
+        )  # fmt: skip
         return session
+
+    def secure(self, request: Request) -> bool:
+        """Whether cookies get the Secure flag: `[server] secure_cookies`, or with "auto" whether the request came
+        over HTTPS (behind a proxy in `[server] trusted_proxies`: its X-Forwarded-Proto, applied by uvicorn)."""
+        return request.url.scheme == "https" if self.secure_cookies == "auto" else self.secure_cookies
 
     def close_session(self, request: Request, response: Response) -> None:
         sid = request.cookies.get(COOKIE, "")
@@ -105,7 +125,26 @@ class ConsoleAccess:
         if sid and self.gateway is not None:
             with contextlib.suppress(ConfigStoreError):
                 self.gateway().stored_config.close_session(sid)
-        response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict")
+        response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict", secure=self.secure(request))
+
+    def first_use(self, form: Form) -> bool:
+        """Whether the form's one-time token is new (now used); False for a replay or a form without one."""
+        token = form.get("once")
+        if not 16 <= len(token) <= 128:
+            return False
+        expires = self.clock.now() + SESSION_SECONDS  # a replay later than this has lost its session too
+        try:
+            if self.gateway is None:
+                raise ConfigStoreError("no database")
+            return self.gateway().stored_config.claim_form(token, expires)
+        except ConfigStoreError:
+            now = self.clock.now()
+            for used in [used for used, until in self.used_forms.items() if until <= now]:
+                del self.used_forms[used]
+            if token in self.used_forms:
+                return False
+            self.used_forms[token] = expires
+            return True
 
     def needs_login(self) -> bool:
         return self.gate.token is not None
@@ -144,6 +183,7 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.env.filters["when"] = _when
+        self.env.globals["once"] = lambda: secrets.token_urlsafe(24)  # a one-time form token, fresh per form
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(console=CONSOLE, **context)
@@ -154,11 +194,12 @@ def _when(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-PageHandler = Callable[[Request, ConsoleSession], Awaitable[Response]]
+PageHandler = Callable[..., Awaitable[Response]]  # (request, session, **result of the POST that led here)
 
 
 class Gatekeeper:
-    """Wraps page handlers: the access rule first, then (for POST) the CSRF check."""
+    """Wraps page handlers: the access rule first, then (for POST) the CSRF check; a GET gets the result of the
+    POST that redirected to it (frontends/_console_flash.py) as keyword arguments."""
 
     def __init__(self, access: ConsoleAccess, renderer: Renderer) -> None:
         self.access = access
@@ -174,10 +215,13 @@ class Gatekeeper:
             fresh: Response | None = None
             if session is None:  # loopback without a token: the first page opens a session
                 fresh = Response()
-                session = self.access.open_session(fresh)
-            if request.method == "POST" and not await _csrf_ok(request, session):
-                return self.renderer.page("refused.html", 403, reason="csrf")
-            response = await handler(request, session)
+                session = self.access.open_session(request, fresh)
+            if request.method == "POST":
+                if not await _csrf_ok(request, session):
+                    return self.renderer.page("refused.html", 403, reason="csrf")
+                response = await handler(request, session)
+            else:
+                response = await handler(request, session, **self.access.flashes.take(session.csrf, request))
             if fresh is not None and "set-cookie" in fresh.headers:
                 response.raw_headers.append((b"set-cookie", fresh.headers["set-cookie"].encode("latin-1")))
             return response

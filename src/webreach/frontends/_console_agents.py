@@ -5,8 +5,9 @@
     POST /console/agents/{name}/grant            grant (or take back) credits
     POST /console/agents/{name}/settings         quotas (per hour, per day) and the tool profile
 
-Recent calls are this server's (accounts/recent_calls.py: who, tool, engines tried, status, latency, credits);
-the ledger below them is every server's.
+Each POST answers 303 to the page showing its result; creating an agent and granting credits carry a one-time token,
+so a replayed POST does nothing (frontends/_console.py). Recent calls are this server's (accounts/recent_calls.py:
+who, tool, engines tried, status, latency, credits); the ledger below them is every server's.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.frontends._console import ConsoleSession, Form, Renderer, form_of
+from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.gateway import Gateway
 from webreach.tools import TOOL_NAMES
 
@@ -27,34 +28,42 @@ RECENT_ROWS = 50
 PROFILE_SIZES = ("default_results", "max_results", "default_chars", "max_chars")
 
 
+REPLAYED = "This form was already sent: nothing was done again."
+
+
 class AgentPages:
-    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer) -> None:
+    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer, access: ConsoleAccess) -> None:
         self.gateway = gateway
         self.renderer = renderer
+        self.access = access
 
-    async def agents(self, request: Request, session: ConsoleSession) -> Response:
+    async def agents(self, request: Request, session: ConsoleSession, **shown: Any) -> Response:
+        """GET: the agents (and a new one's key, once, after the POST that made it); POST: create, then 303."""
         accounts = self.gateway().accounts
-        created: dict[str, Any] | None = None
-        error: str | None = None
         if request.method == "POST":
-            form = form_of(request)
-            try:
-                credits = whole(form.get("credits", "0") or "0", "credits")
-                agent, key = accounts.add(form.get("name").strip(), credits=credits)
-                created = {"name": agent.name, "key": key}
-            except WebreachError as failure:
-                error = said(failure)
+            return self.done(session, "/agents", **self._create(form_of(request)))
         listing = [agent.to_json() for agent in accounts.ledger.agents()]
         return self.renderer.page(
             "agents.html",
             csrf=session.csrf,
             title="Agents & credits",
             agents=listing,
-            created=created,
-            error=error,
+            created=shown.get("created"),
+            error=shown.get("error"),
+            notice=shown.get("notice"),
             metered=accounts.enabled,
             calls=[call.to_json() for call in accounts.recent.calls(limit=RECENT_ROWS)],
         )
+
+    def _create(self, form: Form) -> dict[str, Any]:
+        if not self.access.first_use(form):
+            return {"notice": REPLAYED}
+        try:
+            credits = whole(form.get("credits", "0") or "0", "credits")
+            agent, key = self.gateway().accounts.add(form.get("name").strip(), credits=credits)
+        except WebreachError as failure:
+            return {"error": said(failure)}
+        return {"created": {"name": agent.name, "key": key}}
 
     async def agent(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
         accounts = self.gateway().accounts
@@ -80,14 +89,17 @@ class AgentPages:
         )
 
     async def grant(self, request: Request, session: ConsoleSession) -> Response:
+        """Grant (or take back) credits once per form: a replayed POST grants nothing."""
         name = str(request.path_params["name"])
         form = form_of(request)
+        if not self.access.first_use(form):
+            return self.done(session, f"/agents/{name}", notice=REPLAYED)
         try:
             credits = whole(form.get("credits"), "credits", negative=True)
             self.gateway().accounts.grant(name, credits, note=form.get("note")[:200])
         except WebreachError as failure:
-            return await self.agent(request, session, error=said(failure))
-        return await self.agent(request, session, notice=f"Granted {credits} credits.")
+            return self.done(session, f"/agents/{name}", error=said(failure))
+        return self.done(session, f"/agents/{name}", notice=f"Granted {credits} credits.")
 
     async def settings(self, request: Request, session: ConsoleSession) -> Response:
         """Quotas and the tool profile: a blank quota is unlimited, every tool ticked is "all tools"."""
@@ -103,8 +115,12 @@ class AgentPages:
                 options.pop("profile")
             accounts.set_options(name, options)
         except WebreachError as failure:
-            return await self.agent(request, session, error=said(failure))
-        return await self.agent(request, session, notice="Quotas and tool profile saved.")
+            return self.done(session, f"/agents/{name}", error=said(failure))
+        return self.done(session, f"/agents/{name}", notice="Quotas and tool profile saved.")
+
+    def done(self, session: ConsoleSession, page: str, **result: Any) -> Response:
+        """303 to the console's `page`, which shows `result`."""
+        return self.access.flashes.see_other(session.csrf, CONSOLE + page, **result)
 
 
 def profile_of(form: Form) -> dict[str, Any]:

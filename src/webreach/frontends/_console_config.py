@@ -6,21 +6,22 @@
     POST /console/order/{field}     auto_order / auto_order_zh: move an engine up, down or first (the default
                                     engine), remove or add one, or go back to the default order
 
-Every change goes through Gateway.configure: stored in the database, applied here at once and on every other
-server sharing the database within a second. The reordering works with plain buttons (keyboard and mouse, no
-script); console.js adds drag and drop on top when scripts run.
+Each POST answers 303 to the page showing its result; an order move carries a one-time token, so a replayed one does
+nothing (frontends/_console.py). Every change goes through Gateway.configure: stored in the database, applied here
+at once and on every other server sharing the database within a second. The reordering works with plain buttons
+(keyboard and mouse, no script); console.js adds drag and drop on top when scripts run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.frontends._console import ConsoleSession, Form, Renderer, form_of
+from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.frontends._console_agents import said
 from webreach.gateway import Gateway
 
@@ -35,43 +36,54 @@ LABELS = {
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
 
 
+REPLAYED = "This form was already sent: nothing was done again."
+
+
 class ConfigPages:
-    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer) -> None:
+    def __init__(self, gateway: Callable[[], Gateway], renderer: Renderer, access: ConsoleAccess) -> None:
         self.gateway = gateway
         self.renderer = renderer
+        self.access = access
 
-    async def engine(self, request: Request, session: ConsoleSession) -> Response:
+    async def engine(self, request: Request, session: ConsoleSession, **shown: Any) -> Response:
+        """GET: one engine's settings (and the result of the save that led here); POST: save, then 303 there."""
         served = self.gateway()
         name = str(request.path_params["name"])
         if name not in served.engine_names():
             return self.renderer.page("refused.html", 404, reason="missing", message=f"There is no engine {name!r}.")
-        extra: dict[str, Any] = {}
         if request.method == "POST":
-            try:
-                changes = engine_changes(served, name, form_of(request))
-                if changes:
-                    served.configure(changes)
-                    extra["notice"] = f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."
-                else:
-                    extra["notice"] = "Nothing changed."
-            except WebreachError as failure:
-                extra["error"] = said(failure)
+            return self.access.flashes.see_other(
+                session.csrf, f"{CONSOLE}/engines/{name}", **save(served, name, form_of(request))
+            )
         return self.renderer.page(
-            "engine.html", csrf=session.csrf, title=f"Engine {name}", engine=engine_context(served, name), **extra
+            "engine.html", csrf=session.csrf, title=f"Engine {name}", engine=engine_context(served, name), **shown
         )
 
-    async def order(
-        self, request: Request, session: ConsoleSession, *, show: Callable[..., Awaitable[Response]]
-    ) -> Response:
+    async def order(self, request: Request, session: ConsoleSession) -> Response:
+        """One order action (a replay of the same form does nothing), then 303 to the engines page."""
         field = str(request.path_params["field"])
-        served = self.gateway()
         if field not in ORDERS:
-            return await show(request, session, notice=f"There is no order {field!r}.")
-        try:
-            message = reorder(served, field, form_of(request))
-        except WebreachError as failure:
-            return await show(request, session, notice=said(failure))
-        return await show(request, session, notice=message)
+            message = f"There is no order {field!r}."
+        elif not self.access.first_use(form_of(request)):
+            message = REPLAYED
+        else:
+            try:
+                message = reorder(self.gateway(), field, form_of(request))
+            except WebreachError as failure:
+                message = said(failure)
+        return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
+
+
+def save(gateway: Gateway, name: str, form: Form) -> dict[str, str]:
+    """Store what an engine's settings form changed; the notice (or error) to show."""
+    try:
+        changes = engine_changes(gateway, name, form)
+        if not changes:
+            return {"notice": "Nothing changed."}
+        gateway.configure(changes)
+    except WebreachError as failure:
+        return {"error": said(failure)}
+    return {"notice": f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."}
 
 
 def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:

@@ -12,11 +12,13 @@
     GET  /console/static/console.css, console.js
 
 The playground runs the operator's calls through a Toolbox without call policies: the operator is not an agent,
-so no agent's credits are spent (docs/decisions.md, "Console").
+so no agent's credits are spent (docs/decisions.md, "Console"). Every POST answers 303 to the page that shows
+its result (frontends/_console_flash.py).
 """
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from webreach.errors import AdminRequiredError, AdminThrottledError
 from webreach.frontends._console import (
     ASSETS,
     CONSOLE,
@@ -39,6 +42,7 @@ from webreach.frontends._console import (
 )
 from webreach.frontends._console_agents import AgentPages
 from webreach.frontends._console_config import ConfigPages, orders_context
+from webreach.frontends._errors import retry_after_header
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
 
@@ -47,11 +51,8 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
     """Every /console route, each page behind the access rule and the CSRF check."""
     pages = _Pages(gateway, Renderer(), access)
     guard = Gatekeeper(access, pages.renderer).guarded
-    agents = AgentPages(gateway, pages.renderer)
-    config = ConfigPages(gateway, pages.renderer)
-
-    async def order(request: Request, session: ConsoleSession) -> Response:
-        return await config.order(request, session, show=pages.engines)
+    agents = AgentPages(gateway, pages.renderer, access)
+    config = ConfigPages(gateway, pages.renderer, access)
 
     return [
         Route(CONSOLE, pages.home, methods=["GET"]),
@@ -62,7 +63,7 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
         Route(f"{CONSOLE}/logout", guard(pages.logout), methods=["POST"]),
         Route(f"{CONSOLE}/engines", guard(pages.engines), methods=["GET"]),
         Route(f"{CONSOLE}/engines/{{name}}", guard(config.engine), methods=["GET", "POST"]),
-        Route(f"{CONSOLE}/order/{{field}}", guard(order), methods=["POST"]),
+        Route(f"{CONSOLE}/order/{{field}}", guard(config.order), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
         Route(f"{CONSOLE}/agents", guard(agents.agents), methods=["GET", "POST"]),
@@ -94,22 +95,33 @@ class _Pages:
         if not self.access.needs_login():
             return RedirectResponse(f"{CONSOLE}/engines", status_code=303)
         if request.method == "GET":
-            return self._login_form(error=None)
+            return self._login_form(request, error=None)
         form = await read_form(request)
         expected = request.cookies.get(LOGIN_COOKIE, "")
-        if not expected or form.get("csrf") != expected:
-            return self._login_form(error="The form expired; enter the token again.", status_code=403)
-        if not self.access.gate.token_matches(form.get("token")):
-            return self._login_form(error="That is not the admin token.", status_code=401)
+        if not expected or not hmac.compare_digest(form.get("csrf").encode(), expected.encode()):
+            return self._login_form(request, error="The form expired; enter the token again.", status_code=403)
+        try:
+            self.access.gate.verify(request, form.get("token"))
+        except AdminThrottledError as refusal:
+            wait = retry_after_header(refusal.retry_after) or "60"
+            error = f"Too many wrong tokens from your address: try again in {wait} seconds."
+            response = self._login_form(request, error=error, status_code=429)
+            response.headers["Retry-After"] = wait
+            return response
+        except AdminRequiredError:
+            return self._login_form(request, error="That is not the admin token.", status_code=401)
         response = RedirectResponse(f"{CONSOLE}/engines", status_code=303)
-        self.access.open_session(response)
-        response.delete_cookie(LOGIN_COOKIE, path=CONSOLE)
+        self.access.open_session(request, response)
+        response.delete_cookie(LOGIN_COOKIE, path=CONSOLE, secure=self.access.secure(request))
         return response
 
-    def _login_form(self, *, error: str | None, status_code: int = 200) -> Response:
+    def _login_form(self, request: Request, *, error: str | None, status_code: int = 200) -> Response:
         nonce = secrets.token_urlsafe(24)
         response = self.renderer.page("login.html", status_code, error=error, csrf=nonce, title="Log in")
-        response.set_cookie(LOGIN_COOKIE, nonce, max_age=900, path=CONSOLE, httponly=True, samesite="strict")
+        response.set_cookie(
+            LOGIN_COOKIE, nonce, max_age=900, path=CONSOLE, httponly=True, samesite="strict",
+            secure=self.access.secure(request),
+        )  # fmt: skip
         return response
 
     async def logout(self, request: Request, session: ConsoleSession) -> Response:
@@ -143,33 +155,38 @@ class _Pages:
         name = str(request.path_params["name"])
         served = self.gateway()
         if name not in served.engine_names():
-            return await self.engines(request, session, notice=f"There is no engine {name!r}.")
+            return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         probe = await served.probe(name)
-        return await self.engines(request, session, probe=probe.model_dump())
+        return self.done(session, "/engines", probe=probe.model_dump())
 
     async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
         name = str(request.path_params["name"])
         served = self.gateway()
         if name not in served.breaker_names():
-            return await self.engines(request, session, notice=f"There is no engine {name!r}.")
+            return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         served.reset_engine(name)
-        return await self.engines(request, session, notice=f"{name}: breaker closed; the next call asks it again.")
+        return self.done(session, "/engines", notice=f"{name}: breaker closed; the next call asks it again.")
+
+    def done(self, session: ConsoleSession, page: str, **result: Any) -> Response:
+        """303 to the console's `page`, which shows `result`."""
+        return self.access.flashes.see_other(session.csrf, CONSOLE + page, **result)
 
     # --- playground ----------------------------------------------------------------------------------------
 
-    async def playground(self, request: Request, session: ConsoleSession) -> Response:
+    async def playground(self, request: Request, session: ConsoleSession, **shown: Any) -> Response:
+        """GET: the form (and the last run's views, after a POST's redirect); POST: run, then show it that way."""
         served = self.gateway()
-        form = form_of(request) if request.method == "POST" else None
-        views: list[dict[str, Any]] = []
-        if form is not None:
+        if request.method == "POST":
+            form = form_of(request)
             views = await _run(served, form.get("tool"), form.get("engine", "auto"), form.get("input"))
+            return self.done(session, "/playground", asked=form.fields, views=views)
         return self.renderer.page(
             "playground.html",
             csrf=session.csrf,
             title="Playground",
             engines=served.engine_names(),
-            asked=form.fields if form is not None else {},
-            views=views,
+            asked=shown.get("asked", {}),
+            views=shown.get("views", []),
         )
 
 

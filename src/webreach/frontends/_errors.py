@@ -46,6 +46,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         # declined on purpose
         "not_configured": EXIT_REFUSED,
         "admin_required": EXIT_REFUSED,
+        "admin_throttled": EXIT_REFUSED,
         "account_error": EXIT_REFUSED,
         "agent_auth_failed": EXIT_REFUSED,
         "insufficient_credits": EXIT_REFUSED,
@@ -138,6 +139,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "host_not_allowed": 421,
         "origin_not_allowed": 403,
         "admin_required": 401,
+        "admin_throttled": 429,
     }
 )
 

@@ -11,6 +11,7 @@ tool: it runs through the tool pipeline (agent key, credits, session header) lik
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import re
 
@@ -48,9 +49,10 @@ async def upload(gateway: Gateway, toolbox: Toolbox, request: Request) -> Respon
         data = await _file(request, gateway.settings.images.max_input_bytes)
     except WebreachError as error:
         return _error(error)
+    encoded = await asyncio.to_thread(base64.b64encode, data)  # megabytes: off the loop
     result = await toolbox.call(
         "image_upload",
-        {"image": base64.b64encode(data).decode("ascii")},
+        {"image": encoded.decode("ascii")},
         session=request.headers.get(SESSION_HEADER),
         output="json",
         caller=caller,

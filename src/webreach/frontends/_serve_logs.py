@@ -135,9 +135,9 @@ def log_config(options: LogOptions, secrets: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def announcement(options: LogOptions, text: str) -> str:
-    """The line saying the server is up: as is for text logs, a JSON log line for JSON logs."""
+def announcement(options: LogOptions, text: str, level: LogLevel = "info") -> str:
+    """A start-up line (the server is up, a warning): as is for text logs, a JSON log line for JSON logs."""
     if options.format != "json":
         return text
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
-    return json.dumps({"time": f"{stamp}Z", "level": "info", "logger": "webreach.serve", "message": text})
+    return json.dumps({"time": f"{stamp}Z", "level": level, "logger": "webreach.serve", "message": text})

@@ -33,7 +33,7 @@ from webreach.frontends._cli_images import add_image_commands
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
-from webreach.frontends._serve_logs import LogOptions
+from webreach.frontends._serve_logs import LogOptions, secrets_of
 from webreach.gateway import Gateway
 from webreach.models import (
     DEFAULT_LIMIT,
@@ -79,11 +79,14 @@ def _check_engines(settings: Settings, valid: Sequence[str]) -> None:
         )
 
 
-def _server_settings() -> Settings:
-    """Settings for a long-running door, checked as every other command's are before it starts."""
+def _server_settings() -> tuple[Settings, Settings]:
+    """Settings for a long-running door, checked as every other command's are before it starts: the loaded ones,
+    to build the door's Gateway from, never the checking gateway's merged ones (a Gateway built from those would
+    rank the console's values as arguments and stop following the console: issue 35); and the merged ones, whose
+    secrets (keys stored in the console) the server's log masks too."""
 
-    async def checked(gateway: Gateway) -> Settings:
-        return gateway.settings
+    async def checked(gateway: Gateway) -> tuple[Settings, Settings]:
+        return gateway.stored_config.base, gateway.settings
 
     return _run(False, checked)
 
@@ -445,7 +448,7 @@ def mcp(session: str | None, agent: str | None) -> None:
             store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    run_stdio(_server_settings(), session=session, agent=agent)
+    run_stdio(_server_settings()[0], session=session, agent=agent)
 
 
 @cli.command()
@@ -459,10 +462,11 @@ def serve(host: str | None, port: int | None, **logging: Any) -> None:
     except ImportError as exc:
         _fail(_extra_missing(exc, "serve"), False)
 
-    settings = _server_settings()
+    settings, merged = _server_settings()
     port = settings.server.port if port is None else port
     try:
-        run_http(settings, host=host or settings.server.host, port=port, logs=LogOptions(**logging))
+        options = LogOptions(**logging)
+        run_http(settings, host=host or settings.server.host, port=port, logs=options, masked=secrets_of(merged))
     except WebreachError as error:  # a port in use: the same answer as `webreach fakeweb` gives
         _fail(error, False)
 

@@ -20,9 +20,9 @@ the error says when to come back; the server's own refusals (unknown path, bad H
 do uvicorn's: a request its parser refuses (a control character in a header value, a broken request line) gets
 400 invalid_input from the protocol subclass frontends/_listening.py gives uvicorn, not its plain text.
 
-Bodies: REST and MCP alike are capped at [server] max_body_bytes (413 request_too_large, refused before reading
-when Content-Length says so; the MCP SDK would read any size). The session header is UTF-8 (invalid bytes are
-refused by the session check, as on the command line), so `--session 研究` and the header name one session.
+Bodies: [server] max_body_bytes, and for tool calls carrying images a cap fitting [images] max_input_bytes
+(frontends/_body_limits.py): over it, 413 request_too_large naming the cap and POST /v1/images. The session header
+is UTF-8 (invalid bytes are refused by the session check), so `--session 研究` and the header name one session.
 
 DNS rebinding: every request must carry an allowed Host and Origin (frontends/_host_guard.py). MCP additionally
 gets the SDK's own check.
@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,11 +58,11 @@ from webreach.frontends._admin_engines import mount_engine_admin
 from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller_of, refuse
 from webreach.frontends._asgi import (
     CLIENT_GONE,
-    CappedBody,
     error_body,
     header_text,
     read_body,
 )
+from webreach.frontends._body_limits import BodyLimits, McpBodyCap, carries_images
 from webreach.frontends._console import ConsoleAccess
 from webreach.frontends._console_pages import console_routes
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
@@ -70,6 +70,7 @@ from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
@@ -193,14 +194,16 @@ def build_app(
     add_agent_routes(admin, served.ready)
     add_config_routes(admin, served.ready)
     served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
-    tool_calls = _ToolCalls(served, max_body_bytes=server.max_body_bytes)
+    max_body_bytes = server.max_body_bytes
+    limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
+    tool_calls = _ToolCalls(served, limits)
     routes = [
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
         *image_routes(served),
         Route("/v1/{name}", tool_calls, methods=["POST"]),
-        Route("/mcp", AgentDoor(CappedBody(endpoint.app, max_body_bytes=server.max_body_bytes), served.ready)),
+        Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
@@ -209,7 +212,8 @@ def build_app(
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
-    routes += console_routes(ConsoleAccess(admin.gate, SystemClock(), served.ready), served.ready)
+    access = ConsoleAccess(admin.gate, SystemClock(), served.ready, secure_cookies=server.secure_cookies)
+    routes += console_routes(access, served.ready)
     return Starlette(
         routes=routes,
         middleware=[
@@ -280,9 +284,9 @@ class _ToolCalls:
     Request and Response objects around every call.
     """
 
-    def __init__(self, served: _Served, *, max_body_bytes: int) -> None:
+    def __init__(self, served: _Served, limits: Callable[[], BodyLimits]) -> None:
         self.served = served
-        self.max_body_bytes = max_body_bytes
+        self.limits = limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # the raw path matches exactly when request.url.path would (tool paths hold no characters it escapes)
@@ -302,13 +306,17 @@ class _ToolCalls:
             caller = caller_of(self.served.ready(), scope["headers"])
         except AgentAuthError as error:
             return await refuse(error, scope, receive, send)
-        too_large = not declared.isdigit() or int(declared) > self.max_body_bytes
+        limits = self.limits()
+        images = carries_images(self.served.ready_tools(), tool)
+        cap = limits.images if images else limits.plain
+        too_large = not declared.isdigit() or int(declared) > cap
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it
-        body = None if too_large else await read_body(receive, self.max_body_bytes)
+        body = None if too_large else await read_body(receive, cap)
         if body is CLIENT_GONE:
             return None
         if body is None:
-            refusal = error_response("request_too_large", "the request body is too large", tool=tool)
+            message, hint = limits.refusal(images=images)
+            refusal = error_response("request_too_large", message, hint=hint, tool=tool)
             return await refusal(scope, receive, send)
         result = await self.served.ready_tools().call(
             tool,
@@ -364,10 +372,12 @@ def run_http(
     server: ServerSettings | None = None,
     bare_route: bool = False,
     logs: LogOptions | None = None,
+    masked: Sequence[str] = (),
 ) -> None:
     """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
 
-    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; secrets masked).
+    `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; the secrets of
+    `settings` masked, and `masked` too: the console's stored keys).
 
     Prints one line to stderr once serving, naming the actual address, e.g.
     "webreach: serving http://127.0.0.1:9090 (MCP /mcp, REST /v1/..., docs /docs)".
@@ -394,14 +404,18 @@ def run_http(
                 file=sys.stderr,
             )
             raise SystemExit(EXIT_INVALID_INPUT)
-    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)
+    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)  # a short admin token: refused
+    warning = open_tools_warning(settings, host, address)
+    if warning is not None:
+        print(announcement(logs, warning, level="warning"), file=sys.stderr, flush=True)
     config = uvicorn.Config(
         app,
+        forwarded_allow_ips=server.trusted_proxies,  # whose X-Forwarded-For/-Proto count ([server] trusted_proxies)
         loop=server.event_loop,
         http=protocol_class(server.http_parser),
         log_level=logs.level,
         access_log=logs.access_log,
-        log_config=log_config(logs, secrets_of(settings)),
+        log_config=log_config(logs, [*secrets_of(settings), *masked]),
         lifespan="on",
         timeout_graceful_shutdown=5,
         server_header=False,

@@ -252,6 +252,9 @@ async def tools_over_gateway(settings: Settings) -> AsyncIterator[Toolbox]:
         yield Toolbox.over(gateway, policies=account_policies(gateway.accounts))
 
 
+SDK_BODY_CAP = 2**62  # past any cap frontends/_body_limits.py computes
+
+
 def http_endpoint(
     open_tools: ToolboxOpener,
     *,
@@ -271,7 +274,11 @@ def http_endpoint(
         allowed_hosts=list(allowed_hosts),
         allowed_origins=list(allowed_origins),
     )
-    manager = StreamableHTTPSessionManager(app=server, json_response=True, security_settings=security)
+    # the body caps are webreach's own, enforced in front of this endpoint (frontends/_body_limits.py: 1 MB, and
+    # more for calls carrying images); the SDK's 4 MiB cap would refuse an inline photo with a bare 413
+    manager = StreamableHTTPSessionManager(
+        app=server, json_response=True, security_settings=security, max_request_body_size=SDK_BODY_CAP
+    )
     return McpHttpEndpoint(app=StreamableHTTPASGIApp(manager), running=manager.run)
 
 

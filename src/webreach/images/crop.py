@@ -32,8 +32,21 @@ class CropLimits:
     max_output_bytes: int = 5_000_000
 
 
+@dataclass(frozen=True)
+class BoxPlan:
+    """A box as cut: whole pixels inside the image, and what was done to the box as given (named in the answer)."""
+
+    pixels: PixelBox
+    notes: tuple[str, ...] = ()
+
+
 def pixel_box(box: Sequence[float], size: tuple[int, int], units: Units = "auto") -> PixelBox:
     """`box` [left, top, right, bottom] as whole pixels inside an image of `size`, or InvalidInputError."""
+    return plan_box(box, size, units).pixels
+
+
+def plan_box(box: Sequence[float], size: tuple[int, int], units: Units = "auto") -> BoxPlan:
+    """`box` as whole pixels inside an image of `size`, noting a relative reading under auto and any clamping."""
     if len(box) != 4 or not all(isinstance(v, int | float) and math.isfinite(v) for v in box):
         raise InvalidInputError("a crop box is four finite numbers [left, top, right, bottom]")
     width, height = size
@@ -43,17 +56,28 @@ def pixel_box(box: Sequence[float], size: tuple[int, int], units: Units = "auto"
     else:
         left, top, right, bottom = box
     if right <= left or bottom <= top:
-        raise InvalidInputError(f"the box {list(box)} is empty: right must exceed left and bottom must exceed top")
+        raise InvalidInputError(f"the box {shown(box)} is empty: right must exceed left and bottom must exceed top")
+    outer = (math.floor(left), math.floor(top), math.ceil(right), math.ceil(bottom))
     # clamped to the image: a box running past an edge keeps the part inside it
     clamped = (
-        max(0, min(width, math.floor(left))),
-        max(0, min(height, math.floor(top))),
-        max(0, min(width, math.ceil(right))),
-        max(0, min(height, math.ceil(bottom))),
+        max(0, min(width, outer[0])),
+        max(0, min(height, outer[1])),
+        max(0, min(width, outer[2])),
+        max(0, min(height, outer[3])),
     )
     if clamped[2] <= clamped[0] or clamped[3] <= clamped[1]:
-        raise InvalidInputError(f"the box {list(box)} lies outside the {width}x{height} image")
-    return clamped
+        raise InvalidInputError(f"the box {shown(box)} lies outside the {width}x{height} image")
+    notes = []
+    if relative and units == "auto":
+        notes.append(f"read as relative (0..1) under units=auto: pixels {list(outer)}")
+    if clamped != outer:
+        notes.append(f"ran past the {width}x{height} image: clamped to pixels {list(clamped)}")
+    return BoxPlan(clamped, tuple(notes))
+
+
+def shown(box: Sequence[float]) -> str:
+    """A box as the caller wrote it: [300, 0, 400.5, 50], not [300.0, 0.0, 400.5, 50.0]."""
+    return "[" + ", ".join(f"{value:g}" for value in box) + "]"
 
 
 def check_crop(box: PixelBox, limits: CropLimits) -> None:
@@ -151,5 +175,5 @@ def _png(image: Image.Image) -> Encoded:
 
 def _jpeg(image: Image.Image) -> Encoded:
     out = io.BytesIO()
-    image.convert("RGB").save(out, format="JPEG", quality=85)
+    (image if image.mode == "RGB" else image.convert("RGB")).save(out, format="JPEG", quality=85)
     return Encoded(out.getvalue(), "image/jpeg", *image.size)

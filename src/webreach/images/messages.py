@@ -14,7 +14,6 @@ decoded and URLs fetched (through the guard) by the caller.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from collections.abc import Iterator, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webreach.errors import InvalidInputError
+from webreach.images.base64_pieces import b64decode
 
 TRAILING_TOKEN = re.compile(r"(<(?:image|obs)_[1-9][0-9]{0,8}>)\s*$")
 MAX_PARTS = 10_000
@@ -103,6 +103,6 @@ def _named(token: str, source: str | tuple[str, str]) -> NamedImage:
 
 def _base64(token: str, payload: str) -> bytes:
     try:
-        return base64.b64decode(payload, validate=True)
+        return b64decode(payload)
     except (binascii.Error, ValueError):
         raise InvalidInputError(f"{token}: the image's base64 data is malformed") from None

@@ -17,8 +17,8 @@ no HTTP client at all.
 
 from __future__ import annotations
 
-import base64
 import binascii
+import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -27,10 +27,12 @@ from webreach import engines
 from webreach.config import ImageSettings, Settings
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
-from webreach.images.crop import CropLimits, Units, crop, encode
-from webreach.images.decode import ImageLimits, decode
+from webreach.images.base64_pieces import b64decode
+from webreach.images.crop import CropLimits, Units
+from webreach.images.decode import ImageLimits
 from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
 from webreach.images.messages import named_images
+from webreach.images.pixels import PixelWork
 from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
 from webreach.images.reverse.prepare import prepare
 from webreach.images.reverse.service import ReverseSearch
@@ -54,11 +56,15 @@ class SearchFunction(Protocol):
 
 @dataclass(frozen=True)
 class CropOutcome:
-    """One crop asked for: the token it was cut from, and the new `<obs_i>` with its image, or the typed error."""
+    """One crop asked for: the token it was cut from, its box as given, and the new `<obs_i>` with its image, the
+    pixel box cut and what was done to the box (clamped, read as relative, downscaled), or the typed error."""
 
     source: str
     image: StoredImage | None = None
     error: WebreachError | None = None
+    box: tuple[float, ...] = ()
+    pixels: tuple[int, int, int, int] | None = None
+    notes: tuple[str, ...] = ()
 
 
 class Images:
@@ -82,6 +88,9 @@ class Images:
         self.crop_limits = CropLimits(
             config.min_crop_side, config.max_crop_aspect, config.max_output_side, config.max_output_bytes
         )
+        self.pixels = PixelWork(
+            self.input_limits, self.crop_limits, workers=config.workers, cache_bytes=config.decoded_cache_bytes
+        )
         self._search = search
         self._open_reverse = reverse
         self._storage: Storage | None = None  # opened on first use: an unused s3 setting must not fail startup
@@ -93,6 +102,7 @@ class Images:
         self._reverse = None
 
     async def aclose(self) -> None:
+        self.pixels.close()
         self.store.close()
 
     # --- tokens ------------------------------------------------------------------------------------------
@@ -100,13 +110,13 @@ class Images:
     async def register(self, session: str, messages: Sequence[object]) -> list[StoredImage]:
         """Store every image `messages` names under its token; the images, in order."""
         stored = []
-        for named in named_images(list(messages)):
+        for named in await self.pixels.run(named_images, list(messages)):  # base64 decoding: off the loop too
             data = (
                 named.data
                 if named.data is not None
                 else await self._fetch(named.url or "", self.input_limits.max_bytes)
             )
-            decoded = decode(data, self.input_limits)
+            decoded = await self.pixels.check(data, (session, named.token))  # kept: crops of it follow
             image = StoredImage(named.token, data, decoded.mime, *decoded.image.size)
             self.store.put(session, image)
             stored.append(image)
@@ -118,26 +128,30 @@ class Images:
 
     # --- crops -------------------------------------------------------------------------------------------
 
-    def crop(self, session: str, crops: Mapping[str, Sequence[float]], units: Units = "auto") -> list[CropOutcome]:
-        """Each crop as a new `<obs_i>` (or its typed error): one bad box never fails the others."""
+    async def crop(
+        self, session: str, crops: Mapping[str, Sequence[float]], units: Units = "auto"
+    ) -> list[CropOutcome]:
+        """Each crop as a new `<obs_i>` (or its typed error): one bad box never fails the others. The pixel work
+        runs on the worker threads (images/pixels.py), the decoded image reused across crops."""
         if not crops:
             raise InvalidInputError("no crops given", hint='Pass {"<image_1>": [left, top, right, bottom]}.')
         if len(crops) > MAX_CROPS:
             raise InvalidInputError(f"at most {MAX_CROPS} crops per call")
-        return [self._crop_one(session, token, box, units) for token, box in crops.items()]
+        return [await self._crop_one(session, token, box, units) for token, box in crops.items()]
 
-    def _crop_one(self, session: str, token: str, box: Sequence[float], units: Units) -> CropOutcome:
+    async def _crop_one(self, session: str, token: str, box: Sequence[float], units: Units) -> CropOutcome:
         try:
             source = self.store.get(session, token)
-            piece = crop(decode(source.data, self.input_limits).image, box, self.crop_limits, units)
-            encoded = encode(piece, self.crop_limits)
+            cut = await self.pixels.cut((session, token), source.data, box, units)
         except SessionStoreError:
             raise  # the store is down for every crop alike: one error for the call, not one per crop
         except WebreachError as exc:
-            return CropOutcome(token, error=exc)
+            return CropOutcome(token, error=exc, box=tuple(box))
+        encoded = cut.encoded
         image = StoredImage("", encoded.data, encoded.mime, encoded.width, encoded.height)
         new = self.store.put(session, image)
-        return CropOutcome(token, StoredImage(new, encoded.data, encoded.mime, encoded.width, encoded.height))
+        made = StoredImage(new, encoded.data, encoded.mime, encoded.width, encoded.height)
+        return CropOutcome(token, made, box=tuple(box), pixels=cut.pixels, notes=cut.notes)
 
     # --- storage, uploads and reverse search (images/storage.py, images/reverse/) ----------------------------
 
@@ -155,7 +169,7 @@ class Images:
 
     async def upload(self, session: str, data: bytes) -> StoredImage:
         """Decode (bounded) and store `data` as a new `<obs_i>` of `session`."""
-        decoded = decode(data, self.input_limits)
+        decoded = await self.pixels.check(data)
         image = StoredImage("", data, decoded.mime, *decoded.image.size)
         token = self.store.put(session, image)
         return StoredImage(token, data, image.mime, image.width, image.height)
@@ -170,9 +184,9 @@ class Images:
         text = image.strip()
         if TOKEN.fullmatch(text):
             return self.store.get(session, text), None
-        if text.lower().startswith(("http://", "https://")):
+        if text[:8].lower().startswith(("http://", "https://")):  # not .lower() of megabytes of base64
             return await self.upload(session, await self._fetch(text, self.input_limits.max_bytes)), text
-        return await self.upload(session, decode_base64(text)), None
+        return await self.upload(session, await self.pixels.run(decode_base64, text)), None  # megabytes: off the loop
 
     async def reverse_search(
         self, session: str, image: str, *, limit: int = 10, backend: str = "auto"
@@ -181,10 +195,9 @@ class Images:
         if not 1 <= limit <= MAX_REVERSE_LIMIT:
             raise InvalidInputError(f"limit must be 1..{MAX_REVERSE_LIMIT}")
         stored, url = await self.resolve(session, image)
-        data, mime = prepare(
-            stored.data, self.input_limits, max_side=self.settings.upload_max_side,
-            max_bytes=self.settings.upload_max_bytes,
-        )  # fmt: skip
+        config = self.settings
+        upload = functools.partial(prepare, max_side=config.upload_max_side, max_bytes=config.upload_max_bytes)
+        data, mime = await self.pixels.run(upload, stored.data, self.input_limits)
         name, hits, attempts = await self.reverse.search(data, mime, url=url, limit=limit, backend=backend)
         return ReverseSearchResponse(token=stored.token, backend=name, results=hits, attempts=attempts)
 
@@ -237,7 +250,7 @@ def decode_base64(text: str) -> bytes:
             raise InvalidInputError("only base64 data URLs are supported")
         text = payload
     try:
-        return base64.b64decode("".join(text.split()), validate=True)
+        return b64decode("".join(text.split()))
     except (binascii.Error, ValueError):
         raise InvalidInputError(
             "the image is neither a token, an http(s) URL nor valid base64 data",

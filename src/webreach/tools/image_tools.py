@@ -6,20 +6,24 @@ what each engine did, and filters an engine cannot honour are named as ignored i
 crop_images takes the conversation's images in its optional `messages` argument (OpenAI or Anthropic shape: a
 `<image_k>` text entry immediately followed by an image entry) and crops any token of the session; each crop
 becomes a new `<obs_i>`, returned in the text and, for MCP, as an image content block. One bad box fails only its
-own entry: the answer maps every input token to its new token or its typed error. With [images] storage =
-public_url or s3 each crop comes back as a URL instead of its bytes (no image block, no base64).
+own entry: the answer maps every input token to its new token or its typed error. A call in which no crop was made
+is an error (isError over MCP, the HTTP status of its code over REST) naming each refused box and why (issue 35).
+A box read other than literally is named in its entry's `notes`: clamped to the image, read as relative (0..1)
+under units=auto, or downscaled to fit the output limits. With [images] storage = public_url or s3 each crop comes
+back as a URL instead of its bytes (no image block, no base64).
 """
 
 from __future__ import annotations
 
-import base64
+import copy
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.images.crop import Units
+from webreach.images.base64_pieces import b64encode
+from webreach.images.crop import Units, shown
 from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
 from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
@@ -35,6 +39,9 @@ ImageEngineName = Literal[
     "bing", "brave_api", "baidu", "duckduckgo", "google_cse", "searxng", "serpapi", "serper", "sogou", "tavily"
 ]  # fmt: skip
 Box = Annotated[list[float], Field(min_length=4, max_length=4)]
+# the tools whose arguments carry image bytes (base64 in `messages` or `image`): the HTTP doors give their calls a
+# body cap that fits [images] max_input_bytes (frontends/_asgi.py); an alias of one carries images too
+IMAGE_TOOLS = frozenset({"crop_images", "reverse_image_search", "image_upload"})
 Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
 
@@ -120,46 +127,60 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     if args.messages:
         await images.register(call.session, args.messages)
     units: Units = args.units
-    outcomes: list[CropOutcome] = images.crop(call.session, args.crops, units)
+    outcomes: list[CropOutcome] = await images.crop(call.session, args.crops, units)
+    if all(outcome.image is None for outcome in outcomes):
+        raise no_crop_made(outcomes)
     # storage public_url / s3 (images/storage.py): each crop as a URL, no bytes; inline: the bytes themselves
     urls = {
         outcome.image.token: await images.url_for(outcome.image)
         for outcome in outcomes
         if outcome.image is not None and images.storage.mode != "inline"
     }
-    # JSON output (REST, the Python API) carries each crop's bytes as base64: those doors have no image blocks
-    entries = {outcome.source: _entry(outcome, with_data=not urls, urls=urls) for outcome in outcomes}
     attached = tuple(
         ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
         for outcome in outcomes
         if outcome.image is not None and not urls
     )
-    body = {"status": "ok", "crops": entries}
-    text = (
-        json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-        if call.output == "json"
-        else _crop_text(outcomes, urls)
-    )
+    # JSON output (REST, the Python API) carries each crop's bytes as base64, those doors having no image blocks:
+    # megabytes of text, written on a worker as the pixels were
+    text = await images.pixels.run(_crop_json, outcomes, urls) if call.output == "json" else _crop_text(outcomes, urls)
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
     answered = made if made < len(outcomes) else None
     return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
 
 
-def _entry(
-    outcome: CropOutcome, *, with_data: bool = False, urls: dict[str, str | None] | None = None
-) -> dict[str, Any]:
+def _entry(outcome: CropOutcome, *, urls: dict[str, str | None] | None = None) -> dict[str, Any]:
     if outcome.image is not None:
         image = outcome.image
         entry: dict[str, Any] = {"token": image.token, "width": image.width, "height": image.height}
         entry["mime"] = image.mime
+        if outcome.notes:
+            entry["notes"] = list(outcome.notes)
         if urls and urls.get(image.token):
             entry["url"] = urls[image.token]
-        if with_data:
-            entry["data"] = base64.b64encode(image.data).decode("ascii")
         return entry
     error: WebreachError = outcome.error or WebreachError("no result")
     return {"error": {"code": error.code, "message": str(error)}}
+
+
+def _crop_json(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
+    """The JSON answer. Each crop's base64 is spliced in after json.dumps, not passed through it: base64 needs no
+    escaping, and scanning megabytes of it held the GIL (so the loop's thread) for 34 ms a crop."""
+    entries: dict[str, dict[str, Any]] = {}
+    images: list[bytes] = []
+    for outcome in outcomes:
+        entry = _entry(outcome, urls=urls)
+        if outcome.image is not None and not urls:
+            entry["data"] = f"\0{len(images)}"  # a marker: nothing else in the answer holds a NUL
+            images.append(outcome.image.data)
+        entries[outcome.source] = entry
+    rest = json.dumps({"status": "ok", "crops": entries}, ensure_ascii=False, separators=(",", ":"))
+    pieces = []
+    for index, data in enumerate(images):
+        head, _, rest = rest.partition(f'"\\u0000{index}"')
+        pieces += [head, '"', b64encode(data), '"']
+    return "".join([*pieces, rest])
 
 
 def _crop_text(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
@@ -168,7 +189,25 @@ def _crop_text(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
         entry = _entry(outcome, urls=urls)
         if "token" in entry:
             where = f" {entry['url']}" if "url" in entry else ""
-            lines.append(f"{outcome.source} -> {entry['token']} ({entry['width']}x{entry['height']}){where}")
+            notes = f" [{'; '.join(outcome.notes)}]" if outcome.notes else ""
+            lines.append(f"{outcome.source} -> {entry['token']} ({entry['width']}x{entry['height']}){where}{notes}")
         else:
             lines.append(f"{outcome.source} -> error {json.dumps(entry['error'], ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def no_crop_made(outcomes: list[CropOutcome]) -> WebreachError:
+    """The error of a call in which every crop was refused: each box and why, with the refusals' code when they
+    share one (unknown_image, invalid_input, ...), else invalid_input."""
+    errors = [outcome.error or WebreachError("no result") for outcome in outcomes]
+    reasons = "; ".join(
+        f"{outcome.source} {shown(outcome.box)}: {error.message}"
+        for outcome, error in zip(outcomes, errors, strict=True)
+    )
+    message = f"no crop was made: {reasons}"
+    if len({type(error) for error in errors}) > 1:
+        return InvalidInputError(message, hint="Fix each box named and call again.")
+    combined = copy.copy(errors[0])
+    combined.message = message
+    combined.args = (message,)
+    return combined

@@ -1,0 +1,105 @@
+"""Console form POSTs against a real `webreach serve` (issue 35, finding 6): every one answers 303 See Other to a
+page showing its result once, so a reload repeats nothing; a replayed credit grant, agent creation or order move
+(the same one-time form token) does nothing and says so."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from webreach.testing import FakeWeb
+
+from .serving import ServerProcess, http_server
+
+pytestmark = pytest.mark.network
+AGENT = "forms-bot"
+
+
+@pytest.fixture(scope="module")
+def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with http_server(web, tmp_path_factory.mktemp("forms"), WEBREACH_ACCOUNTS__ENABLED="true") as server:
+        yield server
+
+
+@pytest.fixture
+def client(console: ServerProcess) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=console.url, trust_env=False, follow_redirects=False, timeout=60) as opened:
+        yield opened
+
+
+def hidden(page: httpx.Response, name: str, form: int = 0) -> str:
+    """The value of the `form`-th hidden input called `name` on the page."""
+    return re.findall(rf'name="{name}" value="([^"]*)"', page.text)[form]
+
+
+def posted(client: httpx.Client, path: str, fields: dict[str, str]) -> httpx.Response:
+    """POST a form: it must answer 303 to a console page; that page, fetched once."""
+    answer = client.post(path, data=fields)
+    assert answer.status_code == 303, (path, answer.status_code, answer.text[:300])
+    assert answer.headers["location"].startswith("/console/")
+    shown = client.get(answer.headers["location"])
+    assert shown.status_code == 200
+    return shown
+
+
+def balance(client: httpx.Client) -> int:
+    page = client.get(f"/console/agents/{AGENT}")
+    return int(re.findall(r'data-testid="balance">(-?\d+)<', page.text)[0])
+
+
+def test_a_replayed_grant_and_agent_creation_do_nothing(client: httpx.Client) -> None:
+    agents = client.get("/console/agents")
+    create = {"name": AGENT, "credits": "10", "csrf": hidden(agents, "csrf"), "once": hidden(agents, "once")}
+    shown = posted(client, "/console/agents", create)
+    assert 'data-testid="new-key"' in shown.text
+    replayed = posted(client, "/console/agents", create)
+    assert "already sent" in replayed.text and 'data-testid="new-key"' not in replayed.text
+
+    page = client.get(f"/console/agents/{AGENT}")
+    grant = {"credits": "25", "note": "once", "csrf": hidden(page, "csrf"), "once": hidden(page, "once")}
+    assert "Granted 25 credits." in posted(client, f"/console/agents/{AGENT}/grant", grant).text
+    assert balance(client) == 35
+    again = posted(client, f"/console/agents/{AGENT}/grant", grant)  # a reload that resends, or a replay
+    assert "already sent" in again.text and balance(client) == 35
+    without = posted(client, f"/console/agents/{AGENT}/grant", {**grant, "once": ""})
+    assert "already sent" in without.text and balance(client) == 35
+
+
+def test_a_replayed_order_move_does_nothing(client: httpx.Client) -> None:
+    def order() -> list[str]:
+        page = client.get("/console/engines")
+        listing = page.text.split('data-testid="order-auto_order"', 1)[1].split("</ol>", 1)[0]
+        return re.findall(r'data-name="([^"]+)"', listing)
+
+    before = order()
+    page = client.get("/console/engines")
+    move = {"action": f"down:{before[0]}", "csrf": hidden(page, "csrf"), "once": hidden(page, "once")}
+    moved = posted(client, "/console/order/auto_order", move)
+    after = order()
+    assert after[:2] == [before[1], before[0]] and "Any language" in moved.text
+    assert "already sent" in posted(client, "/console/order/auto_order", move).text
+    assert order() == after
+
+
+def test_every_console_form_post_redirects_to_its_result(console: ServerProcess, client: httpx.Client) -> None:
+    page = client.get("/console/engines/mojeek")
+    csrf = hidden(page, "csrf")
+    saved = posted(client, "/console/engines/mojeek", {"csrf": csrf, "timeout": "12"})
+    assert "Saved Timeout" in saved.text
+    assert 'role="status">Saved' not in client.get("/console/engines/mojeek").text  # shown once
+    refused = posted(client, "/console/engines/mojeek", {"csrf": csrf, "timeout": "-1"})
+    assert 'role="alert"' in refused.text and "timeout must be a number" in refused.text
+    assert "breaker closed" in posted(client, "/console/engines/mojeek/reset", {"csrf": csrf}).text
+    assert 'data-testid="probe-status"' in posted(client, "/console/engines/mojeek/test", {"csrf": csrf}).text
+    run = {"csrf": csrf, "tool": "web_search", "engine": "mojeek", "input": "python asyncio"}
+    assert 'data-testid="out-json"' in posted(client, "/console/playground", run).text
+    settings = {"csrf": csrf, "per_hour": "100", **{f"tool_{t}": "on" for t in ("web_search", "web_fetch")}}
+    client.post("/console/agents", data={"name": "quota-bot", "csrf": csrf, "once": "q" * 24})
+    assert "saved" in posted(client, "/console/agents/quota-bot/settings", settings).text
+    # someone else's result id shows nothing: results are bound to the session that made them
+    answer = client.post("/console/engines/mojeek/reset", data={"csrf": csrf})
+    with httpx.Client(base_url=console.url, trust_env=False) as stranger:
+        assert "breaker closed" not in stranger.get(answer.headers["location"]).text
