@@ -25,8 +25,11 @@ child that dies without answering is an ExtractionError.
 Cost for ordinary pages (bench/extraction_worker.py, 200 WCXB dev pages, each the median of 3 runs, taken in turn on
 a shared 2-core machine under a load of about 9, which slowed every extraction about fivefold): median 142.29 ms a
 page in this process, 145.63 ms through the pool (+3.3 ms: pickling the page and its result, the pipe both ways,
-two thread hops); the attribute-flood scan inside extract 0.32 ms (attribute_floods.py). Outputs are identical
-both ways, and identical to before the scan on those 200 pages and all 181 AEB pages (text and markdown).
+two thread hops; a second run, beside a test suite, gave 241.30 in process and 233.84 through the pool: the
+difference is within the noise); the attribute-flood scan inside extract 0.32-0.33 ms (attribute_floods.py).
+Outputs are identical both ways, and identical to before the scan on those 200 pages and all 181 AEB pages (text
+and markdown). A pool's first child costs about a second to start on such a machine (it imports the extractor's
+caller's main module); a read's start begins one in the background (warm).
 """
 
 from __future__ import annotations
