@@ -28,8 +28,8 @@ page in this process, 145.63 ms through the pool (+3.3 ms: pickling the page and
 two thread hops; a second run, beside a test suite, gave 241.30 in process and 233.84 through the pool: the
 difference is within the noise); the attribute-flood scan inside extract 0.32-0.33 ms (attribute_floods.py).
 Outputs are identical both ways, and identical to before the scan on those 200 pages and all 181 AEB pages (text
-and markdown). A pool's first child costs about a second to start on such a machine (it imports the extractor's
-caller's main module); a read's start begins one in the background (warm).
+and markdown). Starting a pool's child costs about 45 ms once the forkserver runs; the forkserver's own start, once
+a process, about 2 s (it imports the extractor). A read's start begins a child in the background (warm).
 """
 
 from __future__ import annotations
