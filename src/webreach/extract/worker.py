@@ -93,7 +93,7 @@ class ExtractionWorkers:
 
     def __init__(self, budget: WorkerBudget | None = None) -> None:
         self.budget = budget = budget or WorkerBudget()
-        self._context = process_context()
+        self._context = _process_context()
         self._slots = asyncio.Semaphore(budget.max_concurrent)
         self._pool = WorkerPool(self._context, _serve, size=budget.pool_size, memory_bytes=budget.memory_bytes)
 
@@ -157,7 +157,7 @@ class ExtractionWorkers:
         await self._pool.aclose()
 
 
-def process_context() -> ForkServerContext | SpawnContext:
+def _process_context() -> ForkServerContext | SpawnContext:
     """Where children come from: a forkserver that imported the extractor once (Linux), else fresh interpreters."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
