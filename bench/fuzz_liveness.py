@@ -10,6 +10,9 @@ has not answered after HEALTHZ_TIMEOUT counts as a timeout at that latency.
 
 Concurrent crops (issue 35): a noisy 4000x3000 JPEG is uploaded once (POST /v1/images), then three crop_images
 calls of 2000x1500 boxes of it run at once, each cut, encoded and stored by the server.
+
+Attribute floods (issue 35): a page of one tag with 200,000 attributes is fetched FLOOD_READS times at once, then
+an ordinary page; "ended" is that last read's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -38,6 +42,9 @@ from frontends.serving import http_server
 SAMPLE_EVERY = 0.02
 HEALTHZ_TIMEOUT = 10.0  # a /healthz that takes longer is recorded as taking this long
 NESTED_PAGE = (b"<html><body>" + b"<div>" * 100_000 + b"x" + b"</div>" * 2_000 + b"</body></html>")[: 512 * 1024]
+# one tag of 200,000 distinct attributes (1.9 MB): minutes of lxml's parse before attribute floods were tamed
+FLOOD_PAGE = ("<html><body><div " + " ".join(f"a{i}=x" for i in range(200_000)) + ">x</div></body></html>").encode()
+FLOOD_READS = 6  # at once: as many as once held every extraction thread
 
 
 def hostile_site(pdfs: dict[str, bytes]) -> ThreadingHTTPServer:
@@ -46,7 +53,8 @@ def hostile_site(pdfs: dict[str, bytes]) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             pdf = pdfs.get(self.path)
-            body, kind = (pdf, "application/pdf") if pdf is not None else (NESTED_PAGE, "text/html")
+            page = FLOOD_PAGE if self.path == "/flood.html" else NESTED_PAGE
+            body, kind = (pdf, "application/pdf") if pdf is not None else (page, "text/html")
             self.send_response(200)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(body)))
@@ -125,6 +133,7 @@ def liveness() -> dict[str, Any]:
         "WEBREACH_READ__ALLOW_CIDRS": '["127.0.0.1/32"]',
         "WEBREACH_READ__TIMEOUT": "20",
         "WEBREACH_FAKE_WEB": "",
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),  # the tree measured
     }
     rows = {}
     photo = Path(tempfile.mkstemp(suffix=".jpg")[1])
@@ -144,6 +153,9 @@ def liveness() -> dict[str, Any]:
                 rows[f"fetch: {name} (deadline 20 s)"] = under_load(
                     server.url, server.process.pid, functools.partial(post.post, f"{server.url}/v1/fetch", json=fetch)
                 )
+            rows[f"fetch: {FLOOD_READS} x 200,000 attributes on one tag, at once (deadline 20 s)"] = under_load(
+                server.url, server.process.pid, functools.partial(flood_reads, post, server.url, f"{base}/flood.html")
+            )
             rows["crops: three concurrent 2000x1500 crops of a 12 MP JPEG"] = under_load(
                 server.url,
                 server.process.pid,
@@ -155,6 +167,13 @@ def liveness() -> dict[str, Any]:
         site.shutdown()
         site.server_close()
     return {"rows": rows, "table": liveness_table(rows)}
+
+
+def flood_reads(post: httpx.Client, server: str, url: str) -> httpx.Response:
+    """FLOOD_READS fetches of the attribute flood at once, then an ordinary one (the nested page); its answer."""
+    with ThreadPoolExecutor(FLOOD_READS) as pool:
+        list(pool.map(lambda _: post.post(f"{server}/v1/fetch", json={"url": url}), range(FLOOD_READS)))
+    return post.post(f"{server}/v1/fetch", json={"url": url.replace("/flood.html", "/ordinary")})
 
 
 def concurrent_crops(url: str, photo: Path, *, count: int = 3) -> httpx.Response:

@@ -133,6 +133,9 @@ class ReadSettings(BaseModel):
         2, ge=1, le=64, description="PDFs and bodies over 4 MiB extracted at once, each in a killable child process."
     )
     extract_memory: int = Field(1024 * MIB, ge=64 * MIB, description="Memory one such child may add, in bytes.")
+    extract_pool: int = Field(
+        2, ge=1, le=64, description="Other pages extracted at once, each in one of this many reusable child processes."
+    )
     cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
     cache_max_entries: int = Field(128, ge=1)
 

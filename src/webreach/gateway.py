@@ -290,7 +290,7 @@ class Gateway:
 
     async def extract_file(self, path: Path, *, url: str | None = None, format: ReadFormat = "markdown") -> Extracted:
         """Extract a local HTML or PDF file offline, as the reader would extract it from the web."""
-        return await extract_file(path, url=url, format=format)
+        return await extract_file(path, url=url, format=format, workers=self._reading.workers)
 
     async def override_reading(
         self,

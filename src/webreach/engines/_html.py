@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from webreach.attribute_floods import tame_attributes
 from webreach.nesting import tame
 
 # result blocks a parser reads at most: a search asks for 50 results at most (models.MAX_LIMIT), and some blocks
@@ -17,8 +18,9 @@ MAX_ITEMS = 100
 
 
 def parse_html(markup: str) -> LexborHTMLParser:
-    """The page's tree; markup that would make the parser quadratic is rewritten first (nesting.tame)."""
-    return LexborHTMLParser(tame(markup))
+    """The page's tree; markup that would make the parser quadratic is rewritten first (attribute floods, then
+    nesting: attribute_floods.tame_attributes, nesting.tame)."""
+    return LexborHTMLParser(tame(tame_attributes(markup)))
 
 
 def text_of(node: LexborNode | None) -> str:

@@ -29,6 +29,7 @@ from urllib.parse import urljoin
 from lxml import etree, html
 
 import webreach.nesting as nesting
+from webreach.attribute_floods import tame_attributes
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
 from webreach.extract.consent_dialogs import has_consent_dialog, remove_consent_dialogs
 from webreach.extract.disclosures import has_disclosures, open_disclosures
@@ -66,8 +67,8 @@ def parse(text: str, *, url: str | None = None) -> Any:
 
     About a tenth of an extraction: 2.22 ms a median page of the WCXB tune half (xml_safe_utf8, libxml2's parse,
     collapse_whitespace), 2.81 ms before both were made cheaper (timed in turn with the old code, ten runs a page)."""
-    # the text is already decoded: a declaration would name an encoding it no longer has
-    text = XML_DECLARATION.sub("", text, count=1)
+    # the text is already decoded: a declaration would name an encoding it no longer has; attribute floods go
+    text = tame_attributes(XML_DECLARATION.sub("", text, count=1))
     page = page_name(url)
     if not text or text.isspace():  # not text.strip(), which copies the page
         raise ExtractionError(f"No readable text: {page} is empty.", url=url, hint=EMPTY_HINT)

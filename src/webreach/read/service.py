@@ -39,7 +39,7 @@ from webreach.errors import (
     ResponseTooLargeError,
     WebreachError,
 )
-from webreach.extract.cascade import ExtractOptions, extract
+from webreach.extract.cascade import ExtractOptions
 from webreach.extract.extracted import Extracted
 from webreach.extract.worker import ExtractionWorkers, WorkerBudget
 from webreach.local_files import read_local
@@ -127,10 +127,15 @@ class Reading:
             else None
         )
         self.renderer = renderer if renderer is not None else _LazyRenderer(self._browser)
-        self.jina = self._jina()
+        self._owns_workers = workers is None  # children this Reading started, stopped by its aclose
         self.workers = workers or ExtractionWorkers(
-            WorkerBudget(max_concurrent=settings.extract_workers, memory_bytes=settings.extract_memory)
+            WorkerBudget(
+                max_concurrent=settings.extract_workers,
+                memory_bytes=settings.extract_memory,
+                pool_size=settings.extract_pool,
+            )
         )
+        self.jina = self._jina()
         readers: dict[str, Reader] = {
             "direct": DirectReader(self.fetcher, self.interstitials, extract_options, self.workers),
             "browser": RenderedReader(self.renderer, self.fetcher, extract_options, self.workers),
@@ -148,7 +153,7 @@ class Reading:
         transport = OfflineTransport(self.offline) if self.offline is not None else None
         return JinaReader(
             Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
-            timeout=settings.jina_timeout, transport=transport,
+            timeout=settings.jina_timeout, transport=transport, workers=self.workers,
         )  # fmt: skip
 
     def _browser(self) -> Renderer:
@@ -169,6 +174,7 @@ class Reading:
         result = self.cache.get(key + target)
         cached = result is not None
         if result is None:
+            self.workers.warm()  # the first read of a server starts an extraction child while it fetches
             if self.robots is not None:
                 await self.robots.check(target)
             # the read's timeout is one total deadline across every reader reader='auto' tries
@@ -222,6 +228,8 @@ class Reading:
         await self.fetcher.aclose()
         await self.jina.aclose()
         await self.renderer.aclose()
+        if self._owns_workers:
+            await self.workers.aclose()
 
     async def __aenter__(self) -> Reading:
         return self
@@ -252,11 +260,13 @@ async def extract_file(
     format: ReadFormat = "markdown",
     max_bytes: int = 50 * MIB,
     seconds: float = FILE_SECONDS,
+    workers: ExtractionWorkers | None = None,
 ) -> Extracted:
     """Extract a local HTML, PDF, text or JSON file offline (`webreach extract`); errors as FetchErrors.
 
-    A PDF or a large file is extracted in a child process under the worker budgets (extract/worker.py) and
-    given `seconds`: a hostile PDF ends in FetchTimeoutError or ResponseTooLargeError, not a hung command.
+    The file is extracted in a child process under the worker budgets (extract/worker.py: `workers`, else
+    children started for this call and stopped after it) and given `seconds`: a hostile PDF or page ends in
+    FetchTimeoutError or ResponseTooLargeError, not a hung command.
 
     A file that cannot be read (missing, a directory, no permission) is InvalidInputError naming the file and
     the operating system's reason.
@@ -295,13 +305,15 @@ async def extract_file(
         return body  # sniffing reads the type hint of page.html.gz from its inner extension
 
     body = await asyncio.to_thread(load)
+    own = workers is None
+    workers = workers or ExtractionWorkers()
     try:
-        workers = ExtractionWorkers()
-        if workers.is_heavy(body, None, where):
-            return await workers.extract(body, content_type=None, url=where, format=format, seconds=seconds)
-        return await asyncio.to_thread(extract, body, content_type=None, url=where, format=format)
+        return await workers.extract(body, content_type=None, url=where, format=format, seconds=seconds)
     except WebreachError as exc:
         raise as_fetch_error(exc, where) from None
+    finally:
+        if own:
+            await workers.aclose()
 
 
 def _unreadable(path: Path, exc: OSError) -> InvalidInputError:

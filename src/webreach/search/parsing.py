@@ -11,12 +11,12 @@ to a thread and back adds 0.19 ms (median over the pages above INLINE_BYTES). An
 error and no-results pages) parse in well under 1 ms, less than a hop is worth, so they stay inline; result
 pages go to a thread, where lexbor parses without the GIL and the loop keeps serving meanwhile.
 
-A thread cannot be killed, so the work a thread does is kept linear in the input (nesting.tame before lexbor
-sees the page, at most MAX_ITEMS result blocks read, Google's block search counted in one pass); the budget
-is the backstop: a parse still running after `seconds` (real time, as in policies/deadline.py: it measures
-CPU work, which a fake clock cannot) ends as a ParseError for that engine and routing moves on, while the
-thread finishes in the background. The engine's own deadline (policies/deadline.py) wraps this too, so a
-parse never outlives the request's deadline either.
+A thread cannot be killed, so the work a thread does is kept linear in the input (attribute floods cut and
+nesting.tame before lexbor sees the page, at most MAX_ITEMS result blocks read, Google's block search counted in
+one pass); the budget is the backstop: a parse still running after `seconds` (real time, as in
+policies/deadline.py: it measures CPU work, which a fake clock cannot) ends as a ParseError for that engine and
+routing moves on, while the thread finishes in the background. The engine's own deadline (policies/deadline.py)
+wraps this too, so a parse never outlives the request's deadline either.
 """
 
 from __future__ import annotations

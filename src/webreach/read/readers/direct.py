@@ -1,11 +1,12 @@
 """The direct reader (guarded fetch, interstitials, extraction) and the adapter that makes the browser a Reader.
 
-Both end in `extract_result`: the body goes to the extractor off the event loop. A PDF or a very large body
-goes to a child process (extract/worker.py) that is killed when the read's deadline passes, a bounded number
-at once; any other page to a thread, since HTML extraction is linear in the page's size and a child would cost
-as much as the extraction. The direct reader's deadline is the fetch budget's total seconds, counted from the
-start of the read, so fetching and extracting together stay within it; a reader chain with less time left than
-that passes `seconds`, which then bounds the fetch, the interstitials and the extraction (the browser alike).
+Both end in `extract_result`: the body goes to the extractor in a child process (extract/worker.py) that is killed
+when the read's deadline passes: a PDF or a very large body to a fresh child, a bounded number at once, any other
+page to one of a few reusable children (extract/pool.py), so no page can hold a thread or the server's memory past
+its deadline (a reader built without workers, in tests, extracts in a thread). The direct reader's deadline is the
+fetch budget's total seconds, counted from the start of the read, so fetching and extracting together stay within
+it; a reader chain with less time left than that passes `seconds`, which then bounds the fetch, the interstitials
+and the extraction (the browser alike).
 For an error status (anything from 300 up that was not followed) the body is still extracted, only to find bot
 walls: a 403 or 503 challenge page becomes PageBlockedError (captcha or blocked), which tells the agent more
 than "HTTP 403"; any other error page is an HttpStatusError.
@@ -60,7 +61,7 @@ async def extract_result(
     status_error = fetcher.status_error(url, page.status, page.headers) if failed else None
     content_type = page.content_type or None
     try:
-        if workers is not None and workers.is_heavy(page.body, content_type, page.final_url):
+        if workers is not None:
             time_left = fetcher.budgets.total_seconds if seconds is None else seconds
             extracted = await workers.extract(
                 page.body, content_type=content_type, url=page.final_url, format=request.format, options=options,

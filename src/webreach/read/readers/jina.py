@@ -39,6 +39,7 @@ from webreach.errors import (
 )
 from webreach.extract.cascade import extract
 from webreach.extract.extracted import Extracted, as_json
+from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadFormat, ReadRequest
 from webreach.net.guard import Guard
 from webreach.read.readers import ReadResult, as_fetch_error
@@ -63,8 +64,10 @@ class JinaReader:
         timeout: float = 30.0,
         max_bytes: int = MAX_ANSWER_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
+        workers: ExtractionWorkers | None = None,
     ) -> None:
         self.guard = guard
+        self.workers = workers  # HTML asked for is extracted in a killable child (a thread without them)
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
@@ -122,9 +125,14 @@ class JinaReader:
         date = str(data["publishedTime"]) if data.get("publishedTime") else None
         if format == "html":
             try:
-                html = await asyncio.to_thread(
-                    extract, content.encode(), content_type="text/html", url=final_url, format="html"
-                )
+                if self.workers is not None:
+                    html = await self.workers.extract(
+                        content.encode(), content_type="text/html", url=final_url, format="html", seconds=self.timeout
+                    )
+                else:
+                    html = await asyncio.to_thread(
+                        extract, content.encode(), content_type="text/html", url=final_url, format="html"
+                    )
             except WebreachError as exc:
                 raise as_fetch_error(exc, url) from None
             extracted = Extracted(html.text, "text/html", "html", title or html.title, date=date, extractor="jina")
