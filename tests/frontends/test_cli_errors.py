@@ -29,6 +29,8 @@ def run(args: list[str], *, prelude: str = "", **env: str) -> subprocess.Complet
     """`webreach ARGS` in a fresh process (after `prelude`), with a clean environment and no config file."""
     code = f"import sys\n{prelude}\nfrom webreach.frontends.cli import main\nsys.argv = ['webreach', *{args!r}]\nmain()"
     environment = {"PATH": os.environ.get("PATH", ""), "WEBREACH_STATE__BACKEND": "memory", **env}
+    if "PYTHONPATH" in os.environ:  # the tree under test, when it is not the installed one (a worktree)
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -87,6 +89,18 @@ def test_unknown_ref_exits_2() -> None:
     code, out, _ = invoke("fetch", "--ref", "7", "--session", "fresh", "--json")
     assert code == 2
     assert json.loads(out)["code"] == "unknown_ref"
+
+
+@pytest.mark.parametrize("ref", ["99999999999999999999", "9223372036854775808", "0", "-5"])
+def test_a_ref_out_of_range_is_invalid_input_saying_the_range(ref: str, tmp_path: Path) -> None:
+    # a real state file: SQLite cannot bind an integer past 2**63, which used to end in an OverflowError traceback
+    state = {"WEBREACH_STATE__BACKEND": "sqlite", "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3")}
+    for args in ([f"--ref={ref}"], [f"--ref={ref}", "--json"]):
+        done = run(["fetch", *args, "--session", "s"], **state)
+        assert done.returncode == 2
+        assert "Traceback" not in done.stderr and "OverflowError" not in done.stderr
+        said = json.loads(done.stdout)["message"] if "--json" in args else done.stderr
+        assert "from 1 to 2147483647" in said
 
 
 # --- argument errors ---------------------------------------------------------------------------------------------

@@ -52,13 +52,12 @@ from webreach.models import (
     describe_validation_error,
     schema_pattern_matches,
 )
+from webreach.state.sessions import MAX_REF
 
 MAX_QUERIES = 5
 # results an agent gets by default (every door's tool call): fewer than models.DEFAULT_LIMIT for people, because
 # each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = 8
-# refs are counted per session from 1; a larger number is no ref (and would not fit an SQLite integer)
-MAX_REF = 2**31 - 1
 # arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
 # refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
 MAX_JSON_DEPTH = 16
