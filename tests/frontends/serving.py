@@ -36,6 +36,8 @@ def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
         "WEBREACH_FAKE_WEB": web.url,
         "WEBREACH_STATE__BACKEND": "memory",
         "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
+        # the tree under test, when it is not the installed one (a worktree run with PYTHONPATH=src)
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         **extra,
     }
 

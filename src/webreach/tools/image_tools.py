@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import WebreachError
 from webreach.images.crop import Units
 from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
 from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
-from webreach.tools.arguments import QueryText, ToolArguments
+from webreach.tools.arguments import Coordinate, QueryText, ToolArguments
 from webreach.tools.backend import ToolImage, ToolResult
 from webreach.tools.output import json_text
 
@@ -34,12 +34,14 @@ if TYPE_CHECKING:  # definitions.py imports this module for its registry
 ImageEngineName = Literal[
     "bing", "brave_api", "baidu", "duckduckgo", "google_cse", "searxng", "serpapi", "serper", "sogou", "tavily"
 ]  # fmt: skip
-Box = Annotated[list[float], Field(min_length=4, max_length=4)]
+Box = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
 Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
 
 class ImageSearchArguments(ToolArguments):
     """image_search."""
+
+    only_when = (("engines", "engine", ("auto", "multi")),)
 
     query: QueryText = Field(description="What the images should show.")
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
@@ -81,8 +83,6 @@ class CropImagesArguments(ToolArguments):
 
 
 async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult:
-    if args.engines and args.engine not in ("auto", "multi"):
-        raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
     request = SearchRequest.create(
         query=args.query, limit=args.limit, safesearch=args.safesearch, size=args.size, type=args.type,
         colour=args.colour, licence=args.licence,
