@@ -149,6 +149,26 @@ def test_fetch_timeout_must_be_positive() -> None:
     assert "--timeout" in json.loads(out)["message"]
 
 
+@pytest.mark.parametrize("seconds", ["nan", "inf", "1e400", "-inf", "3601"])
+def test_fetch_timeout_must_be_a_finite_deadline(seconds: str) -> None:
+    # click's FloatRange passes nan (no comparison refuses it) and inf: "did not finish within its nan s deadline"
+    offline = {"WEBREACH_FAKE_WEB": "http://127.0.0.1:9"}  # nothing can leave the machine if it were read
+    code, _, err = invoke("fetch", "http://127.0.0.1:9/", "--timeout", seconds, **offline)
+    assert code == 2
+    assert "--timeout" in err and "at most 3600" in err
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://a:99999/", "javascript:alert(1)", "", "example.com/page"])
+def test_extract_url_must_be_an_absolute_http_url(url: str, tmp_path: Path) -> None:
+    # "http://[::1" used to reach the extractor, which logged a ValueError traceback for every file
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><a href='/x'>x</a><p>hello</p></body></html>")
+    done = run(["extract", "--url", url, str(page)])
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "Invalid value for '--url'" in done.stderr
+    assert run(["extract", "--url", "https://example.com/a", str(page)]).returncode == 0
+
+
 # --- configuration -----------------------------------------------------------------------------------------------
 
 

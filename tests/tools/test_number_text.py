@@ -24,7 +24,7 @@ def _edges(low: int, high: int | None) -> set[int]:
 @pytest.mark.parametrize(("low", "high"), RANGES)
 def test_a_whole_number_pattern_takes_exactly_its_range(low: int, high: int | None) -> None:
     pattern = whole_number_pattern(low, high)
-    tried = set(range(0, 2_500)) | _edges(low, high)
+    tried = set(range(2_500)) | _edges(low, high)
     for n in tried:
         assert schema_pattern_matches(pattern, str(n)) == (low <= n and (high is None or n <= high)), (pattern, n)
     for text in ("", "05", "+5", "-1", "5.0", "1e1", "0x5", "٥", "1_0", "5\n"):
