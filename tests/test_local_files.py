@@ -6,6 +6,8 @@ at once with a typed answer; a writer that holds the FIFO open without sending e
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from webreach.errors import InvalidInputError
 from webreach.local_files import read_local
@@ -86,3 +89,50 @@ def test_the_cli_answers_a_fifo_instead_of_hanging(fifo: Path, tmp_path: Path, c
     # an empty FIFO is an empty file: parse finds no results page (a typed error's exit code), extract an empty
     # document
     assert done.returncode in (0, 2, 3, 4)
+
+
+def _webreach(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "WEBREACH_CONFIG": os.devnull,
+           "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3")}  # fmt: skip
+    if "PYTHONPATH" in os.environ:  # the tree under test, when it is not the installed one
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "webreach", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+
+
+def test_image_add_of_a_fifo_without_a_writer_is_refused_instead_of_hanging(fifo: Path, tmp_path: Path) -> None:
+    process = _webreach(["image", "add", str(fifo), "--json"], tmp_path)
+    try:
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        process.kill()  # a hang (the blocking open of old) fails the test rather than leaving a process behind
+    print(out, err)
+    assert "Traceback" not in err
+    assert process.returncode == 2
+    assert json.loads(out)["code"] == "invalid_input" and "empty" in json.loads(out)["message"]
+
+
+def test_image_add_reads_an_image_a_pipe_sends(fifo: Path, tmp_path: Path) -> None:
+    # `webreach image add <(curl ...)`: a pipe that sends an image is read like the file
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), "teal").save(buffer, format="PNG")
+
+    def send() -> None:
+        with open(fifo, "wb") as writer:  # a writer from the start (Linux counts it while open() waits for a reader)
+            writer.write(buffer.getvalue())
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()  # before the command starts, which takes far longer than reaching open()
+    process = _webreach(["image", "add", str(fifo), "--json"], tmp_path)
+    try:
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        process.kill()
+        if sender.is_alive():  # the command never opened the FIFO: release the writer
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        sender.join(RUN_TIMEOUT)
+    print(out, err)
+    assert process.returncode == 0
+    assert json.loads(out)["token"] == "<obs_1>" and json.loads(out)["width"] == 40

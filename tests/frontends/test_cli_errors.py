@@ -29,6 +29,8 @@ def run(args: list[str], *, prelude: str = "", **env: str) -> subprocess.Complet
     """`webreach ARGS` in a fresh process (after `prelude`), with a clean environment and no config file."""
     code = f"import sys\n{prelude}\nfrom webreach.frontends.cli import main\nsys.argv = ['webreach', *{args!r}]\nmain()"
     environment = {"PATH": os.environ.get("PATH", ""), "WEBREACH_STATE__BACKEND": "memory", **env}
+    if "PYTHONPATH" in os.environ:  # the tree under test, when it is not the installed one (a worktree)
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -89,6 +91,18 @@ def test_unknown_ref_exits_2() -> None:
     assert json.loads(out)["code"] == "unknown_ref"
 
 
+@pytest.mark.parametrize("ref", ["99999999999999999999", "9223372036854775808", "0", "-5"])
+def test_a_ref_out_of_range_is_invalid_input_saying_the_range(ref: str, tmp_path: Path) -> None:
+    # a real state file: SQLite cannot bind an integer past 2**63, which used to end in an OverflowError traceback
+    state = {"WEBREACH_STATE__BACKEND": "sqlite", "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3")}
+    for args in ([f"--ref={ref}"], [f"--ref={ref}", "--json"]):
+        done = run(["fetch", *args, "--session", "s"], **state)
+        assert done.returncode == 2
+        assert "Traceback" not in done.stderr and "OverflowError" not in done.stderr
+        said = json.loads(done.stdout)["message"] if "--json" in args else done.stderr
+        assert "from 1 to 2147483647" in said
+
+
 # --- argument errors ---------------------------------------------------------------------------------------------
 
 
@@ -133,6 +147,26 @@ def test_fetch_timeout_must_be_positive() -> None:
     code, out, _ = invoke("fetch", "https://example.com/", "--timeout", "0", "--json")
     assert code == 2
     assert "--timeout" in json.loads(out)["message"]
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "1e400", "-inf", "3601"])
+def test_fetch_timeout_must_be_a_finite_deadline(seconds: str) -> None:
+    # click's FloatRange passes nan (no comparison refuses it) and inf: "did not finish within its nan s deadline"
+    offline = {"WEBREACH_FAKE_WEB": "http://127.0.0.1:9"}  # nothing can leave the machine if it were read
+    code, _, err = invoke("fetch", "http://127.0.0.1:9/", "--timeout", seconds, **offline)
+    assert code == 2
+    assert "--timeout" in err and "at most 3600" in err
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://a:99999/", "javascript:alert(1)", "", "example.com/page"])
+def test_extract_url_must_be_an_absolute_http_url(url: str, tmp_path: Path) -> None:
+    # "http://[::1" used to reach the extractor, which logged a ValueError traceback for every file
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><a href='/x'>x</a><p>hello</p></body></html>")
+    done = run(["extract", "--url", url, str(page)])
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "Invalid value for '--url'" in done.stderr
+    assert run(["extract", "--url", "https://example.com/a", str(page)]).returncode == 0
 
 
 # --- configuration -----------------------------------------------------------------------------------------------

@@ -36,12 +36,18 @@ HOSTILE = [
     ("search", json.dumps({"query": "x", "lang": ""})),
     ("search", json.dumps({"query": " " * 10 + "x" * 495 + " " * 10})),
     ("fetch", json.dumps({"ref": 2**63})),
+    ("fetch", json.dumps({"ref": 99999999999999999999})),
+    ("fetch", json.dumps({"ref": "99999999999999999999"})),
+    ("fetch", json.dumps({"ref": "[0]"})),
+    ("fetch", json.dumps({"ref": -1})),
 ]
 MCP_HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("web_search_multi", {"query": "x", "engines": BOMB}),
     ("web_search", {"query": BOMB}),
     ("web_search", {"query": "x", "site": "a" * 70_000}),
     ("web_fetch", {"ref": 2**63}),
+    ("web_fetch", {"ref": 99999999999999999999}),
+    ("web_fetch", {"ref": "#0"}),
     ("web_search", {"query": "x", "lang": ""}),
 ]
 

@@ -228,12 +228,31 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
         assert operation["description"] == tool["description"]
         # the tool's schema (its optional arguments already nullable), plus exactly one of url/ref
         body = operation["requestBody"]["content"]["application/json"]["schema"]
-        assert {k: v for k, v in body.items() if k != "oneOf"} == tool["inputSchema"]
+        assert {k: v for k, v in body.items() if k not in ("oneOf", "allOf")} == tool["inputSchema"]
         assert operation["parameters"][0]["name"] == "X-Webreach-Session"
         assert {"200", "400", "404", "429", "502", "503", "504"} <= set(operation["responses"])
     assert "rate_limited" in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]
     dialect = document["paths"]["/v1/tools"]["get"]["parameters"][0]
     assert (dialect["name"], dialect["in"], dialect["schema"]["enum"]) == ("dialect", "query", list(DIALECTS))
+
+
+def test_openapi_says_numbers_may_come_as_text_exactly_as_the_server_takes_them(client: TestClient) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    document = client.get("/openapi.json").json()
+    body = document["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    validator = jsonschema.Draft202012Validator(body)
+    for limit in ("5", "50", 5, "51", "5.5", "five", 51):
+        documented = validator.is_valid({"query": "rust", "limit": limit})
+        answer = client.post("/v1/search", json={"query": "rust", "limit": limit, "engine": "mojeek"})
+        assert documented == (answer.status_code == 200), (limit, answer.text)
+        assert documented or answer.json()["code"] == "invalid_input"
+    assert "integer or integer as text" in client.get("/docs").text
+    # a rule between two arguments is in the document too: engines only with engine auto or multi
+    images = document["paths"]["/v1/image_search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    for call in ({"engine": "bing", "engines": ["bing"]}, {"engine": "multi", "engines": ["bing"]}, {"engines": []}):
+        documented = jsonschema.Draft202012Validator(images).is_valid({"query": "red panda", **call})
+        answer = client.post("/v1/image_search", json={"query": "red panda", **call})
+        assert documented == (answer.json().get("code") != "invalid_input"), (call, answer.text)
 
 
 def test_openapi_marks_the_admin_endpoints_and_their_token(client: TestClient) -> None:

@@ -7,8 +7,9 @@ and content types as documented, valid data accepted and invalid data refused, a
 and a 5xx only as the documented answer of an upstream or configuration failure (the fake web's engines can be
 suspended by their own breakers mid-run: 502/503/504 with that code; a keyed engine without a key: 501). The
 engines' rate limits are raised so the run exercises the arguments, not the token buckets. 50 examples per
-operation and mode in CI; WEBREACH_FUZZ=long makes it 1,000. What the document cannot say is the forgiving side
-(numbers as strings, `engines` as one comma-separated string): the long profile can meet it in negative mode.
+operation and mode in CI; WEBREACH_FUZZ=long makes it 1,000. Numbers as strings ("limit": "5") are in the
+document (a string branch with the exact pattern the server takes); what it cannot say is the rest of the forgiving
+side (`engines` as one comma-separated string): the long profile can meet it in negative mode.
 """
 
 from __future__ import annotations

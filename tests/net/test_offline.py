@@ -12,10 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
 
 from webreach import Gateway, NotConfiguredError, ReadRequest, SearchRequest, Settings, UrlNotAllowedError
 from webreach.config import ReadSettings
 from webreach.errors import HttpStatusError
+from webreach.frontends.mcp import build_server, tools_over_gateway
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.guard import Guard, OfflineResolver, StaticResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
@@ -159,3 +161,47 @@ async def test_the_offline_transport_serves_engines_from_the_fake_web(web: FakeW
     async with httpx.AsyncClient(transport=OfflineTransport(OfflineScope.of(web.url))) as client:
         response = await client.get(web.engine_url("mojeek") + "/search?q=python")
     assert response.status_code == 200
+
+
+CONTROL_URLS = [
+    "{web}/_fakeweb/requests",  # the request log: every agent's queries
+    "{web}/_fakeweb/requests?engine=mojeek",
+    "{web}/_fakeweb",
+    "{web}/_fakeweb/scenario",
+    "{web}/%5Ffakeweb/requests",  # the fake web decodes the path once
+    "{web}/%5f%66akeweb/requests",
+    "{web}//x/_fakeweb/requests",  # read as a network path by the fake web's request line parser
+    "{other_port}/_fakeweb/requests",  # another port of its address is routed to it
+    "https://docs.python.org/_fakeweb/requests",  # a stand-in site is the fake web too
+    "{web}/_pages/redirect?to=/_fakeweb/requests",  # and no hop may lead there
+]
+
+
+@pytest.mark.parametrize("template", CONTROL_URLS)
+async def test_agents_cannot_read_the_fake_webs_control_api_or_request_log(web: FakeWeb, template: str) -> None:
+    other_port = f"http://127.0.0.1:{web.port + 1 if web.port < 65535 else web.port - 1}"
+    url = template.format(web=web.url, other_port=other_port)
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+        found = await gateway.search(SearchRequest(query="private question of another agent"), engine="mojeek")
+        assert found.results  # the log now holds that query
+        with pytest.raises(UrlNotAllowedError) as caught:
+            await gateway.read(ReadRequest.create(url=url))
+        # the stand-in pages of results and the fake web's public pages stay readable
+        page = await gateway.read(ReadRequest.create(url=found.results[0].url))
+        assert page.status == 200
+        assert "fake web article" in (await gateway.read(ReadRequest.create(url=f"{web.url}/_pages/article"))).content
+    assert caught.value.rule == "fake_web_control"
+    assert "rule fake_web_control" in caught.value.message and "control API" in caught.value.message
+    assert "private question" not in caught.value.message
+
+
+async def test_web_fetch_of_the_request_log_is_a_typed_refusal_over_mcp(web: FakeWeb) -> None:
+    settings = Settings(fake_web=web.url, state={"backend": "memory"})
+    server = build_server(lambda: tools_over_gateway(settings), default_session="test")
+    async with Client(server, raise_exceptions=True) as mcp:
+        await mcp.call_tool("web_search", {"query": "another agent's secret plan", "engine": "mojeek"})
+        result = await mcp.call_tool("web_fetch", {"url": f"{web.url}/_fakeweb/requests"})
+    text = result.content[0].text
+    assert result.is_error
+    assert "url_not_allowed" in text and "fake_web_control" in text
+    assert "secret plan" not in text

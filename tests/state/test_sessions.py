@@ -135,6 +135,18 @@ def test_session_names_are_checked(make_store: Factory) -> None:
         store.resolve("x" * 201, 1)
 
 
+@pytest.mark.parametrize("ref", [0, -1, 2**31, 2**63, 99999999999999999999, 10**400])
+def test_a_ref_out_of_range_is_invalid_input_naming_the_range(make_store: Factory, ref: int) -> None:
+    # SQLite cannot bind 2**63 or more (OverflowError); no backend may see a ref outside the range refs are given in
+    store = make_store(FakeClock())
+    store.remember("s", URLS[:2])
+    with pytest.raises(InvalidInputError) as caught:
+        store.resolve("s", ref)
+    assert "from 1 to 2147483647" in caught.value.message
+    assert len(caught.value.message) < 200  # a 400-digit ref is not echoed whole
+    assert store.resolve("s", 2) == URLS[1]
+
+
 def test_default_cap_is_a_thousand() -> None:
     store = MemorySessionStore(clock=FakeClock())
     assert store.max_refs == DEFAULT_MAX_REFS == 1000

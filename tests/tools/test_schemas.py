@@ -10,8 +10,9 @@ import pytest
 
 from webreach.errors import InvalidInputError
 from webreach.models import MAX_LIMIT, MAX_QUERY_CHARS, MAX_WINDOW_CHARS, ReadRequest, SearchRequest
+from webreach.state.sessions import MAX_REF
 from webreach.tools import DIALECTS, MAX_QUERIES, TOOL_NAMES, tool_schemas
-from webreach.tools.arguments import MAX_REF
+from webreach.tools.pipeline import find_tool
 
 from .fakes import ENGINES
 
@@ -97,22 +98,43 @@ def test_every_dialect_lists_every_tool_with_valid_self_contained_schemas(dialec
 def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None:
     validators = {name: jsonschema.Draft202012Validator(parameters(s)) for name, s in by_name(dialect).items()}
     good = {
-        "web_search": [{"query": "rust"}, {"query": ["a", "b"], "engine": "bing", "limit": 3, "freshness": "week"}],
+        "web_search": [
+            {"query": "rust"},
+            {"query": ["a", "b"], "engine": "bing", "limit": 3, "freshness": "week"},
+            {"query": "rust", "limit": "5", "page": " 2 "},
+        ],
         "web_search_multi": [{"query": "rust", "engines": ["bing", "mojeek"]}],
-        "web_fetch": [{"ref": 3}, {"url": "https://example.org", "start": 8000, "format": "text"}],
+        "web_fetch": [
+            {"ref": 3},
+            {"url": "https://example.org", "start": 8000, "format": "text"},
+            {"ref": "[3]", "max_chars": "2000", "start": "0"},
+        ],
         "image_search": [{"query": "red panda"}, {"query": "red panda", "limit": 50, "safesearch": "strict"}],
         "crop_images": [
             {"crops": {"<image_1>": [0, 0, 0.5, 0.5]}},
             {"crops": {"<obs_2>": [1, 2, 30, 40]}, "units": "pixels"},
+            {"crops": {"<obs_2>": ["1", 2, "30.5", "40"]}},
         ],
         "reverse_image_search": [{"image": "<image_1>"}, {"image": "https://x.example/a.png", "backend": "tineye"}],
     }
     bad = {
-        "web_search": [{}, {"query": "x", "engine": "altavista"}, {"query": "x", "limit": MAX_LIMIT + 1}],
+        "web_search": [
+            {},
+            {"query": "x", "engine": "altavista"},
+            {"query": "x", "limit": MAX_LIMIT + 1},
+            {"query": "x", "limit": str(MAX_LIMIT + 1)},
+            {"query": "x", "limit": "5.5"},
+            {"query": "x", "limit": True},
+        ],
         "web_search_multi": [{"query": "x", "engines": ["multi"]}, {"query": "x", "extra": 1}],
         "web_fetch": [{"ref": 0}, {"ref": 1, "max_chars": MAX_WINDOW_CHARS + 1}],
         "image_search": [{}, {"query": "x", "limit": 51}],
-        "crop_images": [{}, {"crops": {"<image_1>": [0, 0, 1]}}, {"crops": {"image_1": [0, 0, 1, 1]}}],
+        "crop_images": [
+            {},
+            {"crops": {"<image_1>": [0, 0, 1]}},
+            {"crops": {"image_1": [0, 0, 1, 1]}},
+            {"crops": {"<image_1>": [0, 0, "inf", 1]}},
+        ],
         "reverse_image_search": [{}, {"image": "<image_1>", "limit": 51}, {"image": "x", "backend": "altavista"}],
     }
     for name, validator in validators.items():
@@ -121,11 +143,12 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
 
 
 def branch(prop: dict[str, Any]) -> dict[str, Any]:
-    """An optional property's non-null branch (the property itself when it is required)."""
-    if "anyOf" in prop and {"type": "null"} in prop["anyOf"]:
-        (rest,) = [b for b in prop["anyOf"] if b != {"type": "null"}]
-        return dict(rest)
-    return prop
+    """An optional property's non-null branch (the property itself when it is required); of a number that may be
+    sent as text, its number branch."""
+    rest = [b for b in prop.get("anyOf", [prop]) if b != {"type": "null"}]
+    numbers = [b for b in rest if b.get("type") in ("integer", "number")]
+    (found,) = numbers if numbers and len(rest) == 2 else rest
+    return dict(found)
 
 
 def test_limits_and_descriptions_come_from_the_request_models() -> None:
@@ -140,6 +163,58 @@ def test_limits_and_descriptions_come_from_the_request_models() -> None:
     assert fetch["url"]["description"] == ReadRequest.model_fields["url"].description
     assert (branch(fetch["ref"])["minimum"], branch(fetch["ref"])["maximum"]) == (1, MAX_REF)
     assert branch(fetch["format"])["enum"] == ["markdown", "text", "html", "json"]
+
+
+# (tool, arguments that make the call valid, the numeric argument tried)
+NUMERIC = [
+    ("web_search", {"query": "x"}, "limit"),
+    ("web_search", {"query": "x"}, "page"),
+    ("web_search_multi", {"query": "x"}, "limit"),
+    ("web_fetch", {"url": "https://example.org"}, "start"),
+    ("web_fetch", {"url": "https://example.org"}, "max_chars"),
+    ("web_fetch", {}, "ref"),
+    ("image_search", {"query": "x"}, "limit"),
+    ("reverse_image_search", {"image": "<image_1>"}, "limit"),
+]
+NUMBER_TRIES: list[Any] = [
+    "5", " 5 ", "05", "+5", "-5", "5.0", "5.5", "1e1", "", " ", "five", "0x5", "٥", "1_0", "[3]", "#3", " [ 3 ] ",
+    "100", "200000", "200001", "50", "51", "10", "11", "0", "2147483647", "2147483648", "99999999999999999999",
+    5, 0, 50, 51, 100, 5.0, 5.5, -1, True, False, 2**31, 2**63,
+]  # fmt: skip
+COORDINATE_TRIES: list[Any] = [
+    "0.5", "1", "-1", "1e3", "1E+2", "0", "-0", ".5", "1.", "+1", " 1", "inf", "nan", "Infinity", "0x1", "1_0", "",
+    "-0.485421473E3973379890", "1" * 400, "123456789012345.25", "1234567890123456",
+    0.5, 1, -3, True,
+]  # fmt: skip
+
+
+def _accepted(tool: str, arguments: dict[str, Any]) -> bool:
+    try:
+        find_tool(tool).arguments.parse(arguments)
+    except InvalidInputError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_schemas_take_exactly_the_numbers_and_number_strings_the_tools_take(dialect: Any, strict: bool) -> None:
+    # forgiving coercion ("limit": "5") is by design: the published schemas must say so, and say nothing more
+    schemas = by_name(dialect, strict=strict)
+    for tool, call, name in NUMERIC:
+        validator = jsonschema.Draft202012Validator(parameters(schemas[tool]))
+        blank = dict.fromkeys(parameters(schemas[tool])["properties"]) if strict else {}
+        for value in NUMBER_TRIES:
+            if strict and not isinstance(value, str):
+                continue  # strict mode moves ranges into descriptions: the schema cannot refuse 51 there
+            arguments = {**blank, **call, name: value}
+            assert validator.is_valid(arguments) == _accepted(tool, arguments), (tool, name, value)
+    crop = jsonschema.Draft202012Validator(parameters(schemas["crop_images"]))
+    for value in COORDINATE_TRIES:
+        arguments = {"crops": {"<image_1>": [0, 0, value, 1]}}
+        if strict:
+            arguments |= {"units": None, "messages": None}
+        assert crop.is_valid(arguments) == _accepted("crop_images", arguments), value
 
 
 def test_engine_enums_come_from_the_backend() -> None:

@@ -1,8 +1,14 @@
 """`webreach image add FILE`: a local image into a session's store, printing its token and URL (the CLI door of
-the hidden image_upload tool; the file is read here, the tool stores it)."""
+the hidden image_upload tool; the file is read here, the tool stores it).
+
+The file is read as every local file the CLI takes (local_files.read_local, in a worker thread): capped at the
+image limit whatever its size claims, and a FIFO or device never hangs the command (no writer reads as empty,
+a silent writer ends after an idle time), while a pipe that sends an image (`image add <(curl ...)`) still works.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Awaitable, Callable
@@ -13,6 +19,7 @@ import click
 
 from webreach.errors import InvalidInputError
 from webreach.gateway import Gateway
+from webreach.local_files import read_local
 from webreach.tools import Toolbox, ToolResult
 
 Run = Callable[[bool, Callable[[Gateway], Awaitable[Any]]], Any]
@@ -40,12 +47,15 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, metere
         async def work(gateway: Gateway) -> None:
             limit = gateway.settings.images.max_input_bytes
             try:
-                with file.open("rb") as handle:
-                    data = handle.read(limit + 1)
+                data = await asyncio.to_thread(read_local, file, limit)
             except OSError as exc:
-                raise InvalidInputError(f"cannot read {file}: {exc.strerror or exc}") from None
+                raise InvalidInputError(
+                    f"cannot read {file}: {exc.strerror or exc}", hint="Pass a readable image file."
+                ) from None
             if len(data) > limit:
                 raise InvalidInputError(f"{file} is over the {limit:,}-byte image limit")
+            if not data:
+                raise InvalidInputError(f"{file} is empty (a FIFO or device without data?)", hint="Pass an image file.")
             arguments = {"image": base64.b64encode(data).decode("ascii")}
             toolbox = Toolbox.over(gateway)
 

@@ -164,10 +164,20 @@ def _body_schema(tool: Mapping[str, Any]) -> Schema:
     schema["properties"] = {
         name: prop if name in required else _nullable(prop) for name, prop in schema.get("properties", {}).items()
     }
-    exclusive = find_tool(tool["name"]).arguments.exactly_one_of
+    arguments = find_tool(tool["name"]).arguments
+    exclusive = arguments.exactly_one_of
     if exclusive:
         schema["oneOf"] = [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in exclusive]
+    if arguments.only_when:
+        schema["allOf"] = [_only_when(*rule) for rule in arguments.only_when]
     return schema
+
+
+def _only_when(name: str, other: str, values: Sequence[str]) -> Schema:
+    """`name` empty or null unless `other` is one of `values` (null, the default, counts as one of them)."""
+    elsewhere = {"required": [other], "properties": {other: {"not": {"enum": [*values, None]}}}}
+    empty = {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]}
+    return {"if": elsewhere, "then": {"properties": {name: empty}}}
 
 
 def _nullable(prop: Mapping[str, Any]) -> Schema:
@@ -281,7 +291,12 @@ def _type_text(prop: Mapping[str, Any]) -> str:
     if "enum" in prop:
         return " | ".join(str(choice) for choice in prop["enum"])
     if "anyOf" in prop:
-        return " or ".join(_type_text(branch) for branch in prop["anyOf"])
+        # a number that may come as text (tools/number_text.py): its string branch reads "integer as text"
+        numeric = next((b["type"] for b in prop["anyOf"] if b.get("type") in ("integer", "number")), None)
+        return " or ".join(
+            f"{numeric} as text" if numeric and branch.get("type") == "string" else _type_text(branch)
+            for branch in prop["anyOf"]
+        )
     if prop.get("type") == "array":
         return f"list of {_type_text(prop.get('items', {}))}"
     return str(prop.get("type", "any"))

@@ -32,6 +32,7 @@ from webreach.frontends._cli_hints import cli_syntax, error_text
 from webreach.frontends._cli_images import add_image_commands
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_capped, text_problem
 from webreach.frontends._cli_progress import log_options, verbosity_options
+from webreach.frontends._cli_types import PageUrl, Seconds
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
 from webreach.frontends._serve_logs import LogOptions, secrets_of
 from webreach.gateway import Gateway
@@ -64,6 +65,8 @@ class Text(click.ParamType):  # type: ignore[type-arg]  # generic in click 8.2+,
 TEXT = Text()
 
 PORT = click.IntRange(0, 65535)
+# the longest deadline `fetch --timeout` takes: an hour is far past any page, and a read holds a worker meanwhile
+MAX_FETCH_SECONDS = 3600.0
 # the packages of the `server` extra: a door that needs one that is missing says how to install it
 SERVER_PACKAGES = frozenset({"mcp", "starlette", "uvicorn"})
 
@@ -328,7 +331,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     "--resolve", multiple=True, type=TEXT, help="HOST:ADDR[,ADDR...]: use these addresses for HOST (still guarded)."
 )
 @click.option("--allow-cidr", multiple=True, type=TEXT, help="Also allow this private network (metadata stays denied).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Total seconds for the read.")
+@click.option("--timeout", type=Seconds(MAX_FETCH_SECONDS), help="Total seconds for the read (at most 3600).")
 @click.option(
     "--output",
     type=click.Choice(["compact", "json", "raw"]),
@@ -383,7 +386,7 @@ def fetch(
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--url", type=TEXT, help="The URL the files came from (resolves relative links, helps metadata).")
+@click.option("--url", type=PageUrl(), help="The URL the files came from (resolves relative links, helps metadata).")
 @click.option("--format", "content_format", type=click.Choice(["markdown", "text"]), default="markdown")
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
 def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:

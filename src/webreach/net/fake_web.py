@@ -31,9 +31,9 @@ import httpx
 from webreach.errors import HostResolutionError
 from webreach.net.address_policy import IPAddress, canonical
 from webreach.net.guard import OFFLINE_HINT
-from webreach.net.offline import OfflineScope
+from webreach.net.offline import CONTROL_PREFIX, OfflineScope
 
-RESOLVE_PATH = "/_fakeweb/resolve"
+RESOLVE_PATH = f"{CONTROL_PREFIX}/resolve"
 RESOLVE_TIMEOUT = 5.0
 
 

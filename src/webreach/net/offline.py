@@ -12,7 +12,10 @@ same guard and pinned dialing, with a refused engine URL reported as the engine'
 (NotConfiguredError, which auto and multi skip) rather than as a failed search.
 
 The fake web is the operator's configuration, like an engine base URL, so its own endpoint is approved although
-the address policy denies loopback to agent URLs. A fake web given by host name (a container name) is resolved
+the address policy denies loopback to agent URLs. Its control API (CONTROL_PREFIX: scenarios and the request log,
+which holds every agent's queries) is the operator's alone: a URL whose request target the fake web would route
+there is refused with rule `fake_web_control`, on any host and at every redirect hop, so agents read the stand-in
+pages of results and the fake web's public pages only. A fake web given by host name (a container name) is resolved
 once, when the scope is built: the only name lookup offline mode makes.
 """
 
@@ -22,6 +25,7 @@ import dataclasses
 import socket
 from dataclasses import dataclass
 from ipaddress import ip_address
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
@@ -32,6 +36,22 @@ from webreach.net.guard import parse_url as parse_checked_url
 from webreach.net.transport import GuardedTransport
 
 RULE = "offline"
+CONTROL_RULE = "fake_web_control"
+CONTROL_PREFIX = "/_fakeweb"  # the fake web's control API (testing/control.py): never an agent's to read
+
+
+def is_control_path(path: str) -> bool:
+    """Whether a request path (percent-decoded) belongs to the fake web's control API."""
+    return path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/")
+
+
+def reaches_control(url: httpx.URL) -> bool:
+    """Whether the fake web would route this URL's request target to its control API.
+
+    The same reading as the fake web's wire (testing/wire.py): the target split as a URL, its path decoded once,
+    so `/%5Ffakeweb/requests` and `//x/_fakeweb/requests` are caught like `/_fakeweb/requests`.
+    """
+    return is_control_path(unquote(urlsplit(url.raw_path.decode("latin-1")).path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +98,10 @@ class OfflineScope:
         return (self.routed or port == self.port) and canonical(ip_address(address)) in self.addresses
 
     def approve(self, url: str, parsed: ParsedUrl, addresses: tuple[IPAddress, ...]) -> None:
-        """Raise the `offline` refusal unless every address of this URL, with its port, is the fake web's."""
+        """Raise the `offline` refusal unless every address of this URL, with its port, is the fake web's;
+        raise the `fake_web_control` refusal for a URL the fake web would answer from its control API."""
+        if reaches_control(parsed.url):
+            raise self.control_refusal(url)
         for address in addresses:
             if not self.permits(address, parsed.port):
                 raise self.refusal(url, address, parsed.port)
@@ -92,6 +115,16 @@ class OfflineScope:
             url=shown,
             address=str(address),
             hint=OFFLINE_HINT,
+        )
+
+    def control_refusal(self, url: str) -> UrlNotAllowedError:
+        shown = mask_userinfo(url)
+        return UrlNotAllowedError(
+            f"Refused {shown!r} (rule {CONTROL_RULE}): {CONTROL_PREFIX}/ is the fake web's control API (scenarios "
+            "and the request log), which is the operator's, not an agent's.",
+            rule=CONTROL_RULE,
+            url=shown,
+            hint="Read the pages search results link to, or the fake web's /_pages/ pages.",
         )
 
 

@@ -16,7 +16,9 @@ What the store takes: session names of 1 to MAX_SESSION_CHARS characters with no
 and no lone surrogate (SESSION_PATTERN, which the OpenAPI document publishes for the session header), and URLs
 that `storable` accepts. A lone surrogate (invalid UTF-8 from a command line, a broken API answer) cannot be
 encoded for SQLite, and a NUL or control character has no business in a name or a URL, so both are refused with
-InvalidInputError before any backend sees them. The tools number only storable URLs: a result whose URL holds a
+InvalidInputError before any backend sees them. A ref to resolve must be a whole number from 1 to MAX_REF
+(`check_ref`): anything else is InvalidInputError naming that range, before a backend sees it (SQLite cannot even
+bind an integer past 2**63). The tools number only storable URLs: a result whose URL holds a
 lone surrogate gets no ref and is shown with its URL, and the search goes on.
 
 Backend trouble raises SessionStoreError (never a raw sqlite3 error) so the tools layer can fall back to showing
@@ -43,6 +45,8 @@ DEFAULT_TTL = 24 * 3600.0
 DEFAULT_MAX_REFS = 1000
 DEFAULT_FORGET_AFTER = 30 * 24 * 3600.0
 MAX_SESSION_CHARS = 200
+# refs are counted per session from 1; a larger number is no ref (and would not fit an SQLite integer)
+MAX_REF = 2**31 - 1
 # a JSON-Schema (ECMA-262) and Python pattern alike: no control character but tab (HTTP allows a tab inside a
 # header value, and the command line counts it as spacing), no DEL or C1 character, no lone surrogate
 # characters a session name may not hold: control characters (tab aside) and lone surrogates
@@ -69,7 +73,8 @@ class SessionStore(Protocol):
         ...
 
     def resolve(self, session: str, ref: int) -> str:
-        """The URL of a live ref; UnknownRefError when the session never gave it or it expired."""
+        """The URL of a live ref; UnknownRefError when the session never gave it or it expired, InvalidInputError
+        when `ref` is outside 1 to MAX_REF (check_ref)."""
         ...
 
     def close(self) -> None:
@@ -89,6 +94,17 @@ def check_session(session: str) -> str:
             hint="Use a short printable name such as 'research'.",
         )
     return session
+
+
+def check_ref(ref: int) -> int:
+    """A ref in the range refs are given in (1 to MAX_REF), else InvalidInputError saying that range."""
+    if isinstance(ref, bool) or not isinstance(ref, int) or not 1 <= ref <= MAX_REF:
+        shown = repr(ref) if not isinstance(ref, int) or len(str(ref)) <= 30 else f"{str(ref)[:20]}..."
+        raise InvalidInputError(
+            f"ref must be a whole number from 1 to {MAX_REF}, not {shown}",
+            hint="Use a ref shown next to a search result of this session (e.g. 3), or pass the url instead.",
+        )
+    return ref
 
 
 def storable(url: str) -> bool:
@@ -174,6 +190,7 @@ class MemorySessionStore:
         return refs
 
     def resolve(self, session: str, ref: int) -> str:
+        check_ref(ref)
         state = self._sessions.get(check_session(session))
         if state is None:
             raise unknown_ref(ref, 1, self.ttl)
@@ -262,6 +279,7 @@ class SqliteSessionStore(SqliteStore):
         return refs
 
     def resolve(self, session: str, ref: int) -> str:
+        check_ref(ref)
         check_session(session)
         conn = self._file.connection(create=False)
         if conn is None and not self._file.usable:

@@ -9,7 +9,8 @@
     GET    /_fakeweb/resolve?host=H      200 when the fake web serves pages on host H (sites.py), else 404:
                                          how fake-web mode resolves names without DNS (net/fake_web.py)
 
-Bad fields answer 400, unknown engines or recordings 404, all with a JSON `error`.
+Bad fields answer 400, unknown engines or recordings 404, all with a JSON `error`. In fake-web mode agents never
+reach these routes: webreach's guard refuses them (rule fake_web_control, net/offline.py).
 """
 
 from __future__ import annotations
@@ -18,17 +19,11 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from webreach.net.offline import CONTROL_PREFIX
 from webreach.testing.wire import Request
 
 if TYPE_CHECKING:
     from webreach.testing.fakeweb import FakeWeb
-
-CONTROL_PREFIX = "/_fakeweb"
-
-
-def is_control(path: str) -> bool:
-    """Whether a request path belongs to the control API rather than to an engine."""
-    return path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/")
 
 
 def handle_control(web: FakeWeb, request: Request) -> tuple[int, Any]:

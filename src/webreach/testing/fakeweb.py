@@ -40,7 +40,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
 from webreach.clock import Clock, SystemClock
-from webreach.testing.control import handle_control, is_control
+from webreach.net.offline import is_control_path
+from webreach.testing.control import handle_control
 from webreach.testing.faults import send
 from webreach.testing.js_pages import JS_ROUTE, is_js_page, serve_js_page
 from webreach.testing.pages import PageSite
@@ -308,7 +309,7 @@ class FakeWeb:
             return False
         if request is None:
             return False
-        if is_control(request.path):
+        if is_control_path(request.path):
             status, payload = handle_control(self, request)
             await write_json(writer, status, payload, keep_alive=request.keep_alive)
             return request.keep_alive

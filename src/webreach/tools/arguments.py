@@ -4,9 +4,10 @@ Fields are inherited from SearchRequest and ReadRequest (type constraints, limit
 a limit lives in models.py only. The schema enum of engine names is filled in at generation time from the
 registry (ENGINE_NAMES marks the fields that get it).
 
-Forgiving where it is safe: numbers as strings ("5", " 5 "), null for "use the default" (OpenAI strict mode sends
-every key), case and spaces in enum-like values ("EN", " Week "), a comma string or a JSON-encoded list where a
-list is expected, "[3]" or "#3" for a ref. Strict where it is not: unknown argument names and unknown engines are
+Forgiving where it is safe: numbers as their digits in a string ("5"; exactly the strings the schemas' pattern
+takes, tools/number_text.py), null for "use the default" (OpenAI strict mode sends every key), case and spaces in
+enum-like values ("EN", " Week "), a comma string or a JSON-encoded list where a list is expected, "[3]" or "#3"
+for a ref. Strict where it is not: unknown argument names and unknown engines are
 errors that list the valid choices, and limits are never clamped silently.
 
 Hostile input is refused before it costs anything (every limit is an InvalidInputError naming it):
@@ -20,11 +21,14 @@ Hostile input is refused before it costs anything (every limit is an InvalidInpu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, ClassVar, Self
 
+from annotated_types import Ge, Le
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -52,6 +56,8 @@ from webreach.models import (
     describe_validation_error,
     schema_pattern_matches,
 )
+from webreach.state.sessions import MAX_REF
+from webreach.tools.number_text import MARKS, number, whole_number
 
 MAX_QUERIES = 5
 # a question-focused read returns at most this many tokens however large a budget is asked for
@@ -59,8 +65,6 @@ MAX_QUESTION_TOKENS = 20_000
 # results an agent gets by default (every door's tool call): fewer than models.DEFAULT_LIMIT for people, because
 # each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = 8
-# refs are counted per session from 1; a larger number is no ref (and would not fit an SQLite integer)
-MAX_REF = 2**31 - 1
 # arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
 # refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
 MAX_JSON_DEPTH = 16
@@ -91,8 +95,10 @@ LanguageCode = Annotated[
 ]
 # an empty or blank url is no target at all: refused here, before a reader is asked
 UrlText = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": QUERY_PATTERN})]
-EngineName = Annotated[str, Field(max_length=MAX_ENGINE_NAME_CHARS)]
+EngineName = Annotated[str, Field(min_length=1, max_length=MAX_ENGINE_NAME_CHARS)]
 QueryList = Annotated[list[QueryText], Field(min_length=1, max_length=MAX_QUERIES)]
+# a coordinate: a finite number, or a JSON number in a string (tools/number_text.py)
+Coordinate = Annotated[float, BeforeValidator(number), Field(allow_inf_nan=False)]
 
 
 class ToolArguments(BaseModel):
@@ -101,15 +107,32 @@ class ToolArguments(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
     # arguments of which exactly one must be given (and not null); documents that can say so do (the OpenAPI one)
     exactly_one_of: ClassVar[tuple[str, ...]] = ()
+    # (argument, other, values): `argument` may be given (non-empty) only while `other` is one of `values`, its
+    # default included; checked here, and said in the documents that can say it (the OpenAPI one)
+    only_when: ClassVar[tuple[tuple[str, str, tuple[str, ...]], ...]] = ()
+
+    @model_validator(mode="after")
+    def _only_when(self) -> Self:
+        for name, other, values in self.only_when:
+            if getattr(self, name) and getattr(self, other) not in values:
+                choices = " or ".join(repr(value) for value in values)
+                raise ValueError(f"{name} applies to {other}={choices} only; drop one of them")
+        return self
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
-        # pydantic reads true as 1; a boolean is never a count, a page or a ref (the schemas say integer)
+    def _whole_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # a count, a page or a ref: a number, or its digits in a string as the schemas' pattern says; never a
+        # boolean (pydantic reads true as 1)
         field = cls.model_fields.get(info.field_name or "")
-        if isinstance(value, bool) and field is not None and field.annotation in (int, int | None):
-            raise ValueError("must be an integer, not true or false")
-        return value
+        if field is None or field.annotation not in (int, int | None):
+            return value
+        low = next((item.ge for item in field.metadata if isinstance(item, Ge)), None)
+        high = next((item.le for item in field.metadata if isinstance(item, Le)), None)
+        if not isinstance(low, int) or low < 0:  # no text form without a lower bound: numbers only
+            return whole_number(value, 0, None) if isinstance(value, bool) else value
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        return whole_number(value, low, high if isinstance(high, int) else None, marks=bool(extra.get(MARKS)))
 
     @classmethod
     def parse_json(cls, text: str) -> Self | None:
@@ -173,7 +196,7 @@ def _as_list(value: Any) -> Any:
     """A JSON-encoded list or a comma/space separated string as a list; anything else unchanged."""
     if not isinstance(value, str):
         return value
-    text = value.strip()
+    text = value.strip(" \t\n\r\f\v")  # ASCII spacing: see below
     if text.startswith("["):
         if len(text) > MAX_LIST_TEXT_CHARS or nests_deeper_than(text, 1):
             return value  # not a list of strings this argument could take: validation says so
@@ -182,7 +205,9 @@ def _as_list(value: Any) -> Any:
         except ValueError:
             return value
         return decoded if isinstance(decoded, list) else value
-    return [part for part in text.replace(",", " ").split() if part]
+    # split at commas and ASCII spacing only: str.split() would also split at (and drop) \x1c-\x1f, so a list
+    # of control characters read as an empty list (the default) instead of failing as the names it is not
+    return [part for part in re.split(r"[,\s]+", text, flags=re.ASCII) if part]
 
 
 def as_sent(value: Any, *, pattern: str, max_chars: int, min_chars: int = 0) -> Any:
@@ -314,7 +339,11 @@ class WebFetchArguments(ToolArguments):
 
     url: UrlText | None = inherit(ReadRequest, "url", default=None)
     ref: int | None = Field(
-        None, ge=1, le=MAX_REF, description="Result number from an earlier web_search in this session."
+        None,
+        ge=1,
+        le=MAX_REF,
+        description="Result number from an earlier web_search in this session.",
+        json_schema_extra={MARKS: True},  # "[3]" as compact output shows it, or "#3"
     )
     start: int = inherit(ReadRequest, "start")
     max_chars: int = inherit(ReadRequest, "max_chars")
@@ -328,12 +357,6 @@ class WebFetchArguments(ToolArguments):
         "without them, a cap on the window.",
     )
     passage: int | None = inherit(ReadRequest, "passage")
-
-    @field_validator("ref", mode="before")
-    @classmethod
-    def _ref(cls, value: Any) -> Any:
-        # models often copy the ref as it is shown: "[3]", or write "#3"
-        return value.strip().strip("[]#").strip() if isinstance(value, str) else value
 
     @field_validator("format", mode="before")
     @classmethod

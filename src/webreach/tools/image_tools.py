@@ -27,7 +27,7 @@ from webreach.images.crop import Units, shown
 from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
 from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
-from webreach.tools.arguments import QueryText, ToolArguments
+from webreach.tools.arguments import Coordinate, QueryText, ToolArguments
 from webreach.tools.backend import ToolImage, ToolResult
 from webreach.tools.output import json_text
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # definitions.py imports this module for its registry
 ImageEngineName = Literal[
     "bing", "brave_api", "baidu", "duckduckgo", "google_cse", "searxng", "serpapi", "serper", "sogou", "tavily"
 ]  # fmt: skip
-Box = Annotated[list[float], Field(min_length=4, max_length=4)]
+Box = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
 # the tools whose arguments carry image bytes (base64 in `messages` or `image`): the HTTP doors give their calls a
 # body cap that fits [images] max_input_bytes (frontends/_asgi.py); an alias of one carries images too
 IMAGE_TOOLS = frozenset({"crop_images", "reverse_image_search", "image_upload"})
@@ -47,6 +47,8 @@ Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
 class ImageSearchArguments(ToolArguments):
     """image_search."""
+
+    only_when = (("engines", "engine", ("auto", "multi")),)
 
     query: QueryText = Field(description="What the images should show.")
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
@@ -88,8 +90,6 @@ class CropImagesArguments(ToolArguments):
 
 
 async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult:
-    if args.engines and args.engine not in ("auto", "multi"):
-        raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
     request = SearchRequest.create(
         query=args.query, limit=args.limit, safesearch=args.safesearch, size=args.size, type=args.type,
         colour=args.colour, licence=args.licence,

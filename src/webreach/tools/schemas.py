@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from webreach.tools.arguments import ENGINE_NAMES
 from webreach.tools.definitions import ToolDefinition, select_tools
+from webreach.tools.number_text import with_text_form
 
 Dialect = Literal["mcp", "openai", "openai-responses", "anthropic"]
 DIALECTS: tuple[Dialect, ...] = ("mcp", "openai", "openai-responses", "anthropic")
@@ -85,7 +86,7 @@ def input_schema(tool: ToolDefinition, *, engines: Sequence[str], strict: bool =
     schema = _inline(raw, raw.get("$defs", {}))
     schema.pop("$defs", None)
     schema.pop("description", None)  # the arguments model's docstring; the tool has its own description
-    schema = _clean(schema, engines)
+    schema = _text_forms(_clean(schema, engines))
     if strict:
         return _strict(schema)
     required = set(schema.get("required", ()))
@@ -135,6 +136,16 @@ def _clean(node: Any, engines: Sequence[str]) -> Any:
     return out
 
 
+def _text_forms(node: Any) -> Any:
+    """Every numeric node as `anyOf` the number and the string spelling of it the tools take (number_text.py)."""
+    if isinstance(node, list):
+        return [_text_forms(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _text_forms(value) for key, value in node.items()}
+    return with_text_form(out)
+
+
 def _drop_null_branch(node: Schema) -> None:
     branches = node.get("anyOf")
     if not isinstance(branches, list) or {"type": "null"} not in branches:
@@ -181,11 +192,28 @@ def _strip_unsupported(node: Any) -> Any:
         return [_strip_unsupported(item) for item in node]
     if not isinstance(node, dict):
         return node
+    node = _lift_number_limits(node)
     limits = _limits_text(node)
     out = {k: _strip_unsupported(v) for k, v in node.items() if k not in _STRICT_UNSUPPORTED}
     if limits:
         out["description"] = f"{out.get('description', '').rstrip()} ({limits})".lstrip()
     return out
+
+
+def _lift_number_limits(node: Schema) -> Schema:
+    """A number-or-text node (number_text.py) with its number branch's range moved up, so the range is told in
+    the argument's description, as for a plain integer."""
+    branches = node.get("anyOf")
+    if not isinstance(branches, list) or not any(b.get("type") in ("integer", "number") for b in branches):
+        return node
+    lifted = dict(node)
+    lifted["anyOf"] = []
+    for branch in branches:
+        if branch.get("type") in ("integer", "number"):
+            lifted.update((key, branch[key]) for key in ("minimum", "maximum") if key in branch)
+            branch = {key: value for key, value in branch.items() if key not in ("minimum", "maximum")}
+        lifted["anyOf"].append(branch)
+    return lifted
 
 
 def _limits_text(node: Schema) -> str:
