@@ -1,5 +1,9 @@
 """Shared test fixtures (the real captures in ../shared/data, a clean environment) and the secret-leak scan.
 
+Markers (listed in pyproject.toml) are applied here by what a test uses (FIXTURE_MARKERS, a "postgresql"
+parameter such as `database_url`'s, hypothesis), and every fuzz, browser, postgres or redis test is slow too, so
+the inner loop `pytest -m "not slow"` leaves them all out; modules slow by nature carry their own `pytestmark`.
+
 The scan reads every output and log line the suite produces (each test's captured stdout, stderr and log
 records at DEBUG, and its failure report) for the API keys the suite configures (tests/secret_keys.py), and
 fails the run when one appears. Tests that run subprocesses echo what those printed, so it is scanned too.
@@ -16,6 +20,17 @@ import pytest
 from secret_keys import find_secrets
 
 LEAKS = pytest.StashKey[list[str]]()
+
+# a fixture -> the marker every test using it gets
+FIXTURE_MARKERS = {
+    "postgres_cluster": "postgres",
+    "postgres_url": "postgres",
+    "chromium": "browser",  # tests/read/test_browser_reader.py
+    "browser": "browser",  # tests/frontends/test_console_browser.py
+    "server": "slow",  # tests/frontends: a `webreach serve` process per module
+}
+# markers that make a test slow as well
+SLOW_KINDS = ("fuzz", "browser", "postgres", "redis")
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -43,6 +58,25 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     base = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in _markers_by_use(item):
+            item.add_marker(marker)
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) and not item.get_closest_marker("slow"):
+            item.add_marker("slow")
+
+
+def _markers_by_use(item: pytest.Item) -> set[str]:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    found = {marker for fixture, marker in FIXTURE_MARKERS.items() if fixture in fixtures}
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "postgresql" in callspec.params.values():  # database_url, backend: the choice
+        found.add("postgres")
+    if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        found.add("fuzz")
+    return found
 
 
 def pytest_configure(config: pytest.Config) -> None:

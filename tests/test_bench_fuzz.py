@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ["bing", "exa", "extractor", "charset", "retry_after", "images", "rest", "mcp_http", "mcp_stdio", "cli"]
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.fuzz]
 
 
 def test_the_fuzz_report_runs_every_kind_of_target(tmp_path: Path, shared_data: Path) -> None:

@@ -78,6 +78,7 @@ def test_a_directory_is_refused_as_unreadable(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["parse", "bing"], ["extract"]])
+@pytest.mark.slow
 def test_the_cli_answers_a_fifo_instead_of_hanging(fifo: Path, tmp_path: Path, command: list[str]) -> None:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "WEBREACH_CONFIG": os.devnull}
     done = subprocess.run(

@@ -34,7 +34,7 @@ import pytest
 from webreach.testing import FakeWeb
 from webreach.testing.recordings import RECORDINGS_DIR, load_recording
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 README = Path(__file__).resolve().parents[1] / "README.md"
 TIME_LIMIT = 60.0
 START_LIMIT = 30.0

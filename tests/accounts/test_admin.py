@@ -78,6 +78,7 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_the_agents_command_works_on_the_default_ledger(tmp_path: Path) -> None:
     added = json.loads(cli(tmp_path, "add", "crawler", "--credits", "100", "--per-hour", "none", "--json").stdout)
     assert added["agent"]["per_hour"] is None and added["key"].startswith("wr_")
@@ -96,6 +97,7 @@ def test_the_agents_command_works_on_the_default_ledger(tmp_path: Path) -> None:
     assert (tmp_path / "data" / "webreach" / "accounts.sqlite3").exists()
 
 
+@pytest.mark.slow
 def test_cli_calls_act_as_the_named_agent_and_print_their_cost(web: FakeWeb, tmp_path: Path) -> None:
     cli(tmp_path, "add", "crawler", "--credits", "3")
     env = {

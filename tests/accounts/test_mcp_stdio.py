@@ -17,7 +17,7 @@ from webreach.testing import FakeWeb
 
 from .servers import operator
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60
 

@@ -24,7 +24,7 @@ from webreach.testing import FakeWeb
 
 from .servers import operator, servers
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60
 HAMMER_LIMIT = 300  # 1,000 calls on a loaded 2-core machine

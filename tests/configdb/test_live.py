@@ -15,7 +15,7 @@ from frontends.serving import ServerProcess
 from secret_keys import CONSOLE_KEY
 from webreach.testing import FakeWeb
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 SHARED_KEY = "oNbiiyq7qbP5XYUl3HTSojVo4d0V1D3m5Sm3JHGaZqk="  # a Fernet key both servers hold (not an API key)
 PATIENCE = 30.0  # seconds a change may take to show on a loaded machine (the poll is every second)
 

@@ -33,6 +33,8 @@ from webreach.search.parsing import INLINE_BYTES, EngineParsing
 from webreach.testing.mutations import MUTATIONS, Case, generated, mutate, seed_cases
 from webreach.testing.recordings import engine_recordings
 
+pytestmark = pytest.mark.fuzz
+
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 EXAMPLES = 2000 if os.environ.get("WEBREACH_FUZZ") == "long" else 40
 FUZZ = settings(

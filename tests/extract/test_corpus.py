@@ -14,6 +14,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from webreach.extract.cascade import extract
 
 F1_FLOOR = 0.965  # measured 0.9697 (plain trafilatura: 0.9525, with comments off: 0.9598)
@@ -25,6 +27,7 @@ def shingles(text: str) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + 4]) for i in range(max(1, len(tokens) - 3))) if tokens else Counter()
 
 
+@pytest.mark.slow
 def test_extraction_keeps_its_f1_floor(shared_data: Path) -> None:
     root = shared_data / "extraction" / "aeb"
     truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))

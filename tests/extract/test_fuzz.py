@@ -24,6 +24,8 @@ from webreach.errors import WebreachError
 from webreach.extract.cascade import extract
 from webreach.extract.extracted import Extracted
 
+pytestmark = pytest.mark.fuzz
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
 AEB = Path(__file__).resolve().parents[3] / "shared" / "data" / "extraction" / "aeb" / "html"
 AEB_SAMPLE = 6  # real pages are large: a few keep each example fast

@@ -140,6 +140,7 @@ def test_a_page_of_thousands_of_scripts_is_sized_without_them() -> None:
     assert html_tree.text_size(tree) == len(" ".join(["tide"] * 50))
 
 
+@pytest.mark.slow
 def test_a_page_of_more_elements_than_any_real_one_is_read_lightened() -> None:
     links = "<a href='/x'><h3>harbour</h3></a>" * (html_tree.MAX_ELEMENTS // 2 + 10)
     result = extract(f"<html><body>{PARAGRAPH}{links}</body></html>".encode(), content_type="text/html", url=URL,

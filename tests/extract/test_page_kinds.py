@@ -68,6 +68,7 @@ def check_sample(root: Path) -> dict[str, list[tuple[str, str, bytes]]]:
     return chosen
 
 
+@pytest.mark.slow
 def test_every_kind_of_page_keeps_its_floor(shared_data: Path) -> None:
     root = shared_data / "extraction" / "wcxb-dev"
     if not root.is_dir():
@@ -184,6 +185,7 @@ MARKDOWN_KINDS = ("article", "documentation", "service", "forum", "collection", 
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 
 
+@pytest.mark.slow
 def test_markdown_keeps_the_text_and_its_structure(shared_data: Path) -> None:
     """format="markdown" says what format="text" says (link targets aside) and keeps the page's structure:
     headings, lists, fenced code and absolute links, on the same check sample (products are left out: there
@@ -319,6 +321,7 @@ def test_a_meta_that_states_the_title_is_not_a_post() -> None:
     assert "RC1 of NodeBB v4" not in read.text and read.text.startswith("member0")
 
 
+@pytest.mark.slow
 def test_trafilatura_reads_real_pages_the_same_with_its_cleaned_elements_set_aside(shared_data: Path) -> None:
     """set_aside.py's promise on the check sample's 42 real pages: the precise reading is the same text, and the
     tree comes back as it was (a trafilatura release that cleans differently fails here)."""

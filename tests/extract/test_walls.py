@@ -293,6 +293,7 @@ def test_real_result_pages_are_not_walls(shared_data: Path) -> None:
         assert find_wall(source, text) is None, path.name
 
 
+@pytest.mark.slow
 def test_real_articles_are_neither_walls_nor_shells(shared_data: Path) -> None:
     root = shared_data / "extraction" / "aeb"
     keys = sorted(json.loads((root / "ground-truth.json").read_text(encoding="utf-8")))

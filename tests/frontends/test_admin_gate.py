@@ -77,6 +77,7 @@ def test_post_to_the_admin_index_is_no_tool_call(remote: TestClient) -> None:
     assert answer.json()["code"] == "not_found"
 
 
+@pytest.mark.slow
 def test_over_a_real_socket_the_server_answers_its_loopback_admin(web: FakeWeb, tmp_path: Path) -> None:
     with http_server(web, tmp_path) as process:
         answer = httpx.get(process.url + "/v1/admin", timeout=10)

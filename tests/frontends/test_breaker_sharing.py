@@ -23,7 +23,7 @@ from webreach.testing import FakeWeb
 
 from .serving import ServerProcess, http_server, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 ENGINE = "mojeek"
 WAIT = 20.0  # the most any poll below waits for the server to take a change in
 

@@ -209,6 +209,7 @@ def test_long_running_doors_check_the_configuration_before_starting() -> None:
 @pytest.mark.parametrize(
     ("command", "missing"), [("mcp", "mcp"), ("serve", "mcp"), ("serve", "uvicorn"), ("serve", "starlette")]
 )
+@pytest.mark.slow
 def test_a_door_without_its_extra_says_how_to_install_it(command: str, missing: str) -> None:
     # None in sys.modules makes `import NAME` fail as it does when the package is not installed
     done = run([command], prelude=f"sys.modules[{missing!r}] = None")
@@ -226,6 +227,7 @@ def test_out_of_range_ports_are_invalid_input(command: str) -> None:
 
 
 @pytest.mark.network
+@pytest.mark.slow
 def test_fakeweb_on_a_port_in_use_is_invalid_input() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

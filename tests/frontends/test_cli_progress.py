@@ -19,7 +19,7 @@ import pytest
 
 from webreach.testing import FakeWeb
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 
 @pytest.fixture

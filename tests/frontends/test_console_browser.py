@@ -29,7 +29,7 @@ from webreach.testing import FakeWeb
 
 from .serving import ServerProcess, http_server
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.browser]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the browser extra (playwright) is not installed")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

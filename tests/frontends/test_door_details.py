@@ -21,7 +21,7 @@ from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 
 def webreach(

@@ -24,7 +24,7 @@ from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 TIME_LIMIT = 60
 BOMB = "[" * 100_000 + "]" * 100_000
 

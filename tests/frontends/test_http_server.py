@@ -166,6 +166,7 @@ def test_a_taken_port_is_a_clear_error(server: ServerProcess, web: FakeWeb, tmp_
 
 
 @pytest.mark.skipif(importlib.util.find_spec("uvloop") is not None, reason="uvloop is installed here")
+@pytest.mark.slow
 def test_asking_for_uvloop_without_it_is_a_clear_error(web: FakeWeb, tmp_path: Path) -> None:
     env = server_env(web, tmp_path, WEBREACH_SERVER__EVENT_LOOP="uvloop")
     done = subprocess.run(HTTP_COMMAND, capture_output=True, text=True, timeout=60, env=env)

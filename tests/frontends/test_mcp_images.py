@@ -21,7 +21,7 @@ from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, http_server, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 TIME_LIMIT = 60
 ALIASES = {"WEBREACH_TOOLS__ALIAS_SET": "visual-agent"}
 

@@ -22,7 +22,7 @@ from webreach.tools import Toolbox
 
 from .serving import STDIO_ARGS, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 TIME_LIMIT = 60
 READ_PENDING = not hasattr(Gateway, "read")
 READ_PENDING_REASON = "Gateway.read has not landed yet: web_fetch cannot read the page a ref resolves to"

@@ -21,7 +21,7 @@ from webreach.tools.arguments import MAX_JSON_DEPTH
 
 from .serving import STDIO_ARGS, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,

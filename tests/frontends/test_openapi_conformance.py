@@ -30,7 +30,7 @@ from webreach.engines import names as engine_names
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.testing import FakeWeb
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.fuzz]
 # the 5xx answers the document gives for failures that are not the server's (upstream, configuration)
 NOT_OURS = frozenset(code for code, status in HTTP_STATUS.items() if status >= 500 and code != "error")
 

@@ -31,7 +31,7 @@ from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, http_server, server_env
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_PYTHON = ROOT / ".ci-clients" / "bin" / "python"

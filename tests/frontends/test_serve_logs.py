@@ -18,7 +18,7 @@ from webreach.testing import FakeWeb
 
 from .serving import http_server
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 # a client's own key in a query string: not one of the configured keys, since the test's own client logs its URL
 CLIENT_KEY = "client-own-key-7f3e9a0b"
 

@@ -133,6 +133,7 @@ def test_pixel_and_byte_limits_are_configurable() -> None:
         decode(png_bytes(gradient()), ImageLimits(max_bytes=100))
 
 
+@pytest.mark.slow
 def test_bomb_is_refused_within_bounded_memory() -> None:
     """In a child process whose address space is capped at 1 GiB: decoding the bomb's 10^10 pixels would need
     10 GB, so reaching the typed error proves nothing was allocated for them."""

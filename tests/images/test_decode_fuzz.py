@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,8 @@ from webreach.errors import WebreachError
 from webreach.images.crop import CropLimits, crop, encode
 from webreach.images.decode import ImageLimits, decode
 from webreach.testing.mutations import Case, image_seeds, mutate
+
+pytestmark = pytest.mark.fuzz
 
 EXAMPLES = 5000 if os.environ.get("WEBREACH_FUZZ") == "long" else 200
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES < 1000,

@@ -164,6 +164,7 @@ async def test_the_same_page_under_another_image_url_is_one_hit(web: FakeWeb, tm
     assert len(response.results) == 2
 
 
+@pytest.mark.slow
 async def test_image_search_has_the_cache_breaker_and_filters_of_web_search(web: FakeWeb, tmp_path: Path) -> None:
     request = SearchRequest(query="red panda", size="large", licence="public")
     async with Gateway.from_settings(settings_for(web, tmp_path, engines=EVERY)) as gateway:

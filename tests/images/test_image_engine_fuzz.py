@@ -19,6 +19,8 @@ from webreach.models import SearchRequest
 from webreach.search.engine_caller import rebuilt_response
 from webreach.testing.mutations import Case, generated, mutate, seed_cases
 
+pytestmark = pytest.mark.fuzz
+
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 EXAMPLES = 2000 if os.environ.get("WEBREACH_FUZZ") == "long" else 30
 FUZZ = settings(

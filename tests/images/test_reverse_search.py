@@ -125,6 +125,7 @@ def free_port() -> int:
         return port
 
 
+@pytest.mark.slow
 def test_s3_storage_round_trip_through_a_local_s3_server(tmp_path: Path) -> None:
     boto3 = pytest.importorskip("boto3")
     server_module = pytest.importorskip("moto.server")
@@ -171,6 +172,7 @@ def served(tmp_path: Path) -> Iterator[tuple[FakeWeb, str]]:
         yield web, base
 
 
+@pytest.mark.slow
 def test_rest_and_mcp_reverse_search_a_token_through_the_public_url_round_trip(served: tuple[FakeWeb, str]) -> None:
     web, base = served
     arguments = {"image": "<image_1>", "messages": messages(), "limit": 5}
@@ -199,6 +201,7 @@ def test_rest_and_mcp_reverse_search_a_token_through_the_public_url_round_trip(s
     assert len(web.reverse.fetched()) == 2 and web.reverse.fetched()[1].ok
 
 
+@pytest.mark.slow
 def test_rest_multipart_upload_returns_a_token_and_a_public_url(served: tuple[FakeWeb, str]) -> None:
     _, base = served
     answer = httpx.post(f"{base}/v1/images", files={"file": ("p.png", photo(), "image/png")},

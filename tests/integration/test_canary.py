@@ -14,7 +14,7 @@ from webreach.testing import FakeWeb
 
 from .test_cli_offline import run_cli
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 
 @pytest.fixture

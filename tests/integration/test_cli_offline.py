@@ -18,7 +18,7 @@ import pytest
 from secret_keys import GATEWAY_KEY, TEST_KEY
 from webreach.testing import FakeWeb
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -89,6 +89,7 @@ async def test_an_engine_that_answered_means_not_offline(tmp_path: Path) -> None
     assert "offline" not in error.message and "fakeweb" not in error.hint
 
 
+@pytest.mark.slow
 def test_the_cli_prints_offline_and_one_line_per_engine(closed_port: int, tmp_path: Path) -> None:
     env = {
         "PATH": os.environ.get("PATH", ""),

@@ -30,6 +30,8 @@ from webreach.testing import FakeWeb
 from webreach.testing.connects import ConnectRecorder
 from webreach.testing.js_pages import ARTICLE_PARAGRAPHS, ARTICLE_TITLE, CLOSING_PARAGRAPH, COMMENTS_NOTE, JS_ROUTE
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = find_chromium()
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (/usr/bin/chromium); scripts/setup-tests installs it"

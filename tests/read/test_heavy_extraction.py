@@ -27,6 +27,7 @@ URL = "https://tides.example/bomb.pdf"
 SLOW_PDF = bomb_pdf(pages=4, inflated=12 * MIB)
 
 
+@pytest.mark.slow
 async def test_a_small_pdf_comes_back_from_the_child() -> None:
     extracted = await ExtractionWorkers().extract(bomb_pdf(inflated=1000), content_type=PDF, url=URL, seconds=60)
     assert (extracted.text, extracted.extractor) == ("still here", "pypdf")

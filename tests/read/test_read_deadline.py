@@ -85,6 +85,7 @@ SHELL = (  # a shell (direct says needs_browser) whose script never arrives: the
 
 
 @pytest.mark.parametrize("reader", ["browser", "auto"])
+@pytest.mark.browser
 async def test_a_javascript_shell_ends_within_the_reads_timeout_in_real_chromium(reader: str) -> None:
     from webreach.read.readers.browser import find_chromium
 

@@ -264,6 +264,7 @@ async def test_local_files_are_extracted_offline(tmp_path: Path) -> None:
         await extract_file(picture)
 
 
+@pytest.mark.browser
 async def test_auto_renders_a_javascript_page_in_real_chromium_through_the_guard() -> None:
     from webreach.read.readers.browser import find_chromium
 

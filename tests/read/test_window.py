@@ -149,6 +149,7 @@ def test_no_tokens_reported_unless_asked() -> None:
 
 
 @pytest.mark.skipif(not HAS_BPE, reason="bpe-openai (the tokens extra) is not installed")
+@pytest.mark.slow
 def test_o200k_windows_respect_the_token_limit_and_add_up() -> None:
     tokenizer = O200kTokenizer()
     for content in (PROSE, UNICODE):

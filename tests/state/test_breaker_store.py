@@ -94,6 +94,7 @@ def test_reading_never_creates_the_file_and_the_first_save_does_privately(tmp_pa
     store.close()
 
 
+@pytest.mark.slow
 def test_a_record_another_process_writes_is_read_here(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     writer = (

@@ -90,6 +90,7 @@ store.close()
 """
 
 
+@pytest.mark.slow
 def test_concurrent_processes_never_lose_an_update(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     children = [

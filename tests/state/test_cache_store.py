@@ -146,6 +146,7 @@ def test_open_cache_store_follows_the_backend_setting(tmp_path: Path) -> None:
     assert not default.path.exists()
 
 
+@pytest.mark.slow
 def test_sqlite_entries_written_by_another_process_are_read_here(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     writer = (

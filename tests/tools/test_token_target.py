@@ -70,6 +70,7 @@ def test_compact_saves_sixty_percent_on_every_real_results_page(shared_data: Pat
     assert not below, f"compact output saves less than {TARGET_SAVING:.0%} of the JSON's tokens on {below}"
 
 
+@pytest.mark.slow
 def test_the_measure_counts_what_a_model_reads() -> None:
     """The compact side has no URL and one hint; the JSON side has every URL: the saving is real, not an artefact."""
     hits = [
