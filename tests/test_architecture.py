@@ -4,8 +4,8 @@
     -> models | errors | config | clock | retry_after | nesting | bounded_json
 
 ALLOWED lists every arrow between top-level packages, same layer included: an import not listed fails, so a
-new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract is the one
-module of search/ that the layers below it may import (policies wrap Searches, routing calls them). Each
+new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract lives with the
+policies (policies/contract.py): routing calls Searches, so routing -> policies is a same-layer arrow. Each
 third-party SDK stays in its one module, and the modules import each other without a cycle.
 """
 
@@ -20,11 +20,11 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
 BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json", "local_files"}
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
-# every package -> the packages it may import ("search.contract": only that module of search/)
+# every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
+    "gateway": {"search", "read", "policies", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
     # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
     # the Gateway, which layers them into the settings it builds engines from
     "configdb": {"accounts"} | BOTTOM,
@@ -35,8 +35,8 @@ ALLOWED: dict[str, set[str]] = {
     "accounts": BOTTOM,
     "search": {"routing", "policies", "engines", "state"} | BOTTOM,
     "read": {"net", "extract"} | BOTTOM,
-    "routing": {"search.contract"} | BOTTOM,
-    "policies": {"search.contract", "state"} | BOTTOM,
+    "routing": {"policies"} | BOTTOM,
+    "policies": {"state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after"},
     "extract": {"errors", "models", "nesting", "attribute_floods", "bounded_json"},
     "state": BOTTOM,
@@ -131,12 +131,10 @@ def _imports(path: Path) -> list[str]:
 
 
 def _target(name: str) -> str | None:
-    """The package (or "search.contract") an import of `name` reaches, None when it is not webreach's."""
+    """The package an import of `name` reaches, None when it is not webreach's."""
     parts = name.split(".")
     if parts[0] != "webreach" or len(parts) < 2:
         return None
-    if parts[1] == "search" and parts[2:3] == ["contract"]:
-        return "search.contract"
     return parts[1]
 
 

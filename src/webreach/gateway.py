@@ -32,9 +32,9 @@ from webreach.images.storage import Storage
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
+from webreach.policies.parse_health import ParseHealth
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
-from webreach.search.parse_health import ParseHealth
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore

@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 from webreach.state.cache_store import CacheEntry, CacheStore
 
 TtlFor = Callable[[SearchRequest], float]
