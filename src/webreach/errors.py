@@ -62,10 +62,9 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-if TYPE_CHECKING:
-    from webreach.models import EngineAttempt
+from webreach.engine_attempt import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
 UnreachableCause = Literal["dns", "no_route", "refused"]

@@ -43,7 +43,16 @@ from webreach.state.sqlite_file import default_state_path
 
 logger = logging.getLogger(__name__)
 CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server
-__all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "search"]
+__all__ = [
+    "CANARY_QUERY",
+    "Accounts",  # the type of Gateway.accounts, for doors that annotate with it (doors never import accounts/)
+    "CanaryResult",
+    "EngineStatus",
+    "Gateway",
+    "ParseHealth",
+    "Pickup",
+    "search",
+]
 
 
 class Gateway:
