@@ -220,6 +220,15 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def test_the_import_linter_contracts_are_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    """The contracts in pyproject.toml ([tool.importlinter]: layers, doors, tools, root, acyclic), which `.ci/run`
+    also runs as `lint-imports`: import-linter reads every import form, TYPE_CHECKING ones included."""
+    from importlinter.cli import lint_imports
+
+    status = lint_imports(config_filename=str(SRC.parents[1] / "pyproject.toml"), no_cache=True, no_logo=True)
+    assert status == 0, capsys.readouterr().out
+
+
 def test_every_module_opens_with_a_docstring() -> None:
     missing = [str(p.relative_to(SRC)) for p in _modules() if ast.get_docstring(ast.parse(p.read_text())) is None]
     assert missing == []
