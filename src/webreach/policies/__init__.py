@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from functools import partial
 
 from webreach.clock import Clock, SystemClock
@@ -191,9 +191,9 @@ class PolicyState:
         now = self.clock.now()
         return tuple(self._breakers[name].view(now) for name in sorted(self._breakers))
 
-    def lookup_stale(self, engine: str, request: SearchRequest) -> EngineResult | None:
+    def lookup_stale(self, engine: str, request: SearchRequest, ignores: Collection[str] = ()) -> EngineResult | None:
         """A cached answer kept past expiry (stale=True), for when every engine failed; None when there is none."""
-        return lookup_stale(self.cache, engine, request, now=self.clock.now())
+        return lookup_stale(self.cache, engine, request, now=self.clock.now(), ignores=ignores)
 
     def close(self) -> None:
         """Close the stores."""
@@ -215,11 +215,13 @@ def apply_policies(
     retries: int,
     cache_ttl: float,
     record_parses: bool = True,
+    ignores: Collection[str] = (),
 ) -> Search:
     """Wrap one engine's search in the policy stack, outermost first:
 
     1. cache: a fresh hit answers without the engine, even while its breaker is open or its bucket is empty;
-       only real answers are stored, never errors or our own refusals from the layers below.
+       only real answers are stored, never errors or our own refusals from the layers below. Its key leaves out
+       the request fields the engine `ignores` (Engine.ignores).
     2. breaker: a resting engine fails fast, spending no token and no wait. It sees the outcome of a whole
        search after retries, so a blip a retry healed does not count against the engine.
     3. rate limit: one token per search, taken just before the engine is asked (and given back when this
@@ -239,7 +241,9 @@ def apply_policies(
         layers.append(partial(ParseHealthRecorder, engine=engine, store=state.parse_health, clock=state.clock))
     for layer in reversed(layers):
         search = layer(search)
-    return Cache(search, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl))
+    return Cache(
+        search, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl), ignores=ignores
+    )
 
 
 def without_cache(search: Search) -> Search:

@@ -184,6 +184,7 @@ class Searching:
             timeout=settings.timeout or self.settings.engine_timeout,
             retries=self.settings.retries,
             cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
+            ignores=engine.ignores,
         )
 
     def guarded_calls(self) -> GuardedCalls:
@@ -405,7 +406,8 @@ class Searching:
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
-            result = self._state.lookup_stale(candidate.name, request)
+            engine = self._engines.get(candidate.name)
+            result = self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
