@@ -23,7 +23,7 @@ from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
-from webreach.errors import InvalidInputError
+from webreach.errors import InvalidInputError, UnknownEngineError
 from webreach.extract.extracted import Extracted
 from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.images.reverse.service import ReverseSearch, backends_of
@@ -257,8 +257,8 @@ class Gateway:
         at once (other servers within CONFIG_POLL). Engine names are checked against the registry."""
         valid = set(self.engine_names())
         for scope, field in changes:
-            if scope.startswith("engine:") and scope[7:] not in valid:
-                raise InvalidInputError(f"unknown engine {scope[7:]!r}", hint=f"Engines: {', '.join(sorted(valid))}.")
+            if scope.startswith("engine:"):
+                UnknownEngineError.check(scope[7:], valid)
             order = changes[(scope, field)] if field in ("auto_order", "auto_order_zh") else None
             unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
             if unknown:

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
+from webreach.errors import InvalidInputError, SessionStoreError, UnknownEngineError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
 from webreach.state.sessions import SessionStore, storable
 from webreach.tools import render
@@ -154,11 +154,8 @@ async def search_results(
 
 def check_engine(name: str, valid: Sequence[str], *, allow_auto: bool = True) -> str:
     """`name` when it is an engine (or 'auto' where allowed), else InvalidInputError listing the valid ones."""
-    if name in valid or (allow_auto and name == "auto"):
-        return name
-    choices = ", ".join(["auto", *valid] if allow_auto else valid)
-    hint = "Use web_search_multi to ask several engines at once. " if name == "multi" else ""
-    raise InvalidInputError(f"unknown engine {name!r}", hint=f"{hint}Valid engines: {choices}.")
+    advice = "Use web_search_multi to ask several engines at once. " if name == "multi" else ""
+    return UnknownEngineError.check(name, valid, modes=("auto",) if allow_auto else (), advice=advice)
 
 
 async def _search(
