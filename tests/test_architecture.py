@@ -4,14 +4,15 @@
     -> models | errors | config | clock | retry_after | nesting | bounded_json
 
 ALLOWED lists every arrow between top-level packages, same layer included: an import not listed fails, so a
-new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract is the one
-module of search/ that the layers below it may import (policies wrap Searches, routing calls them). Each
+new arrow is a decision made here, in review, not an accident. The Search/EngineResult contract lives with the
+policies (policies/contract.py): routing calls Searches, so routing -> policies is a same-layer arrow. Each
 third-party SDK stays in its one module, and the modules import each other without a cycle.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,13 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
 BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json", "local_files"}
+BOTTOM |= {"engine_attempt"}  # EngineAttempt, below models and errors so neither imports the other back
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
-# every package -> the packages it may import ("search.contract": only that module of search/)
+# every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
+    "gateway": {"search", "read", "policies", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
     # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
     # the Gateway, which layers them into the settings it builds engines from
     "configdb": {"accounts"} | BOTTOM,
@@ -35,15 +37,16 @@ ALLOWED: dict[str, set[str]] = {
     "accounts": BOTTOM,
     "search": {"routing", "policies", "engines", "state"} | BOTTOM,
     "read": {"net", "extract"} | BOTTOM,
-    "routing": {"search.contract"} | BOTTOM,
-    "policies": {"search.contract", "state"} | BOTTOM,
+    "routing": {"policies"} | BOTTOM,
+    "policies": {"state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after"},
     "extract": {"errors", "models", "nesting", "attribute_floods", "bounded_json"},
     "state": BOTTOM,
     "engines": BOTTOM,
     "testing": {"net", "clock"},
-    "models": {"errors"},
-    "errors": set(),  # models only under TYPE_CHECKING
+    "models": {"errors", "engine_attempt"},
+    "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
+    "engine_attempt": set(),
     "config": {"errors"},
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it
@@ -106,37 +109,38 @@ def _part(path: Path) -> str:
     return rel.parts[0].removesuffix(".py")
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node except those under `if TYPE_CHECKING:` (annotations only, no runtime dependency)."""
-    nodes: list[ast.AST] = []
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            continue
-        nodes.append(node)
-        pending.extend(ast.iter_child_nodes(node))
-    return nodes
-
-
 def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    """Every webreach module or package `path` imports, in every form: `import webreach.x`, `from webreach.x import
+    y` (y when it is a module), `from webreach import x`, relative imports, and those under TYPE_CHECKING (an
+    annotation-only import is still an arrow, and a cycle through one is still a cycle)."""
+    modules = _module_names()
+    own = _module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
     found: list[str] = []
-    for node in _runtime_nodes(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.append(submodule if submodule in modules else base)
     return found
 
 
+@functools.cache
+def _module_names() -> frozenset[str]:
+    return frozenset(_module_name(p) for p in _modules())
+
+
 def _target(name: str) -> str | None:
-    """The package (or "search.contract") an import of `name` reaches, None when it is not webreach's."""
+    """The package an import of `name` reaches, None when it is not webreach's."""
     parts = name.split(".")
     if parts[0] != "webreach" or len(parts) < 2:
         return None
-    if parts[1] == "search" and parts[2:3] == ["contract"]:
-        return "search.contract"
     return parts[1]
 
 
@@ -147,6 +151,7 @@ def test_imports_follow_the_allowed_arrows(path: Path) -> None:
     if part in UNCHECKED:
         return
     for name in _imports(path):
+        assert name != "webreach", f"{where}: imports the package root (the public API); import the module instead"
         target = _target(name)
         if target is not None:
             if target.split(".")[0] == part:
@@ -174,12 +179,12 @@ def _module_name(path: Path) -> str:
 
 
 def test_no_import_cycles() -> None:
-    """Module-level imports (TYPE_CHECKING excluded) form no cycle; a package counts as its __init__."""
+    """Imports (TYPE_CHECKING ones included) form no cycle between modules; a package counts as its __init__."""
     modules = {_module_name(p): p for p in _modules()}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         edges = set()
-        for imported in _imported_modules(path, modules):
+        for imported in _imports(path):
             while imported and imported not in modules:
                 imported = imported.rpartition(".")[0]
             if imported and imported != name:
@@ -187,19 +192,6 @@ def test_no_import_cycles() -> None:
         graph[name] = edges
     cycle = _find_cycle(graph)
     assert cycle is None, " -> ".join(cycle or [])
-
-
-def _imported_modules(path: Path, modules: dict[str, Path]) -> list[str]:
-    """Like _imports, but `from package import module` names the module, not the package."""
-    found: list[str] = []
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                submodule = f"{node.module}.{alias.name}"
-                found.append(submodule if submodule in modules else node.module)
-    return found
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -226,6 +218,15 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if found:
                 return found
     return None
+
+
+def test_the_import_linter_contracts_are_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    """The contracts in pyproject.toml ([tool.importlinter]: layers, doors, tools, root, acyclic), which `.ci/run`
+    also runs as `lint-imports`: import-linter reads every import form, TYPE_CHECKING ones included."""
+    from importlinter.cli import lint_imports
+
+    status = lint_imports(config_filename=str(SRC.parents[1] / "pyproject.toml"), no_cache=True, no_logo=True)
+    assert status == 0, capsys.readouterr().out
 
 
 def test_every_module_opens_with_a_docstring() -> None:

@@ -2,7 +2,8 @@
 
 WebreachError                        .code .retryable .retry_after .engine .hint .next_hint
 ├── InvalidInputError                invalid_input        the caller's arguments are wrong
-│   └── UnknownPassageError          unknown_passage      no passage of that number on the page read
+│   ├── UnknownPassageError          unknown_passage      no passage of that number on the page read
+│   └── UnknownEngineError           invalid_input        a name that is not an engine; .names, .valid
 ├── NotConfiguredError               not_configured       engine disabled or missing its API key
 ├── EngineError                      one engine failed; policies read the attributes, never the message
 │   ├── AuthFailedError              auth_failed          key rejected (401, 403 on an API)
@@ -60,12 +61,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-if TYPE_CHECKING:
-    from webreach.models import EngineAttempt
+from webreach.engine_attempt import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
 UnreachableCause = Literal["dns", "no_route", "refused"]
@@ -184,6 +184,39 @@ class InvalidInputError(WebreachError):
 
     code = "invalid_input"
     default_hint: ClassVar[str | Hint] = "Fix the argument and call again."
+
+
+class UnknownEngineError(InvalidInputError):
+    """Names that are not engines: the one engine-name check (`check`) and its error, for every door and layer.
+
+    The message names the unknown ones; the hint lists the valid names after `modes` (auto, multi where the caller
+    may name them), with `advice` before them and `also` after (", or all"). The code stays invalid_input.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        valid: Sequence[str],
+        *,
+        modes: Sequence[str] = (),
+        advice: str = "",
+        also: str = "",
+    ) -> None:
+        self.names = tuple(names)
+        self.valid = tuple(valid)
+        plural = "s" if len(self.names) > 1 else ""
+        choices = ", ".join([*modes, *self.valid])
+        super().__init__(
+            f"unknown engine{plural} {', '.join(map(repr, self.names))}",
+            hint=f"{advice}Valid engines: {choices}{also}.",
+        )
+
+    @classmethod
+    def check(cls, name: str, valid: Collection[str], *, modes: Sequence[str] = (), advice: str = "") -> str:
+        """`name` when it is one of `valid` or of `modes`, else this error."""
+        if name in valid or name in modes:
+            return name
+        raise cls([name], sorted(valid) if not isinstance(valid, Sequence) else valid, modes=modes, advice=advice)
 
 
 class UnknownPassageError(InvalidInputError):

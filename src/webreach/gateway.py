@@ -23,7 +23,7 @@ from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
-from webreach.errors import InvalidInputError
+from webreach.errors import InvalidInputError, UnknownEngineError
 from webreach.extract.extracted import Extracted
 from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.images.reverse.service import ReverseSearch, backends_of
@@ -32,9 +32,9 @@ from webreach.images.storage import Storage
 from webreach.models import EngineAttempt, Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
+from webreach.policies.parse_health import ParseHealth
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
-from webreach.search.parse_health import ParseHealth
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
@@ -43,7 +43,16 @@ from webreach.state.sqlite_file import default_state_path
 
 logger = logging.getLogger(__name__)
 CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server
-__all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "search"]
+__all__ = [
+    "CANARY_QUERY",
+    "Accounts",  # the type of Gateway.accounts, for doors that annotate with it (doors never import accounts/)
+    "CanaryResult",
+    "EngineStatus",
+    "Gateway",
+    "ParseHealth",
+    "Pickup",
+    "search",
+]
 
 
 class Gateway:
@@ -248,8 +257,8 @@ class Gateway:
         at once (other servers within CONFIG_POLL). Engine names are checked against the registry."""
         valid = set(self.engine_names())
         for scope, field in changes:
-            if scope.startswith("engine:") and scope[7:] not in valid:
-                raise InvalidInputError(f"unknown engine {scope[7:]!r}", hint=f"Engines: {', '.join(sorted(valid))}.")
+            if scope.startswith("engine:"):
+                UnknownEngineError.check(scope[7:], valid)
             order = changes[(scope, field)] if field in ("auto_order", "auto_order_zh") else None
             unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
             if unknown:

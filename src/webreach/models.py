@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from webreach.engine_attempt import AttemptStatus as AttemptStatus
+from webreach.engine_attempt import EngineAttempt as EngineAttempt
+from webreach.engine_attempt import ParsedBy as ParsedBy
 from webreach.errors import InvalidInputError
 
 Freshness = Literal["day", "week", "month", "year"]
 SafeSearch = Literal["off", "moderate", "strict"]
-AttemptStatus = Literal["ok", "empty", "error", "skipped", "cancelled"]
-# which parser read a scraped page: the engine's own selectors, or the generic structural fallback
-ParsedBy = Literal["engine", "generic"]
 
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
@@ -214,31 +214,6 @@ class Hit(BaseModel):
     engines: tuple[str, ...] = Field((), description="Every engine that found it (multi mode).")
     score: float | None = None
     image: ImageFields | None = Field(None, description="Image hits only: the image itself.", exclude_if=_unset)
-
-
-class EngineAttempt(BaseModel):
-    """What happened when routing asked one engine."""
-
-    model_config = ConfigDict(frozen=True)
-
-    engine: str
-    status: AttemptStatus
-    code: str | None = None
-    message: str | None = None
-    latency_ms: float = 0.0
-    count: int = 0
-    cached: bool = False
-    stale: bool = False
-    retry_after: float | None = None
-    hedged: bool = Field(False, description="Started early because the previous engine was slow.")
-    unsupported: tuple[str, ...] = Field((), description="Requested parameters this engine ignores.")
-    parsed_by: ParsedBy | None = Field(
-        None,
-        description="Which parser read the engine's answer: 'engine' (its own selectors) or 'generic' (the "
-        "structural fallback: results are likely right but the engine's parser needs attention). Left out when "
-        "nothing was parsed (an error, or an answer from the cache).",
-        exclude_if=lambda value: value is None,
-    )
 
 
 class SearchMeta(BaseModel):

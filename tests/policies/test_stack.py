@@ -1,4 +1,4 @@
-"""apply_policies: the order cache -> breaker -> rate limit -> retry -> deadline, and what that order buys."""
+"""apply_policies: the order cache -> breaker -> rate limit -> retry -> deadline -> parse health, and what it buys."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from webreach.policies import EngineResult, PolicyState, Search, apply_policies
 from webreach.policies.breaker import CircuitBreaker
 from webreach.policies.cache import Cache
 from webreach.policies.deadline import Deadline
+from webreach.policies.parse_health import ParseHealthRecorder
 from webreach.policies.rate_limit import RateLimit
 from webreach.policies.retry import Retry
 from webreach.state.cache_store import NullCacheStore, open_cache_store
@@ -38,7 +39,31 @@ def test_layers_wrap_in_the_documented_order(clock: FakeClock) -> None:
     while layer is not inner:
         order.append(type(layer))
         layer = layer.inner
+    assert order == [Cache, CircuitBreaker, RateLimit, Retry, Deadline, ParseHealthRecorder]
+
+
+def test_calls_that_parse_no_page_leave_parse_health_out(clock: FakeClock) -> None:
+    inner = ScriptedSearch()
+    layer: Any = stack(inner, PolicyState(clock=clock), record_parses=False)
+    order = []
+    while layer is not inner:
+        order.append(type(layer))
+        layer = layer.inner
     assert order == [Cache, CircuitBreaker, RateLimit, Retry, Deadline]
+
+
+async def test_parse_health_records_engine_answers_and_not_cached_ones(clock: FakeClock) -> None:
+    state = PolicyState(clock=clock)
+
+    async def engine(request: SearchRequest) -> EngineResult:
+        return EngineResult(hits=make_hits(), parsed_by="generic")
+
+    options: dict[str, Any] = {"rate_per_minute": 600.0, "timeout": 15.0, "retries": 1, "cache_ttl": 3600.0}
+    search = apply_policies(engine, engine="mojeek", state=state, **options)
+    await search(Q1)
+    await search(Q1)  # the cache answers: nothing parsed, nothing recorded
+    record = state.parse_health.load_all()["mojeek"]
+    assert record.last_mode == "generic" and len(record.recent) == 1
 
 
 async def test_the_stack_keeps_the_search_signature(clock: FakeClock) -> None:

@@ -6,8 +6,8 @@ import asyncio
 
 from webreach.errors import ThrottledError
 from webreach.models import Hit, SearchRequest
+from webreach.policies.contract import EngineResult
 from webreach.search.canary import MAX_THROTTLE_WAIT, run_canary
-from webreach.search.contract import EngineResult
 from webreach.testing import FakeClock
 
 REQUEST = SearchRequest.create(query="python programming language")

@@ -12,8 +12,8 @@ import pytest
 from webreach.config import StateSettings
 from webreach.errors import BlockedError, ParseError
 from webreach.models import Hit, SearchRequest
-from webreach.search.contract import EngineResult
-from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
+from webreach.policies.contract import EngineResult
+from webreach.policies.parse_health import ParseHealth, ParseHealthRecorder
 from webreach.state.parse_health_store import (
     RECENT,
     MemoryParseHealthStore,

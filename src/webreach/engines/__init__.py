@@ -15,7 +15,7 @@ from types import MappingProxyType
 from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines._base import Engine, EngineKind, Tokens, Vertical
-from webreach.errors import InvalidInputError
+from webreach.errors import UnknownEngineError
 
 __all__ = [
     "Engine",
@@ -65,10 +65,7 @@ def engine_class(name: str, *, allow_modes: bool = True, vertical: Vertical | No
     found = engine_classes().get(name)
     if found is not None and vertical in (None, found.vertical):
         return found
-    modes = "auto, multi, " if allow_modes else ""
-    raise InvalidInputError(
-        f"unknown engine {name!r}", hint=f"Valid engines: {modes}{', '.join(names(vertical or 'web'))}."
-    )
+    raise UnknownEngineError([name], names(vertical or "web"), modes=("auto", "multi") if allow_modes else ())
 
 
 def create(

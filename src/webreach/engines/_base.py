@@ -92,6 +92,9 @@ class Engine(ABC):
     needs_key: ClassVar[bool] = False
     # optional request parameters honoured (subset of models.OPTIONAL_PARAMETERS)
     supports: ClassVar[frozenset[str]] = frozenset()
+    # request fields the engine's request never depends on ("limit" for engines that take no count): left out of
+    # its cache key (policies/cache.py), so requests differing only there share one entry; respond() trims
+    ignores: ClassVar[frozenset[str]] = frozenset()
     rate_per_minute: ClassVar[float] = 15.0
     language_hint: ClassVar[str | None] = None  # "zh" for engines that serve Chinese best
     warm_up_ttl: ClassVar[float] = 3600.0

@@ -53,6 +53,7 @@ class Brave(Engine):
     base_url = "https://search.brave.com"
     index = "brave"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
     rate_per_minute = 10.0
     page_markers = ("search.brave.com", 'data-type="web"', "Brave Search", "brave.com/static", "snippet-title")
 

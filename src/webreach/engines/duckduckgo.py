@@ -79,6 +79,7 @@ class DuckDuckGo(Engine):
     base_url = "https://html.duckduckgo.com"
     index = "bing"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
     rate_per_minute = 8.0
     page_markers = (
         "duckduckgo.com", "DuckDuckGo", "result__a", "uddg=", "web-result", "result-link", 'data-testid="result',

@@ -42,6 +42,7 @@ class ImagesDuckduckgo(ImageSearchEngine, DuckDuckGo):
     shares_settings_of = "duckduckgo"
     shares_origin = False
     supports: ClassVar[frozenset[str]] = frozenset({"safesearch", "region"} | FILTERS)
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
 
     def warm_up(self, request: SearchRequest) -> httpx.Request | None:
         params = {"q": request.query, "iax": "images", "ia": "images"}

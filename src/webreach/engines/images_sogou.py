@@ -34,6 +34,7 @@ class ImagesSogou(ImageSearchEngine, Sogou):
     shares_settings_of = "sogou"
     shares_origin = False
     supports: ClassVar[frozenset[str]] = frozenset()
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         headers = self.browser_headers(**{"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})

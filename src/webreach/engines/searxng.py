@@ -52,6 +52,7 @@ class SearXNG(Engine):
     index = "searxng"
     needs_key = False
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
     rate_per_minute = 60.0
 
     def ensure_configured(self) -> None:

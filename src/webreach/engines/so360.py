@@ -40,6 +40,7 @@ class So360(Engine):
     base_url = "https://www.so.com"
     index = "so360"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
     rate_per_minute = 10.0
     language_hint = "zh"
     page_markers = ("www.so.com", "res-list", "360搜索", "data-mdurl", "res-title")

@@ -49,6 +49,7 @@ class Sogou(Engine):
     base_url = "https://www.sogou.com"
     index = "sogou"
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
+    ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
     rate_per_minute = 10.0
     language_hint = "zh"
     page_markers = ("sogou.com", "搜狗", "news-list", "vrwrap", "sogou_vr_")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from webreach.errors import InvalidInputError
+from webreach.errors import UnknownEngineError
 from webreach.frontends._admin import AdminRoutes
 from webreach.frontends._asgi import error_body
 from webreach.frontends._errors import http_status
@@ -39,9 +39,7 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
         name = str(request.path_params["name"])
         valid = served.breaker_names()
         if name != ALL and name not in valid:
-            refusal = InvalidInputError(
-                f"unknown engine {name!r}", hint=f"Valid engines: {', '.join(valid)}, or {ALL}."
-            )
+            refusal = UnknownEngineError([name], valid, also=f", or {ALL}")
             body = error_body(refusal.code, refusal.message, hint=refusal.hint)
             return JSONResponse(body, status_code=http_status(refusal.code))
         names = valid if name == ALL else [name]

@@ -12,17 +12,14 @@ import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code
-from webreach.gateway import Gateway
-
-if TYPE_CHECKING:
-    from webreach.accounts.service import Accounts
+from webreach.gateway import Accounts, Gateway
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webreach.errors import InvalidInputError
+from webreach.errors import UnknownEngineError
 from webreach.gateway import Gateway
 
 ALL = "all"
@@ -24,10 +24,7 @@ def check_names(names: Sequence[str], valid: Sequence[str]) -> list[str]:
     """The engines to reset, `all` expanded; InvalidInputError for a name that is not an engine."""
     unknown = [name for name in names if name != ALL and name not in valid]
     if unknown:
-        raise InvalidInputError(
-            f"unknown engine{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}",
-            hint=f"Valid engines: {', '.join(valid)}; or {ALL} for every engine.",
-        )
+        raise UnknownEngineError(unknown, valid, also=f"; or {ALL} for every engine")
     return list(valid) if ALL in names else list(dict.fromkeys(names))
 
 

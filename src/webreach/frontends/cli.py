@@ -23,7 +23,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 import click
 
 from webreach.config import Settings
-from webreach.errors import InvalidInputError, NotConfiguredError, WebreachError
+from webreach.errors import InvalidInputError, NotConfiguredError, UnknownEngineError, WebreachError
 from webreach.frontends import _render
 from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
@@ -281,8 +281,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 
     async def work(gateway: Gateway) -> None:
         valid = gateway.engine_names()
-        if engine not in valid and engine != "auto":  # auto guesses the engine from the page; multi is no engine
-            raise InvalidInputError(f"unknown engine {engine!r}", hint=f"Valid engines: auto, {', '.join(valid)}.")
+        UnknownEngineError.check(engine, valid, modes=("auto",))  # auto guesses the engine; multi is no engine
         body = read_capped(file, MAX_SAVED_BYTES)
         kind = content_type or ("application/json" if file.suffix == ".json" else "text/html; charset=utf-8")
         _render.search_response(gateway.parse_saved(engine, body, status=status, content_type=kind), as_json)

@@ -46,15 +46,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import httpx
 
 from webreach.errors import HostResolutionError, UrlNotAllowedError
 from webreach.net.address_policy import AddressPolicy, Denial, IPAddress, canonical, refusal
-
-if TYPE_CHECKING:
-    from webreach.net.offline import OfflineScope
 
 MAX_URL_LENGTH = 8192
 DEFAULT_PORTS = MappingProxyType({"http": 80, "https": 443})
@@ -285,6 +282,23 @@ def parse_url(url: str | httpx.URL) -> ParsedUrl:
     if not _PORT.fullmatch(port_text) or not 0 < port < 65536:
         raise _refuse(text, "invalid_port", f"port {port_text!r} is not a number in 1-65535")
     return ParsedUrl(url=parsed.copy_with(host=host), host=host, port=port, literal=literal)
+
+
+class OfflineScope(Protocol):
+    """What the guard and the pinned transport ask of offline mode's scope (net/offline.py's OfflineScope):
+    declared here, below both, so neither imports net/offline.py, which builds on them."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def addresses(self) -> tuple[IPAddress, ...]: ...
+
+    def approve(self, url: str, parsed: ParsedUrl, addresses: tuple[IPAddress, ...]) -> None: ...
+
+    def permits(self, address: IPAddress | str, port: int) -> bool: ...
+
+    def refusal(self, url: str, address: IPAddress | str, port: int) -> UrlNotAllowedError: ...
 
 
 class Guard:

@@ -26,16 +26,13 @@ import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore
 import httpx
 
 from webreach.errors import HostResolutionError
-from webreach.net.guard import ApprovedTarget, Guard
-
-if TYPE_CHECKING:
-    from webreach.net.offline import OfflineScope
+from webreach.net.guard import ApprovedTarget, Guard, OfflineScope
 
 TARGET_EXTENSION = "webreach.approved_target"
 MAX_POOLS = 64

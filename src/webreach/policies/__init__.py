@@ -1,6 +1,7 @@
 """Cross-cutting policies. Each wraps a Search and returns a Search with the same signature.
 
-The stack order lives in one place, apply_policies(): cache -> breaker -> rate limit -> retry -> deadline.
+The Search contract every layer keeps is policies/contract.py. The stack order lives in one place, apply_policies():
+cache -> breaker -> rate limit -> retry -> deadline -> parse health (which parser read each answer).
 Everything the policies remember lives in a PolicyState owned by the Gateway, never in module globals;
 what must outlive the process (breaker suspensions, token-bucket levels) goes through the stores it is given.
 
@@ -20,26 +21,29 @@ import asyncio
 import contextlib
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from functools import partial
 
 from webreach.clock import Clock, SystemClock
 from webreach.models import SearchRequest
 from webreach.policies.breaker import BreakerState, BreakerView, CircuitBreaker
 from webreach.policies.cache import Cache, freshness_ttl, lookup_stale
+from webreach.policies.contract import EngineResult, Search
 from webreach.policies.deadline import Deadline
+from webreach.policies.parse_health import ParseHealth, ParseHealthRecorder
 from webreach.policies.rate_limit import RateLimit, TokenBucket
 from webreach.policies.retry import Retry
-from webreach.search.contract import EngineResult, Search
 from webreach.state.breaker_followers import BreakerFollowers, Pickup
 from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore
 from webreach.state.bucket_store import BucketStore, MemoryBucketStore
 from webreach.state.cache_store import CacheStore, MemoryCacheStore
+from webreach.state.parse_health_store import MemoryParseHealthStore, ParseHealthStore
 
 __all__ = [
     "BreakerView",
     "Cache",
     "EngineResult",
+    "ParseHealth",
     "Pickup",
     "PolicyState",
     "Search",
@@ -58,7 +62,8 @@ class PolicyState:
 
     Two Gateways never share a breaker or a bucket by accident; tests pass a FakeClock and a seeded Random.
     The Gateway passes open_cache_store(settings.cache), open_breaker_store(settings.state) and
-    open_bucket_store(settings.state); the defaults are in-memory stores. Breakers start from the records in
+    open_bucket_store(settings.state) and open_parse_health_store(settings.state); the defaults are in-memory
+    stores. Breakers start from the records in
     the breaker store (so a suspension an earlier process recorded holds here) and write their changes back
     to it; buckets take their tokens from the bucket store, so processes sharing it share each engine's pace.
     `fingerprints` maps an engine to its configuration fingerprint (see policies/breaker.py): a stored
@@ -75,11 +80,13 @@ class PolicyState:
         fingerprints: Mapping[str, str] | None = None,
         rng: random.Random | None = None,
         followers: BreakerFollowers | None = None,
+        parse_health: ParseHealthStore | None = None,
     ) -> None:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.cache: CacheStore = cache if cache is not None else MemoryCacheStore()
         self.breaker_store: BreakerStore = breaker_store if breaker_store is not None else MemoryBreakerStore()
         self.bucket_store: BucketStore = bucket_store if bucket_store is not None else MemoryBucketStore()
+        self.parse_health: ParseHealthStore = parse_health if parse_health is not None else MemoryParseHealthStore()
         self.random = rng if rng is not None else random.Random()
         self._fingerprints = dict(fingerprints or {})
         self.followers = followers
@@ -184,15 +191,16 @@ class PolicyState:
         now = self.clock.now()
         return tuple(self._breakers[name].view(now) for name in sorted(self._breakers))
 
-    def lookup_stale(self, engine: str, request: SearchRequest) -> EngineResult | None:
+    def lookup_stale(self, engine: str, request: SearchRequest, ignores: Collection[str] = ()) -> EngineResult | None:
         """A cached answer kept past expiry (stale=True), for when every engine failed; None when there is none."""
-        return lookup_stale(self.cache, engine, request, now=self.clock.now())
+        return lookup_stale(self.cache, engine, request, now=self.clock.now(), ignores=ignores)
 
     def close(self) -> None:
         """Close the stores."""
         self.cache.close()
         self.breaker_store.close()
         self.bucket_store.close()
+        self.parse_health.close()
         if self.followers is not None:
             self.followers.close()
 
@@ -206,17 +214,22 @@ def apply_policies(
     timeout: float,
     retries: int,
     cache_ttl: float,
+    record_parses: bool = True,
+    ignores: Collection[str] = (),
 ) -> Search:
     """Wrap one engine's search in the policy stack, outermost first:
 
     1. cache: a fresh hit answers without the engine, even while its breaker is open or its bucket is empty;
-       only real answers are stored, never errors or our own refusals from the layers below.
+       only real answers are stored, never errors or our own refusals from the layers below. Its key leaves out
+       the request fields the engine `ignores` (Engine.ignores).
     2. breaker: a resting engine fails fast, spending no token and no wait. It sees the outcome of a whole
        search after retries, so a blip a retry healed does not count against the engine.
     3. rate limit: one token per search, taken just before the engine is asked (and given back when this
        machine's network never reached it); its refusals are ThrottledError, which the breaker above ignores.
     4. retry: transient errors only, jittered, bounded by `retries` and by `timeout` as a budget.
     5. deadline: each attempt gets `timeout`; an expired attempt is a (retryable) EngineTimeoutError.
+    6. parse health: which parser read each answer the engine actually gave (never a cached one), into
+       state.parse_health; left out (`record_parses=False`) for calls that parse no search page.
     """
     layers: list[Callable[[Search], Search]] = [
         partial(CircuitBreaker, engine=engine, state=state.breaker_for(engine), clock=state.clock),
@@ -224,9 +237,13 @@ def apply_policies(
         partial(Retry, engine=engine, retries=retries, budget=timeout, clock=state.clock, rng=state.random),
         partial(Deadline, engine=engine, timeout=timeout),
     ]
+    if record_parses:
+        layers.append(partial(ParseHealthRecorder, engine=engine, store=state.parse_health, clock=state.clock))
     for layer in reversed(layers):
         search = layer(search)
-    return Cache(search, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl))
+    return Cache(
+        search, engine=engine, store=state.cache, clock=state.clock, ttl_for=freshness_ttl(cache_ttl), ignores=ignores
+    )
 
 
 def without_cache(search: Search) -> Search:

@@ -41,7 +41,7 @@ from typing import Literal
 from webreach.clock import Clock
 from webreach.errors import Arg, EngineError, SuspendedError, hint
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 from webreach.state.breaker_store import BreakerRecord, BreakerStore
 
 BreakerStatus = Literal["closed", "open", "half_open"]

@@ -12,12 +12,12 @@ it (stale=True) when every engine failed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 from webreach.state.cache_store import CacheEntry, CacheStore
 
 TtlFor = Callable[[SearchRequest], float]
@@ -39,20 +39,24 @@ def freshness_ttl(configured: float) -> TtlFor:
     return ttl_for
 
 
-def cache_key(engine: str, request: SearchRequest) -> str:
-    """Stable key: engine plus the casefolded, whitespace-collapsed query plus every other request field.
+def cache_key(engine: str, request: SearchRequest, ignores: Collection[str] = ()) -> str:
+    """Stable key: engine plus the casefolded, whitespace-collapsed query plus every other request field the
+    engine's answer depends on (`ignores`, its Engine.ignores, are left out: "limit" for an engine that takes no
+    count, so requests differing only in limit share one entry; respond() trims the answer to each one's limit).
 
     The other fields go in as pydantic writes them (declaration order, so stable for one KEY_VERSION).
     """
     query = " ".join(request.query.casefold().split())
-    others = request.model_dump_json(exclude={"query"})
+    others = request.model_dump_json(exclude={"query", *ignores})
     recipe = f"{KEY_VERSION}\n{engine}\n{query}\n{others}"
     return f"{engine}:{hashlib.sha256(recipe.encode()).hexdigest()}"
 
 
-def lookup_stale(store: CacheStore, engine: str, request: SearchRequest, *, now: float) -> EngineResult | None:
+def lookup_stale(
+    store: CacheStore, engine: str, request: SearchRequest, *, now: float, ignores: Collection[str] = ()
+) -> EngineResult | None:
     """The kept answer for this engine and request, expired or not (stale=True when expired), or None."""
-    entry = store.get(cache_key(engine, request), now=now)
+    entry = store.get(cache_key(engine, request, ignores), now=now)
     if entry is None or not entry.hits:
         return None
     return EngineResult(hits=entry.hits, cached=True, stale=not entry.is_fresh(now))
@@ -61,15 +65,25 @@ def lookup_stale(store: CacheStore, engine: str, request: SearchRequest, *, now:
 class Cache:
     """Serve fresh entries without calling inner; store what inner returns."""
 
-    def __init__(self, inner: Search, *, engine: str, store: CacheStore, clock: Clock, ttl_for: TtlFor) -> None:
+    def __init__(
+        self,
+        inner: Search,
+        *,
+        engine: str,
+        store: CacheStore,
+        clock: Clock,
+        ttl_for: TtlFor,
+        ignores: Collection[str] = (),
+    ) -> None:
         self.inner = inner
         self.engine = engine
+        self.ignores = frozenset(ignores)
         self.store = store
         self.clock = clock
         self.ttl_for = ttl_for
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
-        key = cache_key(self.engine, request)
+        key = cache_key(self.engine, request, self.ignores)
         cached = self._fresh(key)
         if cached is not None:
             return cached

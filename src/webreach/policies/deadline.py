@@ -9,7 +9,7 @@ import asyncio
 
 from webreach.errors import EngineTimeoutError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 
 
 class Deadline:

@@ -23,7 +23,7 @@ import asyncio
 from webreach.clock import Clock
 from webreach.errors import ThrottledError, UnreachableError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 from webreach.state.bucket_store import BucketLevel, BucketStore, MemoryBucketStore
 
 DEFAULT_MAX_WAIT = 2.0

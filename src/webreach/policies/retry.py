@@ -15,7 +15,7 @@ import random
 from webreach.clock import Clock
 from webreach.errors import EngineError, RateLimitedError, UnreachableError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 
 logger = logging.getLogger(__name__)
 

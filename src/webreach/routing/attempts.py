@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from webreach.clock import Clock
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
 from webreach.models import EngineAttempt, Hit, SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 
 EngineFailure = EngineError | NotConfiguredError
 AttemptListener = Callable[[EngineAttempt], None]

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from webreach.clock import Clock
 from webreach.errors import BlockedError, EngineError, NotConfiguredError, ParseError, ThrottledError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 
 CANARY_QUERY = "python programming language"
 MAX_THROTTLE_WAIT = 15.0

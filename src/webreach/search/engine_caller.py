@@ -25,7 +25,7 @@ import httpx
 from webreach.engines import Engine, Tokens
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError, UnreachableError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult
+from webreach.policies.contract import EngineResult
 from webreach.search.network_failure import describe, unreachable_cause
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens

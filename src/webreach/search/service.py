@@ -25,14 +25,13 @@ from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine, Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
-from webreach.policies import PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.policies.guarded import GuardedCalls
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
-from webreach.search.parse_health import ParseHealth, ParseHealthRecorder
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
@@ -94,8 +93,8 @@ class Searching:
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
             followers=open_breaker_followers(settings.state),
+            parse_health=open_parse_health_store(settings.state),
         )
-        self._parse_health = open_parse_health_store(settings.state)
         # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
         self._engines = self._created_engines()
         self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
@@ -111,7 +110,6 @@ class Searching:
         self._clients.clear()
         self._parsing.close()
         self._state.close()
-        self._parse_health.close()
         self._log_redaction.close()
 
     def reconfigure(self, settings: Settings) -> None:
@@ -178,15 +176,15 @@ class Searching:
             max_body_bytes=self.settings.max_body_bytes,
             parsing=self._parsing,
         )
-        recorded = ParseHealthRecorder(caller, engine=engine.name, store=self._parse_health, clock=self._clock)
         return apply_policies(
-            recorded,
+            caller,
             engine=engine.name,
             state=self._state,
             rate_per_minute=settings.rate_per_minute or engine.rate_per_minute,
             timeout=settings.timeout or self.settings.engine_timeout,
             retries=self.settings.retries,
             cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
+            ignores=engine.ignores,
         )
 
     def guarded_calls(self) -> GuardedCalls:
@@ -213,7 +211,7 @@ class Searching:
 
     def parse_health(self) -> list[ParseHealth]:
         """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
-        records = self._parse_health.load_all()
+        records = self._state.parse_health.load_all()
         return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
 
     def engine_statuses(self, reverse: Sequence[Engine] = ()) -> list[EngineStatus]:
@@ -408,7 +406,8 @@ class Searching:
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
-            result = self._state.lookup_stale(candidate.name, request)
+            engine = self._engines.get(candidate.name)
+            result = self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True

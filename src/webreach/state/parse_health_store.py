@@ -3,7 +3,7 @@
 A ParseRecord is one engine's parse history as data: the mode of its last parsed answer ("engine", "generic" or
 "parse_error"), when (epoch seconds, from the caller's clock) and `recent`, one letter per answer for the last
 RECENT answers, oldest first (e engine, g generic, x parse_error). Answers served from the cache parsed nothing
-and are not recorded. Stores never read a clock; search/parse_health.py records and views.
+and are not recorded. Stores never read a clock; policies/parse_health.py records and views.
 
 Across processes (the SQLite backend, table parse_health_v1 in the state file, beside the breaker state): each
 record() appends inside one BEGIN IMMEDIATE transaction, so runs of several CLI processes add up instead of

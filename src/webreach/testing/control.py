@@ -16,17 +16,44 @@ reach these routes: webreach's guard refuses them (rule fake_web_control, net/of
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from webreach.net.offline import CONTROL_PREFIX
+from webreach.testing.scenarios import Scenario
+from webreach.testing.sites import Sites
 from webreach.testing.wire import Request
 
-if TYPE_CHECKING:
-    from webreach.testing.fakeweb import FakeWeb
+
+class Logged(Protocol):
+    """One logged request, as the control API shows it."""
+
+    def to_json(self) -> dict[str, Any]: ...
 
 
-def handle_control(web: FakeWeb, request: Request) -> tuple[int, Any]:
+class ControlledWeb(Protocol):
+    """What the control API asks of the fake web (testing/fakeweb.py's FakeWeb), declared here so this module
+    does not import fakeweb.py, which imports it."""
+
+    sites: Sites
+
+    def engines(self) -> list[str]: ...
+
+    def scenarios(self) -> Mapping[str, Scenario]: ...
+
+    def set_scenario(self, engine: str, **fields: Any) -> Scenario: ...
+
+    def reset(self, engine: str | None = None) -> None: ...
+
+    def requests(self, engine: str | None = None) -> Sequence[Logged]: ...
+
+    def counts(self) -> Mapping[str, int]: ...
+
+    def clear_requests(self) -> None: ...
+
+
+def handle_control(web: ControlledWeb, request: Request) -> tuple[int, Any]:
     """Answer one control request: (status, JSON payload)."""
     parts = request.path[len(CONTROL_PREFIX) :].strip("/").split("/")
     try:

@@ -5,16 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from webreach.testing.fakeweb import FakeWeb
+
+class Server(Protocol):
+    """What the thread runs: the fake web (testing/fakeweb.py, which imports this module), started and stopped."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class LoopThread:
-    """Runs one FakeWeb on a private event loop in a daemon thread."""
+    """Runs one FakeWeb (any Server) on a private event loop in a daemon thread."""
 
-    def __init__(self, web: FakeWeb) -> None:
+    def __init__(self, web: Server) -> None:
         self.web = web
         self.thread = threading.Thread(target=self._run, name="webreach-fakeweb", daemon=True)
         self._ready = threading.Event()

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol
 from webreach.errors import WebreachError
 from webreach.images.service import Images
 from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
+from webreach.state.sessions import SessionStore
 
 OutputFormat = Literal["compact", "json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("compact", "json")
@@ -73,3 +74,17 @@ class ToolResult:
     def data(self) -> dict[str, Any] | None:
         parsed: dict[str, Any] | None = json.loads(self.text) if self.is_json else None
         return parsed
+
+
+@dataclass(slots=True)  # not frozen: built for every call, and frozen's setattr costs 2x (0.64 vs 0.3 us)
+class ToolCall:
+    """Everything a handler needs besides its arguments."""
+
+    tool: str
+    backend: ToolBackend
+    sessions: SessionStore | None
+    session: str
+    output: OutputFormat
+
+    def result(self, text: str) -> ToolResult:
+        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")

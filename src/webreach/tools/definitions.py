@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from webreach.errors import InvalidInputError, SessionStoreError, WebreachError
+from webreach.errors import InvalidInputError, SessionStoreError, UnknownEngineError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
 from webreach.state.sessions import SessionStore, storable
 from webreach.tools import render
@@ -23,7 +23,8 @@ from webreach.tools.arguments import (
     WebSearchArguments,
     WebSearchMultiArguments,
 )
-from webreach.tools.backend import OutputFormat, ToolBackend, ToolResult
+from webreach.tools.backend import ToolBackend, ToolResult
+from webreach.tools.backend import ToolCall as ToolCall  # its home is backend.py (no circle with the tool modules)
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
 from webreach.tools.output import json_text, search_output
 from webreach.tools.reverse_tools import (
@@ -32,21 +33,6 @@ from webreach.tools.reverse_tools import (
     image_upload,
     reverse_image_search,
 )
-
-
-@dataclass(slots=True)  # not frozen: built for every call, and frozen's setattr costs 2x (0.64 vs 0.3 us)
-class ToolCall:
-    """Everything a handler needs besides its arguments."""
-
-    tool: str
-    backend: ToolBackend
-    sessions: SessionStore | None
-    session: str
-    output: OutputFormat
-
-    def result(self, text: str) -> ToolResult:
-        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")
-
 
 Handler = Callable[[ToolCall, Any], Awaitable[ToolResult]]
 # the arguments checked against the engine names and turned into what the handler takes (before any upstream work)
@@ -168,11 +154,8 @@ async def search_results(
 
 def check_engine(name: str, valid: Sequence[str], *, allow_auto: bool = True) -> str:
     """`name` when it is an engine (or 'auto' where allowed), else InvalidInputError listing the valid ones."""
-    if name in valid or (allow_auto and name == "auto"):
-        return name
-    choices = ", ".join(["auto", *valid] if allow_auto else valid)
-    hint = "Use web_search_multi to ask several engines at once. " if name == "multi" else ""
-    raise InvalidInputError(f"unknown engine {name!r}", hint=f"{hint}Valid engines: {choices}.")
+    advice = "Use web_search_multi to ask several engines at once. " if name == "multi" else ""
+    return UnknownEngineError.check(name, valid, modes=("auto",) if allow_auto else (), advice=advice)
 
 
 async def _search(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -28,11 +28,8 @@ from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
 from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
 from webreach.tools.arguments import Coordinate, QueryText, ToolArguments
-from webreach.tools.backend import ToolImage, ToolResult
+from webreach.tools.backend import ToolCall, ToolImage, ToolResult
 from webreach.tools.output import json_text
-
-if TYPE_CHECKING:  # definitions.py imports this module for its registry
-    from webreach.tools.definitions import ToolCall
 
 # the image engines as callers name them (engines/images_*.py without the prefix; tests/images checks they agree)
 ImageEngineName = Literal[

@@ -11,17 +11,14 @@ operator's code, not a model, puts local images where backends can fetch them.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
 from webreach.tools.arguments import ToolArguments
-from webreach.tools.backend import ToolResult
+from webreach.tools.backend import ToolCall, ToolResult
 from webreach.tools.output import json_text
-
-if TYPE_CHECKING:  # definitions.py imports this module for its registry
-    from webreach.tools.definitions import ToolCall
 
 # the reverse-image backends (images/reverse REVERSE_BACKENDS; tests/images checks the two lists agree)
 ReverseBackendName = Literal[

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from webreach.clock import Clock
 from webreach.errors import ParseError
 from webreach.models import SearchRequest
-from webreach.search.contract import EngineResult, Search
+from webreach.policies.contract import EngineResult, Search
 from webreach.state.parse_health_store import LETTERS, ParseHealthStore, ParseRecord
 
 
