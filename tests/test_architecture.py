@@ -24,7 +24,9 @@ BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
-    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb"} | BOTTOM,
+    "gateway": {"search", "read", "extract", "net", "state", "accounts", "images", "configdb", "control"} | BOTTOM,
+    # the control plane beside the Gateway (engines' operations, the console's settings), over its search service
+    "control": {"search", "images", "configdb", "state"} | BOTTOM,
     # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
     # the Gateway, which layers them into the settings it builds engines from
     "configdb": {"accounts"} | BOTTOM,

@@ -37,7 +37,7 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
     async def reset(request: Request) -> Response:
         served = gateway()
         name = str(request.path_params["name"])
-        valid = served.breaker_names()
+        valid = served.engines.breaker_names()
         if name != ALL and name not in valid:
             refusal = InvalidInputError(
                 f"unknown engine {name!r}", hint=f"Valid engines: {', '.join(valid)}, or {ALL}."
@@ -46,7 +46,7 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
             return JSONResponse(body, status_code=http_status(refusal.code))
         names = valid if name == ALL else [name]
         for each in names:
-            served.reset_engine(each)
+            served.engines.reset(each)
         return JSONResponse({**_states(served), "reset": names})
 
     admin.add("/engines", engines, methods=["GET"], summary="Every engine's state: breaker, failures, suspension.")
@@ -59,4 +59,4 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
 
 
 def _states(gateway: Gateway) -> dict[str, object]:
-    return {"status": "ok", "engines": [status.model_dump() for status in gateway.engine_statuses()]}
+    return {"status": "ok", "engines": [status.model_dump() for status in gateway.engines.statuses()]}
