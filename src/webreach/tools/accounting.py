@@ -92,7 +92,7 @@ class Metering:
     async def _reserve(self, reserve: Callable[[], Held]) -> Held:
         """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
         cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         if worker is None:
             return reserve()
         future = asyncio.get_running_loop().run_in_executor(worker, reserve)
@@ -105,13 +105,13 @@ class Metering:
     def _release_once_held(self, future: asyncio.Future[Held]) -> None:
         if not future.cancelled() and future.exception() is None:
             held = future.result()
-            worker = self.accounts.ledger.database.worker
+            worker = self.accounts.worker
             asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
         """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
         the caller's cancellation is raised after it)."""
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         if worker is None:
             return self.accounts.settle(held, charged=charged)
         future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
@@ -241,7 +241,7 @@ class Idempotent:
         if original is None or caller is None or not self.accounts.enabled:
             return result
         standing = functools.partial(self.accounts.standing, caller)
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         balance, usage = await asyncio.get_running_loop().run_in_executor(worker, standing)
         cost = {
             "charged": 0,
