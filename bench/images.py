@@ -113,7 +113,7 @@ async def search_rows(repeat: int) -> dict[str, float]:
     rows = {"image search: engine parse only": median_ms(parse_only, repeat)}
     for label, cache in (("cache off", "none"), ("cached answer", "memory")):
         settings = Settings(state={"backend": "memory"}, cache={"backend": cache}, engines=keyed)
-        async with Gateway(settings, transport=transport) as gateway:
+        async with Gateway.from_settings(settings, transport=transport) as gateway:
             times = []
             for _ in range(repeat):
                 start = time.perf_counter()
@@ -185,7 +185,7 @@ async def reverse_rows(repeat: int) -> dict[str, float]:
     settings = Settings(state={"backend": "memory"}, images=images)
     small = io.BytesIO()
     Image.new("RGB", (400, 300), (30, 120, 200)).save(small, format="PNG")
-    async with Gateway(settings, transport=transport) as gateway:
+    async with Gateway.from_settings(settings, transport=transport) as gateway:
         token = (await gateway.images.upload("bench", small.getvalue())).token
         backend = gateway.images.reverse.backends["tineye"]
         body = recording.to_response(httpx.Request("POST", "https://tineye.com/")).json()

@@ -25,7 +25,7 @@ SOURCE = RECORDINGS_DIR / INDEX_FILE
 
 async def build() -> str:
     """The index as JSON text: {"results": [{"url", "title", "snippet", "engine"}, ...]}, sorted by URL."""
-    async with Gateway(Settings(state={"backend": "memory"}, cache={"backend": "none"})) as gateway:
+    async with Gateway.from_settings(Settings(state={"backend": "memory"}, cache={"backend": "none"})) as gateway:
         return _index(gateway)
 
 
@@ -37,7 +37,8 @@ def _index(gateway: Gateway) -> str:
             continue
         recording = load_recording(path)
         kind = dict(recording.headers).get("content-type", "text/html")
-        for hit in gateway.parse_saved(engine, recording.body, status=recording.status, content_type=kind).results:
+        parsed = gateway.engines.parse_saved(engine, recording.body, status=recording.status, content_type=kind)
+        for hit in parsed.results:
             url = hit.url.partition("#")[0]
             entries.setdefault(url, {"url": url, "title": hit.title, "snippet": hit.snippet, "engine": engine})
     return json.dumps({"results": sorted(entries.values(), key=lambda e: e["url"])}, ensure_ascii=False, indent=1)

@@ -15,11 +15,14 @@ from webreach import (
     Gateway,
     InvalidInputError,
     NotConfiguredError,
+    ReadRequest,
     SearchRequest,
     Settings,
     Toolbox,
 )
 from webreach.config import CacheSettings
+from webreach.errors import WebreachError
+from webreach.gateway import ReadOverrides
 from webreach.testing import FakeWeb
 
 pytestmark = pytest.mark.network
@@ -124,8 +127,8 @@ async def test_api_engine_without_key_is_not_configured_and_left_out_of_auto(web
     async with Gateway.from_settings(settings_for(web)) as gateway:
         with pytest.raises(NotConfiguredError):
             await gateway.search(SearchRequest(query="q"), engine="tavily")
-        assert "tavily" not in gateway.auto_order("python asyncio")
-        assert gateway.auto_order("异步编程 教程")[0] in ("baidu", "sogou")
+        assert "tavily" not in gateway.engines.auto_order("python asyncio")
+        assert gateway.engines.auto_order("异步编程 教程")[0] in ("baidu", "sogou")
     assert web.count("tavily") == 0
 
 
@@ -135,7 +138,7 @@ async def test_api_key_reaches_the_provider_but_never_output_or_reprs() -> None:
         settings = settings_for(web, engines=engines)
         async with Gateway.from_settings(settings) as gateway:
             response = await gateway.search(SearchRequest(query="python asyncio"), engine="tavily")
-            statuses = gateway.engine_statuses()
+            statuses = gateway.engines.statuses()
     sent = web.requests("tavily")[0]
     assert SECRET in str(sent.headers) + str(sent.body)
     for text in (response.model_dump_json(), repr(settings), str(settings.model_dump()), repr(statuses)):
@@ -145,7 +148,7 @@ async def test_api_key_reaches_the_provider_but_never_output_or_reprs() -> None:
 async def test_chinese_query_is_searched_as_zh_cn_without_reporting_unasked_parameters(web: FakeWeb) -> None:
     async with Gateway.from_settings(settings_for(web)) as gateway:
         response = await gateway.search(SearchRequest(query="异步编程 教程"), engine="bing")
-        assert gateway.auto_order("异步编程 教程")[:2] == ["baidu", "sogou"]
+        assert gateway.engines.auto_order("异步编程 教程")[:2] == ["baidu", "sogou"]
     sent = web.requests("bing")[0]
     assert "zh" in sent.query.lower() and "cn" in sent.query.lower(), sent.query
     assert response.meta.attempts[0].unsupported == ()
@@ -173,3 +176,33 @@ async def test_repeated_tool_calls_over_one_gateway_keep_refs_per_session(web: F
         expected.setdefault(url, len(expected) + 1)
     assert in_b == {url: expected[url] for url in first}
     assert set(earlier_in_b) != set(first)
+
+
+async def test_read_overrides_are_given_at_construction(web: FakeWeb) -> None:
+    """The operator's --resolve/--allow-cidr (CLI fetch) are part of the gateway's network seam from the start:
+    a name only the override table knows reaches the loopback page, and without the overrides it is refused."""
+    port = web.url.rsplit(":", 1)[1]
+    url = f"http://pages.override.test:{port}/_pages/article?title=Overridden"
+    overrides = ReadOverrides(resolve=["pages.override.test:127.0.0.1"], allow_cidrs=["127.0.0.0/8"], timeout=5.0)
+    plain = Settings(state={"backend": "memory"}, cache=CacheSettings(backend="none"))
+    async with Gateway.from_settings(plain, read_overrides=overrides) as gateway:
+        page = await gateway.read(ReadRequest.create(url=url))
+    assert "Overridden" in page.content
+    async with Gateway.from_settings(plain) as gateway:
+        with pytest.raises(WebreachError):
+            await gateway.read(ReadRequest.create(url=url))
+
+
+def test_a_malformed_resolve_override_is_a_typed_error() -> None:
+    with pytest.raises(InvalidInputError):
+        Gateway.from_settings(Settings(state={"backend": "memory"}), read_overrides=ReadOverrides(resolve=["bad"]))
+
+
+def test_the_gateway_offers_tools_a_small_surface() -> None:
+    """Search, read and images for the tools; the control plane on its own objects (issue 36)."""
+    public = {name for name in vars(Gateway) if not name.startswith("_")}
+    assert public == {"from_settings", "aclose", "follow_shared_state", "search", "engine_names", "read"} | {
+        "count_tokens",
+        "extract_file",
+    }
+    assert not hasattr(Gateway, "override_reading") and not hasattr(Gateway, "engine_statuses")

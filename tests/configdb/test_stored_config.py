@@ -31,7 +31,7 @@ def settings_on(database: str, tmp_path: Path, **fields: object) -> Settings:
 
 
 def winner(gateway: Gateway, engine: str, field: str) -> str:
-    view = next(v for v in gateway.stored_config.engine_view(engine) if v.field == field)
+    view = next(v for v in gateway.config.stored.engine_view(engine) if v.field == field)
     return view.winner
 
 
@@ -42,31 +42,31 @@ async def test_console_overrides_the_file_and_the_environment_overrides_both(
     toml.write_text("[engines.mojeek]\nrate_per_minute = 10\ntimeout = 12\nbase_url = 'http://127.0.0.1:1/mojeek'\n")
     monkeypatch.setenv("WEBREACH_CONFIG", str(toml))
     monkeypatch.setenv("WEBREACH_ENGINES__MOJEEK__TIMEOUT", "7")
-    async with Gateway(settings_on(database_url, tmp_path)) as gateway:
+    async with Gateway.from_settings(settings_on(database_url, tmp_path)) as gateway:
         assert gateway.settings.engine("mojeek").rate_per_minute == 10
-        gateway.configure({("engine:mojeek", "rate_per_minute"): 20, ("engine:mojeek", "timeout"): 3})
+        gateway.config.change({("engine:mojeek", "rate_per_minute"): 20, ("engine:mojeek", "timeout"): 3})
         mojeek = gateway.settings.engine("mojeek")
         assert (mojeek.rate_per_minute, mojeek.timeout) == (20, 7)  # the console beats the file, not the environment
         assert winner(gateway, "mojeek", "rate_per_minute") == "console"
-        timeout = next(v for v in gateway.stored_config.engine_view("mojeek") if v.field == "timeout")
+        timeout = next(v for v in gateway.config.stored.engine_view("mojeek") if v.field == "timeout")
         assert [layer.source for layer in timeout.layers] == ["environment", "console", "webreach.toml", "default"]
         assert timeout.winner == "environment" and timeout.console_overridden
         assert timeout.variable == "WEBREACH_ENGINES__MOJEEK__TIMEOUT"
         assert winner(gateway, "mojeek", "base_url") == "webreach.toml"
         # removing the console's value gives the file's back
-        gateway.configure({("engine:mojeek", "rate_per_minute"): None})
+        gateway.config.change({("engine:mojeek", "rate_per_minute"): None})
         assert gateway.settings.engine("mojeek").rate_per_minute == 10
 
 
 async def test_secrets_are_sealed_at_rest_and_never_shown(database_url: str, tmp_path: Path) -> None:
-    async with Gateway(settings_on(database_url, tmp_path)) as gateway:
-        gateway.configure({("engine:brave_api", "api_key"): CONSOLE_KEY})
-        status = next(s for s in gateway.engine_statuses() if s.name == "brave_api")
+    async with Gateway.from_settings(settings_on(database_url, tmp_path)) as gateway:
+        gateway.config.change({("engine:brave_api", "api_key"): CONSOLE_KEY})
+        status = next(s for s in gateway.engines.statuses() if s.name == "brave_api")
         assert status.key_configured and status.usable
         assert gateway.settings.engine("brave_api").key() == CONSOLE_KEY
-        view = next(v for v in gateway.stored_config.engine_view("brave_api") if v.field == "api_key")
+        view = next(v for v in gateway.config.stored.engine_view("brave_api") if v.field == "api_key")
         assert view.winner == "console" and CONSOLE_KEY not in repr(view)
-        assert gateway.stored_config.stored("engine:brave_api", "api_key") is True
+        assert gateway.config.stored.stored("engine:brave_api", "api_key") is True
     database = open_database(database_url)
     try:
         _, rows = ConfigStore(database).load()
@@ -81,43 +81,46 @@ async def test_secrets_are_sealed_at_rest_and_never_shown(database_url: str, tmp
 
 
 async def test_a_lost_secret_key_leaves_the_engine_not_configured(database_url: str, tmp_path: Path) -> None:
-    async with Gateway(settings_on(database_url, tmp_path)) as gateway:
-        gateway.configure({("engine:brave_api", "api_key"): CONSOLE_KEY})
+    async with Gateway.from_settings(settings_on(database_url, tmp_path)) as gateway:
+        gateway.config.change({("engine:brave_api", "api_key"): CONSOLE_KEY})
     (tmp_path / "secret.key").unlink()  # lost; a new one is made at the next secret stored
     other = settings_on(database_url, tmp_path).model_copy(
         update={"secret_key": SecretStr(Fernet.generate_key().decode())}
     )
-    async with Gateway(settings_on(database_url, tmp_path)) as lost, Gateway(other) as changed:
+    async with (
+        Gateway.from_settings(settings_on(database_url, tmp_path)) as lost,
+        Gateway.from_settings(other) as changed,
+    ):
         for gateway, says in ((lost, "does not exist"), (changed, "another secret key")):
-            status = next(s for s in gateway.engine_statuses() if s.name == "brave_api")
+            status = next(s for s in gateway.engines.statuses() if s.name == "brave_api")
             assert not status.usable and says in (status.reason or "")
             with pytest.raises(NotConfiguredError) as refused:
                 await gateway.search(SearchRequest.create(query="q"), engine="brave_api")
             assert says in refused.value.message
         # entering it again stores it under the current key
-        changed.configure({("engine:brave_api", "api_key"): CONSOLE_KEY})
-        assert next(s for s in changed.engine_statuses() if s.name == "brave_api").usable
+        changed.config.change({("engine:brave_api", "api_key"): CONSOLE_KEY})
+        assert next(s for s in changed.engines.statuses() if s.name == "brave_api").usable
 
 
 async def test_another_gateway_on_the_database_polls_the_change(database_url: str, tmp_path: Path) -> None:
     async with (
-        Gateway(settings_on(database_url, tmp_path)) as writer,
-        Gateway(settings_on(database_url, tmp_path)) as reader,
+        Gateway.from_settings(settings_on(database_url, tmp_path)) as writer,
+        Gateway.from_settings(settings_on(database_url, tmp_path)) as reader,
     ):
-        assert reader.stored_config.poll() is None or reader.auto_order("python") != ["bing", "mojeek"]
-        writer.configure({("routing", "auto_order"): ["bing", "mojeek"], ("engine:bing", "enabled"): False})
-        changed = reader.stored_config.poll()
+        assert reader.config.stored.poll() is None or reader.engines.auto_order("python") != ["bing", "mojeek"]
+        writer.config.change({("routing", "auto_order"): ["bing", "mojeek"], ("engine:bing", "enabled"): False})
+        changed = reader.config.stored.poll()
         assert changed is not None and changed.auto_order == ["bing", "mojeek"]
         assert changed.engine("bing").enabled is False
-        assert reader.stored_config.poll() is None  # nothing moved since
+        assert reader.config.stored.poll() is None  # nothing moved since
 
 
 async def test_no_database_file_is_created_until_something_is_stored(tmp_path: Path) -> None:
     path = tmp_path / "nothing" / "accounts.sqlite3"
-    async with Gateway(settings_on(str(path), tmp_path)) as gateway:
-        assert not path.exists() and gateway.stored_config.version is None
-        gateway.configure({("engine:mojeek", "timeout"): 9})
-        assert path.exists() and gateway.stored_config.version == 1
+    async with Gateway.from_settings(settings_on(str(path), tmp_path)) as gateway:
+        assert not path.exists() and gateway.config.stored.version is None
+        gateway.config.change({("engine:mojeek", "timeout"): 9})
+        assert path.exists() and gateway.config.stored.version == 1
 
 
 def test_values_are_checked_on_the_way_in() -> None:
@@ -138,11 +141,11 @@ def test_values_are_checked_on_the_way_in() -> None:
 
 
 async def test_unknown_engines_are_refused(tmp_path: Path) -> None:
-    async with Gateway(settings_on(str(tmp_path / "a.sqlite3"), tmp_path)) as gateway:
+    async with Gateway.from_settings(settings_on(str(tmp_path / "a.sqlite3"), tmp_path)) as gateway:
         with pytest.raises(InvalidInputError):
-            gateway.configure({("engine:nope", "timeout"): 3})
+            gateway.config.change({("engine:nope", "timeout"): 3})
         with pytest.raises(InvalidInputError):
-            gateway.configure({("routing", "auto_order"): ["bing", "nope"]})
+            gateway.config.change({("routing", "auto_order"): ["bing", "nope"]})
 
 
 def test_stored_config_without_a_database_is_the_loaded_settings(tmp_path: Path) -> None:
@@ -154,11 +157,11 @@ def test_stored_config_without_a_database_is_the_loaded_settings(tmp_path: Path)
 async def test_a_one_time_form_token_is_used_once_across_servers(database_url: str, tmp_path: Path) -> None:
     """The console's replay guard (a credit grant sent twice): the first server to see a token claims it."""
     async with (
-        Gateway(settings_on(database_url, tmp_path)) as one,
-        Gateway(settings_on(database_url, tmp_path)) as other,
+        Gateway.from_settings(settings_on(database_url, tmp_path)) as one,
+        Gateway.from_settings(settings_on(database_url, tmp_path)) as other,
     ):
         expires = one.clock.now() + 60
-        assert one.stored_config.claim_form("form-token-0123456789", expires) is True
-        assert other.stored_config.claim_form("form-token-0123456789", expires) is False
-        assert one.stored_config.claim_form("form-token-0123456789", expires) is False
-        assert other.stored_config.claim_form("form-token-9876543210", expires) is True
+        assert one.config.stored.claim_form("form-token-0123456789", expires) is True
+        assert other.config.stored.claim_form("form-token-0123456789", expires) is False
+        assert one.config.stored.claim_form("form-token-0123456789", expires) is False
+        assert other.config.stored.claim_form("form-token-9876543210", expires) is True

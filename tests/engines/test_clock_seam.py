@@ -18,7 +18,7 @@ async def test_the_gateway_hands_its_clock_to_its_engines() -> None:
         return recording.to_response(request)
 
     clock = FakeClock(1_700_000_000)  # 2023-11-14 22:13 UTC
-    async with Gateway(Settings(), transport=httpx.MockTransport(answer), clock=clock) as gateway:
+    async with Gateway.from_settings(Settings(), transport=httpx.MockTransport(answer), clock=clock) as gateway:
         response = await gateway.search(SearchRequest(query="python asyncio", freshness="week"), engine="mojeek")
     assert response.results
     assert [request.url.params["since"] for request in sent] == ["20231107"]

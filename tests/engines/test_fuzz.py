@@ -5,7 +5,7 @@ Inputs come from webreach.testing.mutations: every engine's recordings and its r
 (when present), mutated (byte flips, truncation, encoding swaps, BOMs, NUL and control characters, deep
 nesting and tree-builder floods, huge attributes, repeated elements, malformed IPv6 links, JSON values of the
 wrong type, lone surrogates, non-ASCII headers, odd Retry-After values and statuses), and generated documents.
-Each answer goes through Gateway.parse_saved with its raw headers, the path a live answer takes after the
+Each answer goes through Gateway.engines.parse_saved with its raw headers, the path a live answer takes after the
 engine caller. Hypothesis draws the Random that drives a mutation, so failures shrink and replay.
 40 examples per engine by default; WEBREACH_FUZZ=long runs 2,000 (bench/fuzz.py reports timings).
 """
@@ -46,14 +46,14 @@ SEEDS = {name: seed_cases(name, data_dir=SHARED_DATA) for name in engines.names(
 
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[Gateway]:
-    gateway = Gateway(Settings(state={"backend": "memory"}, cache={"backend": "none"}))
+    gateway = Gateway.from_settings(Settings(state={"backend": "memory"}, cache={"backend": "none"}))
     yield gateway
     asyncio.run(gateway.aclose())
 
 
 def read(gateway: Gateway, engine: str, case: Case) -> list[Hit] | WebreachError:
     try:
-        return list(gateway.parse_saved(engine, case.body, status=case.status, headers=case.headers).results)
+        return list(gateway.engines.parse_saved(engine, case.body, status=case.status, headers=case.headers).results)
     except WebreachError as error:
         return error
 
@@ -192,7 +192,7 @@ async def test_multi_search_keeps_the_good_engines_when_one_answers_with_a_hosti
         return mojeek.to_response()
 
     settings = Settings(state={"backend": "memory"}, cache={"backend": "none"})
-    async with Gateway(settings, transport=httpx.MockTransport(answer)) as gateway:
+    async with Gateway.from_settings(settings, transport=httpx.MockTransport(answer)) as gateway:
         response = await gateway.search(SearchRequest(query="python"), engine="multi", engines=["bing", "mojeek"])
     attempts = {attempt.engine: attempt for attempt in response.meta.attempts}
     assert attempts["bing"].code == "parse_error"

@@ -36,19 +36,19 @@ def engine_of(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[Gateway]:
-    opened = Gateway(Settings(state=StateSettings(backend="memory")))
+    opened = Gateway.from_settings(Settings(state=StateSettings(backend="memory")))
     yield opened
     asyncio.run(opened.aclose())
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_auto_guesses_the_engine_of_every_capture_and_fixture(gateway: Gateway, path: Path) -> None:
-    assert gateway.guess_engine(path.read_bytes()) == engine_of(path)
+    assert gateway.engines.guess(path.read_bytes()) == engine_of(path)
 
 
 def test_a_page_of_no_known_engine_is_invalid_input(gateway: Gateway) -> None:
     with pytest.raises(InvalidInputError, match="which engine"):
-        gateway.parse_saved("auto", b"<html><body><p>hello</p></body></html>")
+        gateway.engines.parse_saved("auto", b"<html><body><p>hello</p></body></html>")
 
 
 def test_parse_auto_on_the_command_line_names_the_engine_and_its_parser(shared_data: Path) -> None:

@@ -42,7 +42,7 @@ def client(web: FakeWeb) -> Iterator[TestClient]:
 
 def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
     async def schemas() -> list[dict[str, Any]]:
-        async with Gateway(Settings(state={"backend": "memory"}, **fields)) as gateway:
+        async with Gateway.from_settings(Settings(state={"backend": "memory"}, **fields)) as gateway:
             return Toolbox.over(gateway).schemas("mcp")
 
     return asyncio.run(schemas())

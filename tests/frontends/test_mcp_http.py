@@ -46,7 +46,7 @@ def rest_fetch(server: ServerProcess, ref: int, session: str | None = None) -> d
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_tools_search_and_errors(server: ServerProcess, mode: str) -> None:
-    async with Gateway(Settings(state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(state={"backend": "memory"})) as gateway:
         expected = Toolbox.over(gateway).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with mcp_client(server, mode) as mcp:

@@ -47,7 +47,7 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_tools_are_the_generated_schemas(web: FakeWeb, mode: str) -> None:
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         expected = Toolbox.over(gateway).schemas("mcp")
     async with client(web, mode) as mcp:
         listed = await mcp.list_tools()

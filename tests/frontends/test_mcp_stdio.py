@@ -40,7 +40,7 @@ def body(result: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_lists_the_generated_tools_and_searches(web: FakeWeb, tmp_path: Path, mode: str) -> None:
-    async with Gateway(Settings(state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(state={"backend": "memory"})) as gateway:
         expected = Toolbox.over(gateway).schemas("mcp")
     with anyio.fail_after(TIME_LIMIT):
         async with stdio(web, tmp_path, mode) as mcp:

@@ -53,7 +53,7 @@ def anthropic_messages(url: str) -> list[dict[str, Any]]:
 
 async def test_python_door_crops_and_searches(web: FakeWeb) -> None:
     source, url = picture()
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         tools = Toolbox.over(gateway)
         arguments = {
             "messages": anthropic_messages(url),
@@ -104,7 +104,7 @@ async def test_mcp_crop_returns_an_image_block(web: FakeWeb, mode: str) -> None:
 
 
 async def test_bad_crop_arguments_are_error_results(web: FakeWeb) -> None:
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         tools = Toolbox.over(gateway)
         result = await tools.call("crop_images", '{"crops": {"<image_1>": [0, 0, 1]}}', session="p1")
         svg = "data:image/svg+xml;base64," + base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg'/>").decode()

@@ -59,7 +59,7 @@ def png() -> bytes:
 async def test_a_reverse_backend_goes_through_its_configured_proxy(proxy: Proxy) -> None:
     tineye = {"base_url": "http://tineye.example", "proxy": proxy.url, "rate_per_minute": 600}
     images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": tineye}}
-    async with Gateway(Settings(state={"backend": "memory"}, images=images)) as gateway:
+    async with Gateway.from_settings(Settings(state={"backend": "memory"}, images=images)) as gateway:
         token = (await gateway.images.upload("s", png())).token
         found = await gateway.images.reverse_search("s", token, limit=5)
     assert found.backend == "tineye" and found.results

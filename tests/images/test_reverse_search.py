@@ -241,25 +241,25 @@ async def test_a_rested_backend_is_listed_and_reset_like_an_engine(web: FakeWeb,
             await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
     web.reset("reverse_tineye")
     async with Gateway.from_settings(settings_for(web, tmp_path, images)) as gateway:
-        statuses = {status.name: status for status in gateway.engine_statuses()}
+        statuses = {status.name: status for status in gateway.engines.statuses()}
         tineye, lens = statuses["tineye"], statuses["serpapi_lens"]
         assert (tineye.vertical, tineye.breaker, tineye.last_error) == ("reverse", "open", "captcha")
         assert tineye.supports == ("upload", "url") and tineye.usable
         assert (lens.shares_settings_of, lens.key_configured, lens.usable) == ("serpapi", True, True)
         assert statuses["images_bing"].vertical == "images" and statuses["bing"].vertical == "web"
-        assert "tineye" in gateway.breaker_names()
-        gateway.reset_engine("tineye")
+        assert "tineye" in gateway.engines.breaker_names()
+        gateway.engines.reset("tineye")
         await gateway.images.register("s1", messages())
         answer = await gateway.images.reverse_search("s1", "<image_1>", backend="tineye")
         assert answer.backend == "tineye" and answer.results
-        assert next(s for s in gateway.engine_statuses() if s.name == "tineye").breaker == "closed"
+        assert next(s for s in gateway.engines.statuses() if s.name == "tineye").breaker == "closed"
     assert web.count("reverse_tineye") == 2
 
 
 async def test_a_backend_without_its_key_or_instance_says_which_setting_to_make(tmp_path: Path) -> None:
     settings = Settings(state=StateSettings(path=tmp_path / "state.sqlite3"))
     async with Gateway.from_settings(settings) as gateway:
-        statuses = {status.name: status for status in gateway.engine_statuses() if status.vertical == "reverse"}
+        statuses = {status.name: status for status in gateway.engines.statuses() if status.vertical == "reverse"}
     assert statuses["serpapi_lens"].reason == (
         "needs the serpapi API key (set WEBREACH_ENGINES__SERPAPI__API_KEY, or enter it in the console)"
     )

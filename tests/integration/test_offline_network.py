@@ -48,7 +48,7 @@ async def search_all(gateway: Gateway) -> AllEnginesFailedError:
 async def test_names_that_do_not_resolve_say_offline_and_trip_nothing(tmp_path: Path) -> None:
     # the seam below httpx: the guarded transport asks a resolver that knows no name (socket.gaierror EAI_NONAME)
     no_dns = GuardedTransport(Guard(AddressPolicy(), StaticResolver({})))
-    async with Gateway(settings("http://search.engine.test", tmp_path), transport=no_dns) as gateway:
+    async with Gateway.from_settings(settings("http://search.engine.test", tmp_path), transport=no_dns) as gateway:
         for _ in range(3):  # more than the breaker's threshold of repeated failures, and than one rate slot
             error = await search_all(gateway)
             assert error.offline
@@ -56,7 +56,7 @@ async def test_names_that_do_not_resolve_say_offline_and_trip_nothing(tmp_path: 
             assert {e.cause for e in error.errors if isinstance(e, UnreachableError)} == {"dns"}
             assert "looks offline" in error.message
             assert "webreach fakeweb" in error.hint and "WEBREACH_FAKE_WEB" in error.hint
-        assert {s.name: s.breaker for s in gateway.engine_statuses() if s.name in ENGINES} == dict.fromkeys(
+        assert {s.name: s.breaker for s in gateway.engines.statuses() if s.name in ENGINES} == dict.fromkeys(
             ENGINES, "closed"
         )
     await no_dns.aclose()
@@ -64,15 +64,15 @@ async def test_names_that_do_not_resolve_say_offline_and_trip_nothing(tmp_path: 
 
 async def test_refused_connections_say_offline_and_leave_the_state_file_clean(closed_port: int, tmp_path: Path) -> None:
     config = settings(f"http://127.0.0.1:{closed_port}", tmp_path)
-    async with Gateway(config) as gateway:
+    async with Gateway.from_settings(config) as gateway:
         for _ in range(3):
             error = await search_all(gateway)
             assert error.offline
             assert {e.cause for e in error.errors if isinstance(e, UnreachableError)} == {"refused"}
             # rate 1/min: a spent slot would make the next search `throttled` instead of asking again
             assert {a.status for a in error.attempts} == {"error"}
-    async with Gateway(config) as later:  # another process reading the same state file
-        assert {s.breaker for s in later.engine_statuses()} == {"closed"}
+    async with Gateway.from_settings(config) as later:  # another process reading the same state file
+        assert {s.breaker for s in later.engines.statuses()} == {"closed"}
 
 
 async def test_an_engine_that_answered_means_not_offline(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ async def test_an_engine_that_answered_means_not_offline(tmp_path: Path) -> None
     async with FakeWeb() as web:
         web.set_scenario("mojeek", fault="captcha")
         config = settings("http://search.engine.test", tmp_path, mojeek=web.engine_url("mojeek"))
-        async with Gateway(config, transport=no_dns) as gateway:
+        async with Gateway.from_settings(config, transport=no_dns) as gateway:
             error = await search_all(gateway)
     await no_dns.aclose()
     assert not error.offline

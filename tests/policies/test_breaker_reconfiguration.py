@@ -193,7 +193,7 @@ def gateway(provider: Provider, key: str, state_file: Path, clock: FakeClock) ->
         engines={"tavily": EngineSettings(api_key=key, base_url="http://tavily.invalid")},
         state=StateSettings(path=state_file),
     )
-    return Gateway(settings, transport=httpx.MockTransport(provider), clock=clock)
+    return Gateway.from_settings(settings, transport=httpx.MockTransport(provider), clock=clock)
 
 
 async def test_the_gateway_wires_fingerprints_and_resets_an_engine(clock: FakeClock, state_file: Path) -> None:
@@ -205,15 +205,15 @@ async def test_the_gateway_wires_fingerprints_and_resets_an_engine(clock: FakeCl
         with pytest.raises(SuspendedError):
             await old.search(request, engine="tavily")
         assert provider.requests == 1
-        old.reset_engine("tavily")  # the operator insists: the next search asks the provider again
+        old.engines.reset("tavily")  # the operator insists: the next search asks the provider again
         with pytest.raises(AuthFailedError):
             await old.search(request, engine="tavily")
         assert provider.requests == 2
         with pytest.raises(InvalidInputError):
-            old.reset_engine("altavista")
+            old.engines.reset("altavista")
     async with gateway(provider, TEST_KEY, state_file, clock) as same:
-        assert next(s for s in same.engine_statuses() if s.name == "tavily").breaker == "open"
+        assert next(s for s in same.engines.statuses() if s.name == "tavily").breaker == "open"
     async with gateway(provider, GATEWAY_KEY, state_file, clock) as fixed:
-        assert next(s for s in fixed.engine_statuses() if s.name == "tavily").breaker == "closed"
+        assert next(s for s in fixed.engines.statuses() if s.name == "tavily").breaker == "closed"
         response = await fixed.search(request, engine="tavily")
     assert response.results and provider.requests == 3

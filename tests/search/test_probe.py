@@ -28,16 +28,16 @@ def settings(web: FakeWeb) -> Settings:
 
 
 def breaker(gateway: Gateway) -> str:
-    return next(status.breaker for status in gateway.engine_statuses() if status.name == ENGINE)
+    return next(status.breaker for status in gateway.engines.statuses() if status.name == ENGINE)
 
 
 async def test_a_probe_reports_a_captcha_without_opening_the_breaker(web: FakeWeb) -> None:
     async with Gateway.from_settings(settings(web)) as gateway:
-        ok = await gateway.probe(ENGINE)
+        ok = await gateway.engines.probe(ENGINE)
         assert (ok.status, ok.code) == ("ok", None) and ok.hits > 0
         web.set_scenario(ENGINE, fault="captcha")
         for _ in range(3):
-            walled = await gateway.probe(ENGINE)
+            walled = await gateway.engines.probe(ENGINE)
             assert walled.status == "blocked" and walled.code in ("captcha", "blocked") and walled.hint
         assert breaker(gateway) == "closed"
         assert web.count(ENGINE) == 4  # every probe reached the engine: none was answered from the cache
@@ -50,6 +50,6 @@ async def test_a_probe_asks_a_suspended_engine_and_leaves_it_suspended(web: Fake
             await gateway.search(SearchRequest(query="trip it"), engine=ENGINE)
         assert breaker(gateway) == "open"
         web.reset(ENGINE)
-        healthy = await gateway.probe(ENGINE)
+        healthy = await gateway.engines.probe(ENGINE)
         assert healthy.status == "ok" and healthy.hits > 0
         assert breaker(gateway) == "open"  # the operator decides: the reset button closes it

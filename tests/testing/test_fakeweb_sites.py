@@ -34,7 +34,7 @@ async def test_every_result_url_reads_as_a_page_in_fake_web_mode() -> None:
     async with FakeWeb() as web:
         urls = web.sites.urls()
         assert len(urls) >= 15
-        async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+        async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
             for url in urls:
                 page = await gateway.read(ReadRequest(url=url))
                 assert page.url == url and page.status == 200
@@ -43,7 +43,10 @@ async def test_every_result_url_reads_as_a_page_in_fake_web_mode() -> None:
 
 
 async def test_the_guard_still_judges_every_url_in_fake_web_mode() -> None:
-    async with FakeWeb() as web, Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with (
+        FakeWeb() as web,
+        Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway,
+    ):
         for refused in ("http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://127.0.0.2/"):
             with pytest.raises(UrlNotAllowedError):
                 await gateway.read(ReadRequest(url=refused))

@@ -48,10 +48,10 @@ def picture_messages() -> list[dict[str, Any]]:
 
 
 async def test_aliases_are_off_by_default_and_listed_beside_the_tools_when_on(web: FakeWeb) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         plain = {schema["name"] for schema in Toolbox.over(gateway).schemas("openai-responses")}
     assert plain == set(TOOL_NAMES) - {"image_upload"}  # hidden: in no schema unless enabled names it
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         schemas = {schema["name"]: schema for schema in Toolbox.over(gateway).schemas("openai-responses")}
     assert set(schemas) == (set(TOOL_NAMES) - {"image_upload"}) | ALIASES
     assert set(schemas["image_search_by_text"]["parameters"]["properties"]) == {"query", "k"}
@@ -69,7 +69,7 @@ def test_every_alias_maps_onto_a_registered_tool_with_its_plan_and_handler() -> 
 
 
 async def test_image_search_by_text_answers_a_json_string_with_k_images(web: FakeWeb) -> None:
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         tools = Toolbox.over(gateway)
         found = await tools.call("image_search_by_text", {"query": "red panda", "k": 1}, output="compact")
         too_many = await tools.call("image_search_by_text", {"query": "red panda", "k": 21}, output="compact")
@@ -81,7 +81,7 @@ async def test_image_search_by_text_answers_a_json_string_with_k_images(web: Fak
 
 
 async def test_crop_images_by_token_takes_the_bare_token_map(web: FakeWeb) -> None:
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         tools = Toolbox.over(gateway)
         await tools.call("crop_images", {"messages": picture_messages(), "crops": {"<image_1>": [0, 0, 40, 30]}})
         cropped = await tools.call("crop_images_by_token", {"<image_1>": [0.5, 0.5, 1, 1]}, output="compact")
@@ -97,7 +97,7 @@ async def test_crop_images_by_token_takes_the_bare_token_map(web: FakeWeb) -> No
 
 
 async def test_web_visit_reads_a_page_as_json(web: FakeWeb) -> None:
-    async with Gateway(settings(web)) as gateway:
+    async with Gateway.from_settings(settings(web)) as gateway:
         tools = Toolbox.over(gateway)
         page = await tools.call("web_visit", {"url": f"{web.url}/_pages/article"}, output="compact")
         refused = await tools.call("web_visit", {"url": "http://169.254.169.254/latest/meta-data/"})
@@ -108,7 +108,7 @@ async def test_web_visit_reads_a_page_as_json(web: FakeWeb) -> None:
 
 
 async def test_enabled_may_name_aliases_alone(web: FakeWeb) -> None:
-    async with Gateway(settings(web, enabled=["web_visit", "image_search_by_text"])) as gateway:
+    async with Gateway.from_settings(settings(web, enabled=["web_visit", "image_search_by_text"])) as gateway:
         tools = Toolbox.over(gateway)
         names = [schema["name"] for schema in tools.schemas("mcp")]
         hidden = await tools.call("web_fetch", {"url": f"{web.url}/_pages/article"})
@@ -118,7 +118,9 @@ async def test_enabled_may_name_aliases_alone(web: FakeWeb) -> None:
 
 async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) -> None:
     images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": {"rate_per_minute": 600}}}
-    async with Gateway(settings(web).model_copy(update={"images": Settings(images=images).images})) as gateway:
+    async with Gateway.from_settings(
+        settings(web).model_copy(update={"images": Settings(images=images).images})
+    ) as gateway:
         tools = Toolbox.over(gateway)
         schema = {s["name"]: s for s in tools.schemas("openai-responses")}["reverse_image_search"]
         await tools.call("crop_images", {"messages": picture_messages(), "crops": {"<image_1>": [0, 0, 40, 30]}})

@@ -65,7 +65,7 @@ async def call(tools: Toolbox, name: str, arguments: dict[str, Any], output: Any
 
 
 async def test_search_then_read_for_a_question_then_by_anchor(web: FakeWeb) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         tools = Toolbox.over(gateway)
         results = await call(tools, "web_search", {"query": "python asyncio tutorial"})
         assert "[1] asyncio" in results
@@ -97,7 +97,7 @@ async def test_search_then_read_for_a_question_then_by_anchor(web: FakeWeb) -> N
 
 
 async def test_json_output_carries_anchors_and_the_default_budget(web: FakeWeb) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         tools = Toolbox.over(gateway)
         await call(tools, "web_search", {"query": "python asyncio tutorial"})
         body = json.loads(await call(tools, "web_fetch", {"ref": 1, "question": "what is a queue for"}, "json"))
@@ -112,7 +112,7 @@ async def test_json_output_carries_anchors_and_the_default_budget(web: FakeWeb) 
 
 
 async def test_bad_passages_refs_and_combinations_are_typed_errors(web: FakeWeb) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         tools = Toolbox.over(gateway)
         await call(tools, "web_search", {"query": "python asyncio tutorial"})
         unknown = json.loads(await call(tools, "web_fetch", {"ref": 1, "passage": 500}))
@@ -132,7 +132,7 @@ async def test_bad_passages_refs_and_combinations_are_typed_errors(web: FakeWeb)
 
 @pytest.mark.parametrize("dialect", ["mcp", "openai", "openai-responses", "anthropic"])
 async def test_every_dialect_gets_the_new_arguments_from_the_one_definition(web: FakeWeb, dialect: Any) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         schemas = Toolbox.over(gateway).schemas(dialect, strict=dialect.startswith("openai"))
     fetch = next(s for s in schemas if "web_fetch" in json.dumps(s)[:200])
     text = json.dumps(fetch)
@@ -141,7 +141,7 @@ async def test_every_dialect_gets_the_new_arguments_from_the_one_definition(web:
 
 
 async def test_concurrent_questions_on_one_cached_page_agree(web: FakeWeb) -> None:
-    async with Gateway(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
         tools = Toolbox.over(gateway)
         await call(tools, "web_search", {"query": "python asyncio tutorial"})
         await call(tools, "web_fetch", {"ref": 1, "passage": 1})  # the page is read and cut once

@@ -20,6 +20,7 @@ import re
 import secrets
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -98,6 +99,12 @@ class Accounts:
         if self._idempotency is None:
             self._idempotency = Idempotency(self.ledger.database)
         return self._idempotency
+
+    @property
+    def worker(self) -> Executor | None:
+        """The ledger's one database thread (None: a database used inline), for callers that shield their work
+        from cancellation themselves (the tools' metering); the database opens on first use."""
+        return self.ledger.database.worker
 
     async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)` on the ledger's worker thread, the database opened first (itself off the event loop), so

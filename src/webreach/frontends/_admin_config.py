@@ -33,7 +33,7 @@ def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> Non
         served = gateway()
         if request.method == "POST":
             try:
-                served.configure(await _changes(request, served))
+                served.config.change(await _changes(request, served))
             except WebreachError as error:
                 body = error_body(error.code, error.message, hint=error.hint)
                 return JSONResponse(body, status_code=http_status(error.code))
@@ -49,7 +49,7 @@ def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> Non
 
 def config_json(gateway: Gateway) -> dict[str, Any]:
     """Every configurable field with its sources; never a secret's value."""
-    stored = gateway.stored_config
+    stored = gateway.config.stored
     engines = {name: _fields(stored.engine_view(name)) for name in gateway.engine_names()}
     return {
         "status": "ok",
@@ -78,7 +78,7 @@ async def _changes(request: Request, gateway: Gateway) -> dict[tuple[str, str], 
         body = json.loads(await request.body() or b"{}")
     except ValueError:
         raise InvalidInputError("the body is not valid JSON", hint="Send a JSON object.") from None
-    engine_fields, routing_fields = gateway.stored_config.engine_fields, gateway.stored_config.routing_fields
+    engine_fields, routing_fields = gateway.config.stored.engine_fields, gateway.config.stored.routing_fields
     if not isinstance(body, dict) or set(body) - {"engines", *routing_fields}:
         raise InvalidInputError(f"the body must be an object of engines, {', '.join(routing_fields)}")
     changes: dict[tuple[str, str], Any] = {("routing", f): body[f] for f in routing_fields if f in body}

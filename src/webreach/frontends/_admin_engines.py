@@ -37,14 +37,14 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
     async def reset(request: Request) -> Response:
         served = gateway()
         name = str(request.path_params["name"])
-        valid = served.breaker_names()
+        valid = served.engines.breaker_names()
         if name != ALL and name not in valid:
             refusal = UnknownEngineError([name], valid, also=f", or {ALL}")
             body = error_body(refusal.code, refusal.message, hint=refusal.hint)
             return JSONResponse(body, status_code=http_status(refusal.code))
         names = valid if name == ALL else [name]
         for each in names:
-            served.reset_engine(each)
+            served.engines.reset(each)
         return JSONResponse({**_states(served), "reset": names})
 
     admin.add("/engines", engines, methods=["GET"], summary="Every engine's state: breaker, failures, suspension.")
@@ -57,4 +57,4 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
 
 
 def _states(gateway: Gateway) -> dict[str, object]:
-    return {"status": "ok", "engines": [status.model_dump() for status in gateway.engine_statuses()]}
+    return {"status": "ok", "engines": [status.model_dump() for status in gateway.engines.statuses()]}

@@ -30,12 +30,12 @@ def check_names(names: Sequence[str], valid: Sequence[str]) -> list[str]:
 
 async def reset_engines(gateway: Gateway, names: Sequence[str]) -> list[str]:
     """Reset the named engines' breakers; the lines to tell the user (what was reset, who picked it up)."""
-    chosen = check_names(names, gateway.breaker_names())
+    chosen = check_names(names, gateway.engines.breaker_names())
     for name in chosen:
-        gateway.reset_engine(name)
+        gateway.engines.reset(name)
     what = "every engine's circuit breaker" if ALL in names else f"the circuit breaker of {', '.join(chosen)}"
     lines = [f"webreach: closed {what}."]
-    pickups = await gateway.reset_pickups()
+    pickups = await gateway.engines.pickups()
     if not pickups:
         lines.append("webreach: no running server seen; servers started from now on start with it closed.")
     for pickup in pickups:

@@ -36,7 +36,7 @@ def add_engine_commands(group: click.Group, run: Runner[int], text: click.ParamT
 
         async def work(gateway: Gateway) -> int:
             names = [part.strip() for part in engines.split(",") if part.strip()] if engines else None
-            results = await gateway.canary(query, names)
+            results = await gateway.engines.canary(query, names)
             if not results:
                 raise NotConfiguredError("no engine is usable", hint="Enable a keyless engine or configure an API key.")
             if as_json:

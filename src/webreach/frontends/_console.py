@@ -93,7 +93,7 @@ class ConsoleAccess:
         if not sid or sid in self.sessions or self.gateway is None:
             return self.sessions.get(sid)
         try:
-            stored = self.gateway().stored_config.session(sid)
+            stored = self.gateway().config.stored.session(sid)
         except ConfigStoreError:
             return None
         return None if stored is None else ConsoleSession(csrf=stored[0], expires=stored[1])
@@ -105,7 +105,7 @@ class ConsoleAccess:
         try:
             if self.gateway is None:
                 raise ConfigStoreError("no database")
-            self.gateway().stored_config.open_session(sid, session.csrf, session.expires)
+            self.gateway().config.stored.open_session(sid, session.csrf, session.expires)
         except ConfigStoreError:
             self.sessions[sid] = session
         response.set_cookie(
@@ -124,7 +124,7 @@ class ConsoleAccess:
         self.sessions.pop(sid, None)
         if sid and self.gateway is not None:
             with contextlib.suppress(ConfigStoreError):
-                self.gateway().stored_config.close_session(sid)
+                self.gateway().config.stored.close_session(sid)
         response.delete_cookie(COOKIE, path=CONSOLE, httponly=True, samesite="strict", secure=self.secure(request))
 
     def first_use(self, form: Form) -> bool:
@@ -136,7 +136,7 @@ class ConsoleAccess:
         try:
             if self.gateway is None:
                 raise ConfigStoreError("no database")
-            return self.gateway().stored_config.claim_form(token, expires)
+            return self.gateway().config.stored.claim_form(token, expires)
         except ConfigStoreError:
             now = self.clock.now()
             for used in [used for used, until in self.used_forms.items() if until <= now]:

@@ -7,7 +7,7 @@
                                     engine), remove or add one, or go back to the default order
 
 Each POST answers 303 to the page showing its result; an order move carries a one-time token, so a replayed one does
-nothing (frontends/_console.py). Every change goes through Gateway.configure: stored in the database, applied here
+nothing (frontends/_console.py). Every change goes through gateway.config.change: stored in the database, applied here
 at once and on every other server sharing the database within a second. The reordering works with plain buttons
 (keyboard and mouse, no script); console.js adds drag and drop on top when scripts run.
 """
@@ -80,7 +80,7 @@ def save(gateway: Gateway, name: str, form: Form) -> dict[str, str]:
         changes = engine_changes(gateway, name, form)
         if not changes:
             return {"notice": "Nothing changed."}
-        gateway.configure(changes)
+        gateway.config.change(changes)
     except WebreachError as failure:
         return {"error": said(failure)}
     return {"notice": f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."}
@@ -88,8 +88,8 @@ def save(gateway: Gateway, name: str, form: Form) -> dict[str, str]:
 
 def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:
     """One engine's status and, per field, its sources for the settings page."""
-    stored = gateway.stored_config
-    status = next(s for s in gateway.engine_statuses() if s.name == name)
+    stored = gateway.config.stored
+    status = next(s for s in gateway.engines.statuses() if s.name == name)
     fields = []
     for view in stored.engine_view(name):
         console = stored.stored(f"engine:{name}", view.field)
@@ -111,7 +111,7 @@ def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:
 
 def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, str], Any]:
     """The changes a settings form asks for, only where they differ from what the console holds."""
-    stored = gateway.stored_config
+    stored = gateway.config.stored
     scope = f"engine:{name}"
     changes: dict[tuple[str, str], Any] = {}
     enabled = {"on": True, "off": False, "": None}.get(form.get("enabled"))
@@ -136,11 +136,11 @@ def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, s
 
 def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
     """Each auto order as the engines page shows it: the engines in order, where the order comes from, the rest."""
-    views = {view.field: view for view in gateway.stored_config.routing_view()}
-    usable = {status.name: status.usable for status in gateway.engine_statuses()}
+    views = {view.field: view for view in gateway.config.stored.routing_view()}
+    usable = {status.name: status.usable for status in gateway.engines.statuses()}
     shown = []
     for field, (label, sample) in ORDERS.items():
-        names = gateway.auto_order(sample)
+        names = gateway.engines.auto_order(sample)
         view = views[field]
         source: str = view.winner
         if view.winner == "default":
@@ -164,9 +164,9 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
     label, sample = ORDERS[field]
     action, _, name = form.get("action").partition(":")
     if action == "default":
-        gateway.configure({("routing", field): None})
+        gateway.config.change({("routing", field): None})
         return f"{label}: back to the default order."
-    names = gateway.auto_order(sample)
+    names = gateway.engines.auto_order(sample)
     if action == "set":  # console.js after a drag and drop: the whole order
         wanted = [n.strip() for n in form.get("order").split(",") if n.strip()]
         if sorted(wanted) != sorted(names):
@@ -181,7 +181,7 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
         raise InvalidInputError(f"{name!r} is not in the order", hint="Reload the page and try again.")
     else:
         names = moved(names, name, action)
-    gateway.configure({("routing", field): names})
+    gateway.config.change({("routing", field): names})
     return f"{label}: {', '.join(names) or 'no engines'}."
 
 

@@ -5,7 +5,7 @@
                                                  the auto orders (frontends/_console_config.py)
     GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
-    POST /console/engines/{name}/test            a real probe search past the breaker (Gateway.probe)
+    POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
     /console/agents[/...]                        agents, credits, quotas, profiles, recent calls (_console_agents.py)
     GET  /console/playground, POST ...           a tool call through the tool pipeline: JSON and compact views
@@ -134,7 +134,7 @@ class _Pages:
 
     async def engines(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
         served = self.gateway()
-        statuses = served.engine_statuses()
+        statuses = served.engines.statuses()
         return self.renderer.page(
             "engines.html",
             csrf=session.csrf,
@@ -147,7 +147,7 @@ class _Pages:
             # image engines and reverse-image backends run on their web engine's settings: listed with their state
             image_engines=[status.model_dump() for status in statuses if status.vertical != "web"],
             orders=orders_context(served),
-            problem=served.stored_config.problem,
+            problem=served.config.stored.problem,
             **extra,
         )
 
@@ -156,15 +156,15 @@ class _Pages:
         served = self.gateway()
         if name not in served.engine_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
-        probe = await served.probe(name)
+        probe = await served.engines.probe(name)
         return self.done(session, "/engines", probe=probe.model_dump())
 
     async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
         name = str(request.path_params["name"])
         served = self.gateway()
-        if name not in served.breaker_names():
+        if name not in served.engines.breaker_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
-        served.reset_engine(name)
+        served.engines.reset(name)
         return self.done(session, "/engines", notice=f"{name}: breaker closed; the next call asks it again.")
 
     def done(self, session: ConsoleSession, page: str, **result: Any) -> Response:

@@ -35,7 +35,7 @@ from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._cli_types import PageUrl, Seconds
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
 from webreach.frontends._serve_logs import LogOptions, secrets_of
-from webreach.gateway import Gateway
+from webreach.gateway import Gateway, ReadOverrides
 from webreach.models import (
     DEFAULT_LIMIT,
     DEFAULT_MAX_CHARS,
@@ -89,7 +89,7 @@ def _server_settings() -> tuple[Settings, Settings]:
     secrets (keys stored in the console) the server's log masks too."""
 
     async def checked(gateway: Gateway) -> tuple[Settings, Settings]:
-        return gateway.stored_config.base, gateway.settings
+        return gateway.config.stored.base, gateway.settings
 
     return _run(False, checked)
 
@@ -105,11 +105,12 @@ def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
     )
 
 
-def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]]) -> T:
-    """Run `work` against a fresh gateway; typed errors become output and an exit code, never a traceback."""
+def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None) -> T:
+    """Run `work` against a fresh gateway (its reads with `reads`, the operator's overrides); typed errors become
+    output and an exit code, never a traceback."""
 
     async def main() -> T:
-        async with Gateway.from_settings(load_settings()) as gateway:
+        async with Gateway.from_settings(load_settings(), read_overrides=reads) as gateway:
             _check_engines(gateway.settings, gateway.engine_names())
             return await work(gateway)
 
@@ -246,7 +247,7 @@ def search(
         store_session(session)  # before any engine is asked
         request = SearchRequest.create(query=query, **fields)
         report = _render.Reporter(gateway.clock)
-        gateway.add_attempt_listener(report.attempt)
+        gateway.engines.add_attempt_listener(report.attempt)
         toolbox = Toolbox.over(gateway)
         async with report.working("searching"):
             found = await _metered(
@@ -284,7 +285,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
         UnknownEngineError.check(engine, valid, modes=("auto",))  # auto guesses the engine; multi is no engine
         body = read_capped(file, MAX_SAVED_BYTES)
         kind = content_type or ("application/json" if file.suffix == ".json" else "text/html; charset=utf-8")
-        _render.search_response(gateway.parse_saved(engine, body, status=status, content_type=kind), as_json)
+        _render.search_response(gateway.engines.parse_saved(engine, body, status=status, content_type=kind), as_json)
 
     _run(as_json, work)
 
@@ -308,9 +309,9 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
             for line in await reset_engines(gateway, reset):
                 click.echo(line, err=True)
         if markdown:
-            click.echo(_render.engine_catalog(gateway.engine_statuses()), nl=False)
+            click.echo(_render.engine_catalog(gateway.engines.statuses()), nl=False)
             return
-        _render.engine_statuses(gateway.engine_statuses(), as_json)
+        _render.engine_statuses(gateway.engines.statuses(), as_json)
 
     _run(as_json, work)
 
@@ -366,8 +367,6 @@ def fetch(
             )
         target = Toolbox.over(gateway).target_url(given or None, ref=ref, session=session)
         request = ReadRequest.create(url=target, format=content_format, **fields)
-        if resolve or allow_cidr or timeout is not None:
-            await gateway.override_reading(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout)
         report = _render.Reporter(gateway.clock)
         report.note(f"reading {request.url} (reader {request.reader})")
         async with report.working(f"reading {request.url}"):
@@ -380,7 +379,7 @@ def fetch(
         else:
             click.echo(page_text(page, ref=ref, syntax=cli_syntax))
 
-    _run(output == "json", work)
+    _run(output == "json", work, ReadOverrides(resolve=resolve, allow_cidrs=allow_cidr, timeout=timeout))
 
 
 @cli.command()

@@ -127,7 +127,7 @@ class _Served:
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
-                unusable = [s.name for s in gateway.engine_statuses() if s.vertical == "web" and not s.usable]
+                unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(
                     schemas,
                     version=mcp.version(),

@@ -21,7 +21,7 @@ import binascii
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from webreach import engines
 from webreach.config import ImageSettings, Settings
@@ -44,6 +44,8 @@ FetchBytes = Callable[[str, int], Awaitable[bytes]]
 # the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
 ReverseFactory = Callable[[Storage], ReverseSearch]
 MAX_CROPS = 20
+
+T = TypeVar("T")
 
 
 class SearchFunction(Protocol):
@@ -160,6 +162,15 @@ class Images:
         if self._storage is None:
             self._storage = open_storage(self.settings, self.store)
         return self._storage
+
+    @property
+    def storage_mode(self) -> str:
+        """How crops and uploads are handed out: inline (their bytes), public_url or s3 (a URL)."""
+        return self.storage.mode
+
+    async def on_worker(self, work: Callable[..., T], *args: object) -> T:
+        """`work(*args)` on the image worker threads (megabytes of base64 or JSON: never on the event loop)."""
+        return await self.pixels.run(work, *args)
 
     @property
     def reverse(self) -> ReverseSearch:

@@ -3,7 +3,7 @@
     seeds = seed_cases("bing", data_dir=Path("../shared/data"))
     rng = random.Random(7)
     case = mutate(rng.choice(seeds), rng)        # a Case: status, raw headers, body, and what was done to it
-    gateway.parse_saved("bing", case.body, status=case.status, headers=case.headers)
+    gateway.engines.parse_saved("bing", case.body, status=case.status, headers=case.headers)
 
 Every mutation is a plain function of a Case and a random.Random, so the same seed gives the same case: the
 hypothesis tests draw the Random (and shrink it), and bench/fuzz.py (or any script) runs thousands with

@@ -31,8 +31,6 @@ from webreach.accounts.service import Accounts, Held
 from webreach.errors import AccountingUnavailableError, AgentAuthError, FetchError, InvalidInputError, WebreachError
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import ToolResult
-from webreach.tools.definitions import SearchPlan
-from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments
 from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, decode_arguments, error_result
 
 # a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only)
@@ -94,7 +92,7 @@ class Metering:
     async def _reserve(self, reserve: Callable[[], Held]) -> Held:
         """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
         cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         if worker is None:
             return reserve()
         future = asyncio.get_running_loop().run_in_executor(worker, reserve)
@@ -107,13 +105,13 @@ class Metering:
     def _release_once_held(self, future: asyncio.Future[Held]) -> None:
         if not future.cancelled() and future.exception() is None:
             held = future.result()
-            worker = self.accounts.ledger.database.worker
+            worker = self.accounts.worker
             asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
         """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
         the caller's cancellation is raised after it)."""
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         if worker is None:
             return self.accounts.settle(held, charged=charged)
         future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
@@ -154,22 +152,13 @@ class Metering:
                 f"tool {call.tool.name!r} is not enabled for agent {agent.name!r}",
                 hint=f"Available tools: {', '.join(tools) or 'none'}.",
             )
-        plan, tool = call.plan, priced_as(call.tool)  # an alias costs what its target costs
-        if isinstance(plan, SearchPlan):
-            return self.accounts.price(agent, tool, units=len(plan.requests), engine=plan.engine)
-        if isinstance(plan, ImageSearchArguments):
-            return self.accounts.price(agent, tool, engine=plan.engine)
-        return self.accounts.price(agent, tool, units=_units(call))
+        price = call.tool.price(call.plan)  # the tool's own (tools/definitions.py); an alias's is its target's
+        return self.accounts.price(agent, priced_as(call.tool), units=price.units, engine=price.engine)
 
 
 def _units(call: PreparedCall) -> int:
     """What the price of the call is multiplied by: its queries (web_search), its crops (crop_images), else 1."""
-    plan = call.plan
-    if isinstance(plan, SearchPlan):
-        return len(plan.requests)
-    if isinstance(plan, CropImagesArguments):
-        return len(plan.crops)
-    return 1
+    return call.tool.price(call.plan).units
 
 
 def _charge(price: int, error: WebreachError | None) -> int | None:
@@ -252,7 +241,7 @@ class Idempotent:
         if original is None or caller is None or not self.accounts.enabled:
             return result
         standing = functools.partial(self.accounts.standing, caller)
-        worker = self.accounts.ledger.database.worker
+        worker = self.accounts.worker
         balance, usage = await asyncio.get_running_loop().run_in_executor(worker, standing)
         cost = {
             "charged": 0,

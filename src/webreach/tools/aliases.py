@@ -128,7 +128,8 @@ def _definition(alias: Alias, target: ToolDefinition) -> ToolDefinition:
 
     return ToolDefinition(
         name=alias.name, title=target.title, description=alias.description, arguments=alias.arguments,
-        handler=_as_json(target.handler), prepare=prepare, annotations=target.annotations, alias_of=target.name,
+        handler=_as_json(target.handler), prepare=prepare, price=target.price, annotations=target.annotations,
+        alias_of=target.name,
     )  # fmt: skip
 
 

@@ -3,18 +3,67 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from webreach.errors import WebreachError
-from webreach.images.service import Images
+from webreach.images.crop import Units
+from webreach.images.hits import ImageSearchResponse
+from webreach.images.reverse.models import ReverseSearchResponse
+from webreach.images.service import CropOutcome
 from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
+from webreach.state.image_store import StoredImage
 from webreach.state.sessions import SessionStore
 
 OutputFormat = Literal["compact", "json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("compact", "json")
+T = TypeVar("T")
+
+
+class ImageOperations(Protocol):
+    """What the image tools do with images (images/service.py's Images satisfies it): session tokens, crops,
+    uploads by URL or data, image search and reverse image search."""
+
+    async def register(self, session: str, messages: Sequence[object]) -> list[StoredImage]:
+        """Name the conversation's images <image_k> in `session`."""
+        ...
+
+    async def crop(
+        self, session: str, crops: Mapping[str, Sequence[float]], units: Units = "auto"
+    ) -> list[CropOutcome]:
+        """Each crop as a new <obs_i>, or its typed error."""
+        ...
+
+    async def resolve(self, session: str, image: str) -> tuple[StoredImage, str | None]:
+        """The image an agent named (token, URL or base64), with the URL when one was given."""
+        ...
+
+    async def url_for(self, image: StoredImage) -> str | None:
+        """A URL of the image per the storage mode (None when inline)."""
+        ...
+
+    @property
+    def storage_mode(self) -> str:
+        """inline, public_url or s3."""
+        ...
+
+    async def on_worker(self, work: Callable[..., T], *args: object) -> T:
+        """`work(*args)` off the event loop."""
+        ...
+
+    async def search(
+        self, request: SearchRequest, engine: str = "auto", engines: Sequence[str] | None = None
+    ) -> ImageSearchResponse:
+        """Images for a text query."""
+        ...
+
+    async def reverse_search(
+        self, session: str, image: str, *, limit: int = 10, backend: str = "auto"
+    ) -> ReverseSearchResponse:
+        """Where an image appears on the web."""
+        ...
 
 
 class ToolBackend(Protocol):
@@ -33,7 +82,7 @@ class ToolBackend(Protocol):
         ...
 
     @property
-    def images(self) -> Images:
+    def images(self) -> ImageOperations:
         """Session images, crops and image search (the image tools; issue 14)."""
         ...
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownEngineError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
@@ -34,12 +36,29 @@ from webreach.tools.reverse_tools import (
     reverse_image_search,
 )
 
-Handler = Callable[[ToolCall, Any], Awaitable[ToolResult]]
+# a tool's argument model, and its plan: what its handler takes, made from the arguments before any upstream work
+Args = TypeVar("Args", bound=ToolArguments, default=Any)  # bare ToolDefinition: any tool
+Plan = TypeVar("Plan", default=Any)
+Handler = Callable[[ToolCall, Plan], Awaitable[ToolResult]]
 # the arguments checked against the engine names and turned into what the handler takes (before any upstream work)
-Prepare = Callable[[Any, Sequence[str]], Any]
+Prepare = Callable[[Args, Sequence[str]], Plan]
 
 
-def as_given(arguments: ToolArguments, engines: Sequence[str]) -> ToolArguments:
+@dataclass(frozen=True)
+class Price:
+    """What a call is priced by: the tool's price times `units` (its queries, its crops), plus the surcharge of
+    `engine` when it names one (accounts/service.py: Accounts.price)."""
+
+    units: int = 1
+    engine: str | None = None
+
+
+def one_unit(plan: object) -> Price:
+    """The Price of a tool charged once per call, whatever its plan."""
+    return Price()
+
+
+def as_given(arguments: Args, engines: Sequence[str]) -> Args:
     """The Prepare of a tool whose handler takes its arguments as they are."""
     return arguments
 
@@ -55,15 +74,17 @@ class ToolAnnotations:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolDefinition:
-    """One agent tool, from which every dialect's schema and the dispatch entry are derived."""
+class ToolDefinition(Generic[Args, Plan]):
+    """One agent tool, from which every dialect's schema, the dispatch entry and its price are derived: `prepare`
+    turns its checked arguments into its plan, `handler` runs the plan, `price` says what the plan costs."""
 
     name: str
     title: str
     description: str
-    arguments: type[ToolArguments]
-    handler: Handler
-    prepare: Prepare = as_given
+    arguments: type[Args]
+    handler: Handler[Plan]
+    prepare: Prepare[Args, Plan]
+    price: Callable[[Plan], Price] = one_unit
     annotations: ToolAnnotations = ToolAnnotations()
     alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
     # hidden tools are in no default list or schema; [tools] enabled naming one shows it (image_upload)
@@ -92,6 +113,21 @@ def plan_search(args: WebSearchArguments, engines: Sequence[str]) -> SearchPlan:
         for query in args.queries()
     )
     return SearchPlan(engine, requests)
+
+
+def price_search(plan: SearchPlan) -> Price:
+    """A search is priced per query, with its engine's surcharge."""
+    return Price(units=len(plan.requests), engine=plan.engine)
+
+
+def price_image_search(args: ImageSearchArguments) -> Price:
+    """An image search is priced once, with its engine's surcharge."""
+    return Price(engine=args.engine)
+
+
+def price_crops(args: CropImagesArguments) -> Price:
+    """crop_images is priced per crop asked for (metering charges the crops made: ToolResult.answered)."""
+    return Price(units=len(args.crops))
 
 
 async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
@@ -211,7 +247,9 @@ async def web_fetch(call: ToolCall, args: WebFetchArguments) -> ToolResult:
 
 # --- the registry --------------------------------------------------------------------------------------------
 
-TOOLS: tuple[ToolDefinition, ...] = (
+# each entry is typed by its own argument model and plan (mypy checks its prepare, handler and price agree); the
+# registry mixes them
+_REGISTRY = (
     ToolDefinition(
         name="web_search",
         title="Web search",
@@ -226,6 +264,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         arguments=WebSearchArguments,
         handler=web_search,
         prepare=plan_search,
+        price=price_search,
     ),
     ToolDefinition(
         name="web_search_multi",
@@ -239,6 +278,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         arguments=WebSearchMultiArguments,
         handler=web_search_multi,
         prepare=plan_search_multi,
+        price=price_search,
     ),
     ToolDefinition(
         name="web_fetch",
@@ -253,6 +293,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=WebFetchArguments,
         handler=web_fetch,
+        prepare=as_given,
     ),
     ToolDefinition(
         name="image_search",
@@ -264,6 +305,8 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=ImageSearchArguments,
         handler=image_search,
+        prepare=as_given,
+        price=price_image_search,
     ),
     ToolDefinition(
         name="crop_images",
@@ -275,6 +318,8 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=CropImagesArguments,
         handler=crop_images,
+        prepare=as_given,
+        price=price_crops,
         annotations=ToolAnnotations(idempotent=False),  # each crop is a new <obs_i>
     ),
     ToolDefinition(
@@ -288,6 +333,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=ReverseImageSearchArguments,
         handler=reverse_image_search,
+        prepare=as_given,
         annotations=ToolAnnotations(idempotent=False),  # a URL or data argument becomes a new <obs_i>
     ),
     ToolDefinition(
@@ -299,11 +345,13 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         arguments=ImageUploadArguments,
         handler=image_upload,
+        prepare=as_given,
         annotations=ToolAnnotations(read_only=False, idempotent=False, open_world=False),
         hidden=True,
     ),
 )
 
+TOOLS: tuple[ToolDefinition, ...] = _REGISTRY
 TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in TOOLS)
 
 

@@ -131,7 +131,7 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     urls = {
         outcome.image.token: await images.url_for(outcome.image)
         for outcome in outcomes
-        if outcome.image is not None and images.storage.mode != "inline"
+        if outcome.image is not None and images.storage_mode != "inline"
     }
     attached = tuple(
         ToolImage(outcome.image.token, outcome.image.mime, outcome.image.data)
@@ -140,7 +140,7 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     )
     # JSON output (REST, the Python API) carries each crop's bytes as base64, those doors having no image blocks:
     # megabytes of text, written on a worker as the pixels were
-    text = await images.pixels.run(_crop_json, outcomes, urls) if call.output == "json" else _crop_text(outcomes, urls)
+    text = await images.on_worker(_crop_json, outcomes, urls) if call.output == "json" else _crop_text(outcomes, urls)
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
     answered = made if made < len(outcomes) else None

@@ -75,7 +75,7 @@ async def image_upload(call: ToolCall, args: ImageUploadArguments) -> ToolResult
     stored, _ = await images.resolve(call.session, args.image)
     url = await images.url_for(stored)
     body = {"status": "ok", "token": stored.token, "url": url, "mime": stored.mime, "width": stored.width,
-            "height": stored.height, "storage": images.storage.mode}  # fmt: skip
+            "height": stored.height, "storage": images.storage_mode}  # fmt: skip
     if call.output == "json":
         return ToolResult(tool=call.tool, text=json.dumps(body, separators=(",", ":")), is_json=True)
     where = url or "no URL (storage = inline)"

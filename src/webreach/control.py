@@ -1,0 +1,140 @@
+"""The control plane beside the Gateway: the engines' operations (Engines) and the console's settings (Config).
+
+The Gateway offers search, read and images to the tools; operators' doors (CLI `engines`, the console, the admin
+API) reach these through `gateway.engines` and `gateway.config`. Both sit over the gateway's own search service,
+so a reset or a setting changed here is the one the gateway's searches see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from webreach.clock import Clock
+from webreach.config import Settings
+from webreach.configdb.service import StoredConfig
+from webreach.errors import InvalidInputError, UnknownEngineError
+from webreach.images.reverse import REVERSE_BACKENDS
+from webreach.images.reverse.service import backends_of
+from webreach.models import EngineAttempt, SearchResponse
+from webreach.policies.parse_health import ParseHealth
+from webreach.search.canary import CANARY_QUERY, CanaryResult
+from webreach.search.service import EngineStatus, Searching
+from webreach.state.breaker_followers import Pickup
+
+logger = logging.getLogger(__name__)
+CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server
+
+
+class Engines:
+    """Every engine's operator view: names, statuses, breakers, probes, canaries, saved pages and parse health."""
+
+    def __init__(self, searching: Searching, settings: Callable[[], Settings], clock: Clock) -> None:
+        self._searching = searching
+        self._settings = settings
+        self._clock = clock
+
+    def names(self) -> list[str]:
+        """Every web engine name (the registry's, so doors never import engines themselves)."""
+        return self._searching.engine_names()
+
+    def breaker_names(self) -> list[str]:
+        """Every name with a circuit breaker: web engines, image engines, reverse-image backends."""
+        return [*self._searching.engine_names(), *self._searching.image_engine_names(), *REVERSE_BACKENDS]
+
+    def statuses(self) -> list[EngineStatus]:
+        """Kind, key status and breaker state of every engine: web search's, image search's (vertical "images")
+        and reverse image search's backends (vertical "reverse")."""
+        reverse = backends_of(self._settings(), self._clock)
+        return self._searching.engine_statuses(reverse=[backend.rules for backend in reverse.values()])
+
+    def add_attempt_listener(self, listener: Callable[[EngineAttempt], None]) -> None:
+        """Tell `listener` of every engine attempt the moment it ends, while the search goes on (CLI -v)."""
+        self._searching.add_attempt_listener(listener)
+
+    def auto_order(self, query: str) -> list[str]:
+        """The engines auto mode tries for `query`, in order."""
+        return self._searching.auto_order(query)
+
+    def reset(self, name: str) -> None:
+        """Close engine `name`'s circuit breaker (a web or image engine's, or a reverse-image backend's) and clear
+        its stored suspension (InvalidInputError if unknown)."""
+        self._searching.reset_breaker(name, others=REVERSE_BACKENDS)
+
+    async def pickups(self) -> list[Pickup]:
+        """After reset: whether each running server has picked the reset up (waits 3 s at most)."""
+        return await self._searching.pickups()
+
+    async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
+        """Test engine `name` with one real search through its runtime stack and credentials, leaving its breaker
+        as it is and charging no agent (the console's "Test connection")."""
+        return await self._searching.probe(name, query)
+
+    async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
+        """Run `query` against each configured engine (or those named), bypassing the cache, and say per engine
+        whether its own parser read the answer (ok), only the generic one did, nothing did, or it was blocked."""
+        return await self._searching.canary(query, engines)
+
+    def guess(self, body: bytes) -> str:
+        """The engine a saved results page most looks like (InvalidInputError when it is none of them)."""
+        return self._searching.guess_engine(body)
+
+    def parse_saved(
+        self,
+        name: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/html",
+        headers: Sequence[tuple[bytes, bytes]] | None = None,
+    ) -> SearchResponse:
+        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes);
+        `headers`, raw as they arrived, replace the Content-Type alone. Hits, or the engine's typed error."""
+        return self._searching.parse_saved(name, body, status=status, content_type=content_type, headers=headers)
+
+    def parse_health(self) -> list[ParseHealth]:
+        """Each scraped engine's parse health: its last parse mode and how many recent answers needed the generic
+        parser (recorded in the state file, so it covers every process sharing it)."""
+        return self._searching.parse_health()
+
+
+class Config:
+    """The console's settings: stored in the ledger's database, applied here at once and followed from others."""
+
+    def __init__(self, stored: StoredConfig, engines: Engines, apply: Callable[[Settings], None], clock: Clock) -> None:
+        self._stored = stored
+        self._engines = engines
+        self._apply = apply
+        self._clock = clock
+
+    @property
+    def stored(self) -> StoredConfig:
+        """The console's settings in the database: per-field sources, the version applied, its problem if any."""
+        return self._stored
+
+    def change(self, changes: Mapping[tuple[str, str], Any]) -> None:
+        """Store console settings ((scope, field) -> value, None to remove the console's value) and apply them here
+        at once (other servers within CONFIG_POLL). Engine names are checked against the registry."""
+        valid = set(self._engines.names())
+        for scope, field in changes:
+            if scope.startswith("engine:"):
+                UnknownEngineError.check(scope[7:], valid)
+            order = changes[(scope, field)] if field in ("auto_order", "auto_order_zh") else None
+            unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
+            if unknown:
+                raise InvalidInputError(f"unknown engines in {field}: {', '.join(unknown)}")
+        self._apply(self._stored.write(dict(changes)))
+
+    async def follow(self) -> None:
+        """Apply the settings other processes store, looking at their version every CONFIG_POLL seconds (off the
+        event loop), until cancelled."""
+        while True:
+            await self._clock.sleep(CONFIG_POLL)
+            try:
+                changed = await asyncio.to_thread(self._stored.poll)
+                if changed is not None:
+                    self._apply(changed)
+            except Exception:  # a bug here must not stop the server following later changes
+                logger.exception("console settings: could not apply a change")
