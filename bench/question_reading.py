@@ -3,8 +3,8 @@
 Run: python -m bench.question_reading [--per-doc N] [--tune]. Data: ../shared/data/qa/squad-train (SQuAD v1.1
 train, 442 Wikipedia articles as whole documents; PROVENANCE.md). The articles are split in two halves by the
 first 8 hex digits of sha256(doc_id): even is "tuning" (weights and passage size were chosen there), odd is
-"check". The sample is bounded: from every article, the N questions (default 5) with the smallest sha256(id), so a
-run covers ~2,200 questions and takes a few minutes on a shared machine.
+"check". The sample is bounded: from every article, the N questions (default 3) with the smallest sha256(id), so a
+run covers ~1,300 questions and takes about 5 minutes on a shared, loaded machine.
 
 For every question and budget (250/500/1,000/2,000 o200k tokens) three readers return text:
   - ours: the article cut into passages, ranked for the question, the best that fit chosen in page order;
@@ -254,7 +254,7 @@ def print_table(table: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--per-doc", type=int, default=5, help="questions sampled from each article")
+    parser.add_argument("--per-doc", type=int, default=3, help="questions sampled from each article")
     parser.add_argument("--half", choices=("tuning", "check", "both"), default="both")
     parser.add_argument("--weights", default="{}", help="JSON of Weights fields to try (tuning)")
     parser.add_argument("--dim", type=int, default=256, help="WordLlama dimensions (64, 128 or 256)")

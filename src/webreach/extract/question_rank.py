@@ -77,11 +77,11 @@ class PageIndex:
 
     def __init__(self, ranker: QuestionRanker, passages: Sequence[Passage], title: str) -> None:
         self.passages = list(passages)
-        words = [WORD.findall(" ".join((title, *p.headings, p.text))) for p in self.passages]
-        self.bm25 = Bm25([ranker.terms_of_words(w) for w in words])
+        folded = [" ".join((title, *p.headings, p.text)) for p in self.passages]
+        self.bm25 = Bm25([ranker.terms_of_words(WORD.findall(text)) for text in folded])
         by_path = {p.headings: frozenset(ranker.terms(" ".join(p.headings))) for p in self.passages}
         self.heading_terms = [by_path[p.headings] for p in self.passages]
-        self.vectors = ranker.embed_words(words)
+        self.vectors = ranker.embed_words([text.split() for text in folded])
 
 
 class Bm25:
@@ -201,13 +201,13 @@ class QuestionRanker:
 
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors of the texts (mean of their WordLlama token vectors), None without wordllama."""
-        return self.embed_words([WORD.findall(text) for text in texts])
+        return self.embed_words([text.split() for text in texts])
 
     def embed_words(self, texts: Sequence[Sequence[str]]) -> np.ndarray | None:
-        """Unit vectors of texts given as their words: the mean of the words' WordLlama token vectors.
+        """Unit vectors of texts given as their words (split at spaces): the mean of their WordLlama token vectors.
 
         Each word is tokenized alone as the tokenizer sees a word after a space ("▁word"): its sentencepiece
-        pieces never cross a space, so this is what the whole text's tokenization gives less its punctuation.
+        pieces never cross a space, so this is what tokenizing the whole text gives (punctuation included).
         A word in the vocabulary is one lookup; the others are tokenized together once and remembered.
         """
         self._load()
