@@ -12,10 +12,12 @@ import gzip
 import json
 from pathlib import Path
 
+import bm25s
+import numpy as np
 import pytest
 
 from webreach.extract.passages import cut
-from webreach.extract.question_rank import QuestionRanker, select, stem
+from webreach.extract.question_rank import Bm25, QuestionRanker, select, stem
 from webreach.read.window import load_tokenizer
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa" / "squad-train"
@@ -121,3 +123,38 @@ def test_empty_questions_and_pages() -> None:
     assert [stem(w) for w in ("bridges", "built", "building", "cities", "glass", "status")] == [
         "bridge", "built", "build", "city", "glass", "status",
     ]  # fmt: skip
+
+
+def test_page_bm25_scores_as_bm25s_does() -> None:
+    """The page's own BM25 (built without bm25s's index, for speed) gives bm25s's scores: Lucene's idf, k1 1.5,
+    b 0.75, a repeated query term counted again, a term the page lacks adding nothing."""
+    title, text, questions = squad()[1]
+    ranker = QuestionRanker(semantic=False)
+    documents = [ranker.terms(" ".join((title, *p.headings, p.text))) or ["x"] for p in cut(text)]
+    reference = bm25s.BM25()
+    reference.index(documents, show_progress=False)
+    for question, _, _ in questions:
+        query = ranker.terms(question)
+        query += query[:1]  # repeated
+        expected = reference.get_scores([t for t in query if t in reference.vocab_dict])
+        got = Bm25(documents).scores([*query, "zzunseen"])
+        assert got == pytest.approx(np.asarray(expected, dtype=np.float64), rel=1e-5, abs=1e-6)
+    assert Bm25([]).scores(["bridge"]).tolist() == []
+
+
+def test_words_embedded_alone_match_the_whole_text_tokenized() -> None:
+    """WordLlama's sentencepiece pieces never cross a space: embedding a text word by word (cached, the fast
+    path) gives the same vector as tokenizing the whole text at once and pooling its token vectors."""
+    ranker = QuestionRanker()
+    if not ranker.semantic:
+        pytest.skip("wordllama is not installed (the `question` extra)")
+    _, text, _ = squad()[2]
+    texts = [" ".join(p.text.split()) for p in cut(text)[:40]]  # punctuation included, single spaces
+    tokenizer, table = ranker._tokenizer, ranker._embedding  # the model's own parts, to compute the reference
+    reference = np.stack([table[tokenizer.encode(t, add_special_tokens=False).ids].sum(axis=0) for t in texts])
+    reference /= np.linalg.norm(reference, axis=1, keepdims=True)
+    for _ in range(2):  # the second time from the remembered words
+        vectors = ranker.embed(texts)
+        assert vectors is not None and vectors.shape == reference.shape
+        assert np.allclose(vectors, reference, atol=1e-5)
+    assert QuestionRanker(semantic=False).embed(texts) is None

@@ -5,12 +5,15 @@
     chosen = select(scores, costs, max_tokens=1000)  # passage positions, in page order
 
 The score of a passage adds three signals, each scaled to [0, 1] over the page:
-  - lexical: BM25 (the bm25s library) over the passage's text with its heading path and the page title folded in;
+  - lexical: BM25 (scored as bm25s scores, see Bm25) over the passage's text with its heading path and the page
+    title folded in;
   - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
     the package directory with downloads disabled), present only when the `question` extra is installed;
   - structure: the share of the question's terms found in the passage's headings;
 then borrows a part of its neighbours' scores (the same block most, the same section less), so an answer sentence
 next to the one that repeats the question's words is found too. Without wordllama the ranking is lexical only.
+Each passage is split into words once; a ranker remembers the words it met (their terms and token ids, up to
+WORD_CACHE of them), so a page of common words costs dictionary look-ups rather than tokenizing.
 
 Terms: Latin words lower-cased, English stop words dropped and lightly stemmed; CJK runs cut into words by jieba
 (the `question` extra) or, without it, into overlapping character pairs.
@@ -21,14 +24,15 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import math
 import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-import bm25s
 import numpy as np
 
 from webreach.extract.passages import Passage
@@ -49,6 +53,7 @@ STOP_WORDS = frozenset(STOP_WORDS_TEXT.split() + CJK_STOP_WORDS.split())
 
 
 LEAD_PASSAGES = 2
+WORD_CACHE = 100_000  # distinct words remembered by a ranker (their token ids and terms)
 SEMANTIC_DIM = 256  # WordLlama's bundled dimensions (64 or 128 truncate them: faster, a little weaker)
 
 
@@ -65,16 +70,51 @@ class Weights:
 
 
 class PageIndex:
-    """One page made ready for questions: its passages' terms, BM25 index, heading terms and embeddings."""
+    """One page made ready for questions: its passages' BM25 index, heading terms and embeddings.
+
+    Each passage is split into words once; the terms (for BM25) and the embedding both start from those words.
+    """
 
     def __init__(self, ranker: QuestionRanker, passages: Sequence[Passage], title: str) -> None:
         self.passages = list(passages)
         folded = [" ".join((title, *p.headings, p.text)) for p in self.passages]
-        self.bm25 = bm25s.BM25()
-        if self.passages:  # bm25s averages document lengths: an empty corpus has none
-            self.bm25.index([ranker.terms(text) or [""] for text in folded], show_progress=False)
-        self.heading_terms = [set(ranker.terms(" ".join(p.headings))) for p in self.passages]
-        self.vectors = ranker.embed(folded)
+        self.bm25 = Bm25([ranker.terms_of_words(WORD.findall(text)) for text in folded])
+        by_path = {p.headings: frozenset(ranker.terms(" ".join(p.headings))) for p in self.passages}
+        self.heading_terms = [by_path[p.headings] for p in self.passages]
+        self.vectors = ranker.embed_words([text.split() for text in folded])
+
+
+class Bm25:
+    """Okapi BM25 over one page's passages, scored as bm25s scores by default (Lucene's variant: idf
+    log(1 + (N - df + 0.5) / (df + 0.5)), k1 1.5, b 0.75; a term repeated in the query counts again).
+
+    Built here rather than with bm25s: a page is small, and bm25s's index build (its own vocabulary, a sparse
+    matrix of every term's scores) cost more than the rest of the ranking; a query here reads only its own terms.
+    """
+
+    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.vocabulary: dict[str, int] = {}
+        ids = [[self.vocabulary.setdefault(term, len(self.vocabulary)) for term in doc] for doc in documents]
+        lengths = np.array([len(doc) for doc in ids], dtype=np.int64)
+        self.documents = len(ids)
+        self.term_ids = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+        self.doc_ids = np.repeat(np.arange(len(ids)), lengths)
+        average = float(lengths.mean()) if len(ids) else 0.0
+        self.k1 = k1
+        self.norm = k1 * (1 - b + b * lengths / max(average, 1e-9))
+
+    def scores(self, query: Sequence[str]) -> np.ndarray:
+        """One score per document."""
+        total = np.zeros(self.documents)
+        for term in query:
+            position = self.vocabulary.get(term)
+            if position is None:
+                continue
+            tf = np.bincount(self.doc_ids[self.term_ids == position], minlength=self.documents).astype(np.float64)
+            df = int(np.count_nonzero(tf))
+            idf = math.log(1 + (self.documents - df + 0.5) / (df + 0.5))
+            total += idf * tf / (tf + self.norm)
+        return total
 
 
 class QuestionRanker:
@@ -90,7 +130,11 @@ class QuestionRanker:
         self._want_segmenter = segmenter
         self._embedding: np.ndarray | None = None
         self._tokenizer: Any = None
+        self._vocabulary: dict[str, int] = {}
         self._segmenter: Any = None
+        # words met before: their WordLlama token ids and their terms (bounded: emptied when full)
+        self._word_tokens: dict[str, tuple[int, ...]] = {}
+        self._word_terms: dict[str, tuple[str, ...]] = {}
         self._loaded = False
         self._loading = threading.Lock()  # pages are ranked in worker threads: the parts load once
 
@@ -123,20 +167,30 @@ class QuestionRanker:
             # a copy of its tokenizer without padding: pooling here reads only each text's own tokens
             self._tokenizer = type(model.tokenizer).from_str(model.tokenizer.to_str())
             self._tokenizer.no_padding()
+            self._vocabulary = self._tokenizer.get_vocab()
         if self._want_segmenter and importlib.util.find_spec("jieba") is not None:
             self._segmenter = importlib.import_module("jieba").Tokenizer()
 
     def terms(self, text: str) -> list[str]:
         """The terms BM25 and the heading cue compare."""
+        return self.terms_of_words(WORD.findall(text))
+
+    def terms_of_words(self, words: Sequence[str]) -> list[str]:
+        """The terms of words split by WORD (each distinct word worked out once)."""
         self._load()
+        known = _bounded(self._word_terms)
         found: list[str] = []
-        for match in WORD.finditer(text.lower()):
-            word = match.group()
-            if CJK.match(word):
-                found.extend(term for term in self._cjk_terms(word) if term not in STOP_WORDS)
-            elif word not in STOP_WORDS:
-                found.append(stem(word))
+        for word in words:
+            terms = known.get(word)
+            if terms is None:
+                terms = known[word] = self._word_terms_of(word.lower())
+            found.extend(terms)
         return found
+
+    def _word_terms_of(self, word: str) -> tuple[str, ...]:
+        if CJK.match(word):
+            return tuple(term for term in self._cjk_terms(word) if term not in STOP_WORDS)
+        return () if word in STOP_WORDS else (stem(word),)
 
     def _cjk_terms(self, run: str) -> list[str]:
         if self._segmenter is not None:
@@ -147,20 +201,49 @@ class QuestionRanker:
 
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors of the texts (mean of their WordLlama token vectors), None without wordllama."""
+        return self.embed_words([text.split() for text in texts])
+
+    def embed_words(self, texts: Sequence[Sequence[str]]) -> np.ndarray | None:
+        """Unit vectors of texts given as their words (split at spaces): the mean of their WordLlama token vectors.
+
+        Each word is tokenized alone as the tokenizer sees a word after a space ("▁word"): its sentencepiece
+        pieces never cross a space, so this is what tokenizing the whole text gives (punctuation included).
+        A word in the vocabulary is one lookup; the others are tokenized together once and remembered.
+        """
         self._load()
         if self._embedding is None or not texts:
             return None
-        encoded = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-        lengths = np.array([len(e.ids) for e in encoded])
-        ids = np.fromiter((i for e in encoded for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
-        if not len(ids):
-            return np.zeros((len(texts), self._embedding.shape[1]), dtype=np.float32)
-        np.clip(ids, 0, self._embedding.shape[0] - 1, out=ids)
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        sums = np.add.reduceat(self._embedding[ids], np.minimum(starts, len(ids) - 1), axis=0)
-        sums[lengths == 0] = 0.0
+        distinct = list(dict.fromkeys(chain.from_iterable(texts)))
+        position = {word: i for i, word in enumerate(distinct)}
+        vectors = self._word_vectors(distinct)
+        sums = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        for row, words in enumerate(texts):
+            if words:
+                sums[row] = vectors[[position[w] for w in words]].sum(axis=0)
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         return np.asarray(sums / np.maximum(norms, 1e-9), dtype=np.float32)
+
+    def _word_vectors(self, words: list[str]) -> np.ndarray:
+        """Each word's token vectors summed (one row per word); words of as many tokens are summed together."""
+        assert self._embedding is not None
+        known = _bounded(self._word_tokens)
+        missing = [w for w in words if w not in known and "\u2581" + w not in self._vocabulary]
+        if missing:
+            encodings = self._tokenizer.encode_batch_fast(missing, add_special_tokens=False)
+            for word, encoded in zip(missing, encodings, strict=True):
+                known[word] = tuple(min(max(i, 0), len(self._embedding) - 1) for i in encoded.ids)
+        by_length: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
+        for row, word in enumerate(words):
+            single = self._vocabulary.get("\u2581" + word)
+            ids = known[word] if single is None or single >= len(self._embedding) else (single,)
+            rows, tokens = by_length.setdefault(len(ids), ([], []))
+            rows.append(row)
+            tokens.append(ids)
+        vectors = np.zeros((len(words), self._embedding.shape[1]), dtype=np.float32)
+        for length, (rows, tokens) in by_length.items():
+            if length:
+                vectors[rows] = self._embedding[np.array(tokens, dtype=np.int64)].sum(axis=1)
+        return vectors
 
     def index(self, passages: Sequence[Passage], *, title: str = "") -> PageIndex:
         """The page made ready for any number of questions."""
@@ -175,7 +258,7 @@ class QuestionRanker:
         query = self.terms(question)
         score = np.zeros(len(page.passages))
         if query:
-            score += weights.lexical * _scaled(np.asarray(page.bm25.get_scores(query), dtype=np.float64))
+            score += weights.lexical * _scaled(page.bm25.scores(query))
             if weights.heading:
                 score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
         asked = self.embed([question]) if page.vectors is not None else None
@@ -195,6 +278,13 @@ def _import_keeping_root_logger(name: str) -> Any:
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
+
+
+def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
+    """The cache, emptied first when it holds WORD_CACHE entries (pages of any language keep it bounded)."""
+    if len(cache) >= WORD_CACHE:
+        cache.clear()
+    return cache
 
 
 def stem(word: str) -> str:
