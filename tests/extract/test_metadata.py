@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from webreach.extract.html_tree import parse
 from webreach.extract.metadata import PageMetadata, iso_date, read_metadata
+from webreach.extract.preparation.html_tree import parse
 
 URL = "https://news.example/2019/11/18/ferry-strike/"
 

@@ -82,24 +82,25 @@ import trafilatura
 from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.errors import ExtractionError, UnsupportedContentError
-from webreach.extract import charset, html_tree, walls
-from webreach.extract.card_grid import grid_text
+from webreach.extract import charset, walls
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
+from webreach.extract.fixes.product_facts import product_facts, with_facts
+from webreach.extract.fixes.repeated_lines import drop_repeated_lines
+from webreach.extract.fixes.section_headings import restore_headings, sections_left_out
+from webreach.extract.kinds.page_type import PageKind, classify
+from webreach.extract.kinds.profiles import BALANCED, BALANCED_WITH_COMMENTS, PRECISE, RECALL, Profile, profile_for
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.lone_story import whole_story
-from webreach.extract.main_region import widen
 from webreach.extract.metadata import JsonLd, page_json_ld, read_metadata
-from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
-from webreach.extract.posts import render_thread, thread_posts, worth_keeping
-from webreach.extract.product_facts import product_facts, with_facts
-from webreach.extract.product_reviews import remove_reviews
-from webreach.extract.profiles import BALANCED, BALANCED_WITH_COMMENTS, PRECISE, RECALL, Profile, profile_for
-from webreach.extract.repeated_blocks import Rescue, rescue_text
-from webreach.extract.repeated_lines import drop_repeated_lines
-from webreach.extract.section_headings import restore_headings, sections_left_out
-from webreach.extract.set_aside import set_aside
+from webreach.extract.preparation import html_tree
+from webreach.extract.preparation.product_reviews import remove_reviews
+from webreach.extract.preparation.set_aside import set_aside
+from webreach.extract.readings.card_grid import grid_text
+from webreach.extract.readings.lone_story import whole_story
+from webreach.extract.readings.main_region import widen
+from webreach.extract.readings.posts import render_thread, thread_posts, worth_keeping
+from webreach.extract.readings.repeated_blocks import Rescue, rescue_text
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
 

@@ -22,7 +22,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import webreach.bounded_json as bounded_json
-from webreach.extract import html_tree
+from webreach.extract.preparation import html_tree
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")

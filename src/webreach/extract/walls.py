@@ -26,9 +26,9 @@ from typing import Any
 from lxml import etree
 
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, BlockKind, NeedsBrowserError, PageBlockedError, hint
-from webreach.extract import html_tree
-from webreach.extract.card_grid import in_furniture
 from webreach.extract.extracted import WORD, seen_text
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.card_grid import in_furniture
 
 WALL_HINT = hint(
     "The site put a bot check in front of the page; try {} or {}, or another source.",

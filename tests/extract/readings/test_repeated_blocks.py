@@ -3,8 +3,8 @@ trafilatura's text (it must hold several times the words and nearly all of those
 
 from __future__ import annotations
 
-from webreach.extract import html_tree
-from webreach.extract.repeated_blocks import FORUM_RESCUE, MAX_WORDS, RESCUE_GAIN, repeated_blocks, rescue_text
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.repeated_blocks import FORUM_RESCUE, MAX_WORDS, RESCUE_GAIN, repeated_blocks, rescue_text
 
 URL = "https://board.example/r/bikes/comments/42/which_fork/"
 REPLY = (

@@ -30,11 +30,11 @@ from lxml import etree, html
 
 import webreach.nesting as nesting
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, hint
-from webreach.extract.consent_dialogs import has_consent_dialog, remove_consent_dialogs
-from webreach.extract.disclosures import has_disclosures, open_disclosures
-from webreach.extract.post_profiles import has_post_profiles, remove_post_profile_details
+from webreach.extract.preparation.consent_dialogs import has_consent_dialog, remove_consent_dialogs
+from webreach.extract.preparation.disclosures import has_disclosures, open_disclosures
+from webreach.extract.preparation.post_profiles import has_post_profiles, remove_post_profile_details
+from webreach.extract.preparation.xml_chars import xml_safe, xml_safe_utf8
 from webreach.extract.streamed import place_streamed, streamed
-from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
 
 # elements whose text a reader never sees
 HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"})

@@ -25,11 +25,11 @@ from typing import Any
 
 from lxml import etree
 
-from webreach.extract import html_tree
-from webreach.extract.card_grid import FURNITURE_TAGS, names_furniture
-from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import WORD, content_words, paragraphs_html
-from webreach.extract.screen_reader_text import screen_reader_class, states_a_number
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.card_grid import FURNITURE_TAGS, names_furniture
+from webreach.extract.readings.element_markdown import to_markdown
+from webreach.extract.readings.screen_reader_text import screen_reader_class, states_a_number
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2

@@ -22,9 +22,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from webreach.extract import html_tree
-from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.element_markdown import to_markdown
 from webreach.models import ReadFormat
 
 MIN_ITEMS = 4

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from webreach.extract import html_tree
-from webreach.extract.element_markdown import to_markdown
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.element_markdown import to_markdown
 
 POST = """<html><body><div id="post"><h2>Setting   it up</h2><p>Run <code>make</code>, then read
 <a href="/docs/install">the <b>install</b> guide</a>.</p><ul><li>one</li><li>two</li></ul>

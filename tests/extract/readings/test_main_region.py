@@ -3,9 +3,10 @@ and read by the cascade for service pages; a story slug in the URL keeps an unsu
 
 from __future__ import annotations
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.main_region import (
+from webreach.extract.kinds.page_type import classify
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.main_region import (
     MAX_GAIN,
     MIN_GAIN,
     may_hold,
@@ -13,7 +14,6 @@ from webreach.extract.main_region import (
     region_text,
     widen,
 )
-from webreach.extract.page_type import classify
 
 SECTION = (
     "<section class='feature'><h2>{0}</h2><p>Our {0} team plans, builds and runs the whole thing for you, from the "

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webreach.extract.main_region import GAINS, Bands
-from webreach.extract.page_type import PageKind
-from webreach.extract.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue
+from webreach.extract.kinds.page_type import PageKind
+from webreach.extract.readings.main_region import GAINS, Bands
+from webreach.extract.readings.repeated_blocks import FORUM_RESCUE, PAGE_RESCUE, Rescue
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ import trafilatura
 from lxml import etree
 from trafilatura.settings import MANUALLY_CLEANED
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
 from webreach.extract.extracted import Extracted
-from webreach.extract.page_type import classify
-from webreach.extract.posts import render_thread, thread_posts
-from webreach.extract.set_aside import set_aside
+from webreach.extract.kinds.page_type import classify
+from webreach.extract.preparation import html_tree
+from webreach.extract.preparation.set_aside import set_aside
+from webreach.extract.readings.posts import render_thread, thread_posts
 
 SAMPLE = 6
 # floors a little under what this sample measured (in brackets: with page kinds / the article cascade alone)

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
+from webreach.extract.fixes.product_facts import product_facts, with_facts
 from webreach.extract.metadata import page_json_ld
-from webreach.extract.product_facts import product_facts, with_facts
+from webreach.extract.preparation import html_tree
 
 URL = "https://shop.example/products/stoneware-mug"
 DESCRIPTION = "Thrown by hand from speckled stoneware, glazed inside, holds 350 ml & keeps coffee warm for longer."

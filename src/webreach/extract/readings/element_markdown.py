@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webreach.extract import html_tree
+from webreach.extract.preparation import html_tree
 
 HEADINGS = {f"h{level}": "#" * level for level in range(1, 7)}
 BOLD = frozenset({"strong", "b"})

@@ -1,12 +1,12 @@
-"""Thread posts from microdata (extract/posts.py): authors, and the opening post a page declares in JSON-LD."""
+"""Thread posts from microdata (extract/readings/posts.py): authors, and the opening post a page declares in JSON-LD."""
 
 from __future__ import annotations
 
 import json
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.posts import render_thread, thread_posts
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.posts import render_thread, thread_posts
 
 OPENING = "Hey all, I just got a 50 gallon tank for free and I am planning a fish only tank with a canister filter."
 

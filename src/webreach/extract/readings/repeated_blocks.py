@@ -27,9 +27,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from webreach.extract import html_tree
-from webreach.extract.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
 from webreach.extract.extracted import content_words, word_bag
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
 from webreach.models import ReadFormat
 
 MIN_BLOCKS = 3

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from webreach.extract.card_grid import grid_items, grid_text
-from webreach.extract.html_tree import parse
+from webreach.extract.preparation.html_tree import parse
+from webreach.extract.readings.card_grid import grid_items, grid_text
 
 CARDS = "".join(
     f'<div class="card"><a href="/p/{n}">Trail shoe {n}</a><p>Light mesh upper, grippy sole, {n}0 dollars.</p></div>'

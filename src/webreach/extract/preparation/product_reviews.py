@@ -30,7 +30,7 @@ from typing import Any
 
 from lxml import etree
 
-from webreach.extract import html_tree
+from webreach.extract.preparation import html_tree
 
 # a class or id token "review" or "reviews", alone or between dashes and underscores ("cm_cr-review_list")
 REVIEW_NAME = re.compile(r"(?:^|[\s_-])reviews?(?:$|[\s_-])", re.IGNORECASE)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.section_headings import restore_headings, sections_left_out
+from webreach.extract.fixes.section_headings import restore_headings, sections_left_out
+from webreach.extract.preparation import html_tree
 
 INTRO = (
     "Tailwind works by scanning all of your templates for class names, generating the matching styles and then "

@@ -9,9 +9,9 @@ import pytest
 
 from webreach.errors import ExtractionError
 from webreach.extract.cascade import ExtractOptions, extract
-from webreach.extract.html_tree import parse, visible_text
+from webreach.extract.preparation.html_tree import parse, visible_text
 
-PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages"
 URL = "https://notes.example/guides/tide-tables?utm_source=feed"
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
-from webreach.extract import html_tree
+from webreach.extract.preparation import html_tree
 from webreach.models import ReadFormat
 
 SECTION_HEADINGS = ("h2", "h3", "h4", "h5", "h6")

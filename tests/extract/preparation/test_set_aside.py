@@ -7,8 +7,8 @@ import trafilatura
 from lxml import etree
 from trafilatura.settings import MANUALLY_CLEANED
 
-from webreach.extract.html_tree import parse
-from webreach.extract.set_aside import set_aside
+from webreach.extract.preparation.html_tree import parse
+from webreach.extract.preparation.set_aside import set_aside
 
 STORY = "".join(
     f"<p>Paragraph {n} of the story says what happened at the harbour on the night of the storm, and who saw it "

@@ -13,9 +13,9 @@ from collections import Counter
 from typing import Any
 from urllib.parse import unquote
 
-from webreach.extract import html_tree
 from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, word_bag
 from webreach.extract.metadata import JsonLd, declared_text, json_ld_types
+from webreach.extract.preparation import html_tree
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
-from webreach.extract.repeated_lines import drop_repeated_lines
+from webreach.extract.fixes.repeated_lines import drop_repeated_lines
+from webreach.extract.preparation import html_tree
 
 HERO = "Flow from idea to outcome in seconds with one shared canvas"
 FIGURES = "Over 250,000 companies plan their launches on it every week"

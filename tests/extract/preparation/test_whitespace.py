@@ -9,7 +9,7 @@ import pytest
 from lxml import etree
 
 from webreach.extract.cascade import extract
-from webreach.extract.html_tree import parse, visible_text
+from webreach.extract.preparation.html_tree import parse, visible_text
 
 URL = "https://notes.example/tides"
 

@@ -47,10 +47,10 @@ from typing import Any
 
 from lxml import etree
 
-from webreach.extract import html_tree
-from webreach.extract.element_markdown import to_markdown
 from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
 from webreach.extract.metadata import JsonLd, json_ld_person, json_ld_types, page_json_ld
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.element_markdown import to_markdown
 from webreach.models import ReadFormat
 
 MIN_POSTS = 2

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from webreach.extract.cascade import ExtractOptions, story_stage
-from webreach.extract.html_tree import parse
-from webreach.extract.lone_story import Story, declared_story, lone_story, wanted_words, whole_story
+from webreach.extract.preparation.html_tree import parse
+from webreach.extract.readings.lone_story import Story, declared_story, lone_story, wanted_words, whole_story
 
 PARAGRAPHS = "".join(
     f"<h2>Step {n}</h2><p>Check the tyre pressure and the oil level every month, and write down what you find in "

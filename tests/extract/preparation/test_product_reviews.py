@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from webreach.extract.cascade import extract
-from webreach.extract.html_tree import parse
-from webreach.extract.product_reviews import remove_reviews
+from webreach.extract.preparation.html_tree import parse
+from webreach.extract.preparation.product_reviews import remove_reviews
 
 DESCRIPTION = " ".join(["The pack carries a day's gear in three zipped pockets and a padded sleeve."] * 20)
 REVIEWS = "".join(
