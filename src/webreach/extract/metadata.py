@@ -23,6 +23,7 @@ from typing import Any
 
 import webreach.bounded_json as bounded_json
 from webreach.extract.preparation import html_tree
+from webreach.extract.tree import Element
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")
@@ -58,7 +59,7 @@ class PageMetadata:
     sitename: str | None = None
 
 
-def read_metadata(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageMetadata:
+def read_metadata(tree: Element, url: str, json_ld: JsonLd | None = None) -> PageMetadata:
     """The page's declared metadata (never raises on malformed markup or JSON-LD); `json_ld` is the page's
     page_json_ld when the caller has read it already."""
     meta = meta_tags(tree)
@@ -79,7 +80,7 @@ def read_metadata(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageMet
     )
 
 
-def meta_tags(tree: Any) -> dict[str, str]:
+def meta_tags(tree: Element) -> dict[str, str]:
     """<meta name|property|itemprop=... content=...>, keys lowercased, the first occurrence kept."""
     found: dict[str, str] = {}
     for element in tree.iterfind(".//meta"):
@@ -90,7 +91,7 @@ def meta_tags(tree: Any) -> dict[str, str]:
     return found
 
 
-def _first_attribute(tree: Any, path: str, name: str) -> str:
+def _first_attribute(tree: Element, path: str, name: str) -> str:
     """`name` of the first element `path` finds, "" if none. find() stops at that element, where an XPath walks the
     whole page (0.2 ms a median WCXB page each, for a <link> that is in the head)."""
     found = tree.find(path)
@@ -112,7 +113,7 @@ def json_ld_article(json_ld: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
-def page_json_ld(tree: Any) -> JsonLd:
+def page_json_ld(tree: Element) -> JsonLd:
     """Every object of every JSON-LD block on the page, in page order; a block that is invalid, too large or too
     deep declares nothing (the page's other blocks and metadata still count). The cascade reads it once for the
     page's kind, a thread's posts, a product's facts and the metadata (0.14 ms a median WCXB page a read)."""
@@ -155,7 +156,7 @@ def json_ld_nodes(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
         yield from json_ld_nodes(data.get("@graph"), depth + 1)
 
 
-def page_title(tree: Any) -> str | None:
+def page_title(tree: Element) -> str | None:
     """<title> without its site suffix (the longest part between separators), else the first <h1>."""
     title = html_tree.title_tag(tree)
     if title:

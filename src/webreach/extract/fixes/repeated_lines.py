@@ -30,10 +30,10 @@ doubled name; services, listings, products up).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from lxml import etree
 
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 MIN_WORDS = 3  # a shorter line ("Add to cart", "Reply") repeats by design
@@ -47,7 +47,7 @@ HTML_PARAGRAPH = re.compile(r"\s*<p>(?:(?!<p[\s>]).)*</p>\s*$")
 BLOCK_TAGS = ("pre", "code", "li", "td", "th")  # what the page repeats on purpose, as lines
 
 
-def drop_repeated_lines(tree: Any, text: str, format: ReadFormat) -> str:
+def drop_repeated_lines(tree: Element, text: str, format: ReadFormat) -> str:
     """`text` (in `format`) without the lines that repeat an earlier one; see the module docstring."""
     lines = text.split("\n")
     repeats, echoes = _repeats(tree, lines, format)
@@ -72,7 +72,7 @@ def drop_repeated_lines(tree: Any, text: str, format: ReadFormat) -> str:
     return "\n".join(kept)
 
 
-def _repeats(tree: Any, lines: list[str], format: ReadFormat) -> tuple[list[int], set[int]]:
+def _repeats(tree: Element, lines: list[str], format: ReadFormat) -> tuple[list[int], set[int]]:
     """Per line, its number of words if it repeats an earlier line and may be dropped, else 0; and the numbers of
     the lines that echo the line just before them (blank lines aside), which may be dropped too."""
     seen: set[str] = set()
@@ -132,7 +132,7 @@ def _paragraph(line: str, format: ReadFormat) -> bool:
     return STRUCTURE.match(line) is None
 
 
-def _kept_as_is(tree: Any) -> set[str]:
+def _kept_as_is(tree: Element) -> set[str]:
     """The lines of the page's code blocks, list items and table cells, as keys: there repeating is the content
     (the text format does not mark them)."""
     keys: set[str] = set()
@@ -143,7 +143,7 @@ def _kept_as_is(tree: Any) -> set[str]:
     return keys
 
 
-def _block_text(block: Any) -> str:
+def _block_text(block: Element) -> str:
     """The text of `block` with its <br> elements as line breaks (WordPress writes code that way)."""
     pieces: list[str] = []
     depth = 0  # the block's own tail is not its text

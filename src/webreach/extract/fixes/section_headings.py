@@ -28,9 +28,9 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import islice
-from typing import Any
 
 from webreach.extract.preparation import html_tree
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 SECTION_HEADINGS = ("h2", "h3", "h4", "h5", "h6")
@@ -58,7 +58,7 @@ FIRST_WORD = re.compile(r"[^\W_]+")
 HTML_ROW = re.compile(r"\s*<(?:li|tr|td|th|dd|dt|tbody|thead|tfoot|row|cell)[\s>]")
 
 
-def restore_headings(tree: Any, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> str:
+def restore_headings(tree: Element, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> str:
     """`text` (in `format`) with the headings of the sections it holds put back where their sections begin; only as
     many headings as may each search the whole reading within `search_budget` characters."""
     if not text.strip():
@@ -96,7 +96,7 @@ def restore_headings(tree: Any, text: str, format: ReadFormat, search_budget: in
     return "\n".join(out)
 
 
-def sections_left_out(tree: Any, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> bool:
+def sections_left_out(tree: Element, text: str, format: ReadFormat, search_budget: int = SEARCH_BUDGET) -> bool:
     """Whether `text` left out the page's sections: it says the titles of under a tenth of the page's h2 and h3
     headings (those outside navigation, sidebars, footers and forms; at least LEFT_OUT_MIN go unsaid) and holds under
     LEFT_OUT_TEXT_SHARE of the page's visible text. A "best of" list read in precision mode keeps its introduction
@@ -238,7 +238,7 @@ def _as_read(line: str, format: ReadFormat) -> str:
     return line
 
 
-def _opening(heading: Any) -> str:
+def _opening(heading: Element) -> str:
     """The first OPENING_CHARS characters of text after `heading`, before the next heading of its level or above;
     deeper headings are passed over (their sections are part of this one)."""
     level = int(heading.tag[1])
@@ -258,7 +258,7 @@ def _opening(heading: Any) -> str:
     return " ".join(pieces)[: OPENING_CHARS * 2]
 
 
-def _after(element: Any) -> Iterator[str | int]:
+def _after(element: Element) -> Iterator[str | int]:
     """What follows `element` in document order, up to the end of the navigation, sidebar, footer or form that
     holds it, or of the page's banner (a <header> in the body; a section's own <header> only holds its title): text,
     and a heading's level in place of the heading."""
@@ -277,15 +277,15 @@ def _after(element: Any) -> Iterator[str | int]:
             return
 
 
-def _banner(element: Any) -> bool:
+def _banner(element: Element) -> bool:
     """Whether `element` is the page's banner: a <header> straight in the body."""
     parent = element.getparent()
     return bool(element.tag == "header" and parent is not None and parent.tag == "body")
 
 
-def _inside(element: Any) -> Iterator[str | int]:
+def _inside(element: Element) -> Iterator[str | int]:
     """The text inside `element` in document order (a heading as its level), without recursion: pages nest deep."""
-    stack: list[Any] = [element]
+    stack: list[Element] = [element]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
@@ -305,7 +305,7 @@ def _inside(element: Any) -> Iterator[str | int]:
             stack.append(child)
 
 
-def _shown(heading: Any) -> str:
+def _shown(heading: Element) -> str:
     """The heading's text as a reader sees it (a heading may carry a <style> or an icon's <svg>), collapsed."""
     if not len(heading):
         return " ".join((heading.text or "").split())

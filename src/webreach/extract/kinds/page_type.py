@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from webreach.extract.metadata import JsonLd, json_ld_types, page_json_ld
+from webreach.extract.tree import Element
 
 PAGE_TYPES = ("article", "forum", "product", "listing", "collection", "documentation", "service")
 CONFIDENT_VOTES = 2
@@ -113,7 +114,7 @@ class PageKind:
     article_evidence: bool = False  # the page declares itself an article somewhere (JSON-LD, og:type, dates)
 
 
-def classify(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageKind:
+def classify(tree: Element, url: str, json_ld: JsonLd | None = None) -> PageKind:
     """The page's kind from its declared structure and URL; see the module docstring. `json_ld` is the page's
     page_json_ld when the caller has read it already."""
     votes: Counter[str] = Counter()
@@ -192,7 +193,7 @@ def _vote_home(url: str, votes: Counter[str], signals: list[str]) -> None:
         signals.append("url:home")
 
 
-def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) -> None:
+def _vote_article(tree: Element, url: str, votes: Counter[str], signals: list[str]) -> None:
     """og:type "article" and a story's route. SEO plugins write og:type "article" on every page of a site, so
     alone under a catalogue's route it is worth half, and the route wins: Steam's genre and category pages (WCXB
     tune half, collections 0.7309 -> 0.7355: Steam's Action genre 0.53 -> 0.81, a bird-feeder shop 0.91 -> 0.89;
@@ -207,7 +208,7 @@ def _vote_article(tree: Any, url: str, votes: Counter[str], signals: list[str]) 
         signals.append(story)
 
 
-def _vote_markup(tree: Any, declared: list[Any], votes: Counter[str], signals: list[str]) -> None:
+def _vote_markup(tree: Element, declared: list[Any], votes: Counter[str], signals: list[str]) -> None:
     code_blocks = sum(1 for _ in tree.iter("pre"))
     if code_blocks >= 2 and next(tree.iter("nav", "aside"), None) is not None:
         votes["documentation"] += 1

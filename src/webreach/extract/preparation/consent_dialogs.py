@@ -16,9 +16,10 @@ eBay's banner, read as an item page's opening paragraph, joined later (tune half
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from lxml import etree
+
+from webreach.extract.tree import Element
 
 # the root each consent manager mounts: OneTrust, Cookiebot, Didomi, Quantcast Choice, TrustArc (two), CookieYes's
 # GDPR Cookie Consent (bar and settings), Complianz, Usercentrics, Borlabs, Moove GDPR, iubenda, Cookie Notice, and
@@ -49,7 +50,7 @@ def has_consent_dialog(markup: bytes) -> bool:
     return MARKUP_HINT.search(markup.lower()) is not None
 
 
-def remove_consent_dialogs(tree: Any) -> None:
+def remove_consent_dialogs(tree: Element) -> None:
     """Remove every known consent manager's root element from `tree`, in place, the text after each kept; never
     the body, nor an element that holds the page's <main> or <article> (a site that put the id on a wrapper).
     A page that is only a consent dialog then has no readable text, and says so (ExtractionError, read it with the
@@ -59,5 +60,5 @@ def remove_consent_dialogs(tree: Any) -> None:
             root.drop_tree()
 
 
-def _holds_content(element: Any) -> bool:
+def _holds_content(element: Element) -> bool:
     return next(element.iter("main", "article"), None) is not None

@@ -20,9 +20,9 @@ attribute (`//@hidden/..`; an element predicate took 0.21 ms).
 
 from __future__ import annotations
 
-from typing import Any
-
 from lxml import etree
+
+from webreach.extract.tree import Element
 
 HIDDEN = etree.XPath("//@hidden/..")
 CONTROLLED = etree.XPath("//@aria-controls")
@@ -33,11 +33,11 @@ def has_disclosures(markup: bytes) -> bool:
     return (b"aria-controls" in markup or b"tabpanel" in markup) and b"hidden" in markup
 
 
-def open_disclosures(tree: Any) -> None:
+def open_disclosures(tree: Element) -> None:
     """Remove the `hidden` attribute, in place, from every tab panel and every element whose id an aria-controls
     names. Every element of a repeated id is opened: pages that repeat a widget (a desktop and a mobile accordion)
     repeat its ids, and each copy's script opens its own panel."""
-    panels: dict[str, list[Any]] = {}
+    panels: dict[str, list[Element]] = {}
     for element in HIDDEN(tree):
         if element.get("role") == "tabpanel":
             del element.attrib["hidden"]

@@ -35,6 +35,7 @@ from webreach.extract.preparation.disclosures import has_disclosures, open_discl
 from webreach.extract.preparation.post_profiles import has_post_profiles, remove_post_profile_details
 from webreach.extract.preparation.xml_chars import xml_safe, xml_safe_utf8
 from webreach.extract.streamed import place_streamed, streamed
+from webreach.extract.tree import Element
 
 # elements whose text a reader never sees
 HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"})
@@ -61,7 +62,7 @@ ELEMENT_CLASSES = etree.ElementDefaultClassLookup(
 EMPTY_HINT = hint("Try {} or {}, or another source for the same information.", READ_WITH_BROWSER, READ_WITH_JINA)
 
 
-def parse(text: str, *, url: str | None = None) -> Any:
+def parse(text: str, *, url: str | None = None) -> Element:
     """The document's lxml tree; raises ExtractionError (for `url`) when there is no document at all.
 
     About a tenth of an extraction: 2.22 ms a median page of the WCXB tune half (xml_safe_utf8, libxml2's parse,
@@ -93,7 +94,7 @@ def parse(text: str, *, url: str | None = None) -> Any:
     return tree
 
 
-def lighten(tree: Any, page: str) -> bool:
+def lighten(tree: Element, page: str) -> bool:
     """Whether `tree` holds more than MAX_ELEMENTS elements; if so its links and inline formatting are unwrapped
     (their text kept). Extraction costs about 30 us an element in trafilatura alone, link conversion the most: a
     1.3 MB document of 63,000 links and 63,000 headings took 4.1 s, 1.6 s lightened and read in fast mode. Real
@@ -107,7 +108,7 @@ def lighten(tree: Any, page: str) -> bool:
     return True
 
 
-def _parse_html(markup: bytes) -> tuple[Any, bool]:
+def _parse_html(markup: bytes) -> tuple[Element, bool]:
     """The lxml tree of `markup` (UTF-8, whatever it declares), and whether the parser stopped early on a fatal
     error (the rest of it lost)."""
     parser = html.HTMLParser(
@@ -121,7 +122,7 @@ def _parse_html(markup: bytes) -> tuple[Any, bool]:
     return tree, any(error.level == FATAL for error in parser.error_log)
 
 
-def drop_scripts(tree: Any) -> None:
+def drop_scripts(tree: Element) -> None:
     """Remove the page's scripts, in place, all but its JSON-LD (which metadata, the page kinds and trafilatura
     read). Nothing here runs them, and each reader that copies or walks the tree paid for their elements and text:
     the median WCXB page carries 48 KB of script, and an extraction ran 2.1% faster without it (per page, the
@@ -132,7 +133,7 @@ def drop_scripts(tree: Any) -> None:
             script.drop_tree()  # its tail stays in the text
 
 
-def collapse_whitespace(tree: Any) -> None:
+def collapse_whitespace(tree: Element) -> None:
     """Collapse runs of whitespace in the body's running text to one space, in place (see the module docstring).
 
     One pass over the elements in document order, by lxml's C iterator, the subtrees that keep their whitespace
@@ -185,7 +186,7 @@ def _ancestor_ended(opened: list[list[Any]]) -> list[Any] | None:
     return None if opened[-1][-1] else opened.pop()
 
 
-def break_code_lines(pre: Any) -> None:
+def break_code_lines(pre: Element) -> None:
     """End each line of highlighted code in `pre` with a line break where the source has none. Shiki (VitePress,
     Astro, Tailwind's and HashiCorp's docs) puts every line in a <span class="line"> that CSS shows as a block,
     often with nothing between them: read as text, "npm create vite@latest my-project" and "cd my-project" ran
@@ -197,7 +198,7 @@ def break_code_lines(pre: Any) -> None:
             line.tail = "\n" + (line.tail or "")
 
 
-def _last_text(element: Any) -> str:
+def _last_text(element: Element) -> str:
     """The last text node inside `element` ("" when it holds none)."""
     last = ""
     for text in element.itertext():
@@ -206,21 +207,21 @@ def _last_text(element: Any) -> str:
     return last
 
 
-def _text_after(element: Any, container: Any) -> str:
+def _text_after(element: Element, container: Element) -> str:
     """The text that follows `element` inside `container`, up to the next element ("" when none does)."""
     while not element.tail and element.getnext() is None and element.getparent() is not container:
         element = element.getparent()
     return element.tail or ""
 
 
-def skip_subtree(elements: Iterator[Any], element: Any) -> int:
+def skip_subtree(elements: Iterator[Element], element: Element) -> int:
     """Move `elements` (an iteration of the tree in document order) past the descendants of `element`; 0."""
     for _ in itertools.islice(elements, sum(1 for _ in element.iterdescendants())):
         pass
     return 0
 
 
-def _settle(owner: Any, is_tail: bool, text: str, lead: bool, trail: bool) -> None:
+def _settle(owner: Element, is_tail: bool, text: str, lead: bool, trail: bool) -> None:
     """Write `owner`'s text or tail, `text`, laid out: its runs of blanks collapsed, and the blank at a line
     edge (`lead` at its start, `trail` at its end) dropped. The write is skipped when nothing changed: setting text
     is not free."""
@@ -243,7 +244,7 @@ def _settle(owner: Any, is_tail: bool, text: str, lead: bool, trail: bool) -> No
         setattr(owner, "tail" if is_tail else "text", xml_safe(new))
 
 
-def _trim_before(element: Any) -> None:
+def _trim_before(element: Element) -> None:
     """Drop the blanks that end the text just before `element`, which starts a line."""
     previous = element.getprevious()
     if previous is not None:
@@ -276,13 +277,13 @@ def page_name(url: str | None) -> str:
     return f"the page at {url}" if url else "the page"
 
 
-def body_of(tree: Any) -> Any:
+def body_of(tree: Element) -> Element:
     """The <body> element, or the root when the document has none (a bare fragment)."""
     body = tree.find("body")
     return body if body is not None else tree
 
 
-def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars: int | None = None) -> str:
+def visible_text(tree: Element, skip: Callable[[Element], bool] | None = None, max_chars: int | None = None) -> str:
     """The text a reader would see, paragraphs kept apart by blank lines, scripts and templates left out (and
     the subtrees of the elements `skip` names); with `max_chars`, the walk stops once it has gathered that many
     characters (the caller only wanted to know the text is that long). Elements end as in collapse_whitespace,
@@ -327,7 +328,7 @@ def visible_text(tree: Any, skip: Callable[[Any], bool] | None = None, max_chars
     return tidy("".join(parts))
 
 
-def _hidden_breaks(element: Any) -> str:
+def _hidden_breaks(element: Element) -> str:
     """What the subtree of a hidden `element` adds to visible_text: no text, but each block and <br> in it still
     ends a line and each cell adds a space, which tidy then reduces to a paragraph break, a line break, a space or
     nothing."""
@@ -350,7 +351,7 @@ def tidy(text: str) -> str:
     return BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
 
-def language(tree: Any) -> str | None:
+def language(tree: Element) -> str | None:
     """The page's declared language: <html lang>, then Content-Language, then og:locale (as `en-GB`). The <meta>
     queries run only when <html lang> says nothing (0.27 ms a median WCXB page)."""
     candidates = itertools.chain(
@@ -363,7 +364,7 @@ def language(tree: Any) -> str | None:
     return None
 
 
-def title_tag(tree: Any) -> str | None:
+def title_tag(tree: Element) -> str | None:
     """The <title> text, whitespace collapsed."""
     found = " ".join((tree.findtext(".//title") or "").split())
     return found or None
@@ -379,14 +380,14 @@ IMPLIED_ELEMENTS = 8  # html, head, body and the like, which libxml2 adds withou
 INLINE_TAGS = ("a", "span", "b", "i", "em", "strong", "font", "u", "small", "abbr", "cite", "code", "mark", "sub")
 
 
-def text_size(tree: Any) -> int:
+def text_size(tree: Element) -> int:
     """A quick estimate of len(visible_text(tree)), a fraction of its cost on a large page."""
     body = body_of(tree)
     hidden = sum(_collapsed_length(element.text_content()) for element in _hidden_roots(body))
     return _collapsed_length(body.text_content()) - hidden
 
 
-def _hidden_roots(body: Any) -> Iterator[Any]:
+def _hidden_roots(body: Element) -> Iterator[Element]:
     """The script, style, noscript, template and svg elements not inside another one. A walk in document order
     with an ancestor check, not an XPath with an ancestor predicate: libxml2 took 4.6 s on a page of 17,788
     scripts (its node sets are merged pairwise), this takes milliseconds."""

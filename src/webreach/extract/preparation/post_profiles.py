@@ -16,9 +16,9 @@ half 0.05 (docs/decisions.md).
 
 from __future__ import annotations
 
-from typing import Any
-
 from lxml import etree
+
+from webreach.extract.tree import Element
 
 MARKUP_HINT = b"postprofile"
 DETAILS = etree.XPath("//dl[contains(concat(' ', normalize-space(@class), ' '), ' postprofile ')]/dd")
@@ -29,7 +29,7 @@ def has_post_profiles(markup: bytes) -> bool:
     return MARKUP_HINT in markup
 
 
-def remove_post_profile_details(tree: Any) -> None:
+def remove_post_profile_details(tree: Element) -> None:
     """Remove every phpBB post profile's details (its `<dd>` elements), in place, their tails kept."""
     for detail in DETAILS(tree):
         detail.drop_tree()

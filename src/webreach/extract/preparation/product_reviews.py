@@ -26,11 +26,11 @@ camelCase names (`userReviews`), equal on tune and 0.6748 on check; every page n
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from lxml import etree
 
 from webreach.extract.preparation import html_tree
+from webreach.extract.tree import Element
 
 # a class or id token "review" or "reviews", alone or between dashes and underscores ("cm_cr-review_list")
 REVIEW_NAME = re.compile(r"(?:^|[\s_-])reviews?(?:$|[\s_-])", re.IGNORECASE)
@@ -43,7 +43,7 @@ MAX_SHARE = 0.5
 KEPT = ("html", "body", "main")
 
 
-def remove_reviews(tree: Any) -> int:
+def remove_reviews(tree: Element) -> int:
     """Remove the review blocks of a product page's `tree`, in place (tails kept); how many went."""
     named = [element for element in CANDIDATES(tree) if element.tag not in KEPT and names_reviews(element)]
     if not named:
@@ -57,13 +57,13 @@ def remove_reviews(tree: Any) -> int:
     return removed
 
 
-def names_reviews(element: Any) -> bool:
+def names_reviews(element: Element) -> bool:
     """Whether `element` is named a review block by its class, id or microdata."""
     if (element.get("itemprop") or "").strip().lower() == "review":
         return True
     return REVIEW_NAME.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
 
 
-def in_document(element: Any) -> bool:
+def in_document(element: Element) -> bool:
     """Whether `element` is still under the page's `<body>` (not inside a block already removed)."""
     return any(ancestor.tag == "body" for ancestor in element.iterancestors())

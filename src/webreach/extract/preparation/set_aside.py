@@ -30,7 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from webreach.extract.tree import Element
 
 # cleaned by trafilatura only under conditions this module does not reproduce
 CONDITIONALLY_CLEANED = frozenset({"form", "math"})
@@ -39,15 +41,15 @@ CONDITIONALLY_CLEANED = frozenset({"form", "math"})
 class Taken(NamedTuple):
     """One element out of the tree, and what it takes to put it back."""
 
-    element: Any
-    parent: Any
+    element: Element
+    parent: Element
     position: int
-    previous: Any | None  # the sibling whose tail took the element's tail (None: the parent's text did)
+    previous: Element | None  # the sibling whose tail took the element's tail (None: the parent's text did)
     text_before: str | None  # that tail or text before it did
 
 
 @contextmanager
-def set_aside(tree: Any, cleaned_tags: Iterable[str]) -> Iterator[None]:
+def set_aside(tree: Element, cleaned_tags: Iterable[str]) -> Iterator[None]:
     """Take the elements of `cleaned_tags` out of `tree` for the block, as trafilatura would delete them; put them
     back after it."""
     taken: list[Taken] = []
@@ -64,26 +66,26 @@ def set_aside(tree: Any, cleaned_tags: Iterable[str]) -> Iterator[None]:
             parent.insert(position, element)
 
 
-def _outermost(tree: Any, cleaned_tags: Iterable[str]) -> list[Any]:
+def _outermost(tree: Element, cleaned_tags: Iterable[str]) -> list[Element]:
     """The elements to take, in document order: those of the tags not nested in themselves on this page and not
     inside another element taken, holding no script (and for a figure, no table)."""
     found = list(tree.iter(*(frozenset(cleaned_tags) - CONDITIONALLY_CLEANED)))
     nested = {element.tag for element in found if next(element.iterdescendants(element.tag), None) is not None}
-    outermost: list[Any] = []
+    outermost: list[Element] = []
     for element in found:
         if element.tag not in nested and not (outermost and _inside(element, outermost[-1])):
             outermost.append(element)
     return [element for element in outermost if not _read_first(element)]
 
 
-def _read_first(element: Any) -> bool:
+def _read_first(element: Element) -> bool:
     """Whether trafilatura reads something in `element` before it cleans: a script (JSON-LD, a forum thread's
     mark), or a table in a figure (the figure becomes a block of the text)."""
     inner = ("script", "table") if element.tag == "figure" else ("script",)
     return next(element.iterdescendants(*inner), None) is not None
 
 
-def _inside(element: Any, container: Any) -> bool:
+def _inside(element: Element, container: Element) -> bool:
     """Whether `element` lies inside `container`."""
     ancestor = element.getparent()
     while ancestor is not None:
@@ -93,7 +95,7 @@ def _inside(element: Any, container: Any) -> bool:
     return False
 
 
-def _take(element: Any) -> Taken:
+def _take(element: Element) -> Taken:
     """Remove `element` from its parent, its tail joined to the text before it, as trafilatura's delete_element
     does; what it takes to undo that."""
     parent = element.getparent()

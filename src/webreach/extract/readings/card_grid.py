@@ -20,11 +20,11 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
 
 from webreach.extract.extracted import PARAGRAPH_BREAK
 from webreach.extract.preparation import html_tree
 from webreach.extract.readings.element_markdown import to_markdown
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 MIN_ITEMS = 4
@@ -46,9 +46,9 @@ FURNITURE_NAMES = (
 FURNITURE_NAME = re.compile("|".join(FURNITURE_NAMES))
 
 
-def grid_items(tree: Any) -> list[Any]:
+def grid_items(tree: Element) -> list[Element]:
     """The cards of the page's main grid ([] when it has none)."""
-    best: list[Any] = []
+    best: list[Element] = []
     best_words = 0
     elements = tree.iter()
     for parent in elements:
@@ -71,13 +71,13 @@ def grid_items(tree: Any) -> list[Any]:
     return best
 
 
-def grid_text(tree: Any, format: ReadFormat, base_url: str = "") -> str:
+def grid_text(tree: Element, format: ReadFormat, base_url: str = "") -> str:
     """The main grid's cards as paragraphs, markdown ones for format="markdown" ("" when there is no grid)."""
     return render_cards(grid_items(tree), format, base_url)
 
 
 def render_cards(
-    cards: list[Any], format: ReadFormat, base_url: str = "", skip: Callable[[Any], bool] | None = None
+    cards: list[Element], format: ReadFormat, base_url: str = "", skip: Callable[[Element], bool] | None = None
 ) -> str:
     """`cards` as paragraphs, markdown ones for format="markdown", less the elements `skip` names
     (repeated_blocks.py renders its blocks so too)."""
@@ -86,9 +86,9 @@ def render_cards(
     return PARAGRAPH_BREAK.join(text for text in texts if text)
 
 
-def _largest_group(parent: Any) -> list[Any]:
+def _largest_group(parent: Element) -> list[Element]:
     """`parent`'s largest group of children sharing tag and class, if it is big enough and mostly links."""
-    groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Element]] = defaultdict(list)
     for child in parent:
         if isinstance(child.tag, str):
             groups[(child.tag, child.get("class") or "")].append(child)
@@ -101,11 +101,11 @@ def _largest_group(parent: Any) -> list[Any]:
     return cards if linked >= MIN_LINKED_SHARE * len(cards) else []
 
 
-def word_count(element: Any) -> int:
+def word_count(element: Element) -> int:
     return len(" ".join(element.itertext()).split())
 
 
-def in_furniture(element: Any) -> bool:
+def in_furniture(element: Element) -> bool:
     for node in (element, *element.iterancestors()):
         if node.tag in FURNITURE_TAGS:
             return True

@@ -9,18 +9,18 @@ templates) are skipped, as in html_tree.visible_text; other tags contribute thei
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from webreach.extract.preparation import html_tree
+from webreach.extract.tree import Element
 
 HEADINGS = {f"h{level}": "#" * level for level in range(1, 7)}
 BOLD = frozenset({"strong", "b"})
 CELLS = frozenset({"td", "th"})
 FENCE = "```"
-Skip = Callable[[Any], bool] | None  # elements whose subtrees are left out
+Skip = Callable[[Element], bool] | None  # elements whose subtrees are left out
 
 
-def to_markdown(element: Any, base_url: str = "", skip: Skip = None) -> str:
+def to_markdown(element: Element, base_url: str = "", skip: Skip = None) -> str:
     """`element` and its subtree as markdown, links resolved against `base_url`, the subtrees of the elements
     `skip` names left out."""
     parts = _render(element, base_url, skip).split(FENCE)
@@ -34,7 +34,7 @@ def _tidy_prose(text: str) -> str:
     return html_tree.BLANK_LINES.sub("\n\n", "\n".join(line if line.strip() else "" for line in lines))
 
 
-def _render(element: Any, base_url: str, skip: Skip = None) -> str:
+def _render(element: Element, base_url: str, skip: Skip = None) -> str:
     tag = element.tag if isinstance(element.tag, str) else ""
     if tag in html_tree.HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element)):
         return ""
@@ -48,7 +48,7 @@ def _render(element: Any, base_url: str, skip: Skip = None) -> str:
     return _wrap(tag, element, inner, base_url)
 
 
-def _wrap(tag: str, element: Any, inner: str, base_url: str) -> str:
+def _wrap(tag: str, element: Element, inner: str, base_url: str) -> str:
     """`inner` (the element's rendered content) dressed as `tag` asks."""
     text = inner.strip()
     if not text:
@@ -67,7 +67,7 @@ def _wrap(tag: str, element: Any, inner: str, base_url: str) -> str:
     return f"\n\n{inner}\n\n" if tag in html_tree.BLOCK_TAGS else inner
 
 
-def _table(table: Any, base_url: str) -> str:
+def _table(table: Element, base_url: str) -> str:
     rows = []
     for row in table.iter("tr"):
         cells = [" ".join(_render(cell, base_url).split()).replace("|", "\\|") for cell in row if cell.tag in CELLS]

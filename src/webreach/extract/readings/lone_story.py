@@ -36,12 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lxml import etree, html
 
 from webreach.extract.extracted import WORD, content_words
 from webreach.extract.metadata import declared_text, script_json_ld
+from webreach.extract.tree import Element
 
 # the attribute, not every element with a predicate: libxml2 answers that several times faster
 STORY_BODY = etree.XPath("//@itemprop[.='articleBody']/..")
@@ -63,7 +64,7 @@ class Story(NamedTuple):
     declared: bool
 
 
-def whole_story(tree: Any, page: str, kept: str, read: Callable[[Any, bool], str]) -> Story | None:
+def whole_story(tree: Element, page: str, kept: str, read: Callable[[Element, bool], str]) -> Story | None:
     """The page's whole story when the precise reading `kept` holds a part of it: the reading (by `read`) of its
     one story element alone, else the story it declares in JSON-LD, when that holds wanted_words; else None. `page`
     is the markup `tree` was parsed from: the tree is searched only for what the markup names (both tree queries
@@ -79,7 +80,7 @@ def whole_story(tree: Any, page: str, kept: str, read: Callable[[Any, bool], str
     return None
 
 
-def element_story(story: Any, kept: str, read: Callable[[Any, bool], str]) -> str | None:
+def element_story(story: Element, kept: str, read: Callable[[Element, bool], str]) -> str | None:
     """The reading of the `story` element alone, when the element and that reading hold wanted_words: the balanced
     one, else the one for recall (when it also holds RECALL_GAIN times the words kept)."""
     story_text = story.text_content()
@@ -99,7 +100,7 @@ def element_story(story: Any, kept: str, read: Callable[[Any, bool], str]) -> st
     return reading if content_words(reading) >= max(wanted, round(RECALL_GAIN * kept_words)) else None
 
 
-def declared_story(tree: Any, kept: str) -> str | None:
+def declared_story(tree: Element, kept: str) -> str | None:
     """The longest `articleBody` the page declares in JSON-LD, as paragraphs, when it holds wanted_words."""
     bodies = [
         node["articleBody"]
@@ -121,7 +122,7 @@ def may_hold_more(story: str, kept: str) -> bool:
     return story.count(" ") >= ROUGHLY * wanted_words(kept.count(" "))
 
 
-def lone_story(tree: Any, declares: bool = True) -> Any | None:
+def lone_story(tree: Element, declares: bool = True) -> Element | None:
     """The page's one story element (its articleBody, else its only `<article>`), or None; the articleBody is
     looked for only where the markup `declares` one."""
     found = STORY_BODY(tree) if declares else []
@@ -138,7 +139,7 @@ def wanted_words(kept: int) -> int:
     return max(round(STORY_GAIN * kept), kept + STORY_ADDED)
 
 
-def alone(element: Any) -> Any:
+def alone(element: Element) -> Element:
     """A document of a copy of `element` alone in its body."""
     document = html.document_fromstring("<html><body></body></html>")
     document.find("body").append(deepcopy(element))

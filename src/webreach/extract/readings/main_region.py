@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
 
 from lxml import etree
 
@@ -30,6 +29,7 @@ from webreach.extract.preparation import html_tree
 from webreach.extract.readings.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.readings.element_markdown import to_markdown
 from webreach.extract.readings.screen_reader_text import screen_reader_class, states_a_number
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 MIN_GAIN = 1.2
@@ -44,24 +44,24 @@ Bands = tuple[tuple[float, float], ...]  # how many times a reading's words the 
 GAINS: Bands = ((MIN_GAIN, MAX_GAIN),)
 
 
-def region(tree: Any) -> Any:
+def region(tree: Element) -> Element:
     """The element holding the page's main content: the first <main> or role="main", else <body>."""
     found = MAIN(tree)
     return found[0] if found else html_tree.body_of(tree)
 
 
-def region_text(tree: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
+def region_text(tree: Element, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
     """The main region in `format`, furniture left out (with `max_chars`, a text cut short once that long)."""
     return read_region(region(tree), format, base_url, max_chars)
 
 
-def read_region(root: Any, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
+def read_region(root: Element, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:
     """region_text of the region `root` already found."""
     # a page repeats its class attributes: each is judged once a walk (True furniture, None for screen readers
     # unless its text states a number, False neither), which halves the furniture test's cost on a median region
     judged: dict[str, bool | None] = {}
 
-    def furniture(element: Any) -> bool:
+    def furniture(element: Element) -> bool:
         if element is root:
             return False
         if element.tag in FURNITURE_TAGS:
@@ -88,7 +88,7 @@ def _class_verdict(name: str) -> bool | None:
     return None if screen_reader_class(name) else False
 
 
-def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", bands: Bands = GAINS) -> str:
+def widen(tree: Element, extracted: str, format: ReadFormat, base_url: str = "", bands: Bands = GAINS) -> str:
     """The main region's text when it holds a number of times the words of `extracted` that lies in one of `bands`
     (low, high), else "". A band under 1 is for a reading that kept what lies outside the region (menus, a
     footer: trafilatura's last resort is the whole page)."""
@@ -105,7 +105,7 @@ def widen(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", ban
     return text if format == "text" else read_region(root, format, base_url)
 
 
-def may_hold(root: Any, words: int) -> bool:
+def may_hold(root: Element, words: int) -> bool:
     """Whether the text under `root` (and its tail, which the reader's walk takes too) may hold `words` words a
     reader sees: lxml joins its text nodes in C, hidden and furniture ones too, and two nodes that meet without a
     space run their words together there, so each node with a word in it may add one. The bound settles 200 of

@@ -51,6 +51,7 @@ from webreach.extract.extracted import PARAGRAPH_BREAK, paragraphs_html
 from webreach.extract.metadata import JsonLd, json_ld_person, json_ld_types, page_json_ld
 from webreach.extract.preparation import html_tree
 from webreach.extract.readings.element_markdown import to_markdown
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 MIN_POSTS = 2
@@ -85,12 +86,12 @@ class Post:
 
     author: str
     text: str
-    body: Any  # the post's element, rendered again for markdown; None for a post stated, not shown
+    body: Element | None  # the post's element, rendered again for markdown; None for a post stated, not shown
     opening: bool = False  # the thread's opening post, as the page's JSON-LD declares it
     date: str = ""  # when it was written, as the page shows it ("" when it does not)
 
 
-def thread_posts(tree: Any, json_ld: JsonLd | None = None) -> list[Post]:
+def thread_posts(tree: Element, json_ld: JsonLd | None = None) -> list[Post]:
     """The posts of the thread, in page order: those the microdata marks, the opening post first when only the
     JSON-LD states it; the posts the JSON-LD declares when the markup marks none. [] when fewer than MIN_POSTS.
     `json_ld` is the page's page_json_ld when the caller has read it already."""
@@ -103,7 +104,7 @@ def thread_posts(tree: Any, json_ld: JsonLd | None = None) -> list[Post]:
     return posts if len(posts) >= MIN_POSTS else []
 
 
-def marked_posts(tree: Any) -> list[Post]:
+def marked_posts(tree: Element) -> list[Post]:
     """The posts the page's microdata marks, in page order."""
     items = [(body, _item_type(body)) for body in tree.xpath(POST_BODIES)]
     items = [(body, kind) for body, kind in items if kind in POST_ITEMS]
@@ -156,18 +157,18 @@ def _shown_already(text: str, first: Post) -> bool:
     return " ".join(first.text.split()).startswith(" ".join(text.split()[:OPENING_WORDS]))
 
 
-def _stated_text(meta: Any, title: str) -> str:
+def _stated_text(meta: Element, title: str) -> str:
     """The text a <meta> body states in its content, or "" when the page's title holds it."""
     text = html_tree.tidy(str(meta.get("content") or ""))
     return "" if " ".join(text.split()) in title else text
 
 
-def _post_item(body: Any) -> Any:
+def _post_item(body: Element) -> Element | None:
     """The item `body` belongs to (its nearest ancestor with an itemtype), or None."""
     return next((parent for parent in body.iterancestors() if parent.get("itemtype") is not None), None)
 
 
-def _item_type(body: Any) -> str:
+def _item_type(body: Element) -> str:
     """The schema.org type of the item `body` belongs to ("" when none)."""
     item = _post_item(body)
     return "" if item is None else str(item.get("itemtype")).rstrip("/").rsplit("/", 1)[-1]

@@ -25,11 +25,11 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from webreach.extract.extracted import content_words, word_bag
 from webreach.extract.preparation import html_tree
 from webreach.extract.readings.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 MIN_BLOCKS = 3
@@ -62,14 +62,14 @@ PAGE_RESCUE = Rescue()
 FORUM_RESCUE = Rescue(FORUM_GAIN, max_words=None, bound_by_visible_size=False)
 
 
-def repeated_blocks(tree: Any) -> list[Any]:
+def repeated_blocks(tree: Element) -> list[Element]:
     """The outermost members of the tag-and-class family with the most words ([] when no family qualifies)."""
-    families: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    families: dict[tuple[str, str], list[Element]] = defaultdict(list)
     for element in html_tree.body_of(tree).iter():
         tag = element.tag
         if isinstance(tag, str) and (name := element.get("class")):
             families[(tag, name)].append(element)
-    best: list[Any] = []
+    best: list[Element] = []
     best_words = 0
     for (tag, _), members in families.items():
         if len(members) < MIN_BLOCKS or tag in html_tree.HIDDEN_TAGS or tag in FURNITURE_TAGS:
@@ -85,7 +85,9 @@ def repeated_blocks(tree: Any) -> list[Any]:
     return best
 
 
-def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "", rule: Rescue = PAGE_RESCUE) -> str:
+def rescue_text(
+    tree: Element, extracted: str, format: ReadFormat, base_url: str = "", rule: Rescue = PAGE_RESCUE
+) -> str:
     """The repeated blocks' text when they hold `rule.gain` times the words of `extracted` (trafilatura's text)
     and MIN_COVER of those words, else ""."""
     # cheap bounds first: a long extraction is trusted, and a page with too little text cannot hold such a family
@@ -108,7 +110,7 @@ def rescue_text(tree: Any, extracted: str, format: ReadFormat, base_url: str = "
     )
 
 
-def template_controls(blocks: list[Any]) -> set[tuple[str, str, str]]:
+def template_controls(blocks: list[Element]) -> set[tuple[str, str, str]]:
     """The (tag, class, text) of the short links and buttons that recur in TEMPLATE_SHARE of `blocks` (not list items:
     a spec line each card repeats is content)."""
     recurrences: dict[tuple[str, str, str], int] = defaultdict(int)
@@ -119,7 +121,7 @@ def template_controls(blocks: list[Any]) -> set[tuple[str, str, str]]:
     return {control for control, count in recurrences.items() if count >= enough}
 
 
-def _control(element: Any) -> tuple[str, str, str] | None:
+def _control(element: Element) -> tuple[str, str, str] | None:
     """An element's (tag, class, text) when it may be a template's control (a short link or button)."""
     if element.tag not in CONTROL_TAGS or (parent := element.getparent()) is None:
         return None

@@ -28,7 +28,8 @@ search made cheaper beside it).
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from webreach.extract.tree import Element
 
 NAMES = (
     "sr-only", "sr_only", "srOnly", "screen-reader-text", "screen-reader-only", "screenreader-only", "screenreader",
@@ -50,6 +51,6 @@ def screen_reader_class(classes: str) -> bool:
     return not any(SHOWN_AGAIN in token for token in tokens) and any(SCREEN_READER_CLASS.fullmatch(t) for t in tokens)
 
 
-def states_a_number(element: Any) -> bool:
+def states_a_number(element: Element) -> bool:
     """Whether the text under `element` holds a digit."""
     return STATES_A_NUMBER.search(element.text_content()) is not None
