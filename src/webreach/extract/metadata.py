@@ -17,13 +17,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import webreach.bounded_json as bounded_json
 from webreach.extract.preparation import html_tree
 from webreach.extract.tree import Element
+from webreach.models import PageMetadata
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")
@@ -45,18 +45,6 @@ DECLARED_TAG = re.compile(r"<[^>]{0,1000}>")  # bounded: an unclosed '<' costs a
 JsonLd = list[dict[str, Any]]  # a page's JSON-LD objects, in page order (page_json_ld)
 MAX_JSON_LD_CHARS = 1_000_000  # real JSON-LD blocks are a few kilobytes; product catalogues reach hundreds
 URL_DATE = re.compile(r"/((?:19|20)\d\d)/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])(?:/|$)")
-
-
-@dataclass(frozen=True)
-class PageMetadata:
-    """What the page says about itself; None where it says nothing usable."""
-
-    title: str | None = None
-    author: str | None = None
-    date: str | None = None
-    language: str | None = None
-    canonical_url: str | None = None
-    sitename: str | None = None
 
 
 def read_metadata(tree: Element, url: str, json_ld: JsonLd | None = None) -> PageMetadata:
