@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from lxml import etree
+from lxml import html
 
-# an element of a parsed HTML page or XML document: html_tree.parse's root, any node under it (HtmlElement is one)
-Element: TypeAlias = etree._Element
+# an element of a parsed HTML page: html_tree.parse's root and any node under it
+Element: TypeAlias = html.HtmlElement

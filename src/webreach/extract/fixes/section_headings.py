@@ -285,7 +285,7 @@ def _banner(element: Element) -> bool:
 
 def _inside(element: Element) -> Iterator[str | int]:
     """The text inside `element` in document order (a heading as its level), without recursion: pages nest deep."""
-    stack: list[Element] = [element]
+    stack: list[Element | str] = [element]  # elements, and the tails to yield after them
     while stack:
         item = stack.pop()
         if isinstance(item, str):
