@@ -126,7 +126,7 @@ class ExtractOptions:
 
 
 @dataclass(frozen=True)
-class Reading:
+class PageReading:
     """One HTML page being read: what every stage of the cascade reads from, built once by prepare()."""
 
     tree: Element  # the parsed, prepared page (preparation/html_tree.py)
@@ -234,7 +234,7 @@ def extract_html(
     return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
 
 
-def prepare(page: str, url: str, format: ReadFormat, options: ExtractOptions) -> Reading:
+def prepare(page: str, url: str, format: ReadFormat, options: ExtractOptions) -> PageReading:
     """The page parsed once, its JSON-LD read once, its kind named and its profile chosen: every stage's context."""
     tree = html_tree.parse(page, url=url or None)
     json_ld = page_json_ld(tree)  # read once: the page's kind, a thread's posts, a product's facts, the metadata
@@ -244,10 +244,10 @@ def prepare(page: str, url: str, format: ReadFormat, options: ExtractOptions) ->
         remove_reviews(tree)  # what buyers said is not the product (product_reviews.py)
     if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
         settings = replace(settings, fast=True)
-    return Reading(tree, page, url, format, options, kind, settings, json_ld)
+    return PageReading(tree, page, url, format, options, kind, settings, json_ld)
 
 
-def first_stage(reading: Reading) -> tuple[str, str]:
+def first_stage(reading: PageReading) -> tuple[str, str]:
     """Stage 1's text and extractor name: trafilatura with the reading's profile, or a forum's posts when its markup
     (or its JSON-LD) lists them and they are the page's content (posts.py)."""
     tree, url, format, kind, settings = reading.tree, reading.url, reading.format, reading.kind, reading.settings
@@ -263,7 +263,7 @@ def first_stage(reading: Reading) -> tuple[str, str]:
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
 
 
-def kind_stages(reading: Reading, text: str, extractor: str) -> tuple[str, str]:
+def kind_stages(reading: PageReading, text: str, extractor: str) -> tuple[str, str]:
     """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts
     (from the page's JSON-LD)."""
     tree, url, format, settings = reading.tree, reading.url, reading.format, reading.settings
@@ -282,7 +282,7 @@ def kind_stages(reading: Reading, text: str, extractor: str) -> tuple[str, str]:
     return text, extractor
 
 
-def second_stage(reading: Reading, text: str, extractor: str, *, short: bool) -> tuple[str, str]:
+def second_stage(reading: PageReading, text: str, extractor: str, *, short: bool) -> tuple[str, str]:
     """Stage 2: the balanced reading in place of a precise one that is short, or that left out the page's sections
     (section_headings.sections_left_out), when it is `fallback_gain` times longer."""
     if short:
@@ -296,7 +296,7 @@ def second_stage(reading: Reading, text: str, extractor: str, *, short: bool) ->
     return text, extractor
 
 
-def story_stage(reading: Reading, text: str, extractor: str) -> tuple[str, str]:
+def story_stage(reading: PageReading, text: str, extractor: str) -> tuple[str, str]:
     """Stage 2a: the page's one story element read alone (balanced, else for recall), when it holds far more words
     than the precise reading kept and its reading keeps as many, else the story the page declares in JSON-LD when
     that does (lone_story.py); else the text and extractor as they were."""
@@ -312,7 +312,7 @@ def story_stage(reading: Reading, text: str, extractor: str) -> tuple[str, str]:
     return story.text, "trafilatura-story"
 
 
-def balanced_reading(reading: Reading) -> str:
+def balanced_reading(reading: PageReading) -> str:
     """Stage 2's text: trafilatura balanced; when that is short too, the reading with comments kept if it is longer
     and another text (it holds under COMMENT_FILTER_SHARE of the first one's words). trafilatura's comment filter
     drops any block whose class starts with "comment": a LessWrong post sits in `commentOnSelection`, a lobste.rs
@@ -339,7 +339,7 @@ def short_reading(kind: PageKind, text: str) -> bool:
     return 0 < content_words(text, up_to=SHORT_WORDS) < SHORT_WORDS
 
 
-def rescue_stage(reading: Reading, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
+def rescue_stage(reading: PageReading, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
     """Stage 2b: the page's repeated blocks (posts, entries, sections) when they hold far more than trafilatura
     kept and most of what it kept (repeated_blocks.py); else the text and extractor as they were."""
     rescued = rescue_text(reading.tree, text, reading.format, reading.url, rule) if text.strip() else ""
@@ -348,7 +348,7 @@ def rescue_stage(reading: Reading, text: str, extractor: str, rule: Rescue) -> t
     return (paragraphs_html(rescued) if reading.format == "html" else rescued), "repeated-blocks"
 
 
-def run_trafilatura(reading: Reading, settings: Profile, *, document: Element | None = None) -> str:
+def run_trafilatura(reading: PageReading, settings: Profile, *, document: Element | None = None) -> str:
     """trafilatura's extraction of `document` (the reading's tree unless given; it works on a copy) with `settings`,
     "" when it finds nothing. A precise, fast reading does without the elements trafilatura deletes unread
     (set_aside.py)."""
