@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webreach.extract.cascade import ExtractOptions, story_stage
+from webreach.extract.cascade import ExtractOptions, prepare, story_stage
 from webreach.extract.preparation.html_tree import parse
 from webreach.extract.readings.lone_story import Story, declared_story, lone_story, wanted_words, whole_story
 
@@ -23,7 +23,7 @@ def page(body: str) -> str:
 def test_a_story_read_in_part_is_read_whole_from_its_element() -> None:
     markup = page(STORY)
     tree = parse(markup)
-    text, extractor = story_stage(tree, markup, URL, "text", ExtractOptions(), KEPT, "trafilatura")
+    text, extractor = story_stage(prepare(markup, URL, "text", ExtractOptions()), KEPT, "trafilatura")
     assert extractor == "trafilatura-story"
     assert all(f"step {n}." in text for n in range(1, 9)) and "Contact us" not in text
 
@@ -32,7 +32,7 @@ def test_a_reading_near_the_whole_story_stays() -> None:
     markup = page(STORY)
     tree = parse(markup)
     whole = tree.find(".//article").text_content()
-    assert story_stage(tree, markup, URL, "text", ExtractOptions(), whole, "trafilatura") == (
+    assert story_stage(prepare(markup, URL, "text", ExtractOptions()), whole, "trafilatura") == (
         whole,
         "trafilatura",
     )
@@ -78,7 +78,7 @@ def test_a_declared_story_replaces_a_reading_of_part_of_it() -> None:
     markup = page(f"{script}<div><p>{KEPT}</p></div>")
     tree = parse(markup)
     assert lone_story(tree) is None
-    text, extractor = story_stage(tree, markup, URL, "text", ExtractOptions(), KEPT, "trafilatura")
+    text, extractor = story_stage(prepare(markup, URL, "text", ExtractOptions()), KEPT, "trafilatura")
     assert extractor == "json-ld-story"
     assert text.split("\n\n")[29] == "Step 29: check the tyre pressure and the oil level, and log it & date it."
     assert declared_story(tree, text) is None  # the whole story kept: nothing to replace
