@@ -22,7 +22,6 @@ def page(body: str) -> str:
 
 def test_a_story_read_in_part_is_read_whole_from_its_element() -> None:
     markup = page(STORY)
-    tree = parse(markup)
     text, extractor = story_stage(prepare(markup, URL, "text", ExtractOptions()), KEPT, "trafilatura")
     assert extractor == "trafilatura-story"
     assert all(f"step {n}." in text for n in range(1, 9)) and "Contact us" not in text
