@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.wcxb import SPLITS, load_wcxb
-from webreach.extract import charset, html_tree
+from webreach.extract import charset
+from webreach.extract.preparation import html_tree
+from webreach.extract.preparation.xml_chars import xml_safe_utf8
 from webreach.extract.sniff import sniff
-from webreach.extract.xml_chars import xml_safe_utf8
 
 
 def decoded_pages(split: str) -> list[str]:

@@ -294,8 +294,25 @@ class PagePassage(BaseModel):
     text: str
 
 
-class Page(BaseModel):
-    """A read page: metadata plus one window of its extracted content (or, read for a question, passages)."""
+class PageMetadata(BaseModel):
+    """What a page says about itself, as the extractor read it (extract/metadata.py); None where it says nothing
+    usable. Declared once: the extractor's result carries these fields and a read Page returns them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str | None = None
+    author: str | None = None
+    date: str | None = Field(None, description="Publication date, ISO 8601 (YYYY-MM-DD or a full timestamp).")
+    language: str | None = None
+    canonical_url: str | None = None
+    sitename: str | None = Field(None, description="The site's name as the page declares it (og:site_name ...).")
+
+
+METADATA_FIELDS = tuple(PageMetadata.model_fields)
+
+
+class PageSource(BaseModel):
+    """Where a read page came from."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -303,11 +320,13 @@ class Page(BaseModel):
     final_url: str = Field(description="Where redirects ended.")
     status: int
     content_type: str
-    title: str | None = None
-    author: str | None = None
-    date: str | None = None
-    language: str | None = None
-    canonical_url: str | None = None
+
+
+class Page(PageMetadata, PageSource):  # the fields of PageSource, then PageMetadata's, then its own
+    """A read page: metadata plus one window of its extracted content (or, read for a question, passages)."""
+
+    model_config = ConfigDict(frozen=True)
+
     page_type: str | None = Field(
         None,
         description="The HTML page's kind when the extractor was sure of it: article, forum, product, listing, "

@@ -8,11 +8,12 @@ import pytest
 
 from webreach import bounded_json, nesting
 from webreach.errors import ExtractionError, WebreachError
-from webreach.extract import charset, html_tree
+from webreach.extract import charset
 from webreach.extract.cascade import extract
 from webreach.extract.last_resort import typed_errors
 from webreach.extract.passthrough import read_json, read_xml
-from webreach.extract.xml_chars import xml_safe, xml_safe_utf8
+from webreach.extract.preparation import html_tree
+from webreach.extract.preparation.xml_chars import xml_safe, xml_safe_utf8
 
 URL = "https://hostile.example/page"
 PARAGRAPH = "<p>" + "The tide tables list high and low water for every harbour on the coast. " * 12 + "</p>"

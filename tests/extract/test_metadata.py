@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from webreach.extract.html_tree import parse
 from webreach.extract.metadata import PageMetadata, iso_date, read_metadata
+from webreach.extract.preparation.html_tree import parse
 
 URL = "https://news.example/2019/11/18/ferry-strike/"
 
@@ -97,3 +97,16 @@ def test_author_urls_and_handles_are_not_names() -> None:
 )
 def test_iso_date(value: object, expected: str | None) -> None:
     assert iso_date(value) == expected
+
+
+def test_page_metadata_is_declared_once_and_every_result_carries_it() -> None:
+    from dataclasses import fields
+
+    from webreach.extract.extracted import Extracted
+    from webreach.models import METADATA_FIELDS, Page
+
+    assert METADATA_FIELDS == ("title", "author", "date", "language", "canonical_url", "sitename")
+    assert set(METADATA_FIELDS) <= {field.name for field in fields(Extracted)}
+    assert set(METADATA_FIELDS) <= set(Page.model_fields)
+    extracted = Extracted("text", "text/html", title="T", sitename="S")
+    assert extracted.page_metadata() == PageMetadata(title="T", sitename="S")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from webreach.extract import html_tree
 from webreach.extract.cascade import extract
+from webreach.extract.preparation import html_tree
 from webreach.extract.streamed import place_streamed
 
 SECTIONS = "".join(

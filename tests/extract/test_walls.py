@@ -11,7 +11,7 @@ import pytest
 from webreach.errors import NeedsBrowserError, PageBlockedError
 from webreach.extract.cascade import extract
 from webreach.extract.charset import decode
-from webreach.extract.html_tree import parse, title_tag, visible_text
+from webreach.extract.preparation.html_tree import parse, title_tag, visible_text
 from webreach.extract.walls import find_empty_frame, find_js_shell, find_wall
 from webreach.models import ReadFormat
 

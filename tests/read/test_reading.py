@@ -119,6 +119,17 @@ async def test_a_page_is_windowed_and_the_next_window_comes_from_the_cache() -> 
     assert first.status == 200
 
 
+async def test_the_page_keeps_the_metadata_the_extractor_read_sitename_included() -> None:
+    async with world() as w:
+        page = await w.reading.read(ReadRequest.create(url=w.url("article?site=Tide+Pool+Gazette")))
+        asked = await w.reading.read(ReadRequest.create(url=w.url("article?site=Tide+Pool+Gazette"), question="guard"))
+    for read in (page, asked):  # a window and a question's passages carry the same metadata
+        assert read.sitename == "Tide Pool Gazette"
+        assert (read.title, read.author, read.language) == ("The fake web article", "Fake Author", "en")
+        assert read.canonical_url == w.url("/_pages/article")
+        assert read.model_dump()["sitename"] == "Tide Pool Gazette"
+
+
 async def test_the_cache_expires() -> None:
     async with world(cache_ttl=60) as w:
         await w.reading.read(ReadRequest.create(url=w.url("article")))

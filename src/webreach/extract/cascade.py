@@ -76,31 +76,32 @@ from __future__ import annotations
 import logging
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from typing import Any
 
 import trafilatura
 from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.errors import ExtractionError, UnsupportedContentError
-from webreach.extract import charset, html_tree, walls
-from webreach.extract.card_grid import grid_text
+from webreach.extract import charset, walls
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
+from webreach.extract.fixes.product_facts import product_facts, with_facts
+from webreach.extract.fixes.repeated_lines import drop_repeated_lines
+from webreach.extract.fixes.section_headings import restore_headings, sections_left_out
+from webreach.extract.kinds.page_type import PageKind, classify
+from webreach.extract.kinds.profiles import BALANCED, BALANCED_WITH_COMMENTS, PRECISE, RECALL, Profile, profile_for
 from webreach.extract.last_resort import typed_errors
-from webreach.extract.lone_story import whole_story
-from webreach.extract.main_region import widen
 from webreach.extract.metadata import JsonLd, page_json_ld, read_metadata
-from webreach.extract.page_type import PageKind, classify
 from webreach.extract.passthrough import read_json, read_text, read_xml
 from webreach.extract.pdf import DEFAULT_MAX_PAGES, read_pdf
-from webreach.extract.posts import render_thread, thread_posts, worth_keeping
-from webreach.extract.product_facts import product_facts, with_facts
-from webreach.extract.product_reviews import remove_reviews
-from webreach.extract.profiles import BALANCED, BALANCED_WITH_COMMENTS, PRECISE, RECALL, Profile, profile_for
-from webreach.extract.repeated_blocks import Rescue, rescue_text
-from webreach.extract.repeated_lines import drop_repeated_lines
-from webreach.extract.section_headings import restore_headings, sections_left_out
-from webreach.extract.set_aside import set_aside
+from webreach.extract.preparation import html_tree
+from webreach.extract.preparation.product_reviews import remove_reviews
+from webreach.extract.preparation.set_aside import set_aside
+from webreach.extract.readings.card_grid import grid_text
+from webreach.extract.readings.lone_story import whole_story
+from webreach.extract.readings.main_region import widen
+from webreach.extract.readings.posts import render_thread, thread_posts, worth_keeping
+from webreach.extract.readings.repeated_blocks import Rescue, rescue_text
 from webreach.extract.sniff import sniff
+from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
 __all__ = ["ExtractOptions", "Extracted", "extract", "extract_html"]
@@ -122,6 +123,20 @@ class ExtractOptions:
     pdf_max_pages: int = DEFAULT_MAX_PAGES
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """One HTML page being read: what every stage of the cascade reads from, built once by prepare()."""
+
+    tree: Element  # the parsed, prepared page (preparation/html_tree.py)
+    page: str  # the decoded markup it was parsed from
+    url: str
+    format: ReadFormat  # markdown | text | html (json reads as markdown)
+    options: ExtractOptions
+    kind: PageKind
+    settings: Profile  # the kind's profile (kinds/profiles.py), fast on an overweight page
+    json_ld: JsonLd  # the page's JSON-LD, read once
 
 
 # a reading under SHORT_WORDS words of a page not surely an article gives way to the main region holding SHORT_GAINS
@@ -184,32 +199,25 @@ def extract_html(
     options: ExtractOptions | None = None,
 ) -> Extracted:
     """The main content of an HTML page (already decoded) through the numbered cascade above."""
-    options = options or ExtractOptions()
-    tree = html_tree.parse(page, url=url or None)
-    json_ld = page_json_ld(tree)  # read once: the page's kind, a thread's posts, a product's facts, the metadata
-    kind = classify(tree, url, json_ld) if options.page_types else PageKind("article", confident=False)
-    settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
-    if kind.confident and kind.name == "product" and not kind.article_evidence:
-        remove_reviews(tree)  # what buyers said is not the product (product_reviews.py)
-    if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
-        settings = replace(settings, fast=True)
+    reading = prepare(page, url, format, options or ExtractOptions())
+    tree = reading.tree
     # 1. trafilatura with the kind's profile (precision mode for articles); forum posts or a card grid may win
-    text, extractor = first_stage(tree, url, format, options, kind, settings, json_ld=json_ld)
+    text, extractor = first_stage(reading)
     visible = walls.short_visible_text(tree) if len(text) < walls.STRONG_TEXT else None
     if visible is not None:
         walls.refuse_wall(page, tree, visible, url)
-    short = len(text) < options.min_chars or not text.strip()
+    short = len(text) < reading.options.min_chars or not text.strip()
     if short and visible is not None and (reason := walls.find_js_shell(page, tree, visible)):
         walls.refuse_shell(reason, url)
-    if options.fallback and settings == PRECISE:
+    if reading.options.fallback and reading.settings == PRECISE:
         # 2. trafilatura balanced, with its own fallbacks (a kind's profile already is at least balanced)
-        text, extractor = second_stage(tree, url, format, options, text, extractor, short=short)
-        text, extractor = story_stage(tree, page, url, format, options, text, extractor)
-    if options.page_types:
-        text, extractor = kind_stages(tree, url, format, kind, settings, text, extractor, json_ld=json_ld)
+        text, extractor = second_stage(reading, text, extractor, short=short)
+        text, extractor = story_stage(reading, text, extractor)
+    if reading.options.page_types:
+        text, extractor = kind_stages(reading, text, extractor)
     if short and (reason := walls.find_empty_frame(tree, text)):
         walls.refuse_shell(reason, url)
-    if settings.once:
+    if reading.settings.once:
         # 2e. a paragraph said twice (a copy per screen size, a quoted post) read once (repeated_lines.py)
         text = drop_repeated_lines(tree, text, format)
     # 2f. the headings of the sections the reading kept, which trafilatura drops and a main region may leave out
@@ -221,27 +229,32 @@ def extract_html(
         if not visible:
             raise ExtractionError(f"No readable text on {html_tree.page_name(url)}.", url=url or None, hint=EMPTY_HINT)
         text, extractor = paragraphs_html(visible) if format == "html" else visible, "visible-text"
-    meta = read_metadata(tree, url, json_ld)
-    page_type = kind.name if kind.confident else None
+    meta = read_metadata(tree, url, reading.json_ld)
+    page_type = reading.kind.name if reading.kind.confident else None
     return Extracted(text, content_type, format, extractor=extractor, page_type=page_type, **vars(meta))
 
 
-def first_stage(
-    tree: Any,
-    url: str,
-    format: ReadFormat,
-    options: ExtractOptions,
-    kind: PageKind,
-    settings: Profile,
-    *,
-    json_ld: JsonLd,
-) -> tuple[str, str]:
-    """Stage 1's text and extractor name: trafilatura with `settings`, or a forum's posts when its markup (or its
-    JSON-LD, `json_ld`) lists them and they are the page's content (posts.py)."""
-    text = run_trafilatura(tree, url, format, options, settings)
+def prepare(page: str, url: str, format: ReadFormat, options: ExtractOptions) -> PageReading:
+    """The page parsed once, its JSON-LD read once, its kind named and its profile chosen: every stage's context."""
+    tree = html_tree.parse(page, url=url or None)
+    json_ld = page_json_ld(tree)  # read once: the page's kind, a thread's posts, a product's facts, the metadata
+    kind = classify(tree, url, json_ld) if options.page_types else PageKind("article", confident=False)
+    settings = profile_for(kind) if options.page_types else PRECISE  # without kinds: the article cascade alone
+    if kind.confident and kind.name == "product" and not kind.article_evidence:
+        remove_reviews(tree)  # what buyers said is not the product (product_reviews.py)
+    if html_tree.lighten(tree, page):  # a page of more elements than any real one: read in trafilatura's fast mode
+        settings = replace(settings, fast=True)
+    return PageReading(tree, page, url, format, options, kind, settings, json_ld)
+
+
+def first_stage(reading: PageReading) -> tuple[str, str]:
+    """Stage 1's text and extractor name: trafilatura with the reading's profile, or a forum's posts when its markup
+    (or its JSON-LD) lists them and they are the page's content (posts.py)."""
+    tree, url, format, kind, settings = reading.tree, reading.url, reading.format, reading.kind, reading.settings
+    text = run_trafilatura(reading, settings)
     if settings == PRECISE:
         return text, "trafilatura"
-    if kind.name == "forum" and (found := thread_posts(tree, json_ld)):
+    if kind.name == "forum" and (found := thread_posts(tree, reading.json_ld)):
         thread = render_thread(found, format, url)
         if worth_keeping(thread, text):
             return thread, "microdata-posts"
@@ -250,80 +263,67 @@ def first_stage(
     return text, f"trafilatura-{kind.name}" if kind.confident else "trafilatura-balanced"
 
 
-def kind_stages(
-    tree: Any,
-    url: str,
-    format: ReadFormat,
-    kind: PageKind,
-    settings: Profile,
-    text: str,
-    extractor: str,
-    *,
-    json_ld: JsonLd,
-) -> tuple[str, str]:
+def kind_stages(reading: PageReading, text: str, extractor: str) -> tuple[str, str]:
     """Stages 2b-2d, which page kinds brought: the repeated blocks, the main region, a product's declared facts
-    (from `json_ld`, the page's page_json_ld)."""
+    (from the page's JSON-LD)."""
+    tree, url, format, settings = reading.tree, reading.url, reading.format, reading.settings
     if settings.rescue is not None and extractor != "microdata-posts":
-        text, extractor = rescue_stage(tree, url, format, text, extractor, settings.rescue)
+        text, extractor = rescue_stage(reading, text, extractor, settings.rescue)
     bands = settings.widen + (settings.shrink if extractor.startswith("trafilatura") else ())
     if bands and text.strip() and (region := widen(tree, text, format, url, bands)):
         # 2c. listings, catalogues and marketing pages: every section of the main region (main_region.py)
         text, extractor = region, "main-region"
-    elif short_reading(kind, text) and (region := widen(tree, text, format, url, SHORT_GAINS)):
+    elif short_reading(reading.kind, text) and (region := widen(tree, text, format, url, SHORT_GAINS)):
         # 2c'. any page but a sure article read in a few words: trafilatura missed it, the main region has it
         text, extractor = region, "main-region"
-    if kind.name == "product" and text.strip():
+    if reading.kind.name == "product" and text.strip():
         # 2d. what the shop declares about the product and the page does not show (product_facts.py)
-        text = with_facts(text, product_facts(json_ld), format)
+        text = with_facts(text, product_facts(reading.json_ld), format)
     return text, extractor
 
 
-def second_stage(
-    tree: Any, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str, *, short: bool
-) -> tuple[str, str]:
+def second_stage(reading: PageReading, text: str, extractor: str, *, short: bool) -> tuple[str, str]:
     """Stage 2: the balanced reading in place of a precise one that is short, or that left out the page's sections
     (section_headings.sections_left_out), when it is `fallback_gain` times longer."""
     if short:
-        wider = balanced_reading(tree, url, format, options)
-    elif sections_left_out(tree, text, format):
-        wider = run_trafilatura(tree, url, format, options, BALANCED)
+        wider = balanced_reading(reading)
+    elif sections_left_out(reading.tree, text, reading.format):
+        wider = run_trafilatura(reading, BALANCED)
     else:
         return text, extractor
-    if len(wider) > options.fallback_gain * len(text.strip()):
+    if len(wider) > reading.options.fallback_gain * len(text.strip()):
         return wider, "trafilatura-fallback"
     return text, extractor
 
 
-def story_stage(
-    tree: Any, page: str, url: str, format: ReadFormat, options: ExtractOptions, text: str, extractor: str
-) -> tuple[str, str]:
+def story_stage(reading: PageReading, text: str, extractor: str) -> tuple[str, str]:
     """Stage 2a: the page's one story element read alone (balanced, else for recall), when it holds far more words
     than the precise reading kept and its reading keeps as many, else the story the page declares in JSON-LD when
     that does (lone_story.py); else the text and extractor as they were."""
 
-    def read(document: Any, recall: bool) -> str:
-        return run_trafilatura(document, url, format, options, RECALL if recall else BALANCED)
+    def read(document: Element, recall: bool) -> str:
+        return run_trafilatura(reading, RECALL if recall else BALANCED, document=document)
 
-    story = whole_story(tree, page, text, read)
+    story = whole_story(reading.tree, reading.page, text, read)
     if story is None:
         return text, extractor
     if story.declared:
-        return (paragraphs_html(story.text) if format == "html" else story.text), "json-ld-story"
+        return (paragraphs_html(story.text) if reading.format == "html" else story.text), "json-ld-story"
     return story.text, "trafilatura-story"
 
 
-def balanced_reading(tree: Any, url: str, format: ReadFormat, options: ExtractOptions) -> str:
+def balanced_reading(reading: PageReading) -> str:
     """Stage 2's text: trafilatura balanced; when that is short too, the reading with comments kept if it is longer
     and another text (it holds under COMMENT_FILTER_SHARE of the first one's words). trafilatura's comment filter
     drops any block whose class starts with "comment": a LessWrong post sits in `commentOnSelection`, a lobste.rs
     discussion is all comments. Tune half, that post 0.06 -> 0.72 (its header was read); check half, the lobste.rs
     page 0.02 -> 0.72; a short AEB story with a long comment section keeps its 77 words (the comments version
     holds them all)."""
-    text = run_trafilatura(tree, url, format, options, BALANCED)
-    if len(text) >= options.min_chars:
+    text = run_trafilatura(reading, BALANCED)
+    if len(text) >= reading.options.min_chars:
         return text
-    kept = run_trafilatura(tree, url, format, options, BALANCED_WITH_COMMENTS)
-    if len(kept) <= options.fallback_gain * len(text.strip()):
+    kept = run_trafilatura(reading, BALANCED_WITH_COMMENTS)
+    if len(kept) <= reading.options.fallback_gain * len(text.strip()):
         return text
     first = word_bag(text)
     if not first:  # nothing read but the comments: they are the page
@@ -339,24 +339,27 @@ def short_reading(kind: PageKind, text: str) -> bool:
     return 0 < content_words(text, up_to=SHORT_WORDS) < SHORT_WORDS
 
 
-def rescue_stage(tree: Any, url: str, format: ReadFormat, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
+def rescue_stage(reading: PageReading, text: str, extractor: str, rule: Rescue) -> tuple[str, str]:
     """Stage 2b: the page's repeated blocks (posts, entries, sections) when they hold far more than trafilatura
     kept and most of what it kept (repeated_blocks.py); else the text and extractor as they were."""
-    rescued = rescue_text(tree, text, format, url, rule) if text.strip() else ""
+    rescued = rescue_text(reading.tree, text, reading.format, reading.url, rule) if text.strip() else ""
     if not rescued:
         return text, extractor
-    return (paragraphs_html(rescued) if format == "html" else rescued), "repeated-blocks"
+    return (paragraphs_html(rescued) if reading.format == "html" else rescued), "repeated-blocks"
 
 
-def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOptions, settings: Profile) -> str:
-    """trafilatura's extraction of `tree` (it works on a copy) with `settings`, "" when it finds nothing. A precise,
-    fast reading does without the elements trafilatura deletes unread (set_aside.py)."""
+def run_trafilatura(reading: PageReading, settings: Profile, *, document: Element | None = None) -> str:
+    """trafilatura's extraction of `document` (the reading's tree unless given; it works on a copy) with `settings`,
+    "" when it finds nothing. A precise, fast reading does without the elements trafilatura deletes unread
+    (set_aside.py)."""
+    tree = reading.tree if document is None else document
+    format, options = reading.format, reading.options
     aside = set_aside(tree, MANUALLY_CLEANED) if settings.precision and settings.fast else nullcontext()
     try:
         with aside:
             text = trafilatura.extract(
                 tree,
-                url=url or None,
+                url=reading.url or None,
                 output_format=TRAFILATURA_FORMATS[format],
                 favor_precision=settings.precision,
                 favor_recall=settings.recall,
@@ -368,6 +371,6 @@ def run_trafilatura(tree: Any, url: str, format: ReadFormat, options: ExtractOpt
                 with_metadata=False,
             )
     except Exception:  # a trafilatura bug on one odd page must not cost the read: the next stage takes over
-        LOGGER.warning("trafilatura failed on %s", url, exc_info=True)
+        LOGGER.warning("trafilatura failed on %s", reading.url, exc_info=True)
         return ""
     return text or ""

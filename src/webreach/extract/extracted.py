@@ -15,12 +15,11 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
-from webreach.models import ReadFormat
+from webreach.models import METADATA_FIELDS, PageMetadata, ReadFormat
 
 PARAGRAPH_BREAK = "\n\n"
 WORD = re.compile(r"\w+")
 MARKUP = re.compile(r"\]\([^)]*\)|<[^>]+>")  # a markdown link's target, an HTML tag: not words a reader sees
-METADATA_FIELDS = ("title", "author", "date", "language", "canonical_url", "sitename")
 
 
 @dataclass(frozen=True)
@@ -37,13 +36,17 @@ class Extracted:
     canonical_url: str | None = None
     sitename: str | None = None
     extractor: str = ""  # which reader or cascade stage produced the text
-    page_type: str | None = None  # the HTML page's kind when the classifier was sure (extract/page_type.py)
+    page_type: str | None = None  # the HTML page's kind when the classifier was sure (extract/kinds/page_type.py)
     data: Any = None  # a structured value for the json format (parsed JSON, feed items); else the text is used
     truncated: bool = False  # a budget cut the document short (a PDF's page or character budget): its end is missing
 
     def metadata(self) -> dict[str, str | None]:
-        """The document's metadata fields."""
+        """The document's metadata fields (models.PageMetadata declares them)."""
         return {name: getattr(self, name) for name in METADATA_FIELDS}
+
+    def page_metadata(self) -> PageMetadata:
+        """The document's metadata, as a read Page returns it."""
+        return PageMetadata(**self.metadata())
 
 
 def as_json(extracted: Extracted, url: str) -> Extracted:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import webreach.bounded_json as bounded_json
-from webreach.extract import html_tree
+from webreach.extract.preparation import html_tree
+from webreach.extract.tree import Element
+from webreach.models import PageMetadata
 
 TITLE_KEYS = ("og:title", "twitter:title", "dc.title")
 AUTHOR_KEYS = ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author", "byl", "dcterms.creator")
@@ -46,19 +47,7 @@ MAX_JSON_LD_CHARS = 1_000_000  # real JSON-LD blocks are a few kilobytes; produc
 URL_DATE = re.compile(r"/((?:19|20)\d\d)/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])(?:/|$)")
 
 
-@dataclass(frozen=True)
-class PageMetadata:
-    """What the page says about itself; None where it says nothing usable."""
-
-    title: str | None = None
-    author: str | None = None
-    date: str | None = None
-    language: str | None = None
-    canonical_url: str | None = None
-    sitename: str | None = None
-
-
-def read_metadata(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageMetadata:
+def read_metadata(tree: Element, url: str, json_ld: JsonLd | None = None) -> PageMetadata:
     """The page's declared metadata (never raises on malformed markup or JSON-LD); `json_ld` is the page's
     page_json_ld when the caller has read it already."""
     meta = meta_tags(tree)
@@ -79,7 +68,7 @@ def read_metadata(tree: Any, url: str, json_ld: JsonLd | None = None) -> PageMet
     )
 
 
-def meta_tags(tree: Any) -> dict[str, str]:
+def meta_tags(tree: Element) -> dict[str, str]:
     """<meta name|property|itemprop=... content=...>, keys lowercased, the first occurrence kept."""
     found: dict[str, str] = {}
     for element in tree.iterfind(".//meta"):
@@ -90,7 +79,7 @@ def meta_tags(tree: Any) -> dict[str, str]:
     return found
 
 
-def _first_attribute(tree: Any, path: str, name: str) -> str:
+def _first_attribute(tree: Element, path: str, name: str) -> str:
     """`name` of the first element `path` finds, "" if none. find() stops at that element, where an XPath walks the
     whole page (0.2 ms a median WCXB page each, for a <link> that is in the head)."""
     found = tree.find(path)
@@ -112,7 +101,7 @@ def json_ld_article(json_ld: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
-def page_json_ld(tree: Any) -> JsonLd:
+def page_json_ld(tree: Element) -> JsonLd:
     """Every object of every JSON-LD block on the page, in page order; a block that is invalid, too large or too
     deep declares nothing (the page's other blocks and metadata still count). The cascade reads it once for the
     page's kind, a thread's posts, a product's facts and the metadata (0.14 ms a median WCXB page a read)."""
@@ -155,7 +144,7 @@ def json_ld_nodes(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
         yield from json_ld_nodes(data.get("@graph"), depth + 1)
 
 
-def page_title(tree: Any) -> str | None:
+def page_title(tree: Element) -> str | None:
     """<title> without its site suffix (the longest part between separators), else the first <h1>."""
     title = html_tree.title_tag(tree)
     if title:

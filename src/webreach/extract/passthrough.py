@@ -19,7 +19,7 @@ from lxml import etree
 import webreach.bounded_json as bounded_json
 from webreach.extract.extracted import Extracted, paragraphs_html, preformatted_html
 from webreach.extract.metadata import iso_date
-from webreach.extract.xml_chars import xml_document_safe
+from webreach.extract.preparation.xml_chars import xml_document_safe
 from webreach.models import ReadFormat
 
 SUMMARY_CHARS = 500

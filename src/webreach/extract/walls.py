@@ -21,14 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
 
 from lxml import etree
 
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, BlockKind, NeedsBrowserError, PageBlockedError, hint
-from webreach.extract import html_tree
-from webreach.extract.card_grid import in_furniture
 from webreach.extract.extracted import WORD, seen_text
+from webreach.extract.preparation import html_tree
+from webreach.extract.readings.card_grid import in_furniture
+from webreach.extract.tree import Element
 
 WALL_HINT = hint(
     "The site put a bot check in front of the page; try {} or {}, or another source.",
@@ -156,7 +156,7 @@ def find_wall(source: str, text: str) -> Wall | None:
     return None
 
 
-def find_js_shell(source: str, tree: Any, visible: str) -> str | None:
+def find_js_shell(source: str, tree: Element, visible: str) -> str | None:
     """Why the page (`source` parsed as `tree`) looks like a JavaScript-only shell, or None. `visible` excludes
     <noscript> text."""
     if len(visible) >= SHELL_TEXT:
@@ -190,7 +190,7 @@ def has_app_script(source: str) -> bool:
     return False
 
 
-def find_empty_frame(tree: Any, reading: str) -> str | None:
+def find_empty_frame(tree: Element, reading: str) -> str | None:
     """Why the page looks like a frame whose content its scripts fill, or None: no <main> or <article> holds text,
     and either the extracted `reading` is a few words beside an empty app root (whose text, a loading label at
     most, is not what was read) or it is menus around a line that says only "Loading..."."""
@@ -203,7 +203,7 @@ def find_empty_frame(tree: Any, reading: str) -> str | None:
     return reason
 
 
-def _empty_root(tree: Any, words: list[re.Match[str]]) -> str | None:
+def _empty_root(tree: Element, words: list[re.Match[str]]) -> str | None:
     """The reason when the reading's `words` are fewer than FRAME_READING (and FRAME_CHARS letters) beside an
     empty app root whose label is not what was read."""
     if len(words) >= FRAME_READING or sum(len(word.group()) for word in words) >= FRAME_CHARS:
@@ -217,7 +217,7 @@ def _empty_root(tree: Any, words: list[re.Match[str]]) -> str | None:
     return f"its app root <{root.tag} id={root.get('id') or '?'}> is empty; the rest is {len(words)} words"
 
 
-def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | None:
+def _loading_line(tree: Element, reading: str, words: list[re.Match[str]]) -> str | None:
     """The reason when the reading (`words`, fewer than FRAME_MENU) has a line that only says "Loading" and the page
     shows it as a label, not as a heading."""
     if LOADING.search(seen_text(reading)) is None:
@@ -227,7 +227,7 @@ def _loading_line(tree: Any, reading: str, words: list[re.Match[str]]) -> str | 
     return f"where its content goes it says only 'Loading'; the reading is {len(words)} words"
 
 
-def _menu_labels(tree: Any, reading: str, words: list[re.Match[str]]) -> str | None:
+def _menu_labels(tree: Element, reading: str, words: list[re.Match[str]]) -> str | None:
     """The reason when MENU_SHARE of the reading's words (fewer than FRAME_MENU) are in lines that are each the
     whole label of a link or button in the site's menus, header or footer (a page whose content is a short list of
     links, a book's contents, is read)."""
@@ -248,7 +248,7 @@ def _menu_labels(tree: Any, reading: str, words: list[re.Match[str]]) -> str | N
     return f"the reading is only the labels of its menus, {len(words)} words"
 
 
-def empty_app_root(tree: Any) -> Any | None:
+def empty_app_root(tree: Element) -> Element | None:
     """The first app root (#root, #app, #__next ...) holding next to no text, or None."""
     for root in tree.xpath(APP_ROOTS):
         if len(shown_text(root)) < EMPTY_ROOT_TEXT:
@@ -256,7 +256,7 @@ def empty_app_root(tree: Any) -> Any | None:
     return None
 
 
-def shown_text(element: Any) -> str:
+def shown_text(element: Element) -> str:
     """The text inside `element`, its whitespace runs collapsed to single spaces."""
     return " ".join("".join(element.itertext()).split())
 
@@ -270,7 +270,7 @@ def refuse_shell(reason: str, url: str) -> None:
     )
 
 
-def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
+def refuse_wall(page: str, tree: Element, visible: str, url: str) -> None:
     """Raise PageBlockedError when the page (whose `visible` text is short) is a CAPTCHA or access-denied wall."""
     wall = find_wall(page, f"{html_tree.title_tag(tree) or ''}\n{visible}")
     if wall is not None:
@@ -282,7 +282,7 @@ def refuse_wall(page: str, tree: Any, visible: str, url: str) -> None:
         )
 
 
-def short_visible_text(tree: Any) -> str | None:
+def short_visible_text(tree: Element) -> str | None:
     """The page's visible text when it is short enough for a wall or a shell, else None (not computed)."""
     # the estimate ignores block breaks, so give it slack before trusting it to rule a page out
     if html_tree.text_size(tree) > STRONG_TEXT * 1.2 + 100:

@@ -113,8 +113,8 @@ def _as_page(
     meta = result.extracted
     return Page(
         url=url, final_url=result.final_url, status=result.status, content_type=result.content_type,
-        title=meta.title, author=meta.author, date=meta.date, language=meta.language,
-        canonical_url=meta.canonical_url, page_type=meta.page_type, format=meta.format,
+        **meta.page_metadata().model_dump(),
+        page_type=meta.page_type, format=meta.format,
         content="\n\n".join(p.text for p in passages), total_chars=len(meta.text), truncated=meta.truncated,
         tokens=sum(ready.costs[i] for i in chosen), tokens_estimated=estimated, reader=result.reader, cached=cached,
         question=request.question, total_passages=len(ready.passages), total_tokens=ready.total_tokens,

@@ -190,8 +190,8 @@ class Reading:
         meta = result.extracted
         return Page(
             url=url, final_url=result.final_url, status=result.status, content_type=result.content_type,
-            title=meta.title, author=meta.author, date=meta.date, language=meta.language,
-            canonical_url=meta.canonical_url, page_type=meta.page_type, format=meta.format, content=shown.content,
+            **meta.page_metadata().model_dump(),
+            page_type=meta.page_type, format=meta.format, content=shown.content,
             start=shown.start, total_chars=shown.total_chars, next_start=shown.next_start, truncated=meta.truncated,
             tokens=shown.tokens, tokens_estimated=shown.tokens_estimated, reader=result.reader, cached=cached,
         )  # fmt: skip

@@ -2,7 +2,7 @@
 
 Routes (any method; query parameters pick the variant; `to=` may be absolute or relative):
 
-    /_pages/article[?title=T]          a readable article page          /_pages/status/<code>   a generic page
+    /_pages/article[?title=T&site=S]   a readable article page          /_pages/status/<code>   a generic page
     /_pages/challenge[?status=403]     a Cloudflare-style challenge     /_pages/js-shell        a JavaScript-only shell
     /_pages/tiny-script                a tiny page whose script merely mentions location (no redirect)
     /_pages/binary                     PNG bytes labelled image/png     /_pages/echo            the request as JSON
@@ -51,8 +51,9 @@ HTML = (("content-type", "text/html; charset=utf-8"),)
 _PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64)
 
 
-def article_html(title: str = "The fake web article") -> bytes:
-    """A readable article: a title, a byline, several paragraphs and some navigation around them."""
+def article_html(title: str = "The fake web article", site: str | None = None) -> bytes:
+    """A readable article: a title, a byline, several paragraphs and some navigation around them; `site` declares
+    the site's name (og:site_name)."""
     paragraphs = "".join(
         f"<p>Paragraph {n} of the fake web article explains how webreach reads pages safely: every hop goes "
         f"through the guard, every byte counts against a budget, and nothing private is ever reached. {n}</p>"
@@ -60,7 +61,9 @@ def article_html(title: str = "The fake web article") -> bytes:
     )
     page = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        '<meta name="author" content="Fake Author"><link rel="canonical" href="/_pages/article"></head><body>'
+        '<meta name="author" content="Fake Author"><link rel="canonical" href="/_pages/article">'
+        + (f'<meta property="og:site_name" content="{escape(site)}">' if site else "")
+        + "</head><body>"
         '<nav><a href="/">Home</a> <a href="/about">About</a></nav>'
         f"<article><h1>{escape(title)}</h1>{paragraphs}</article><footer>Footer links</footer></body></html>"
     )
@@ -158,7 +161,7 @@ def _page(parts: list[str], request: Request, query: dict[str, str]) -> Reply:
     status = int(query.get("status", "302"))
     match name:
         case "article":
-            return Reply(200, HTML, article_html(query.get("title", "The fake web article")))
+            return Reply(200, HTML, article_html(query.get("title", "The fake web article"), query.get("site")))
         case "status":
             return generic_page(int(rest or "500"))
         case "challenge":

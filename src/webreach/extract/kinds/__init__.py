@@ -1,0 +1,1 @@
+"""The page's kind (article, forum, product, listing ...) and the profile each kind is read with."""
