@@ -4,7 +4,8 @@ budget, its child is gone afterwards, its memory is bounded, and HTML reads proc
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,11 @@ async def test_typed_errors_cross_the_process_boundary_whole() -> None:
     assert "not a readable PDF" in caught.value.hint
 
 
-async def test_a_pdf_past_its_time_is_killed_with_a_timeout() -> None:
+async def test_a_pdf_past_its_time_is_killed_with_a_timeout(new_children: Callable[[], list[BaseProcess]]) -> None:
     with pytest.raises(FetchTimeoutError) as caught:
         await ExtractionWorkers().extract(SLOW_PDF, content_type=PDF, url=URL, seconds=0.5)
     assert caught.value.code == "timeout" and caught.value.retryable
-    assert multiprocessing.active_children() == []  # the child was killed and reaped, not left running
+    assert new_children() == []  # the child was killed and reaped, not left running
 
 
 async def test_a_child_over_its_memory_budget_answers_too_large() -> None:
@@ -69,7 +70,9 @@ async def test_extract_file_bounds_a_hostile_pdf(tmp_path: Path) -> None:
 
 
 @pytest.mark.network
-async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed() -> None:
+async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed(
+    new_children: Callable[[], list[BaseProcess]],
+) -> None:
     async with FakeWeb(limits=SAFE) as web:
         web.pages.add("/bomb.pdf", SLOW_PDF, headers={"content-type": PDF})
         web.pages.add("/article", article_html("Tide tables"), headers={"content-type": "text/html; charset=utf-8"})
@@ -94,4 +97,4 @@ async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed() -> None:
         else:
             assert "the time budget ran out" in outcome.content
     assert not isinstance(html, BaseException) and "Tide tables" in (html.title or "")
-    assert multiprocessing.active_children() == []
+    assert new_children() == []

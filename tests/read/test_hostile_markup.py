@@ -5,11 +5,12 @@ deadline, and a timed-out read frees its child for the next one."""
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def attribute_page(count: int, unit: str = "a{i}=x", separator: str = " ") -> by
 
 
 @pytest.mark.network
-async def test_six_attribute_floods_leave_ordinary_reads_working() -> None:
+async def test_six_attribute_floods_leave_ordinary_reads_working(new_children: Callable[[], list[BaseProcess]]) -> None:
     async with FakeWeb(limits=SAFE) as web:
         web.pages.add("/flood-200k", attribute_page(200_000), headers={"content-type": HTML})
         web.pages.add("/flood-40k", attribute_page(40_000), headers={"content-type": HTML})
@@ -52,10 +53,12 @@ async def test_six_attribute_floods_leave_ordinary_reads_working() -> None:
     for outcome in outcomes:  # each flood answers, or fails typed: never an untyped error
         assert not isinstance(outcome, BaseException) or isinstance(outcome, WebreachError), outcome
     assert "Tide tables" in (page.title or "") and page.content
-    assert multiprocessing.active_children() == []  # the pool's children were stopped with the Reading
+    assert new_children() == []  # the pool's children were stopped with the Reading
 
 
-async def test_a_page_past_its_deadline_frees_its_child_for_the_next() -> None:
+async def test_a_page_past_its_deadline_frees_its_child_for_the_next(
+    new_children: Callable[[], list[BaseProcess]],
+) -> None:
     # values holding ">" keep these 40,000 attributes from the taming scan: the parse really runs for seconds
     slow = attribute_page(40_000, 'a{i}=">"')
     workers = ExtractionWorkers(WorkerBudget(pool_size=1))
@@ -70,25 +73,25 @@ async def test_a_page_past_its_deadline_frees_its_child_for_the_next() -> None:
         assert "Tide tables" in (done.title or "")
     finally:
         await workers.aclose()
-    assert multiprocessing.active_children() == []
+    assert new_children() == []
 
 
-async def test_a_child_killed_from_outside_is_replaced() -> None:
+async def test_a_child_killed_from_outside_is_replaced(new_children: Callable[[], list[BaseProcess]]) -> None:
     workers = ExtractionWorkers(WorkerBudget(pool_size=1))
     page = article_html("Tide tables")
     try:
         await workers.extract(page, content_type=HTML, url="https://t.example/", seconds=30)
-        (child,) = multiprocessing.active_children()
+        (child,) = new_children()
         os.kill(child.pid, signal.SIGKILL)  # as the kernel's OOM killer would
         child.join(5)
         done = await workers.extract(page, content_type=HTML, url="https://t.example/", seconds=30)
         assert "Tide tables" in (done.title or "")
     finally:
         await workers.aclose()
-    assert multiprocessing.active_children() == []
+    assert new_children() == []
 
 
-async def test_a_cancelled_extraction_kills_its_child() -> None:
+async def test_a_cancelled_extraction_kills_its_child(new_children: Callable[[], list[BaseProcess]]) -> None:
     workers = ExtractionWorkers(WorkerBudget(pool_size=1))
     try:
         task = asyncio.create_task(
@@ -98,7 +101,7 @@ async def test_a_cancelled_extraction_kills_its_child() -> None:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert multiprocessing.active_children() == []
+        assert new_children() == []
     finally:
         await workers.aclose()
 
