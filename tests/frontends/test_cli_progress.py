@@ -91,7 +91,8 @@ def test_verbose_prints_each_attempt_once_and_quiet_prints_nothing(web: FakeWeb,
         env=env, cwd=tmp_path,
     )  # fmt: skip
     assert read.returncode == 0, read.stderr
-    assert "reading https://" in read.stderr and "read by the direct reader" in read.stderr
+    assert "reading ref 1 (reader auto)" in read.stderr  # the pipeline resolves the ref; the note after names the URL
+    assert "read https://" in read.stderr and "by the direct reader" in read.stderr
     assert "More: continue with `webreach fetch --ref 1 --start " in read.stdout
 
 

@@ -11,9 +11,7 @@ from webreach.errors import (
     AllEnginesFailedError,
     BlockedError,
     FetchTimeoutError,
-    InvalidInputError,
     RateLimitedError,
-    UnknownRefError,
     WebreachError,
 )
 from webreach.state.sessions import MemorySessionStore, SqliteSessionStore
@@ -269,18 +267,16 @@ async def test_a_policy_refusal_is_an_error_body_and_nothing_goes_upstream(store
     assert backend.searches == []
 
 
-async def test_target_url_is_where_refs_become_urls(store: MemorySessionStore) -> None:
+async def test_web_fetch_is_where_refs_become_urls(store: MemorySessionStore) -> None:
     backend = FakeBackend()
     tools = Toolbox(backend, store)
     await tools.call("web_search", {"query": "x"}, session="s")
-    assert tools.target_url(None, ref=2, session="s") == "https://x.example/2"
-    assert tools.target_url("https://a.example/", ref=None) == "https://a.example/"
-    with pytest.raises(UnknownRefError):
-        tools.target_url(None, ref=2, session="other")
-    with pytest.raises(InvalidInputError):
-        tools.target_url("https://a.example/", ref=2, session="s")
-    with pytest.raises(InvalidInputError, match="not available"):
-        Toolbox(backend, None).target_url(None, ref=1)
+    assert (await tools.call("web_fetch", {"ref": 2}, session="s")).value.url == "https://x.example/2"
+    assert error_of(await tools.call("web_fetch", {"ref": 2}, session="other"))["code"] == "unknown_ref"
+    both = error_of(await tools.call("web_fetch", {"url": "https://a.example/", "ref": 2}, session="s"))
+    assert both["code"] == "invalid_input" and "exactly one of url or ref" in str(both["message"])
+    refused = error_of(await Toolbox(backend, None).call("web_fetch", {"ref": 1}))
+    assert refused["code"] == "invalid_input" and "not available" in str(refused["message"])
 
 
 async def test_refs_past_the_largest_are_invalid_input(store: MemorySessionStore) -> None:

@@ -13,22 +13,36 @@ import base64
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import click
 
 from webreach.errors import InvalidInputError
 from webreach.gateway import Gateway
 from webreach.local_files import read_local
-from webreach.tools import Toolbox, ToolResult
+from webreach.tools import ToolResult
 
 Run = Callable[[bool, Callable[[Gateway], Awaitable[Any]]], Any]
-# cli.py's _metered: the work charged to an agent when accounts are enabled
-Metered = Callable[[Gateway, str | None, str, Callable[[], Awaitable[ToolResult]]], Awaitable[ToolResult]]
 
 
-def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, metered: Metered) -> None:  # type: ignore[type-arg]
-    """Register `webreach image ...` on `cli`, running work through the CLI's `run`, charged by `metered`."""
+class CallTool(Protocol):
+    """cli.py's _call_tool: a tool call through the pipeline as an agent, its error raised."""
+
+    async def __call__(
+        self,
+        gateway: Gateway,
+        agent: str | None,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        session: str | None,
+        as_json: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> ToolResult: ...
+
+
+def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_tool: CallTool) -> None:  # type: ignore[type-arg]
+    """Register `webreach image ...` on `cli`, running work through the CLI's `run`, its tool calls `call_tool`."""
 
     @cli.group()
     def image() -> None:
@@ -57,15 +71,7 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, metere
             if not data:
                 raise InvalidInputError(f"{file} is empty (a FIFO or device without data?)", hint="Pass an image file.")
             arguments = {"image": base64.b64encode(data).decode("ascii")}
-            toolbox = Toolbox.over(gateway)
-
-            async def upload() -> ToolResult:
-                result = await toolbox.call("image_upload", arguments, session=session, output="json")
-                if result.error is not None:  # raised, so the metering releases the reservation
-                    raise result.error
-                return result
-
-            result = await metered(gateway, agent, "image_upload", upload)
+            result = await call_tool(gateway, agent, "image_upload", arguments, session=session, as_json=True)
             body = result.data or {}
             click.echo(
                 json.dumps(body) if as_json else f"{body['token']} {body.get('url') or '(no URL: storage = inline)'}"

@@ -41,10 +41,11 @@ from webreach.models import (
     DEFAULT_MAX_CHARS,
     MAX_LIMIT,
     MAX_PAGE,
+    Page,
     ReadRequest,
     SearchRequest,
 )
-from webreach.tools import Metering, Toolbox, cost_line, page_text, store_session
+from webreach.tools import CallContext, Toolbox, ToolResult, account_policies, cost_line, page_text, store_session
 
 T = TypeVar("T")
 
@@ -135,16 +136,34 @@ AGENT_OPTION = click.option(
 )
 
 
-async def _metered(
-    gateway: Gateway, agent: str | None, tool: str, work: Callable[[], Awaitable[T]], *, engine: str | None = None
-) -> T:
-    """`work`, metered as `agent`'s call of `tool` when accounts are enabled; its cost line goes to stderr."""
-    if not gateway.accounts.enabled:
-        return await work()
-    caller = agent or gateway.settings.accounts.agent
-    value, cost = await Metering(gateway.accounts).around(caller, tool, work, engine=engine)
-    click.echo(cost_line(cost), err=True)
-    return value
+async def _call_tool(
+    gateway: Gateway,
+    agent: str | None,
+    tool: str,
+    arguments: dict[str, Any],
+    *,
+    session: str | None,
+    as_json: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> ToolResult:
+    """Call `tool` as every door does, through the pipeline (tools/pipeline.py: Toolbox.run), as `agent` (default
+    [accounts] agent, as the stdio server): the same session rule, profile checks, metering and idempotency. Its
+    cost line goes to stderr; a failed call raises its error (after the cost line of a charged failure)."""
+    toolbox = Toolbox.over(gateway, policies=account_policies(gateway.accounts))
+    context = CallContext(
+        tool=tool,
+        arguments={key: value for key, value in arguments.items() if value is not None},
+        session=session,
+        output="json" if as_json else "compact",
+        caller=agent or gateway.settings.accounts.agent,
+        extra={key: value for key, value in (extra or {}).items() if value is not None} or None,
+    )
+    result = await toolbox.run(context)
+    if result.cost is not None:
+        click.echo(cost_line(result.cost), err=True)
+    if result.error is not None:
+        raise result.error
+    return result
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -226,7 +245,9 @@ def cli() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option(
-    "--session", type=TEXT, default="default", show_default=True, help="Session whose refs `fetch --ref N` reads."
+    "--session",
+    type=TEXT,
+    help="Session whose refs `fetch --ref N` reads (default: the agent's own, as over MCP and REST; else 'default').",
 )
 @verbosity_options
 @AGENT_OPTION
@@ -236,7 +257,7 @@ def search(
     engines: str | None,
     output: str,
     as_json: bool,
-    session: str,
+    session: str | None,
     agent: str | None,
     **fields: Any,
 ) -> None:
@@ -244,25 +265,36 @@ def search(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        store_session(session)  # before any engine is asked
-        request = SearchRequest.create(query=query, **fields)
+        SearchRequest.create(query=query, **fields)  # every option checked before any engine is asked
+        if engine != "multi":  # the CLI's hint names both routing modes (-e multi works here)
+            UnknownEngineError.check(engine, gateway.engines.names(), modes=("auto", "multi"))
+        tool, arguments, extra = _search_call(query, engine, _split(engines), fields)
         report = _render.Reporter(gateway.clock)
         gateway.engines.add_attempt_listener(report.attempt)
-        toolbox = Toolbox.over(gateway)
         async with report.working("searching"):
-            found = await _metered(
-                gateway,
-                agent,
-                "web_search",
-                lambda: toolbox.search(request, engine=engine, engines=_split(engines), session=session),
-                engine=engine,
+            result = await _call_tool(
+                gateway, agent, tool, arguments, session=session, as_json=output == "json", extra=extra
             )
+        found = result.value
         if output == "table":
             _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
         else:
             click.echo(found.compact_text() if output == "compact" else found.json_text())
 
     _run(output == "json", work)
+
+
+def _search_call(
+    query: str, engine: str, engines: list[str] | None, fields: dict[str, Any]
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The tool call `webreach search` makes: web_search, or web_search_multi for `-e multi`; its arguments (the
+    options the tool's schema offers) and the rest as the call's extra (CallContext.extra)."""
+    if engine == "multi":
+        extra = {key: value for key, value in fields.items() if key != "limit"}
+        return "web_search_multi", {"query": query, "limit": fields["limit"], "engines": engines}, extra
+    offered = {"limit": "limit", "page": "page", "site": "site", "freshness": "freshness", "language": "lang"}
+    arguments = {"query": query, "engine": engine, **{offered[key]: fields[key] for key in offered}}
+    return "web_search", arguments, {"region": fields["region"], "safesearch": fields["safesearch"], "engines": engines}
 
 
 @cli.command()
@@ -319,7 +351,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("url", required=False, type=TEXT)
 @click.option("--ref", type=int, help="Read result N of an earlier `webreach search` in --session.")
-@click.option("--session", type=TEXT, default="default", show_default=True, help="Session the ref belongs to.")
+@click.option("--session", type=TEXT, help="Session the ref belongs to (default: as for `webreach search`).")
 @click.option("--start", default=0, show_default=True, help="Character offset of the window (a next_start).")
 @click.option("--max-chars", default=DEFAULT_MAX_CHARS, show_default=True, help="Window size in characters.")
 @click.option("--max-tokens", type=int, help="Also cap the window at this many tokens (with --question: the budget).")
@@ -345,7 +377,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
 def fetch(
     url: str | None,
     ref: int | None,
-    session: str,
+    session: str | None,
     agent: str | None,
     resolve: tuple[str, ...],
     allow_cidr: tuple[str, ...],
@@ -365,13 +397,26 @@ def fetch(
             raise InvalidInputError(
                 f"{what}: give a URL or --ref N", hint="e.g. `webreach fetch https://example.com/`, or --ref 3."
             )
-        target = Toolbox.over(gateway).target_url(given or None, ref=ref, session=session)
-        request = ReadRequest.create(url=target, format=content_format, **fields)
+        reader = fields.pop("reader")
+        if given is not None:  # every option checked before anything is asked
+            ReadRequest.create(url=given, format=content_format, reader=reader, **fields)
         report = _render.Reporter(gateway.clock)
-        report.note(f"reading {request.url} (reader {request.reader})")
-        async with report.working(f"reading {request.url}"):
-            page = await _metered(gateway, agent, "web_fetch", lambda: gateway.read(request))
-        report.note(f"read by the {page.reader} reader{' (cached)' if page.cached else ''}: {page.total_chars} chars")
+        what = given or f"ref {ref}"
+        report.note(f"reading {what} (reader {reader})")
+        arguments = {"url": given, "ref": ref, "format": content_format, **fields}
+        async with report.working(f"reading {what}"):
+            result = await _call_tool(
+                gateway,
+                agent,
+                "web_fetch",
+                arguments,
+                session=session,
+                as_json=output == "json",
+                extra={"reader": reader},
+            )
+        page: Page = result.value
+        cached = " (cached)" if page.cached else ""
+        report.note(f"read {page.url} by the {page.reader} reader{cached}: {page.total_chars} chars")
         if output == "raw":
             click.echo(page.content)
         elif output == "json":
@@ -492,7 +537,7 @@ def fakeweb(host: str, port: int) -> None:
 
 
 add_engine_commands(cli, _run, TEXT)
-add_image_commands(cli, _run, TEXT, _metered)
+add_image_commands(cli, _run, TEXT, _call_tool)
 cli.add_command(agents)
 
 

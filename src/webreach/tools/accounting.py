@@ -20,9 +20,9 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
@@ -39,7 +39,6 @@ CHARGED_FAILURES = frozenset(
 )
 
 _NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent."
-T = TypeVar("T")
 
 
 def account_policies(accounts: Accounts) -> Sequence[CallPolicy]:
@@ -117,33 +116,6 @@ class Metering:
         future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
         return await asyncio.shield(future)
 
-    async def around(
-        self,
-        caller: str | None,
-        tool: str,
-        work: Callable[[], Awaitable[T]],
-        *,
-        units: int = 1,
-        engine: str | None = None,
-    ) -> tuple[T, dict[str, Any]]:
-        """Meter work a door does itself (the CLI's table search and page read) by the same rule: its result and
-        its cost; a WebreachError is settled by the rule and raised."""
-        if caller is None:
-            raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
-        held = self.accounts.reserve(
-            caller, tool, lambda agent: self.accounts.price(agent, tool, units=units, engine=engine)
-        )
-        try:
-            value = await work()
-        except WebreachError as exc:
-            self.accounts.settle(held, charged=_charge(held.reservation.price, exc))
-            raise
-        except BaseException:
-            self.accounts.settle(held, charged=None)
-            raise
-        balance = self.accounts.settle(held, charged=held.reservation.price)
-        return value, cost_of(held, held.reservation.price, balance)
-
     def _price(self, agent: Agent, call: PreparedCall) -> int:
         profile = agent.options.get("profile", {})
         tools = profile.get("tools")
@@ -199,8 +171,8 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
     if result.is_json:
         text = result.text.rstrip()
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
-        return replace(result, text=spliced)
-    return replace(result, text=f"{result.text}\n{cost_line(cost)}")
+        return replace(result, text=spliced, cost=cost)
+    return replace(result, text=f"{result.text}\n{cost_line(cost)}", cost=cost)
 
 
 class Idempotent:

@@ -358,6 +358,14 @@ class WebFetchArguments(ToolArguments):
     )
     passage: int | None = inherit(ReadRequest, "passage")
 
+    @field_validator("ref", mode="before")
+    @classmethod
+    def _ref_range(cls, value: Any) -> Any:
+        # a whole number out of range is told the range (every door alike), not only the bound it broke
+        if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= MAX_REF:
+            raise ValueError(f"must be a whole number from 1 to {MAX_REF}")
+        return value
+
     @field_validator("format", mode="before")
     @classmethod
     def _format(cls, value: Any) -> Any:

@@ -103,7 +103,9 @@ class ToolResult:
     `text` is what goes back to the model: compact text, or the JSON body as text (`is_json`: json output and
     every error). `data` is that JSON body as a dict, for doors that use its fields; it is read from the text
     on first use, because the busiest door (REST) sends the text as it is. `error` is the failure itself, for
-    doors that map it to an HTTP status or exit code; `is_error` says the text is an error body.
+    doors that map it to an HTTP status or exit code; `is_error` says the text is an error body. `value` is the
+    typed answer the text was rendered from (SearchResults, Page; None for an error), for a door that renders it
+    its own way (the CLI's table); `cost` is what the metering charged (None: not metered).
     """
 
     tool: str
@@ -114,6 +116,8 @@ class ToolResult:
     # metering charges those only
     answered: int | None = None
     images: tuple[ToolImage, ...] = ()
+    value: Any = None
+    cost: dict[str, Any] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -134,6 +138,8 @@ class ToolCall:
     sessions: SessionStore | None
     session: str
     output: OutputFormat
+    # an operator's door's options beyond the tool's schema (tools/pipeline.py: CallContext.extra)
+    extra: Mapping[str, Any] | None = None
 
-    def result(self, text: str) -> ToolResult:
-        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json")
+    def result(self, text: str, value: Any = None) -> ToolResult:
+        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json", value=value)

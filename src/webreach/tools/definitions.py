@@ -131,11 +131,15 @@ def price_crops(args: CropImagesArguments) -> Price:
 
 
 async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
-    requests = plan.requests
+    requests, engines = plan.requests, plan.engines
+    if call.extra:  # an operator's door: request fields the schema leaves out, and the engines auto tries
+        fields = {key: value for key, value in call.extra.items() if key != "engines"}
+        requests = tuple(SearchRequest.create(**{**request.model_dump(), **fields}) for request in requests)
+        engines = call.extra.get("engines", engines)
     if len(requests) == 1:  # the common case, without gather's task
-        outcomes = [await _search(call.backend, requests[0], plan.engine, None)]
+        outcomes = [await _search(call.backend, requests[0], plan.engine, engines)]
     else:
-        outcomes = await asyncio.gather(*(_search(call.backend, request, plan.engine, None) for request in requests))
+        outcomes = await asyncio.gather(*(_search(call.backend, request, plan.engine, engines) for request in requests))
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
@@ -150,6 +154,8 @@ def plan_search_multi(args: WebSearchMultiArguments, engines: Sequence[str]) -> 
 
 async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
     (request,) = plan.requests
+    if call.extra:  # an operator's door: request fields the schema leaves out
+        request = SearchRequest.create(**{**request.model_dump(), **call.extra})
     outcome = await _search(call.backend, request, "multi", plan.engines)
     if outcome.error is not None:
         raise outcome.error
@@ -169,23 +175,6 @@ class SearchResults:
 
     def compact_text(self) -> str:
         return render.search_text(self.outcomes, self.refs, notes=self.notes)
-
-
-async def search_results(
-    backend: ToolBackend,
-    sessions: SessionStore | None,
-    request: SearchRequest,
-    *,
-    engine: str,
-    engines: Sequence[str] | None,
-    session: str,
-) -> SearchResults:
-    """One search with refs remembered in the session, for doors that offer more than the agent tool exposes
-    (the CLI's --engines order); errors are raised."""
-    outcome = await _search(backend, request, engine, engines)
-    if outcome.error is not None:
-        raise outcome.error
-    return _remembered(sessions, session, [outcome])
 
 
 def check_engine(name: str, valid: Sequence[str], *, allow_auto: bool = True) -> str:
@@ -220,7 +209,7 @@ def _remembered(sessions: SessionStore | None, session: str, outcomes: Sequence[
 
 
 def _rendered(call: ToolCall, results: SearchResults) -> ToolResult:
-    return call.result(results.json_text() if call.output == "json" else results.compact_text())
+    return call.result(results.json_text() if call.output == "json" else results.compact_text(), results)
 
 
 # --- web_fetch -----------------------------------------------------------------------------------------------
@@ -237,12 +226,12 @@ async def web_fetch(call: ToolCall, args: WebFetchArguments) -> ToolResult:
     url = args.url if args.ref is None else resolve_ref(call.sessions, call.session, args.ref)
     request = ReadRequest.create(
         url=url, start=args.start, max_chars=args.max_chars, format=args.format, question=args.question,
-        passage=args.passage, max_tokens=args.max_tokens,
+        passage=args.passage, max_tokens=args.max_tokens, **(call.extra or {}),
     )  # fmt: skip
     page = await call.backend.read(request)
     if call.output == "json":
-        return call.result(render.to_text(render.page_json(page, ref=args.ref)))
-    return call.result(render.page_text(page, ref=args.ref))
+        return call.result(render.to_text(render.page_json(page, ref=args.ref)), page)
+    return call.result(render.page_text(page, ref=args.ref), page)
 
 
 # --- the registry --------------------------------------------------------------------------------------------

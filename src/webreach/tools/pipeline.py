@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.models import SearchRequest
 from webreach.state.sessions import SessionStore
 from webreach.tools import render
 from webreach.tools.aliases import ALIAS_SETS, alias_tools, exposed_tools
@@ -33,11 +32,8 @@ from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, To
 from webreach.tools.call_session import DEFAULT_SESSION, store_session
 from webreach.tools.definitions import (
     TOOLS,
-    SearchResults,
     ToolCall,
     ToolDefinition,
-    resolve_ref,
-    search_results,
 )
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
@@ -52,7 +48,9 @@ class CallContext:
 
     `session` is the session the client named (None: none; tools/call_session.py picks the store session);
     `caller` is who made it (an agent's identity once accounts exist; None for an anonymous local caller);
-    `idempotency_key` lets a retried call be recognised as the same call.
+    `idempotency_key` lets a retried call be recognised as the same call; `extra` holds an operator's door's
+    options beyond the tool's schema (the CLI's --region, --safesearch and --engines for the searches, --reader for
+    web_fetch): request fields the request model checks like any other, never offered to agents.
     """
 
     tool: str
@@ -61,6 +59,7 @@ class CallContext:
     output: OutputFormat = "compact"
     caller: str | None = None
     idempotency_key: str | None = None
+    extra: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,7 +164,7 @@ class Toolbox:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         try:
             prepared = self._prepare(context)
-            call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output)
+            call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output, context.extra)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
             for policy in reversed(self._policies):
                 proceed = _wrapped(policy, prepared, proceed)
@@ -193,27 +192,6 @@ class Toolbox:
                 arguments = shaped(arguments, profile, decode_arguments(context.arguments).keys())
         plan = tool.prepare(arguments, self.engines)
         return PreparedCall(context=context, tool=tool, plan=plan, session=session)
-
-    # --- for doors that offer more than the agent tools expose (the CLI) --------------------------------
-
-    async def search(
-        self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None, session: str | None = None
-    ) -> SearchResults:
-        """One search with its results remembered as refs of `session` (None: the default), rendered as
-        web_search renders it (the CLI's --engines order and table); errors are raised."""
-        return await search_results(
-            self.backend, self.sessions, request, engine=engine, engines=engines, session=store_session(session)
-        )
-
-    def target_url(self, url: str | None, *, ref: int | None, session: str | None = None) -> str:
-        """The URL to read: `url`, or the one ref `ref` of `session` stands for (exactly one of them)."""
-        if (url is None) == (ref is None):
-            what = "nothing to read" if ref is None else "both a URL and a ref given"
-            raise InvalidInputError(f"{what}: give a URL or a ref", hint="e.g. https://example.com/, or ref 3.")
-        if ref is None:
-            assert url is not None
-            return url
-        return resolve_ref(self.sessions, store_session(session), ref)
 
 
 def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Proceed:
