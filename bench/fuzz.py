@@ -27,51 +27,19 @@ import inspect
 import json
 import logging
 import random
-import resource
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.fuzz_common import LIMIT, Row, own_peak_rss_mb
 from webreach import engines
 from webreach.errors import WebreachError
 
 RESULTS = Path(__file__).parent / "results"
-SLOW = 0.5
-LIMIT = 2.0  # the issue's limit for one case; an in-process case over it is timed a second time
 IN_PROCESS = ("extractor", "charset", "retry_after", "images")
 DOORS = ("rest", "mcp_http", "mcp_stdio", "cli")
-
-
-@dataclass
-class Row:
-    """One target's counts."""
-
-    target: str
-    cases: int = 0
-    typed: int = 0
-    untyped: int = 0
-    slow: int = 0
-    max_seconds: float = 0.0
-    settled_max: float = 0.0  # the longest case once each case over LIMIT was timed again (the shorter time)
-    retimed: int = 0
-    peak_rss_mb: float = 0.0
-    untyped_kinds: Counter[str] = field(default_factory=Counter)
-    note: str = ""
-
-    def record(self, seconds: float, outcome: str, kind: str = "", settled: float | None = None) -> None:
-        self.cases += 1
-        self.max_seconds = max(self.max_seconds, seconds)
-        self.settled_max = max(self.settled_max, seconds if settled is None else settled)
-        self.slow += seconds > SLOW
-        if outcome == "typed":
-            self.typed += 1
-        elif outcome == "untyped":
-            self.untyped += 1
-            self.untyped_kinds[kind] += 1
 
 
 def where(exc: BaseException) -> str:
@@ -80,10 +48,6 @@ def where(exc: BaseException) -> str:
     ours = [frame for frame in frames if "/webreach/" in frame.filename] or frames
     frame = ours[-1]
     return f"{type(exc).__name__} in {Path(frame.filename).stem}.{frame.name}"
-
-
-def own_peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_in_process(name: str, cases: Iterable[Callable[[], Any]]) -> Row:

@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 from click.testing import CliRunner
 
-from bench.fuzz import LIMIT, Row, own_peak_rss_mb
+from bench.fuzz_common import LIMIT, Row, own_peak_rss_mb
 from webreach import engines
 from webreach.frontends.cli import cli
 from webreach.testing import FakeWeb
