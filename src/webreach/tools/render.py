@@ -361,6 +361,15 @@ def page_json(page: Page, *, ref: int | None = None) -> dict[str, Any]:
     return body
 
 
+def _page_header(page: Page) -> list[str]:
+    """The lines that open a page's text, read by window or by passage: title, final URL, publication date."""
+    lines = [f"Title: {_clip(page.title, TITLE_CELLS)}"] if page.title else []
+    lines.append(f"URL: {page.final_url}")
+    if page.date:
+        lines.append(f"Published: {_short_date(page.date)}")
+    return lines
+
+
 def page_text(page: Page, *, ref: int | None = None, syntax: Syntax = tool_syntax) -> str:
     """Header (title, final URL, window), the content fenced as untrusted, and how to read on.
 
@@ -370,14 +379,9 @@ def page_text(page: Page, *, ref: int | None = None, syntax: Syntax = tool_synta
     or by passage shows its passages with their anchors instead (tools/render_passages.py).
     """
     if page.passages is not None:
-        return passages_text(page, ref=ref, syntax=syntax)
+        return passages_text(page, _page_header(page), ref=ref, syntax=syntax)
     end = page.start + len(page.content)
-    lines = []
-    if page.title:
-        lines.append(f"Title: {_clip(page.title, TITLE_CELLS)}")
-    lines.append(f"URL: {page.final_url}")
-    if page.date:
-        lines.append(f"Published: {_short_date(page.date)}")
+    lines = _page_header(page)
     lines.append(f"Chars {page.start}-{end} of {page.total_chars} ({page.format}).")
     if page.truncated:
         lines.append("Note: the document was cut short by a size limit when it was read; its end is missing.")

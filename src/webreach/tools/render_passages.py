@@ -37,13 +37,11 @@ def label(passage: PagePassage, ref: int | None) -> str:
     return f"{anchor(passage, ref)} {path}".rstrip()
 
 
-def passages_text(page: Page, *, ref: int | None = None, syntax: Syntax = tool_syntax) -> str:
-    """Header, the passages fenced as untrusted with their labels, and one line on what was left out."""
+def passages_text(page: Page, header: list[str], *, ref: int | None = None, syntax: Syntax = tool_syntax) -> str:
+    """`header` (the page's title, URL and date: tools/render.py, the one owner of those lines), the question and
+    what was read, the passages fenced as untrusted with their labels, and one line on what was left out."""
     passages = page.passages or []
-    lines = []
-    if page.title:
-        lines.append(f"Title: {' '.join(page.title.split())[:200]}")
-    lines.append(f"URL: {page.final_url}")
+    lines = list(header)
     if page.question:
         lines.append(f"Question: {' '.join(page.question.split())}")
     shown = _numbers([p.index for p in passages])
