@@ -18,7 +18,7 @@ from webreach.configdb.service import StoredConfig
 from webreach.errors import InvalidInputError, UnknownEngineError
 from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.images.reverse.service import backends_of
-from webreach.models import EngineAttempt, SearchResponse
+from webreach.models import EngineAttempt
 from webreach.policies.parse_health import ParseHealth
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
@@ -35,6 +35,9 @@ class Engines:
         self._searching = searching
         self._settings = settings
         self._clock = clock
+        # parse a saved response body with an engine, offline: the search service's own operation, its signature and
+        # docs with it (search/service.py: Searching.parse_saved)
+        self.parse_saved = searching.parse_saved
 
     def names(self) -> list[str]:
         """Every web engine name (the registry's, so doors never import engines themselves)."""
@@ -80,19 +83,6 @@ class Engines:
     def guess(self, body: bytes) -> str:
         """The engine a saved results page most looks like (InvalidInputError when it is none of them)."""
         return self._searching.guess_engine(body)
-
-    def parse_saved(
-        self,
-        name: str,
-        body: bytes,
-        *,
-        status: int = 200,
-        content_type: str = "text/html",
-        headers: Sequence[tuple[bytes, bytes]] | None = None,
-    ) -> SearchResponse:
-        """Parse a saved response body with engine `name`, offline (how users check a parser after markup changes);
-        `headers`, raw as they arrived, replace the Content-Type alone. Hits, or the engine's typed error."""
-        return self._searching.parse_saved(name, body, status=status, content_type=content_type, headers=headers)
 
     def parse_health(self) -> list[ParseHealth]:
         """Each scraped engine's parse health: its last parse mode and how many recent answers needed the generic
