@@ -20,13 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from webreach.extract import markdown_fences
+
 PASSAGE_CHARS = 700  # about 170 tokens of English prose: two to four sentences
 MERGE_BELOW = 200  # a text passage shorter than this joins its neighbour when both fit
 
 Kind = Literal["text", "list", "table", "code"]
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
 TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
@@ -90,7 +91,7 @@ def _blocks(document: str) -> Iterator[_Block]:
         if fence is not None:  # inside code: only the closing fence ends it
             assert current is not None
             current = (current[0], current[1], end)
-            if re.fullmatch(re.escape(fence[0]) + r"{3,}", line.strip()):  # a closing fence has no info string
+            if markdown_fences.closes(fence, line):
                 yield _Block("code", current[1], end, _path(path))
                 current, fence = None, None
             continue
@@ -110,9 +111,7 @@ def _blocks(document: str) -> Iterator[_Block]:
             path.append((level, heading_text(match.group(2))))
             continue
         if kind == "fence":
-            fence_match = FENCE.match(line)
-            assert fence_match is not None
-            fence, current = fence_match.group(1)[:3], ("code", offset, end)
+            fence, current = markdown_fences.opening(line), ("code", offset, end)
             continue
         if current is None:
             current = ("text" if kind == "continuation" else kind, offset, end)  # type: ignore[assignment]
@@ -128,7 +127,7 @@ def _line_kind(line: str) -> str:
         return "blank"
     if HEADING.match(line):
         return "heading"
-    if FENCE.match(line):
+    if markdown_fences.opening(line):
         return "fence"
     if TABLE_ROW.match(line):
         return "table"

@@ -29,6 +29,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import islice
 
+from webreach.extract import markdown_fences
 from webreach.extract.preparation import html_tree
 from webreach.extract.tree import Element
 from webreach.models import ReadFormat
@@ -52,7 +53,6 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)")
 MARKDOWN_ESCAPE = re.compile(r"\\(.)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
 HTML_TAG = re.compile(r"<[^>]*>")
-FENCE = re.compile(r"\s*(?:```|~~~)")
 PRE_OPEN = re.compile(r"<pre[\s>]")
 FIRST_WORD = re.compile(r"[^\W_]+")
 HTML_ROW = re.compile(r"\s*<(?:li|tr|td|th|dd|dt|tbody|thead|tfoot|row|cell)[\s>]")
@@ -208,13 +208,12 @@ def _opens(line: str, opening: str) -> bool:
 def _code_lines(lines: list[str], format: ReadFormat) -> list[bool]:
     """Per line, whether it is inside a markdown ``` or ~~~ block or an html <pre> (the line that opens one is
     not); text marks no code."""
+    if format == "markdown":
+        return markdown_fences.code_lines(lines)
     inside, found = 0, []
     for line in lines:
         found.append(inside > 0)
-        if format == "markdown" and FENCE.match(line):
-            inside = 0 if inside else 1
-            found[-1] = False
-        elif format == "html":
+        if format == "html":
             inside = max(0, inside + len(PRE_OPEN.findall(line)) - line.count("</pre>"))
     return found
 
