@@ -7,6 +7,9 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -19,11 +22,35 @@ from webreach.errors import InvalidInputError
 Freshness = Literal["day", "week", "month", "year"]
 SafeSearch = Literal["off", "moderate", "strict"]
 
-MAX_QUERY_CHARS = 500
-MAX_LIMIT = 50
-# results a person or program gets by default (library, CLI, REST JSON); agents get tools/arguments.py's
-# DEFAULT_TOOL_LIMIT, smaller because every result costs context tokens
+
+@dataclass(frozen=True)
+class ResultLimit:
+    """How many results a search returns: `default` when the call gives no `limit`, and at most `maximum`."""
+
+    default: int
+    maximum: int
+
+    def field(self, description: str) -> Any:
+        """The `limit` field these bounds describe (a tool argument, a request): its default, range and schema."""
+        return Field(self.default, ge=1, le=self.maximum, description=description)
+
+
+# The `limit` of every tool that takes one, defined here only: each tool's argument model (so every door, MCP, REST,
+# the CLI and the OpenAI / Anthropic schemas), the reverse-image service's check and the README's table are built
+# from it. Agents get fewer web results by default than people (DEFAULT_LIMIT): each result costs context tokens.
+TOOL_LIMITS: Mapping[str, ResultLimit] = MappingProxyType(
+    {
+        "web_search": ResultLimit(default=8, maximum=50),
+        "web_search_multi": ResultLimit(default=8, maximum=50),
+        "image_search": ResultLimit(default=10, maximum=50),
+        "reverse_image_search": ResultLimit(default=10, maximum=50),
+    }
+)
+# the most results one SearchRequest (web or images) asks for: every searching tool's maximum fits in it
+MAX_LIMIT = max(TOOL_LIMITS[tool].maximum for tool in ("web_search", "web_search_multi", "image_search"))
+# results a person or program gets by default: the library's SearchRequest and the CLI's `webreach search -n`
 DEFAULT_LIMIT = 10
+MAX_QUERY_CHARS = 500
 MAX_PAGE = 10
 # a host name is at most 253 characters (RFC 1035); measured as sent, before a scheme or slash is removed
 MAX_SITE_CHARS = 253
@@ -96,7 +123,7 @@ class SearchRequest(BaseModel):
         description="What to search for.",
         json_schema_extra={"pattern": QUERY_PATTERN},
     )
-    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Maximum number of results.")
+    limit: int = ResultLimit(DEFAULT_LIMIT, MAX_LIMIT).field("Maximum number of results.")
     page: int = Field(1, ge=1, le=MAX_PAGE, description="Result page, 1-based.")
     site: str | None = Field(
         None,

@@ -121,14 +121,20 @@ def test_fetch_with_nothing_to_read_says_what_to_give(args: list[str]) -> None:
     body = json.loads(out)
     assert code == 2
     assert body["code"] == "invalid_input"
-    assert "give a URL or --ref N" in body["message"]
+    assert body["message"].startswith("give exactly one of url or ref (none was given)")  # web_fetch's own check
     assert "gateway" not in body["message"]
 
 
 def test_fetch_with_both_a_url_and_a_ref_is_invalid_input() -> None:
     code, out, _ = invoke("fetch", "https://example.com/", "--ref", "2", "--json")
     assert code == 2
-    assert "give a URL or --ref N" in json.loads(out)["message"]
+    assert json.loads(out)["message"].startswith("give exactly one of url or ref (url and ref were given)")
+
+
+def test_fetch_says_the_url_or_ref_hint_as_options() -> None:
+    code, _, err = invoke("fetch")
+    assert code == 2
+    assert "Pass URL (`webreach fetch URL`) or --ref." in err
 
 
 def test_fetch_of_a_private_address_is_refused_with_its_rule() -> None:

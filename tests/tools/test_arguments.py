@@ -10,6 +10,7 @@ import pytest
 from webreach.errors import InvalidInputError
 from webreach.tools import WebFetchArguments, WebSearchArguments, WebSearchMultiArguments
 from webreach.tools.arguments import ToolArguments
+from webreach.tools.pipeline import decode_arguments
 
 
 @pytest.mark.parametrize("given", ["5", " 5 ", 5, 5.0])
@@ -100,7 +101,8 @@ def test_fetch_window_limits_come_from_read_request() -> None:
         WebFetchArguments.parse({"ref": 0})
 
 
-# every argument shape the tests above use: JSON text takes a one-pass fast path, which must never disagree
+# every argument shape the tests above use: sent as JSON text (REST, OpenAI tool calls) or as a decoded mapping
+# (MCP, the CLI), they must parse alike
 SHAPES: list[tuple[type[ToolArguments], dict[str, Any]]] = [
     *(
         (WebSearchArguments, {"query": "x", "limit": given})
@@ -121,18 +123,10 @@ SHAPES: list[tuple[type[ToolArguments], dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("model", "raw"), SHAPES)
 def test_json_text_parses_exactly_as_the_decoded_arguments(model: type[ToolArguments], raw: dict[str, Any]) -> None:
-    fast = model.parse_json(json.dumps(raw))
-    try:
-        slow = model.parse(raw)
-    except InvalidInputError:
-        assert fast is None  # the error message comes from parse()
-        return
-    assert fast is None or fast == slow
-
-
-def test_the_fast_path_takes_plain_arguments() -> None:
-    parsed = WebSearchArguments.parse_json('{"query": "python asyncio", "engine": "mojeek", "limit": "5"}')
-    assert parsed is not None
-    assert (parsed.queries(), parsed.engine, parsed.limit) == (["python asyncio"], "mojeek", 5)
-    assert WebSearchArguments.parse_json("not json") is None
-    assert WebSearchArguments.parse_json('["a list"]') is None
+    outcomes = []
+    for sent in (json.dumps(raw), raw):
+        try:
+            outcomes.append(model.parse(decode_arguments(sent)))
+        except InvalidInputError as exc:
+            outcomes.append(exc.describe())
+    assert outcomes[0] == outcomes[1]

@@ -14,9 +14,11 @@ from webreach.errors import (
     RateLimitedError,
     WebreachError,
 )
+from webreach.models import MAX_WINDOW_CHARS, TOOL_LIMITS
 from webreach.state.sessions import MemorySessionStore, SqliteSessionStore
 from webreach.testing import FakeClock
 from webreach.tools import PreparedCall, Toolbox, ToolResult
+from webreach.tools.accounting import fingerprint
 from webreach.tools.pipeline import Proceed
 
 from .fakes import FakeBackend, page, response
@@ -282,3 +284,37 @@ async def test_web_fetch_is_where_refs_become_urls(store: MemorySessionStore) ->
 async def test_refs_past_the_largest_are_invalid_input(store: MemorySessionStore) -> None:
     body = error_of(await Toolbox(FakeBackend(), store).call("web_fetch", {"ref": 2**63}))
     assert body["code"] == "invalid_input" and "ref" in str(body["message"])
+
+
+async def test_a_null_limit_takes_the_profile_default_like_a_missing_one(store: MemorySessionStore) -> None:
+    # OpenAI's strict mode sends every argument, unset ones as null: null means the default, the profile's included
+    backend = FakeBackend()
+    tools = Toolbox(backend, store, profile=lambda caller: {"default_results": 3})
+    for sent in ('{"query": "rust", "limit": null}', {"query": "rust", "limit": None}, {"query": "rust"}):
+        assert not (await tools.call("web_search", sent, caller="bot")).is_error
+    assert [call.request.limit for call in backend.searches] == [3, 3, 3]
+    await tools.call("web_search", '{"query": "rust", "limit": 5}', caller="bot")
+    assert backend.searches[-1].request.limit == 5  # a limit the agent gave stands
+
+
+async def test_a_profile_default_above_the_tool_maximum_is_lowered_to_it(store: MemorySessionStore) -> None:
+    backend = FakeBackend()
+    tools = Toolbox(backend, store, profile=lambda caller: {"default_results": 500, "default_chars": 10**9})
+    assert not (await tools.call("web_search", {"query": "rust"}, caller="bot")).is_error
+    assert backend.searches[0].request.limit == TOOL_LIMITS["web_search"].maximum
+    assert not (await tools.call("web_fetch", {"url": "https://a.example/"}, caller="bot")).is_error
+    assert backend.reads[0].max_chars == MAX_WINDOW_CHARS
+
+
+async def test_the_idempotency_fingerprint_reads_the_arguments_as_sent(store: MemorySessionStore) -> None:
+    seen: list[str] = []
+
+    async def remember(call: PreparedCall, proceed: Proceed) -> ToolResult:
+        seen.append(fingerprint(call))
+        return await proceed()
+
+    tools = Toolbox(FakeBackend(), store, policies=[remember])
+    await tools.call("web_search", '{"query": "rust", "limit": null}', idempotency_key="k")
+    await tools.call("web_search", {"query": "rust", "limit": None}, idempotency_key="k")
+    await tools.call("web_search", {"query": "rust"}, idempotency_key="k")
+    assert seen[0] == seen[1] != seen[2]  # text and mapping alike; a null is part of what was sent

@@ -49,6 +49,11 @@ async def send_error(send: Send, code: str, message: str, *, hint: str = "", too
     await send({"type": "http.response.body", "body": content})
 
 
+# the header naming a call's session (REST, MCP over HTTP, image uploads): the one spelling every door reads and the
+# OpenAPI document shows; header names are case-insensitive, and ASGI servers deliver them in lower case
+SESSION_HEADER = "X-Webreach-Session"
+
+
 def header_text(value: bytes) -> str:
     """A header value as text: UTF-8, or Latin-1 when the bytes are not UTF-8 (what HTTP historically meant), so
     any name the OpenAPI document allows arrives as itself whichever a client sends; control characters, C1 ones

@@ -20,13 +20,13 @@ from starlette.responses import JSONResponse, Response
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._agent_auth import caller_of
+from webreach.frontends._asgi import SESSION_HEADER
 from webreach.frontends._errors import http_status
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
 from webreach.tools.pipeline import error_result
 
 LINK_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
-SESSION_HEADER = "x-webreach-session"
 
 
 async def public_image(gateway: Gateway, link_id: str) -> Response:

@@ -39,8 +39,8 @@ from webreach.gateway import Gateway, ReadOverrides
 from webreach.models import (
     DEFAULT_LIMIT,
     DEFAULT_MAX_CHARS,
-    MAX_LIMIT,
     MAX_PAGE,
+    TOOL_LIMITS,
     Page,
     ReadRequest,
     SearchRequest,
@@ -68,6 +68,7 @@ TEXT = Text()
 PORT = click.IntRange(0, 65535)
 # the longest deadline `fetch --timeout` takes: an hour is far past any page, and a read holds a worker meanwhile
 MAX_FETCH_SECONDS = 3600.0
+WEB_LIMIT = TOOL_LIMITS["web_search"]  # `search -n` is web_search's limit (people's default: DEFAULT_LIMIT)
 # the packages of the `server` extra: a door that needs one that is missing says how to install it
 SERVER_PACKAGES = frozenset({"mcp", "starlette", "uvicorn"})
 
@@ -228,7 +229,9 @@ def cli() -> None:
 @click.argument("query", type=TEXT)
 @click.option("-e", "--engine", type=TEXT, default="auto", show_default=True, help="An engine name, 'auto' or 'multi'.")
 @click.option("--engines", type=TEXT, help="Comma-separated engines: the order for auto, the set for multi.")
-@click.option("-n", "--limit", default=DEFAULT_LIMIT, show_default=True, help=f"Results wanted (1-{MAX_LIMIT}).")
+@click.option(
+    "-n", "--limit", default=DEFAULT_LIMIT, show_default=True, help=f"Results wanted (1-{WEB_LIMIT.maximum})."
+)
 @click.option("--page", default=1, show_default=True, help=f"Result page (1-{MAX_PAGE}).")
 @click.option("--site", type=TEXT, help="Only results from this domain.")
 @click.option("--freshness", type=TEXT, help="day, week, month or year.")
@@ -391,12 +394,7 @@ def fetch(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        given = url.strip() if url else None
-        if bool(given) == (ref is not None):
-            what = "nothing to read" if ref is None else "both a URL and --ref given"
-            raise InvalidInputError(
-                f"{what}: give a URL or --ref N", hint="e.g. `webreach fetch https://example.com/`, or --ref 3."
-            )
+        given = (url.strip() if url else None) or None  # url or --ref: web_fetch's own check says which is missing
         reader = fields.pop("reader")
         if given is not None:  # every option checked before anything is asked
             ReadRequest.create(url=given, format=content_format, reader=reader, **fields)

@@ -58,6 +58,7 @@ from webreach.frontends._admin_engines import mount_engine_admin
 from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller_of, refuse
 from webreach.frontends._asgi import (
     CLIENT_GONE,
+    SESSION_HEADER,
     error_body,
     header_text,
     read_body,
@@ -77,7 +78,6 @@ from webreach.frontends._serve_logs import LogOptions, announcement, log_config,
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
 
-SESSION_HEADER = "X-Webreach-Session"
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
 
 

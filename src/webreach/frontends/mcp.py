@@ -43,14 +43,13 @@ from mcp.shared.message import SessionMessage
 
 from webreach.config import Settings
 from webreach.errors import InvalidInputError
-from webreach.frontends._asgi import header_text
+from webreach.frontends._asgi import SESSION_HEADER, header_text
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.frontends._mcp_lines import claimed_stdin, guarded_lines
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox, account_policies, error_result
 from webreach.tools.backend import ToolImage
 
-SESSION_HEADER = "x-webreach-session"
 # the tools/call `_meta` field naming the session (a "webreach/" prefix, as MCP asks of vendor keys)
 SESSION_META = "webreach/session"
 AGENT_HEADER = "x-webreach-agent"  # set by the HTTP door after authenticating (frontends/_agent_auth.py)
@@ -186,7 +185,7 @@ def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], de
         if not isinstance(named, str):
             raise InvalidInputError(f"_meta {SESSION_META!r} must be a string", hint='e.g. "research".')
         return named
-    header = headers.get(SESSION_HEADER)
+    header = headers.get(SESSION_HEADER.lower())  # ASGI delivers header names in lower case
     if header:
         # HTTP headers arrive as latin-1; the session name is read as REST reads it (UTF-8, else Latin-1)
         return header_text(header.encode("latin-1"))

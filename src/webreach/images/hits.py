@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webreach.models import MAX_LIMIT, EngineAttempt, Hit, SafeSearch, SearchResponse
+from webreach.models import EngineAttempt, Hit, SafeSearch, SearchResponse
 
 Safesearch = SafeSearch
 PREFIX = "images_"
-__all__ = ["MAX_LIMIT", "ImageHit", "ImageSearchResponse", "Safesearch", "engine_name", "short_attempt", "short_name"]
+__all__ = ["ImageHit", "ImageSearchResponse", "Safesearch", "engine_name", "short_attempt", "short_name"]
 
 
 def engine_name(short: str) -> str:

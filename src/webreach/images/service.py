@@ -33,17 +33,18 @@ from webreach.images.decode import ImageLimits
 from webreach.images.hits import ImageSearchResponse, engine_name, short_attempt, short_name
 from webreach.images.messages import named_images
 from webreach.images.pixels import PixelWork
-from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
+from webreach.images.reverse.models import ReverseSearchResponse
 from webreach.images.reverse.prepare import prepare
 from webreach.images.reverse.service import ReverseSearch
 from webreach.images.storage import Storage, open_storage
-from webreach.models import SearchRequest, SearchResponse
+from webreach.models import TOOL_LIMITS, SearchRequest, SearchResponse
 from webreach.state.image_store import TOKEN, ImageStore, StoredImage
 
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
 # the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
 ReverseFactory = Callable[[Storage], ReverseSearch]
 MAX_CROPS = 20
+REVERSE_LIMIT = TOOL_LIMITS["reverse_image_search"]  # the library's call takes the tool's limit
 
 T = TypeVar("T")
 
@@ -200,11 +201,11 @@ class Images:
         return await self.upload(session, await self.pixels.run(decode_base64, text)), None  # megabytes: off the loop
 
     async def reverse_search(
-        self, session: str, image: str, *, limit: int = 10, backend: str = "auto"
+        self, session: str, image: str, *, limit: int = REVERSE_LIMIT.default, backend: str = "auto"
     ) -> ReverseSearchResponse:
         """Where `image` (token, URL or base64) appears on the web, from `backend` or auto's first answer."""
-        if not 1 <= limit <= MAX_REVERSE_LIMIT:
-            raise InvalidInputError(f"limit must be 1..{MAX_REVERSE_LIMIT}")
+        if not 1 <= limit <= REVERSE_LIMIT.maximum:
+            raise InvalidInputError(f"limit must be 1..{REVERSE_LIMIT.maximum}")
         stored, url = await self.resolve(session, image)
         config = self.settings
         upload = functools.partial(prepare, max_side=config.upload_max_side, max_bytes=config.upload_max_bytes)

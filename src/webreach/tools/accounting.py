@@ -31,7 +31,7 @@ from webreach.accounts.service import Accounts, Held
 from webreach.errors import AccountingUnavailableError, AgentAuthError, FetchError, InvalidInputError, WebreachError
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import ToolResult
-from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, decode_arguments, error_result
+from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, error_result
 
 # a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only)
 CHARGED_FAILURES = frozenset(
@@ -246,6 +246,5 @@ def without_cost(result: ToolResult) -> tuple[ToolResult, int | None]:
 def fingerprint(call: PreparedCall) -> str:
     """The call's identity for its idempotency key: tool, output, session and decoded arguments."""
     context = call.context
-    arguments = decode_arguments(context.arguments)
-    text = json.dumps([context.tool, context.output, context.session, arguments], sort_keys=True, default=str)
+    text = json.dumps([context.tool, context.output, context.session, call.arguments], sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()

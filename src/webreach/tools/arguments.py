@@ -40,7 +40,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from webreach.bounded_json import nests_deeper_than
-from webreach.errors import InvalidInputError
+from webreach.errors import Arg, InvalidInputError, hint
 from webreach.models import (
     LANGUAGE_PATTERN,
     MAX_LANGUAGE_CHARS,
@@ -48,6 +48,7 @@ from webreach.models import (
     MAX_SITE_CHARS,
     QUERY_PATTERN,
     SITE_PATTERN,
+    TOOL_LIMITS,
     Freshness,
     ReadFormat,
     ReadRequest,
@@ -62,9 +63,9 @@ from webreach.tools.number_text import MARKS, number, whole_number
 MAX_QUERIES = 5
 # a question-focused read returns at most this many tokens however large a budget is asked for
 MAX_QUESTION_TOKENS = 20_000
-# results an agent gets by default (every door's tool call): fewer than models.DEFAULT_LIMIT for people, because
-# each result costs context tokens and agents read on with page=2
-DEFAULT_TOOL_LIMIT = 8
+# results an agent's web_search gets by default (models.TOOL_LIMITS, the one definition): fewer than
+# models.DEFAULT_LIMIT for people, because each result costs context tokens and agents read on with page=2
+DEFAULT_TOOL_LIMIT = TOOL_LIMITS["web_search"].default
 # arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
 # refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
 MAX_JSON_DEPTH = 16
@@ -105,11 +106,19 @@ class ToolArguments(BaseModel):
     """Base of every tool's arguments: unknown names are refused, null means the default."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
-    # arguments of which exactly one must be given (and not null); documents that can say so do (the OpenAPI one)
+    # arguments of which exactly one must be given (and not null): checked by check_exactly_one, the one check every
+    # door's call meets; documents that can say so do (the OpenAPI one)
     exactly_one_of: ClassVar[tuple[str, ...]] = ()
     # (argument, other, values): `argument` may be given (non-empty) only while `other` is one of `values`, its
     # default included; checked here, and said in the documents that can say it (the OpenAPI one)
     only_when: ClassVar[tuple[tuple[str, str, tuple[str, ...]], ...]] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _exactly_one(cls, data: Any) -> Any:
+        if cls.exactly_one_of and isinstance(data, Mapping):
+            check_exactly_one(cls.exactly_one_of, data)
+        return data
 
     @model_validator(mode="after")
     def _only_when(self) -> Self:
@@ -135,15 +144,6 @@ class ToolArguments(BaseModel):
         return whole_number(value, low, high if isinstance(high, int) else None, marks=bool(extra.get(MARKS)))
 
     @classmethod
-    def parse_json(cls, text: str) -> Self | None:
-        """Arguments straight from JSON text (the common case, in one pass); None when the text needs parse():
-        not valid as it stands (nulls, errors to describe) or not JSON at all."""
-        try:
-            return cls.model_validate_json(text)
-        except ValidationError:
-            return None
-
-    @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
         """Validate an agent's arguments; every problem becomes one InvalidInputError naming the arguments."""
         unknown = sorted(set(raw) - set(cls.model_fields))
@@ -156,6 +156,18 @@ class ToolArguments(BaseModel):
             return cls.model_validate({name: value for name, value in raw.items() if value is not None})
         except ValidationError as exc:
             raise InvalidInputError(describe_validation_error(exc)) from None
+
+
+def check_exactly_one(names: tuple[str, ...], given: Mapping[str, Any]) -> None:
+    """InvalidInputError unless exactly one of `names` is given (not null): the one check of web_fetch's url and ref
+    for every door (MCP, REST, the CLI's `fetch URL` / `--ref N`), its hint written in each door's syntax."""
+    present = [name for name in names if given.get(name) is not None]
+    if len(present) == 1:
+        return
+    said = " and ".join(present) + " were given" if present else "none was given"
+    slots = " or ".join("{}" for _ in names)
+    next_step = hint(f"Keep only one: {slots}." if present else f"Pass {slots}.", *(Arg(name) for name in names))
+    raise InvalidInputError(f"give exactly one of {' or '.join(names)} ({said})", hint=next_step)
 
 
 def check_json_depth(text: str | bytes, *, limit: int = MAX_JSON_DEPTH) -> None:
@@ -238,7 +250,7 @@ class WebSearchArguments(ToolArguments):
         description="'auto' picks engines for the query and falls back when one fails; name one only when asked.",
         json_schema_extra={ENGINE_NAMES: ["auto"]},
     )
-    limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
+    limit: int = TOOL_LIMITS["web_search"].field("Maximum number of results.")
     page: int = inherit(SearchRequest, "page")
     site: str | None = inherit(SearchRequest, "site")
     freshness: Freshness | None = inherit(SearchRequest, "freshness")
@@ -314,7 +326,7 @@ class WebSearchMultiArguments(ToolArguments):
         "the query.",
         json_schema_extra={ENGINE_NAMES: []},
     )
-    limit: int = inherit(SearchRequest, "limit", default=DEFAULT_TOOL_LIMIT)
+    limit: int = TOOL_LIMITS["web_search_multi"].field("Maximum number of results.")
 
     @field_validator("query", mode="before")
     @classmethod
@@ -371,9 +383,3 @@ class WebFetchArguments(ToolArguments):
     def _format(cls, value: Any) -> Any:
         value = _lowered(value)
         return _FORMAT_ALIASES.get(value, value) if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _one_target(self) -> Self:
-        if (self.url is None) == (self.ref is None):
-            raise ValueError("give exactly one of url or ref")
-        return self

@@ -24,9 +24,17 @@ from pydantic import Field
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.images.base64_pieces import b64encode
 from webreach.images.crop import Units, shown
-from webreach.images.hits import MAX_LIMIT, ImageSearchResponse, Safesearch
+from webreach.images.hits import ImageSearchResponse, Safesearch
 from webreach.images.service import MAX_CROPS, CropOutcome
-from webreach.models import EngineAttempt, ImageColour, ImageLicence, ImageSize, ImageType, SearchRequest
+from webreach.models import (
+    TOOL_LIMITS,
+    EngineAttempt,
+    ImageColour,
+    ImageLicence,
+    ImageSize,
+    ImageType,
+    SearchRequest,
+)
 from webreach.tools.arguments import Coordinate, QueryText, ToolArguments
 from webreach.tools.backend import ToolCall, ToolImage, ToolResult
 from webreach.tools.output import json_text
@@ -48,7 +56,7 @@ class ImageSearchArguments(ToolArguments):
     only_when = (("engines", "engine", ("auto", "multi")),)
 
     query: QueryText = Field(description="What the images should show.")
-    limit: int = Field(10, ge=1, le=MAX_LIMIT, description=f"Images to return (1-{MAX_LIMIT}).")
+    limit: int = TOOL_LIMITS["image_search"].field("Images to return.")
     safesearch: Safesearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
     engine: Literal["auto", "multi"] | ImageEngineName = Field(
         "auto",

@@ -70,6 +70,7 @@ class PreparedCall:
     tool: ToolDefinition
     plan: Any  # what the tool's handler takes (its arguments, planned: tools/definitions.py)
     session: str  # the store session the call's refs live in (tools/call_session.py)
+    arguments: Mapping[str, Any]  # as the door sent them, decoded once (the idempotency fingerprint reads them)
 
 
 Proceed = Callable[[], Awaitable[ToolResult]]
@@ -185,13 +186,15 @@ class Toolbox:
         tool = self._find(context.tool)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
-        arguments = parse_arguments(tool, context.arguments)
+        raw = decode_arguments(context.arguments)  # the one decode of the call's arguments
+        arguments = tool.arguments.parse(raw)
         if context.caller is not None and self._profile is not None:
             profile = self._profile(context.caller)
             if any(key in profile for key in PROFILE_NUMBERS):
-                arguments = shaped(arguments, profile, decode_arguments(context.arguments).keys())
+                # null means the default (ToolArguments), so a null limit takes the profile's default too
+                arguments = shaped(arguments, profile, [name for name, value in raw.items() if value is not None])
         plan = tool.prepare(arguments, self.engines)
-        return PreparedCall(context=context, tool=tool, plan=plan, session=session)
+        return PreparedCall(context=context, tool=tool, plan=plan, session=session, arguments=raw)
 
 
 def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Proceed:
@@ -221,19 +224,14 @@ def find_tool(name: str, enabled: Collection[str] | None = None) -> ToolDefiniti
 
 
 def parse_arguments(tool: ToolDefinition, arguments: Mapping[str, Any] | str | None) -> Any:
-    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong.
-
-    Nesting is bounded before anything decodes or validates (tools/arguments.py: check_json_depth)."""
-    if isinstance(arguments, str):
-        check_json_depth(arguments)
-        parsed = tool.arguments.parse_json(arguments)
-        if parsed is not None:
-            return parsed
+    """The tool's arguments model from a mapping or JSON text; InvalidInputError says what is wrong."""
     return tool.arguments.parse(decode_arguments(arguments))
 
 
 def decode_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:
-    """Arguments as a mapping: None and "" are no arguments; text must be a JSON object."""
+    """Arguments as a mapping: None and "" are no arguments; text must be a JSON object. Text is decoded here and
+    nowhere else in a call (Toolbox.run keeps the mapping). Nesting is bounded before anything decodes text
+    (tools/arguments.py check_json_depth, so what it decodes to needs no walk); a mapping is walked (check_depth)."""
     if arguments is None:
         return {}
     if isinstance(arguments, str):
@@ -241,10 +239,13 @@ def decode_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
             return {}
         check_json_depth(arguments)
         try:
-            arguments = json.loads(arguments)
+            decoded = json.loads(arguments)
         except ValueError as exc:
             raise InvalidInputError(f"arguments are not valid JSON: {exc}", hint="Send a JSON object.") from None
-    if not isinstance(arguments, Mapping):
+    else:
+        decoded = arguments
+    if not isinstance(decoded, Mapping):
         raise InvalidInputError("arguments must be a JSON object", hint='Send e.g. {"query": "..."}.')
-    check_depth(arguments)
-    return arguments
+    if decoded is arguments:
+        check_depth(decoded)
+    return decoded

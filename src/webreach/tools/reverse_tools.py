@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from webreach.images.reverse.models import MAX_REVERSE_LIMIT, ReverseSearchResponse
+from webreach.images.reverse.models import ReverseSearchResponse
+from webreach.models import TOOL_LIMITS
 from webreach.tools.arguments import ToolArguments
 from webreach.tools.backend import ToolCall, ToolResult
 from webreach.tools.output import json_text
@@ -35,7 +36,7 @@ class ReverseImageSearchArguments(ToolArguments):
     """reverse_image_search."""
 
     image: str = Field(min_length=1, max_length=30_000_000, description=IMAGE_DESCRIPTION)
-    limit: int = Field(10, ge=1, le=MAX_REVERSE_LIMIT, description=f"Matches to return (1-{MAX_REVERSE_LIMIT}).")
+    limit: int = TOOL_LIMITS["reverse_image_search"].field("Matches to return.")
     backend: ReverseBackendName = Field("auto", description="auto (fallback across backends) or one backend.")
     messages: list[dict[str, Any]] | None = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 

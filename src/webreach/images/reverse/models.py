@@ -9,7 +9,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 MatchKind = Literal["exact", "visual"]
-MAX_REVERSE_LIMIT = 50
 
 
 @dataclass(frozen=True)
