@@ -400,7 +400,8 @@ def fetch(
             ReadRequest.create(url=given, format=content_format, reader=reader, **fields)
         report = _render.Reporter(gateway.clock)
         what = given or f"ref {ref}"
-        report.note(f"reading {what} (reader {reader})")
+        if (given is None) != (ref is None):  # else web_fetch's own check refuses the call before anything is read
+            report.note(f"reading {what} (reader {reader})")
         arguments = {"url": given, "ref": ref, "format": content_format, **fields}
         async with report.working(f"reading {what}"):
             result = await _call_tool(
