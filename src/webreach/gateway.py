@@ -132,8 +132,9 @@ class Gateway:
         )
         self.settings = settings = stored.load()
         self._searching = Searching(settings, clock=clock, transport=network.transport, rng=rng or random.Random())
+        # session refs are not in Redis yet: with backend "redis" they stay in this machine's state file
         self.sessions: SessionStore = open_session_store(
-            settings.state.backend, settings.state.path, clock=clock,
+            "memory" if settings.state.backend == "memory" else "sqlite", settings.state.path, clock=clock,
             ttl=settings.tools.session_ttl_seconds, max_refs=settings.tools.max_refs_per_session,
         )  # fmt: skip
         offline = network.offline
@@ -186,7 +187,7 @@ class Gateway:
     def _open_images(self) -> Images:
         state = self.settings.state
         store = ImageStore(
-            (state.path or default_state_path()) if state.backend == "sqlite" else None,
+            (state.path or default_state_path()) if state.backend != "memory" else None,  # not in Redis yet
             clock=self.clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip
