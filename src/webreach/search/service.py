@@ -34,10 +34,9 @@ from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
+from webreach.state.backends import open_buckets, open_cache, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.breaker_store import open_breaker_store
-from webreach.state.bucket_store import open_bucket_store
-from webreach.state.cache_store import open_cache_store
 from webreach.state.parse_health_store import open_parse_health_store
 
 
@@ -85,11 +84,13 @@ class Searching:
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = WarmUpTokens(clock)
         self._parsing = EngineParsing()
+        # one Redis client (one pool) for every store of this instance, when any store lives in Redis
+        self._redis = open_shared_redis(settings)
         self._state = PolicyState(
             clock=clock,
-            cache=open_cache_store(settings.cache),
+            cache=open_cache(settings, self._redis),
             breaker_store=open_breaker_store(settings.state),
-            bucket_store=open_bucket_store(settings.state),
+            bucket_store=open_buckets(settings, self._redis),
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
             followers=open_breaker_followers(settings.state),
@@ -110,6 +111,8 @@ class Searching:
         self._clients.clear()
         self._parsing.close()
         self._state.close()
+        if self._redis is not None:
+            await self._redis.aclose()
         self._log_redaction.close()
 
     def reconfigure(self, settings: Settings) -> None:
@@ -396,18 +399,18 @@ class Searching:
         try:
             return await run(candidates, request)
         except AllEnginesFailedError as failure:
-            stale = self._stale_response(candidates, request, engine, failure)
+            stale = await self._stale_response(candidates, request, engine, failure)
             if stale is None:
                 raise
             return stale
 
-    def _stale_response(
+    async def _stale_response(
         self, candidates: Sequence[Candidate], request: SearchRequest, mode: str, failure: AllEnginesFailedError
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
             engine = self._engines.get(candidate.name)
-            result = self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
+            result = await self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
