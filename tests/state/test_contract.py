@@ -1,4 +1,4 @@
-"""One contract for every backend of the search cache and the rate-limit buckets: memory, SQLite and Redis (a real
+"""One contract for every backend of the search cache, the rate-limit buckets and the breaker records: memory, SQLite and Redis (a real
 redis-server the fixture starts on loopback). Times come from the test (`now`), never from a clock the store reads.
 
 "Shared" tests open two stores on one backing (two SQLite connections to one file, two Redis clients with their own
@@ -16,8 +16,10 @@ import pytest
 from webreach.config import StateSettings
 from webreach.models import Hit
 from webreach.policies.rate_limit import TokenBucket
+from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore, SqliteBreakerStore
 from webreach.state.bucket_store import BucketStore, MemoryBucketStore, Pace, SqliteBucketStore
 from webreach.state.cache_store import CacheEntry, CacheStore, MemoryCacheStore, SqliteCacheStore
+from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import RedisConnection, open_redis
@@ -41,6 +43,7 @@ class Backing:
         self.kind, self._tmp, self._url = kind, tmp_path, redis_url
         self._connections: list[RedisConnection] = []
         self._closers: list[Callable[[], None]] = []
+        self._breakers: list[RedisBreakerStore] = []
         self.shared = kind != "memory"
 
     def connection(self) -> RedisConnection:
@@ -71,7 +74,25 @@ class Backing:
         self._closers.append(store.close)
         return store
 
+    def breakers(self) -> BreakerStore:
+        store: BreakerStore
+        if self.kind == "memory":
+            store = MemoryBreakerStore()
+        elif self.kind == "sqlite":
+            store = SqliteBreakerStore(self._tmp / "state.sqlite3")
+        else:
+            store = RedisBreakerStore(self.connection())
+            self._breakers.append(store)
+        self._closers.append(store.close)
+        return store
+
+    async def settle(self) -> None:
+        """Wait for the Redis breaker stores' writes behind."""
+        for store in self._breakers:
+            await store.flush()
+
     async def aclose(self) -> None:
+        await self.settle()
         for close in self._closers:
             close()
         for connection in self._connections:
@@ -188,3 +209,59 @@ async def test_redis_bucket_keys_expire_once_the_bucket_is_full_again(redis_url:
         assert 0 < ttl_ms <= 11_000, "one token at 6/min refills in 10 s (plus one second)"
     finally:
         await connection.aclose()
+
+
+# --- the breaker records ---
+
+
+async def seen(store: BreakerStore) -> dict[str, BreakerRecord] | None:
+    """What `changes()` reports once the store has looked (the Redis store looks behind the caller's back)."""
+    found = store.changes()
+    if found is None and isinstance(store, RedisBreakerStore):
+        await store.flush()
+        found = store.changes()
+    return found
+
+
+TRIP = BreakerRecord("duckduckgo", open_until=T0 + 600, reason="captcha", openings=1, fingerprint="f1")
+
+
+async def test_breaker_records_are_kept_per_engine(backing: Backing) -> None:
+    store = backing.breakers()
+    assert store.load_all() == {}
+    store.save(TRIP)
+    store.save(BreakerRecord("bing", failures=2))
+    assert store.load("duckduckgo") == TRIP and store.load("bing") == BreakerRecord("bing", failures=2)
+    store.delete("bing")
+    assert store.load_all() == {"duckduckgo": TRIP}
+    store.clear()
+    assert store.load_all() == {}
+
+
+async def test_a_trip_written_by_one_client_is_seen_by_another(backing: Backing) -> None:
+    if not backing.shared:
+        pytest.skip("memory breakers are per store")
+    first, second = backing.breakers(), backing.breakers()
+    assert await seen(second) is None, "nothing changed yet"
+    first.save(TRIP)
+    await backing.settle()
+    assert await seen(second) == {"duckduckgo": TRIP}
+    assert await seen(second) is None, "a change is reported once"
+    assert await seen(first) is None, "a store's own write is no news to it"
+    first.delete("duckduckgo")  # a reset
+    await backing.settle()
+    assert await seen(second) == {}
+    third = backing.breakers()
+    third_start = third.load_all()
+    assert third_start == {}, "a new client starts from what is stored"
+
+
+async def test_a_new_client_starts_with_the_stored_trips(backing: Backing) -> None:
+    if not backing.shared:
+        pytest.skip("memory breakers are per store")
+    first = backing.breakers()
+    first.save(TRIP)
+    await backing.settle()
+    later = backing.breakers()
+    assert later.load_all() == {"duckduckgo": TRIP}
+    assert later.generation == first.generation > 0

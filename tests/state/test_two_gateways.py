@@ -3,6 +3,7 @@ other knows. Real HTTP over loopback to the fake web, which counts the upstream 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -10,8 +11,17 @@ from typing import Any
 
 import pytest
 
-from webreach import EngineSettings, Gateway, SearchRequest, Settings, ThrottledError
+from webreach import (
+    BlockedError,
+    EngineSettings,
+    Gateway,
+    SearchRequest,
+    Settings,
+    SuspendedError,
+    ThrottledError,
+)
 from webreach.config import CacheSettings, StateSettings
+from webreach.search.service import EngineStatus
 from webreach.testing import FakeWeb
 
 pytestmark = [pytest.mark.network, pytest.mark.redis]
@@ -59,3 +69,27 @@ async def test_an_engines_pace_holds_across_replicas(web: FakeWeb, redis_url: st
             await second.search(SearchRequest(query="rust tokio"), engine="mojeek")
     assert refused.value.retry_after is not None and refused.value.retry_after > 2
     assert web.count("mojeek") == 1, "the second replica did not spend a token of its own"
+
+
+async def test_a_captcha_seen_by_one_replica_suspends_the_engine_on_the_other(
+    web: FakeWeb, redis_url: str, tmp_path: Path
+) -> None:
+    web.set_scenario("duckduckgo", fault="captcha")
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(replica(web, redis_url, tmp_path / "a"))
+        second = await stack.enter_async_context(replica(web, redis_url, tmp_path / "b"))
+        with pytest.raises(BlockedError):
+            await first.search(SearchRequest(query="python asyncio"), engine="duckduckgo")
+        # the other replica takes breaker changes in on its sync beat; engine statuses force a look each time
+        for _ in range(100):  # bounded: at most ~5 s
+            if status_of(second, "duckduckgo").breaker == "open":
+                break
+            await asyncio.sleep(0.05)
+        assert status_of(second, "duckduckgo").last_error == "captcha"
+        with pytest.raises(SuspendedError):
+            await second.search(SearchRequest(query="rust tokio"), engine="duckduckgo")
+    assert web.count("duckduckgo") == 1, "no second CAPTCHA upstream"
+
+
+def status_of(gateway: Gateway, engine: str) -> EngineStatus:
+    return next(status for status in gateway.engines.statuses() if status.name == engine)

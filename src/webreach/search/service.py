@@ -34,10 +34,10 @@ from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
-from webreach.state.backends import open_buckets, open_cache, open_shared_redis
+from webreach.state.backends import open_breakers, open_buckets, open_cache, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
-from webreach.state.breaker_store import open_breaker_store
 from webreach.state.parse_health_store import open_parse_health_store
+from webreach.state.redis_breaker_store import RedisBreakerStore
 
 
 class EngineStatus(BaseModel):
@@ -89,7 +89,7 @@ class Searching:
         self._state = PolicyState(
             clock=clock,
             cache=open_cache(settings, self._redis),
-            breaker_store=open_breaker_store(settings.state),
+            breaker_store=open_breakers(settings, self._redis),
             bucket_store=open_buckets(settings, self._redis),
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
@@ -112,6 +112,8 @@ class Searching:
         self._parsing.close()
         self._state.close()
         if self._redis is not None:
+            if isinstance(self._state.breaker_store, RedisBreakerStore):
+                await self._state.breaker_store.flush()  # writes behind still in flight
             await self._redis.aclose()
         self._log_redaction.close()
 

@@ -2,7 +2,7 @@
 
 Kept apart from the stores' own modules so the Redis stores (which import the protocols) and the openers do not
 import each other. One RedisConnection (one pool) serves every Redis store of a Gateway; its owner closes it.
-Stores not moved to Redis yet (breakers, parse health, session refs, images) keep to the machine's state file
+Stores not moved to Redis yet (breaker followers, parse health, session refs, images) keep to the machine's state file
 with backend "redis": docs/scaling.md lists which is where.
 """
 
@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from webreach.config import Settings
+from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
 from webreach.state.cache_store import CacheStore, open_cache_store
+from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import RedisConnection, open_redis
@@ -42,3 +44,12 @@ def open_buckets(
     if settings.state.backend == "redis" and redis is not None:
         return RedisBucketStore(redis)
     return open_bucket_store(settings.state, environ=environ)
+
+
+def open_breakers(
+    settings: Settings, redis: RedisConnection | None, *, environ: Mapping[str, str] | None = None
+) -> BreakerStore:
+    """The breaker records [state] backend names."""
+    if settings.state.backend == "redis" and redis is not None:
+        return RedisBreakerStore(redis)
+    return open_breaker_store(settings.state, environ=environ)

@@ -19,6 +19,7 @@ from webreach.config import StateSettings
 from webreach.errors import StateBackendError
 
 if TYPE_CHECKING:
+    import redis
     from redis.asyncio import Redis
 
 logger = logging.getLogger(__name__)
@@ -38,9 +39,20 @@ _OPEN_ERRORS: tuple[type[Exception], ...] = (ValueError, *REDIS_ERRORS)  # Value
 class RedisConnection:
     """The asyncio client (its pool is the process's connections to Redis) and the key prefix."""
 
-    def __init__(self, client: Redis, prefix: str) -> None:
+    def __init__(self, client: Redis, prefix: str, *, settings: StateSettings | None = None) -> None:
         self.client = client
         self.prefix = prefix
+        self.settings = settings  # for the rare synchronous command (start-up loads, writes made outside a loop)
+
+    def sync_client(self) -> redis.Redis:
+        """A short-lived synchronous client on the same server, for start-up reads and writes outside a loop."""
+        import redis
+
+        if self.settings is None or self.settings.url is None:
+            raise StateBackendError("this Redis connection was opened without its settings")
+        timeout = self.settings.timeout
+        url = self.settings.url.get_secret_value()
+        return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
 
     def key(self, store: str, key: str = "") -> str:
         """The full key of `key` in `store`'s namespace: <prefix><store>:<key>."""
@@ -94,4 +106,4 @@ def open_redis(settings: StateSettings) -> RedisConnection:
         # the URL may hold a password: name the error's kind and the host part only
         where = url.rsplit("@", 1)[-1]
         raise StateBackendError(f"Redis at {where} cannot be used ({type(exc).__name__})") from None
-    return RedisConnection(client, settings.key_prefix)
+    return RedisConnection(client, settings.key_prefix, settings=settings)
