@@ -1,5 +1,6 @@
-"""One contract for every backend of the search cache, the rate-limit buckets and the breaker records: memory, SQLite and Redis (a real
-redis-server the fixture starts on loopback). Times come from the test (`now`), never from a clock the store reads.
+"""One contract for every backend of the search cache, the rate-limit buckets and the breaker records: memory,
+SQLite and Redis (a real redis-server the fixture starts on loopback). Times come from the test (`now`), never from
+a clock the store reads.
 
 "Shared" tests open two stores on one backing (two SQLite connections to one file, two Redis clients with their own
 pools) and check that what one writes the other sees: the memory backend is per store, so it sits those out.
