@@ -19,6 +19,7 @@ from webreach import (
     Settings,
     SuspendedError,
     ThrottledError,
+    Toolbox,
 )
 from webreach.config import CacheSettings, StateSettings
 from webreach.search.service import EngineStatus
@@ -93,3 +94,17 @@ async def test_a_captcha_seen_by_one_replica_suspends_the_engine_on_the_other(
 
 def status_of(gateway: Gateway, engine: str) -> EngineStatus:
     return next(status for status in gateway.engines.statuses() if status.name == engine)
+
+
+async def test_a_ref_given_by_one_replica_reads_on_the_other(web: FakeWeb, redis_url: str, tmp_path: Path) -> None:
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(replica(web, redis_url, tmp_path / "a"))
+        second = await stack.enter_async_context(replica(web, redis_url, tmp_path / "b"))
+        found = await Toolbox.over(first).call("web_search", {"query": "python asyncio", "engine": "mojeek"})
+        assert not found.is_error and "[1]" in found.text
+        first_url = await first.sessions.resolve("default", 1)
+        read = await Toolbox.over(second).call("web_fetch", {"ref": 1})
+        assert await second.sessions.resolve("default", 1) == first_url
+        unknown = await Toolbox.over(second).call("web_fetch", {"ref": 999})
+    assert unknown.is_error and "unknown_ref" in unknown.text
+    assert not read.is_error and f"URL: {first_url}" in read.text, "the second replica read the first one's ref"

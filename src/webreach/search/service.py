@@ -38,6 +38,7 @@ from webreach.state.backends import open_breakers, open_buckets, open_cache, ope
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.parse_health_store import open_parse_health_store
 from webreach.state.redis_breaker_store import RedisBreakerStore
+from webreach.state.redis_connection import RedisConnection
 
 
 class EngineStatus(BaseModel):
@@ -103,6 +104,11 @@ class Searching:
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
+
+    @property
+    def redis(self) -> RedisConnection | None:
+        """The Redis connection every Redis store of this Gateway shares (None when no store is on Redis)."""
+        return self._redis
 
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""

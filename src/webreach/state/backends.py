@@ -2,7 +2,7 @@
 
 Kept apart from the stores' own modules so the Redis stores (which import the protocols) and the openers do not
 import each other. One RedisConnection (one pool) serves every Redis store of a Gateway; its owner closes it.
-Stores not moved to Redis yet (breaker followers, parse health, session refs, images) keep to the machine's state file
+Stores not moved to Redis yet (breaker followers, parse health, images) keep to the machine's state file
 with backend "redis": docs/scaling.md lists which is where.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from webreach.clock import Clock
 from webreach.config import Settings
 from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
@@ -18,6 +19,8 @@ from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import RedisConnection, open_redis
+from webreach.state.redis_sessions import RedisSessionStore
+from webreach.state.sessions import SessionStore, open_session_store
 
 
 def open_shared_redis(settings: Settings) -> RedisConnection | None:
@@ -53,3 +56,15 @@ def open_breakers(
     if settings.state.backend == "redis" and redis is not None:
         return RedisBreakerStore(redis)
     return open_breaker_store(settings.state, environ=environ)
+
+
+def open_sessions(
+    settings: Settings, redis: RedisConnection | None, *, clock: Clock, ttl: float, max_refs: int
+) -> SessionStore:
+    """The session-ref store [state] backend names (SQLite: the state file, created on the first search)."""
+    state = settings.state
+    if state.backend == "redis" and redis is not None:
+        return RedisSessionStore(redis, clock=clock, ttl=ttl, max_refs=max_refs)
+    if state.backend == "memory":
+        return open_session_store("memory", clock=clock, ttl=ttl, max_refs=max_refs)
+    return open_session_store("sqlite", state.path, clock=clock, ttl=ttl, max_refs=max_refs)
