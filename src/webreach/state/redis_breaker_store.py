@@ -20,12 +20,12 @@ keeps this replica's own suspensions.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from webreach.state.breaker_store import BreakerRecord, MemoryBreakerStore
+from webreach.state.redis_behind import Behind
 from webreach.state.redis_connection import REDIS_ERRORS, RedisConnection, RedisLog
 
 # KEYS: records hash, generation. ARGV: mode (save | delete | clear), engine, record JSON. Returns the generation.
@@ -52,9 +52,7 @@ class RedisBreakerStore:
         self._mirror = MemoryBreakerStore()
         self._generation = 0
         self._found: dict[str, BreakerRecord] | None = None  # what the last look found, for the next changes()
-        self._last_write: asyncio.Task[None] | None = None
-        self._look: asyncio.Task[None] | None = None
-        self._pending: set[asyncio.Task[None]] = set()
+        self._behind = Behind()
         self._log = RedisLog("breaker state", "suspensions are remembered by this replica only until it answers")
         self._load_now()
 
@@ -82,33 +80,24 @@ class RedisBreakerStore:
 
     def changes(self) -> dict[str, BreakerRecord] | None:
         found, self._found = self._found, None
-        loop = _running_loop()
-        if loop is not None and (self._look is None or self._look.done()):
-            self._look = self._track(loop.create_task(self._look_now()))
+        self._behind.look(self._look_now)
         return found
 
     async def flush(self) -> None:
         """Wait for the writes and the look in flight (before the connection closes)."""
-        pending = [task for task in self._pending if not task.done()]
-        if pending:
-            await asyncio.wait(pending)
+        await self._behind.flush()
 
     def close(self) -> None:
         return None  # the connection is the Gateway's (RedisConnection.aclose)
 
     def _send(self, mode: str, engine: str = "", payload: str = "") -> None:
-        loop = _running_loop()
-        if loop is None:  # a synchronous caller (no loop to write behind on): write now
-            self._write_now(mode, engine, payload)
-            return
-        previous = self._last_write
-        self._last_write = self._track(loop.create_task(self._write_after(previous, [mode, engine, payload])))
+        # in order: a reset never lands before the trip it resets
+        if not self._behind.write(lambda: self._write(mode, engine, payload)):
+            self._write_now(mode, engine, payload)  # a synchronous caller (no loop to write behind on)
 
-    async def _write_after(self, previous: asyncio.Task[None] | None, args: list[str]) -> None:
-        if previous is not None and not previous.done() and previous.get_loop() is asyncio.get_running_loop():
-            await asyncio.wait([previous])  # in order: a reset never lands before the trip it resets
+    async def _write(self, mode: str, engine: str, payload: str) -> None:
         try:
-            generation = int(await self._write_script(keys=self._keys, args=args))
+            generation = int(await self._write_script(keys=self._keys, args=[mode, engine, payload]))
         except REDIS_ERRORS as exc:
             self._log.failed("write to", exc)
             return
@@ -156,18 +145,6 @@ class RedisBreakerStore:
         self._generation = generation
         self._mirror = MemoryBreakerStore(records)
         self._found = records
-
-    def _track(self, task: asyncio.Task[None]) -> asyncio.Task[None]:
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
-        return task
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _encode(record: BreakerRecord) -> str:
