@@ -1,4 +1,4 @@
-"""One contract for every backend of the search cache, the rate-limit buckets and the breaker records: memory,
+"""One contract for every backend of the search cache, rate-limit buckets, breaker records and parse health: memory,
 SQLite and Redis (a real redis-server the fixture starts on loopback). Times come from the test (`now`), never from
 a clock the store reads.
 
@@ -20,10 +20,18 @@ from webreach.policies.rate_limit import TokenBucket
 from webreach.state.breaker_store import BreakerRecord, BreakerStore, MemoryBreakerStore, SqliteBreakerStore
 from webreach.state.bucket_store import BucketStore, MemoryBucketStore, Pace, SqliteBucketStore
 from webreach.state.cache_store import CacheEntry, CacheStore, MemoryCacheStore, SqliteCacheStore
+from webreach.state.parse_health_store import (
+    RECENT,
+    MemoryParseHealthStore,
+    ParseHealthStore,
+    ParseRecord,
+    SqliteParseHealthStore,
+)
 from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import RedisConnection, open_redis
+from webreach.state.redis_parse_health_store import RedisParseHealthStore
 
 T0 = 1_700_000_000.25
 HITS = (
@@ -44,7 +52,7 @@ class Backing:
         self.kind, self._tmp, self._url = kind, tmp_path, redis_url
         self._connections: list[RedisConnection] = []
         self._closers: list[Callable[[], None]] = []
-        self._breakers: list[RedisBreakerStore] = []
+        self._behind: list[RedisBreakerStore | RedisParseHealthStore] = []
         self.shared = kind != "memory"
 
     def connection(self) -> RedisConnection:
@@ -83,13 +91,25 @@ class Backing:
             store = SqliteBreakerStore(self._tmp / "state.sqlite3")
         else:
             store = RedisBreakerStore(self.connection())
-            self._breakers.append(store)
+            self._behind.append(store)
+        self._closers.append(store.close)
+        return store
+
+    def parse_health(self) -> ParseHealthStore:
+        store: ParseHealthStore
+        if self.kind == "memory":
+            store = MemoryParseHealthStore()
+        elif self.kind == "sqlite":
+            store = SqliteParseHealthStore(self._tmp / "state.sqlite3")
+        else:
+            store = RedisParseHealthStore(self.connection())
+            self._behind.append(store)
         self._closers.append(store.close)
         return store
 
     async def settle(self) -> None:
-        """Wait for the Redis breaker stores' writes behind."""
-        for store in self._breakers:
+        """Wait for the Redis stores' writes behind."""
+        for store in self._behind:
             await store.flush()
 
     async def aclose(self) -> None:
@@ -266,3 +286,40 @@ async def test_a_new_client_starts_with_the_stored_trips(backing: Backing) -> No
     later = backing.breakers()
     assert later.load_all() == {"duckduckgo": TRIP}
     assert later.generation == first.generation > 0
+
+
+# --- parse health ---
+
+
+async def histories(store: ParseHealthStore) -> dict[str, ParseRecord]:
+    """Every history as the store shows it once it has looked (the Redis store looks behind the caller's back)."""
+    found = store.load_all()
+    if isinstance(store, RedisParseHealthStore):
+        await store.flush()
+        found = store.load_all()
+    return found
+
+
+async def test_parse_health_keeps_the_last_answers_per_engine(backing: Backing) -> None:
+    store = backing.parse_health()
+    for i in range(RECENT + 5):
+        store.record("bing", "engine" if i % 2 else "generic", T0 + i)
+    store.record("baidu", "parse_error", T0)
+    await backing.settle()
+    found = await histories(store)
+    assert set(found) == {"bing", "baidu"}
+    assert found["bing"].last_mode == "generic" and found["bing"].last_at == T0 + RECENT + 4
+    assert len(found["bing"].recent) == RECENT and found["bing"].recent.endswith("geg")
+    assert found["baidu"].recent == "x"
+
+
+async def test_parse_health_of_two_clients_adds_up(backing: Backing) -> None:
+    if not backing.shared:
+        pytest.skip("memory parse health is per store")
+    first, second = backing.parse_health(), backing.parse_health()
+    first.record("bing", "engine", T0)
+    await backing.settle()
+    second.record("bing", "generic", T0 + 1)
+    await backing.settle()
+    found = await histories(first)
+    assert found["bing"].recent == "eg" and found["bing"].last_mode == "generic"

@@ -34,11 +34,11 @@ from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
-from webreach.state.backends import open_breakers, open_buckets, open_cache, open_shared_redis
+from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
-from webreach.state.parse_health_store import open_parse_health_store
 from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_connection import RedisConnection
+from webreach.state.redis_parse_health_store import RedisParseHealthStore
 
 
 class EngineStatus(BaseModel):
@@ -95,7 +95,7 @@ class Searching:
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
             followers=open_breaker_followers(settings.state),
-            parse_health=open_parse_health_store(settings.state),
+            parse_health=open_parse_health(settings, self._redis),
         )
         # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
         self._engines = self._created_engines()
@@ -118,8 +118,9 @@ class Searching:
         self._parsing.close()
         self._state.close()
         if self._redis is not None:
-            if isinstance(self._state.breaker_store, RedisBreakerStore):
-                await self._state.breaker_store.flush()  # writes behind still in flight
+            for store in (self._state.breaker_store, self._state.parse_health):
+                if isinstance(store, RedisBreakerStore | RedisParseHealthStore):
+                    await store.flush()  # writes behind still in flight
             await self._redis.aclose()
         self._log_redaction.close()
 

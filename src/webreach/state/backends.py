@@ -2,7 +2,7 @@
 
 Kept apart from the stores' own modules so the Redis stores (which import the protocols) and the openers do not
 import each other. One RedisConnection (one pool) serves every Redis store of a Gateway; its owner closes it.
-Stores not moved to Redis yet (breaker followers, parse health, images) keep to the machine's state file
+Stores not moved to Redis yet (breaker followers, images) keep to the machine's state file
 with backend "redis": docs/scaling.md lists which is where.
 """
 
@@ -15,10 +15,12 @@ from webreach.config import Settings
 from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
 from webreach.state.cache_store import CacheStore, open_cache_store
+from webreach.state.parse_health_store import ParseHealthStore, open_parse_health_store
 from webreach.state.redis_breaker_store import RedisBreakerStore
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import RedisConnection, open_redis
+from webreach.state.redis_parse_health_store import RedisParseHealthStore
 from webreach.state.redis_sessions import RedisSessionStore
 from webreach.state.sessions import SessionStore, open_session_store
 
@@ -68,3 +70,12 @@ def open_sessions(
     if state.backend == "memory":
         return open_session_store("memory", clock=clock, ttl=ttl, max_refs=max_refs)
     return open_session_store("sqlite", state.path, clock=clock, ttl=ttl, max_refs=max_refs)
+
+
+def open_parse_health(
+    settings: Settings, redis: RedisConnection | None, *, environ: Mapping[str, str] | None = None
+) -> ParseHealthStore:
+    """The parse-health store [state] backend names."""
+    if settings.state.backend == "redis" and redis is not None:
+        return RedisParseHealthStore(redis)
+    return open_parse_health_store(settings.state, environ=environ)
