@@ -10,6 +10,7 @@ import sys
 import pytest
 from pydantic import ValidationError
 
+from webreach import Gateway
 from webreach.config import Settings, StateSettings
 from webreach.errors import StateBackendError
 from webreach.state.redis_connection import open_redis
@@ -69,3 +70,11 @@ def test_open_redis_shares_one_client_with_prefixed_keys(redis_url: str) -> None
         return value
 
     assert asyncio.run(roundtrip()) == b"1"
+
+
+async def test_a_gateway_with_an_unreachable_redis_refuses_to_start_typed() -> None:
+    state = StateSettings(backend="redis", url=f"redis://127.0.0.1:{_closed_port()}/0", timeout=0.5)  # type: ignore[arg-type]
+    with pytest.raises(StateBackendError) as raised:
+        Gateway.from_settings(Settings(state=state))
+    assert raised.value.code == "state_backend_unavailable"
+    assert "webreach[redis]" in str(raised.value.hint) or "[state] url" in str(raised.value.hint)
