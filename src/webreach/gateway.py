@@ -39,9 +39,10 @@ from webreach.policies.parse_health import ParseHealth
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
+from webreach.state.backends import open_sessions
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
-from webreach.state.sessions import SessionStore, open_session_store
+from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
 
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "ReadOverrides"]
@@ -132,8 +133,8 @@ class Gateway:
         )
         self.settings = settings = stored.load()
         self._searching = Searching(settings, clock=clock, transport=network.transport, rng=rng or random.Random())
-        self.sessions: SessionStore = open_session_store(
-            settings.state.backend, settings.state.path, clock=clock,
+        self.sessions: SessionStore = open_sessions(
+            settings, self._searching.redis, clock=clock,
             ttl=settings.tools.session_ttl_seconds, max_refs=settings.tools.max_refs_per_session,
         )  # fmt: skip
         offline = network.offline
@@ -186,7 +187,7 @@ class Gateway:
     def _open_images(self) -> Images:
         state = self.settings.state
         store = ImageStore(
-            (state.path or default_state_path()) if state.backend == "sqlite" else None,
+            (state.path or default_state_path()) if state.backend != "memory" else None,  # not in Redis yet
             clock=self.clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip

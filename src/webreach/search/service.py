@@ -34,11 +34,11 @@ from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
+from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
-from webreach.state.breaker_store import open_breaker_store
-from webreach.state.bucket_store import open_bucket_store
-from webreach.state.cache_store import open_cache_store
-from webreach.state.parse_health_store import open_parse_health_store
+from webreach.state.redis_breaker_store import RedisBreakerStore
+from webreach.state.redis_connection import RedisConnection
+from webreach.state.redis_parse_health_store import RedisParseHealthStore
 
 
 class EngineStatus(BaseModel):
@@ -85,15 +85,17 @@ class Searching:
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = WarmUpTokens(clock)
         self._parsing = EngineParsing()
+        # one Redis client (one pool) for every store of this instance, when any store lives in Redis
+        self._redis = open_shared_redis(settings)
         self._state = PolicyState(
             clock=clock,
-            cache=open_cache_store(settings.cache),
-            breaker_store=open_breaker_store(settings.state),
-            bucket_store=open_bucket_store(settings.state),
+            cache=open_cache(settings, self._redis),
+            breaker_store=open_breakers(settings, self._redis),
+            bucket_store=open_buckets(settings, self._redis),
             fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
             rng=rng,
             followers=open_breaker_followers(settings.state),
-            parse_health=open_parse_health_store(settings.state),
+            parse_health=open_parse_health(settings, self._redis),
         )
         # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
         self._engines = self._created_engines()
@@ -103,6 +105,11 @@ class Searching:
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
 
+    @property
+    def redis(self) -> RedisConnection | None:
+        """The Redis connection every Redis store of this Gateway shares (None when no store is on Redis)."""
+        return self._redis
+
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
         for client in self._clients.values():
@@ -110,6 +117,11 @@ class Searching:
         self._clients.clear()
         self._parsing.close()
         self._state.close()
+        if self._redis is not None:
+            for store in (self._state.breaker_store, self._state.parse_health):
+                if isinstance(store, RedisBreakerStore | RedisParseHealthStore):
+                    await store.flush()  # writes behind still in flight
+            await self._redis.aclose()
         self._log_redaction.close()
 
     def reconfigure(self, settings: Settings) -> None:
@@ -396,18 +408,18 @@ class Searching:
         try:
             return await run(candidates, request)
         except AllEnginesFailedError as failure:
-            stale = self._stale_response(candidates, request, engine, failure)
+            stale = await self._stale_response(candidates, request, engine, failure)
             if stale is None:
                 raise
             return stale
 
-    def _stale_response(
+    async def _stale_response(
         self, candidates: Sequence[Candidate], request: SearchRequest, mode: str, failure: AllEnginesFailedError
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
             engine = self._engines.get(candidate.name)
-            result = self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
+            result = await self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
