@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from webreach.defaults import DEFAULT_LIMIT as DEFAULT_LIMIT
+from webreach.defaults import DEFAULT_MAX_CHARS as DEFAULT_MAX_CHARS
+from webreach.defaults import MAX_LIMIT as MAX_LIMIT
+from webreach.defaults import MAX_PAGE as MAX_PAGE
 from webreach.engine_attempt import AttemptStatus as AttemptStatus
 from webreach.engine_attempt import EngineAttempt as EngineAttempt
 from webreach.engine_attempt import ParsedBy as ParsedBy
@@ -20,11 +24,6 @@ Freshness = Literal["day", "week", "month", "year"]
 SafeSearch = Literal["off", "moderate", "strict"]
 
 MAX_QUERY_CHARS = 500
-MAX_LIMIT = 50
-# results a person or program gets by default (library, CLI, REST JSON); agents get tools/arguments.py's
-# DEFAULT_TOOL_LIMIT, smaller because every result costs context tokens
-DEFAULT_LIMIT = 10
-MAX_PAGE = 10
 # a host name is at most 253 characters (RFC 1035); measured as sent, before a scheme or slash is removed
 MAX_SITE_CHARS = 253
 # language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
@@ -241,7 +240,6 @@ class SearchResponse(BaseModel):
 ReadFormat = Literal["markdown", "text", "html", "json"]
 ReaderName = Literal["auto", "direct", "browser", "jina"]
 MAX_URL_CHARS = 4096
-DEFAULT_MAX_CHARS = 8000
 MAX_WINDOW_CHARS = 200_000
 # a read for a question answers with passages within this many tokens unless max_tokens says otherwise
 QUESTION_MAX_TOKENS = 1000
