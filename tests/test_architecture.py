@@ -23,6 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
 BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json", "local_files"}
 BOTTOM |= {"engine_attempt"}  # EngineAttempt, below models and errors so neither imports the other back
+BOTTOM |= {"defaults"}  # the defaults `webreach --help` shows without loading models (issue 38)
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
@@ -49,9 +50,10 @@ ALLOWED: dict[str, set[str]] = {
     "state": BOTTOM,
     "engines": BOTTOM,
     "testing": {"net", "clock"},
-    "models": {"errors", "engine_attempt"},
+    "models": {"errors", "engine_attempt", "defaults"},
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
+    "defaults": set(),  # plain constants: the request limits and the canary query (issue 38)
     "config": {"errors"},
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it

@@ -64,9 +64,10 @@ import json
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from webreach.engine_attempt import EngineAttempt
+if TYPE_CHECKING:  # pydantic loads with the models, not with the errors (the CLI's start-up)
+    from webreach.engine_attempt import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
 UnreachableCause = Literal["dns", "no_route", "refused"]

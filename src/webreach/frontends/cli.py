@@ -18,13 +18,12 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import click
 
-from webreach.config import Settings
+from webreach.defaults import DEFAULT_LIMIT, DEFAULT_MAX_CHARS, MAX_PAGE, TOOL_LIMITS
 from webreach.errors import InvalidInputError, NotConfiguredError, UnknownEngineError, WebreachError
-from webreach.frontends import _render
 from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
@@ -34,18 +33,12 @@ from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_c
 from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._cli_types import PageUrl, Seconds
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
-from webreach.frontends._serve_logs import LogOptions, secrets_of
-from webreach.gateway import Gateway, ReadOverrides
-from webreach.models import (
-    DEFAULT_LIMIT,
-    DEFAULT_MAX_CHARS,
-    MAX_PAGE,
-    TOOL_LIMITS,
-    Page,
-    ReadRequest,
-    SearchRequest,
-)
-from webreach.tools import CallContext, Toolbox, ToolResult, account_policies, cost_line, page_text, store_session
+
+if TYPE_CHECKING:  # the Gateway, the tools, rich and the settings load inside the commands that use them (start-up)
+    from webreach.config import Settings
+    from webreach.gateway import Gateway, ReadOverrides
+    from webreach.models import Page
+    from webreach.tools import ToolResult
 
 T = TypeVar("T")
 
@@ -111,6 +104,8 @@ def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOver
     """Run `work` against a fresh gateway (its reads with `reads`, the operator's overrides); typed errors become
     output and an exit code, never a traceback."""
 
+    from webreach.gateway import Gateway
+
     async def main() -> T:
         async with Gateway.from_settings(load_settings(), read_overrides=reads) as gateway:
             _check_engines(gateway.settings, gateway.engine_names())
@@ -150,6 +145,8 @@ async def _call_tool(
     """Call `tool` as every door does, through the pipeline (tools/pipeline.py: Toolbox.run), as `agent` (default
     [accounts] agent, as the stdio server): the same session rule, profile checks, metering and idempotency. Its
     cost line goes to stderr; a failed call raises its error (after the cost line of a charged failure)."""
+    from webreach.tools import CallContext, Toolbox, account_policies, cost_line
+
     toolbox = Toolbox.over(gateway, policies=account_policies(gateway.accounts))
     context = CallContext(
         tool=tool,
@@ -265,6 +262,9 @@ def search(
     **fields: Any,
 ) -> None:
     """Search the web. Results are remembered as numbered refs of the session."""
+    from webreach.frontends import _render
+    from webreach.models import SearchRequest
+
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
@@ -314,6 +314,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
     """Parse a saved response body offline with ENGINE's parser (auto: guess it from the page).
 
     The attempt line says which parser produced the hits: the engine's own, or the generic fallback."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> None:
         valid = gateway.engine_names()
@@ -338,6 +339,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 )
 def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> None:
         if reset:
@@ -391,6 +393,11 @@ def fetch(
     **fields: Any,
 ) -> None:
     """Read a page safely (SSRF-guarded) as clean text, one window at a time."""
+    from webreach.frontends import _render
+    from webreach.gateway import ReadOverrides
+    from webreach.models import ReadRequest
+    from webreach.tools import page_text
+
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
@@ -433,6 +440,7 @@ def fetch(
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
 def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:
     """Extract local HTML, PDF, text or JSON files (gzip-compressed too) offline, as the reader would."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> int:
         worst = 0
@@ -471,6 +479,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
 )
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""
+    from webreach.tools import Toolbox
 
     async def work(gateway: Gateway) -> None:
         schemas = Toolbox.over(gateway).schemas(dialect, strict=strict)
@@ -488,6 +497,7 @@ def mcp(session: str | None, agent: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
+        from webreach.tools import store_session
     except ImportError as exc:
         _fail(_extra_missing(exc, "mcp"), False)
     if session is not None:
@@ -505,6 +515,7 @@ def mcp(session: str | None, agent: str | None) -> None:
 def serve(host: str | None, port: int | None, **logging: Any) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
     try:
+        from webreach.frontends._serve_logs import LogOptions, secrets_of
         from webreach.frontends.http import run_http
     except ImportError as exc:
         _fail(_extra_missing(exc, "serve"), False)
