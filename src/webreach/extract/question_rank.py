@@ -4,16 +4,18 @@
     scores = ranker.rank(passages, "when was the bridge built?", title="Golden Gate Bridge")
     chosen = select(scores, costs, max_tokens=1000)  # passage positions, in page order
 
-The score of a passage adds three signals, each scaled to [0, 1] over the page:
+The score of a passage adds three signals:
   - lexical: BM25 (scored as bm25s scores, see Bm25) over the passage's text with its heading path and the page
-    title folded in;
+    title folded in, as a standard score over the page (divided by 3);
   - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
-    the package directory with downloads disabled), present only when the `question` extra is installed;
+    the package directory with downloads disabled), present only when the `question` extra is installed, scaled
+    as the lexical one;
   - structure: the share of the question's terms found in the passage's headings;
 then borrows a part of its neighbours' scores (the same block most, the same section less), so an answer sentence
 next to the one that repeats the question's words is found too. Without wordllama the ranking is lexical only.
-Each passage is split into words once; a ranker remembers the words it met (their terms and token ids, up to
-WORD_CACHE of them), so a page of common words costs dictionary look-ups rather than tokenizing.
+Each passage is split at spaces once; a ranker remembers the words it met (their terms and token ids, up to
+WORD_CACHE of them) and finds a new word's token ids in WordLlama's vocabulary rather than running its tokenizer,
+so a page costs dictionary look-ups and a few numpy operations. A second question on an index embeds only itself.
 
 Terms: Latin words lower-cased, English stop words dropped and lightly stemmed; CJK runs cut into words by jieba
 (the `question` extra) or, without it, into overlapping character pairs.
