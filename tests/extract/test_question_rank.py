@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from webreach.extract.passages import cut
-from webreach.extract.question_rank import Bm25, QuestionRanker, select, stem
+from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, select, stem
 from webreach.read.window import load_tokenizer
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa" / "squad-train"
@@ -181,3 +181,15 @@ def test_embeddings_follow_the_tokenizer_without_running_it() -> None:
         cosines = (vectors * reference).sum(axis=1)
         assert cosines.min() > 0.7 and float(np.median(cosines)) > 0.9  # measured: 0.79 and 0.93 on this page
     assert QuestionRanker(semantic=False).embed(texts) is None
+
+
+def test_token_weights_fall_with_how_many_passages_hold_the_token() -> None:
+    """A token in every passage weighs least, one in a single passage more (counted once however often it is
+    there), one the page lacks most; the order of the ids asked does not matter."""
+    # passage 0: tokens 7 7 5; passage 1: 7 9; passage 2: 7
+    idf = TokenIdf(Flat(np.array([7, 7, 5, 7, 9, 7]), np.array([0, 0, 0, 1, 1, 2])), 3)
+    everywhere, once, once_too, absent = idf.of(np.array([7, 5, 9, 1000])).tolist()
+    assert everywhere < once == once_too < absent
+    assert once == pytest.approx(np.sqrt(np.log(4 / 1.5))) and absent == pytest.approx(np.sqrt(np.log(8)))
+    assert idf.of(np.array([1000, 7])).tolist() == [absent, everywhere]
+    assert TokenIdf(Flat(np.array([], dtype=np.int64), np.array([], dtype=np.int64)), 0).of(np.array([3])).size == 1

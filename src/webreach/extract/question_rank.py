@@ -8,8 +8,8 @@ The score of a passage adds three signals:
   - lexical: BM25 (scored as bm25s scores, see Bm25) over the passage's text with its heading path and the page
     title folded in, as a standard score over the page (divided by 3);
   - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
-    the package directory with downloads disabled), present only when the `question` extra is installed, scaled
-    as the lexical one;
+    the package directory with downloads disabled), tokens weighted by their idf over the page's passages (see
+    TokenIdf), present only when the `question` extra is installed, scaled as the lexical one;
   - structure: the share of the question's terms found in the passage's headings;
 then borrows a part of its neighbours' scores (the same block most, the same section less), so an answer sentence
 next to the one that repeats the question's words is found too. Without wordllama the ranking is lexical only.
@@ -98,7 +98,29 @@ class PageIndex:
         paths = dict.fromkeys(p.headings for p in self.passages)
         by_path = {path: frozenset(ranker.terms(" ".join(path))) for path in paths}
         self.heading_terms = [by_path[p.headings] for p in self.passages]
-        self.vectors = ranker.pooled(tokens, len(texts))
+        self.idf = TokenIdf(tokens, len(texts))
+        self.vectors = ranker.pooled(tokens, len(texts), self.idf.of(tokens.values))
+
+
+class TokenIdf:
+    """Each WordLlama token's weight on one page: the square root of its idf over the passages, so the tokens that
+    are everywhere on the page (its subject, "the", ",") count less in a passage's and the question's vectors. A
+    token the page lacks weighs as one in no passage. (Tuning half, 5 questions an article, strict@500 /
+    low-overlap: unweighted 0.949 / 0.882, idf^0.5 0.958 / 0.905, idf^0.75 0.956 / 0.902.)"""
+
+    def __init__(self, tokens: Flat, passages: int) -> None:
+        rows = max(passages, 1)
+        present = np.unique(tokens.values * rows + tokens.text_of)  # each (token, passage) once
+        self.tokens, df = np.unique(present // rows, return_counts=True)
+        self.weights = np.sqrt(np.log((passages + 1) / (df + 0.5)))
+        self.unseen = float(np.sqrt(np.log((passages + 1) / 0.5)))
+
+    def of(self, ids: np.ndarray) -> np.ndarray:
+        """The weight of each token id."""
+        if not len(self.tokens):
+            return np.full(len(ids), self.unseen)
+        at = np.minimum(np.searchsorted(self.tokens, ids), len(self.tokens) - 1)
+        return np.where(self.tokens[at] == ids, self.weights[at], self.unseen)
 
 
 class Bm25:
@@ -293,12 +315,15 @@ class QuestionRanker:
             start = max(end, start + 1)
         return tuple(ids)
 
-    def pooled(self, tokens: Flat, texts: int) -> np.ndarray | None:
-        """Unit vectors of `texts` texts given as their token ids: their token vectors summed."""
+    def pooled(self, tokens: Flat, texts: int, weights: np.ndarray | None = None) -> np.ndarray | None:
+        """Unit vectors of `texts` texts given as their token ids: their token vectors summed (each times its
+        weight, when given: one per token)."""
         if self._embedding is None or not texts:
             return None
         sums = np.zeros((texts, self._embedding.shape[1]), dtype=np.float32)
         gathered, start = self._embedding[tokens.values], 0
+        if weights is not None:
+            gathered *= weights.astype(np.float32)[:, None]
         for row, length in enumerate(np.bincount(tokens.text_of, minlength=texts).tolist()):
             if length:  # a sum per text: numpy's reduceat is ten times slower over rows
                 sums[row] = gathered[start : start + length].sum(axis=0)
@@ -323,7 +348,7 @@ class QuestionRanker:
             score += weights.lexical * _scaled(page.bm25.scores(query))
             if weights.heading:
                 score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
-        asked = self.pooled(asked_tokens, 1) if page.vectors is not None else None
+        asked = self.pooled(asked_tokens, 1, page.idf.of(asked_tokens.values)) if page.vectors is not None else None
         if asked is not None and page.vectors is not None and weights.semantic:
             score += weights.semantic * _scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
         score[:LEAD_PASSAGES] += weights.lead
