@@ -76,8 +76,9 @@ class ParsedPage:
     parsed_by: ParsedBy
 
 
-class Engine(ABC):
-    """One search engine or search API. Subclasses set the ClassVars and the two abstract methods."""
+class Provider:
+    """What every provider (web engine, image engine, reverse-image backend) shares: metadata, settings, and the
+    checks that turn its answers into the one error tree. Engine adds the search contract."""
 
     name: ClassVar[str]
     kind: ClassVar[EngineKind]
@@ -112,119 +113,7 @@ class Engine(ABC):
         self.user_agent = user_agent
         self.clock: Clock = clock or SystemClock()
 
-    # --- the contract ---------------------------------------------------------------------------------
-
-    @abstractmethod
-    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        """The HTTP request that asks this engine for `request`."""
-
-    @abstractmethod
-    def parse(self, response: httpx.Response) -> list[Hit]:
-        """Hits from a successful response; raise BlockedError or ParseError when it is not one."""
-
-    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
-        """A request whose response yields tokens build_request needs, or None when none is needed."""
-        return None
-
-    def warm_up_key(self, request: SearchRequest) -> str:
-        """Cache key for warm-up tokens (tokens that depend on the query include it here)."""
-        return self.name
-
-    def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
-        """Tokens from a warm-up response."""
-        return {}
-
-    # --- shared behaviour -----------------------------------------------------------------------------
-
-    def handle(self, response: httpx.Response) -> list[Hit]:
-        """Check the response for errors and blocks, then parse it (the generic parser as the fallback)."""
-        return self.handle_page(response).hits
-
-    def handle_page(self, response: httpx.Response) -> ParsedPage:
-        """handle(), saying which parser produced the hits: the one path every caller uses.
-
-        Whatever else a hostile answer makes the parser raise (RecursionError, a ValueError from a malformed
-        URL, a TypeError from a field of the wrong type) becomes this engine's ParseError, logged with its type,
-        so one engine's answer never fails a whole search. Hits come back through `clean_hits`.
-        """
-        try:
-            settle_encoding(response)
-            self.check_response(response)
-            page = self._parse_with_fallback(response)
-        except WebreachError:
-            raise
-        except Exception as exc:  # the last resort for parser bugs on odd input; the cause is fixed where found
-            raise self.unreadable(exc) from None
-        return ParsedPage(clean_hits(page.hits, now=self.clock.now()), page.parsed_by)
-
-    def _parse_with_fallback(self, response: httpx.Response) -> ParsedPage:
-        try:
-            return ParsedPage(self.parse(response), "engine")
-        except ParseError:
-            hits = self.generic_parse(response) if self.generic_fallback else []
-            if not hits:
-                raise
-            return ParsedPage(hits, "generic")
-
-    @property
-    def generic_fallback(self) -> bool:
-        """Whether the generic parser may answer for this engine: scraped engines unless the option turns it off."""
-        return self.kind == "scraped" and self.settings.options.get("generic_fallback", "on").lower() != "off"
-
-    def generic_parse(self, response: httpx.Response) -> list[Hit]:
-        """Hits the generic parser finds on an HTML response by structure alone (no engine selectors)."""
-        if "html" not in response.headers.get("content-type", "text/html"):
-            return []
-        page_url = str(self.page_url(response))
-        found = find_results(response.text, lambda link: self.link_target(link, page_url), self.record_target)
-        return [self.hit(rank, item.title, item.url, snippet=item.snippet) for rank, item in enumerate(found, 1)]
-
-    def decode_link(self, href: str, page_url: str) -> str:
-        """A link of this engine's pages as its target: redirect wrappers decoded, relative links made absolute."""
-        return urljoin(page_url, href)
-
-    def link_target(self, link: LexborNode, page_url: str) -> str | None:
-        """For the generic parser: the decoded target of a link that may be a result, else None."""
-        return self.result_link(attribute(link, "href"), page_url)
-
-    def record_target(self, record: LexborNode, url: str) -> str:
-        """For the generic parser: the URL of the result `record` (the engine may carry it beside a redirect)."""
-        return url
-
-    def result_link(self, href: str, page_url: str) -> str | None:
-        """The decoded target when `href` may be a result (http(s), on another site), else None."""
-        url = self.decode_link(href, page_url)
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        if parts.scheme not in ("http", "https") or not host:
-            return None
-        own = {*(self.own_domains or (_domain(urlsplit(type(self).base_url).hostname or ""),))}
-        if host == (urlsplit(page_url).hostname or "").lower() or any(_under(host, d) for d in own):
-            return url if self.opaque_result(url) or self.result_wrapper(href) else None
-        return url
-
-    def opaque_result(self, url: str) -> bool:
-        """True for a link on the engine's own host that stands for a result (Baidu's /link?url= redirects)."""
-        return False
-
-    def result_wrapper(self, href: str) -> bool:
-        """True for a redirect the engine wraps only around results (Google's /url?q=), whatever its target."""
-        return False
-
-    def recognise(self, text: str) -> int:
-        """How many of this engine's page markers `text` carries (`webreach parse auto` picks the most)."""
-        return sum(1 for marker in self.page_markers if marker in text)
-
-    def warm_up_tokens(self, response: httpx.Response) -> dict[str, str]:
-        """check_response, then read_warm_up, with `handle`'s last resort: tokens or a typed error."""
-        try:
-            settle_encoding(response)
-            self.check_response(response)
-            return self.read_warm_up(response)
-        except WebreachError:
-            raise
-        except Exception as exc:
-            raise self.unreadable(exc) from None
+    # --- configuration and response checks (every provider) -------------------------------------------
 
     def unreadable(self, exc: Exception) -> ParseError:
         """The ParseError an unexpected exception while reading an answer becomes (logged, key redacted)."""
@@ -232,11 +121,6 @@ class Engine(ABC):
             "%s: reading its answer raised %s: %s", self.name, type(exc).__name__, self.redact(str(exc))[:200]
         )
         return ParseError(f"could not read its answer ({type(exc).__name__})", engine=self.name)
-
-    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
-        """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
-        asked = request.set_parameters()
-        return tuple([p for p in asked if p not in self.supports]) if asked else ()
 
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""
@@ -376,6 +260,129 @@ class Engine(ABC):
     def parse_error(self, what: str) -> ParseError:
         """A ParseError for this engine."""
         return ParseError(what, engine=self.name)
+
+
+class Engine(Provider, ABC):
+    """One search engine or search API. Subclasses set the ClassVars and the two abstract methods."""
+
+    # --- the contract ---------------------------------------------------------------------------------
+
+    @abstractmethod
+    def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
+        """The HTTP request that asks this engine for `request`."""
+
+    @abstractmethod
+    def parse(self, response: httpx.Response) -> list[Hit]:
+        """Hits from a successful response; raise BlockedError or ParseError when it is not one."""
+
+    def warm_up(self, request: SearchRequest) -> httpx.Request | None:
+        """A request whose response yields tokens build_request needs, or None when none is needed."""
+        return None
+
+    def warm_up_key(self, request: SearchRequest) -> str:
+        """Cache key for warm-up tokens (tokens that depend on the query include it here)."""
+        return self.name
+
+    def read_warm_up(self, response: httpx.Response) -> dict[str, str]:
+        """Tokens from a warm-up response."""
+        return {}
+
+    # --- shared behaviour -----------------------------------------------------------------------------
+
+    def handle(self, response: httpx.Response) -> list[Hit]:
+        """Check the response for errors and blocks, then parse it (the generic parser as the fallback)."""
+        return self.handle_page(response).hits
+
+    def handle_page(self, response: httpx.Response) -> ParsedPage:
+        """handle(), saying which parser produced the hits: the one path every caller uses.
+
+        Whatever else a hostile answer makes the parser raise (RecursionError, a ValueError from a malformed
+        URL, a TypeError from a field of the wrong type) becomes this engine's ParseError, logged with its type,
+        so one engine's answer never fails a whole search. Hits come back through `clean_hits`.
+        """
+        try:
+            settle_encoding(response)
+            self.check_response(response)
+            page = self._parse_with_fallback(response)
+        except WebreachError:
+            raise
+        except Exception as exc:  # the last resort for parser bugs on odd input; the cause is fixed where found
+            raise self.unreadable(exc) from None
+        return ParsedPage(clean_hits(page.hits, now=self.clock.now()), page.parsed_by)
+
+    def _parse_with_fallback(self, response: httpx.Response) -> ParsedPage:
+        try:
+            return ParsedPage(self.parse(response), "engine")
+        except ParseError:
+            hits = self.generic_parse(response) if self.generic_fallback else []
+            if not hits:
+                raise
+            return ParsedPage(hits, "generic")
+
+    @property
+    def generic_fallback(self) -> bool:
+        """Whether the generic parser may answer for this engine: scraped engines unless the option turns it off."""
+        return self.kind == "scraped" and self.settings.options.get("generic_fallback", "on").lower() != "off"
+
+    def generic_parse(self, response: httpx.Response) -> list[Hit]:
+        """Hits the generic parser finds on an HTML response by structure alone (no engine selectors)."""
+        if "html" not in response.headers.get("content-type", "text/html"):
+            return []
+        page_url = str(self.page_url(response))
+        found = find_results(response.text, lambda link: self.link_target(link, page_url), self.record_target)
+        return [self.hit(rank, item.title, item.url, snippet=item.snippet) for rank, item in enumerate(found, 1)]
+
+    def decode_link(self, href: str, page_url: str) -> str:
+        """A link of this engine's pages as its target: redirect wrappers decoded, relative links made absolute."""
+        return urljoin(page_url, href)
+
+    def link_target(self, link: LexborNode, page_url: str) -> str | None:
+        """For the generic parser: the decoded target of a link that may be a result, else None."""
+        return self.result_link(attribute(link, "href"), page_url)
+
+    def record_target(self, record: LexborNode, url: str) -> str:
+        """For the generic parser: the URL of the result `record` (the engine may carry it beside a redirect)."""
+        return url
+
+    def result_link(self, href: str, page_url: str) -> str | None:
+        """The decoded target when `href` may be a result (http(s), on another site), else None."""
+        url = self.decode_link(href, page_url)
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if parts.scheme not in ("http", "https") or not host:
+            return None
+        own = {*(self.own_domains or (_domain(urlsplit(type(self).base_url).hostname or ""),))}
+        if host == (urlsplit(page_url).hostname or "").lower() or any(_under(host, d) for d in own):
+            return url if self.opaque_result(url) or self.result_wrapper(href) else None
+        return url
+
+    def opaque_result(self, url: str) -> bool:
+        """True for a link on the engine's own host that stands for a result (Baidu's /link?url= redirects)."""
+        return False
+
+    def result_wrapper(self, href: str) -> bool:
+        """True for a redirect the engine wraps only around results (Google's /url?q=), whatever its target."""
+        return False
+
+    def recognise(self, text: str) -> int:
+        """How many of this engine's page markers `text` carries (`webreach parse auto` picks the most)."""
+        return sum(1 for marker in self.page_markers if marker in text)
+
+    def warm_up_tokens(self, response: httpx.Response) -> dict[str, str]:
+        """check_response, then read_warm_up, with `handle`'s last resort: tokens or a typed error."""
+        try:
+            settle_encoding(response)
+            self.check_response(response)
+            return self.read_warm_up(response)
+        except WebreachError:
+            raise
+        except Exception as exc:
+            raise self.unreadable(exc) from None
+
+    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
+        """Parameters the caller set that this engine cannot honour (reported in meta, never dropped silently)."""
+        asked = request.set_parameters()
+        return tuple([p for p in asked if p not in self.supports]) if asked else ()
 
     def hit(self, rank: int, title: str, url: str, **fields: str | None) -> Hit:
         """A Hit from this engine with whitespace normalized; a field of another type than str (an API answer's
