@@ -16,9 +16,10 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines._base import Engine, EngineKind, Provider, Tokens, Vertical
+from webreach.engines._base import Engine, Tokens
 from webreach.engines._html import attribute, parse_html
 from webreach.engines._json import json_object
+from webreach.engines._provider import EngineKind, Provider, Vertical
 from webreach.errors import UnknownEngineError
 
 __all__ = [
