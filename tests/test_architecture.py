@@ -30,9 +30,10 @@ ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
     "gateway": {"search", "read", "policies", "extract", "net", "state", "accounts", "images", "configdb", "control"}
+    | {"providers"}
     | BOTTOM,
     # the control plane beside the Gateway (engines' operations, the console's settings), over its search service
-    "control": {"search", "policies", "images", "configdb", "state"} | BOTTOM,
+    "control": {"search", "policies", "images", "configdb", "state", "providers"} | BOTTOM,
     # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
     # the Gateway, which layers them into the settings it builds engines from
     "configdb": {"accounts"} | BOTTOM,
@@ -41,7 +42,9 @@ ALLOWED: dict[str, set[str]] = {
     "images": {"state", "engines"} | BOTTOM,
     # the ledger: the Gateway owns it (one per gateway, closed with it), the tools' call policies meter through it
     "accounts": BOTTOM,
-    "search": {"routing", "policies", "engines", "state"} | BOTTOM,
+    "search": {"routing", "policies", "engines", "state", "providers"} | BOTTOM,
+    # the one provider registry (web engines, image engines, reverse-image backends): the services consult it
+    "providers": {"engines", "images"} | BOTTOM,
     "read": {"net", "extract"} | BOTTOM,
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,

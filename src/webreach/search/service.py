@@ -13,20 +13,20 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from webreach import engines as registry
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings
-from webreach.engines import Engine, Vertical
+from webreach.engines import Engine, Provider, Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.policies.guarded import GuardedCalls
+from webreach.providers import Registry, default_registry
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
@@ -77,9 +77,16 @@ class Searching:
     """Search through every configured engine with routing and policies."""
 
     def __init__(
-        self, settings: Settings, *, clock: Clock, transport: httpx.AsyncBaseTransport | None, rng: random.Random
+        self,
+        settings: Settings,
+        *,
+        clock: Clock,
+        transport: httpx.AsyncBaseTransport | None,
+        rng: random.Random,
+        registry: Registry | None = None,
     ) -> None:
         self.settings = settings
+        self.providers = registry or default_registry()  # the engines it searches, the reverse backends it resets
         self._clock = clock
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
@@ -92,7 +99,9 @@ class Searching:
             cache=open_cache(settings, self._redis),
             breaker_store=open_breakers(settings, self._redis),
             bucket_store=open_buckets(settings, self._redis),
-            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
+            fingerprints={
+                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_classes()
+            },
             rng=rng,
             followers=open_breaker_followers(settings.state),
             parse_health=open_parse_health(settings, self._redis),
@@ -138,12 +147,10 @@ class Searching:
         previous.close()
 
     def _created_engines(self) -> dict[str, Engine]:
-        """Every engine of the registry, web and image alike, from the current settings."""
+        """Every engine of the provider registry, web and image alike, from the current settings."""
         return {
-            name: registry.create(
-                name, self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock
-            )
-            for name in registry.engine_classes()
+            name: cls(self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock)
+            for name, cls in self.providers.engine_classes().items()
         }
 
     def _engine_settings(self, name: str) -> EngineSettings:
@@ -157,7 +164,7 @@ class Searching:
         enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
         if name in self.settings.engines:
             return self.settings.engine(name)
-        cls = registry.engine_classes().get(name)
+        cls = self.providers.engine_classes().get(name)
         shared = getattr(cls, "shares_settings_of", None)
         if not shared:
             return self.settings.engine(name)
@@ -226,7 +233,7 @@ class Searching:
         records = self._state.parse_health.load_all()
         return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
 
-    def engine_statuses(self, reverse: Sequence[Engine] = ()) -> list[EngineStatus]:
+    def engine_statuses(self, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
         engine: web search's, then image search's, then `reverse`, the reverse-image backends (their rules
         engines: the Gateway opens them beside this service, under its breakers)."""
@@ -236,7 +243,7 @@ class Searching:
         listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
         return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
 
-    def _status(self, engine: Engine, vertical: str, health: ParseHealth | None) -> EngineStatus:
+    def _status(self, engine: Provider, vertical: str, health: ParseHealth | None) -> EngineStatus:
         reason = None
         try:
             engine.ensure_configured()
@@ -280,12 +287,14 @@ class Searching:
         searches = {name: probe_stack(self._searches[self._check_name(name)])}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
-    def reset_breaker(self, name: str, *, others: Collection[str] = ()) -> None:
-        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes.
-        `others`: names with a breaker that are not engines of the registry (the reverse-image backends)."""
-        if name not in others:
+    def reset_breaker(self, name: str) -> None:
+        """Close the circuit breaker of provider `name` (a web or image engine, or a reverse-image backend: the
+        registry's) and delete its stored record, in this and later processes."""
+        if name not in self.providers.names("reverse"):
             # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
-            registry.engine_class(name, allow_modes=False, vertical="images" if name.startswith("images_") else "web")
+            self.providers.engine_class(
+                name, allow_modes=False, vertical="images" if name.startswith("images_") else "web"
+            )
         self._state.reset_breaker(name)
 
     def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
@@ -318,7 +327,7 @@ class Searching:
         return default_multi(self.auto_order(query, vertical), lambda name: self._engines[name].index)
 
     def _check_name(self, name: str, vertical: Vertical = "web") -> str:
-        registry.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
+        self.providers.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
         return name
 
     def _candidate(self, name: str, request: SearchRequest, vertical: Vertical = "web") -> Candidate:
