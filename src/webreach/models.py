@@ -7,6 +7,7 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -215,6 +216,13 @@ class Hit(BaseModel):
     engines: tuple[str, ...] = Field((), description="Every engine that found it (multi mode).")
     score: float | None = None
     image: ImageFields | None = Field(None, description="Image hits only: the image itself.", exclude_if=_unset)
+
+    @cached_property
+    def derived(self) -> dict[str, Any]:
+        """Scratch space for views derived from this hit, kept with the object (tools/render.py keeps its compact
+        lines here, so a cached hit is rendered once). Not a field: never dumped, validated or compared. model_copy
+        carries it over, so a reader checks what an entry was derived from."""
+        return {}
 
 
 class SearchMeta(BaseModel):

@@ -11,11 +11,20 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import httpx
 import pytest
 from mcp import Client
 
 from webreach.config import Settings
-from webreach.frontends.mcp import SESSION_META, build_server, named_session, tools_over_gateway
+from webreach.frontends.mcp import (
+    SESSION_META,
+    build_server,
+    declares_headers,
+    http_endpoint,
+    named_session,
+    tools_over_gateway,
+)
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
@@ -151,3 +160,54 @@ async def test_a_meta_session_keeps_its_own_refs(web: FakeWeb) -> None:
     assert "refs so far: 1-2" in body(named)["message"]
     assert bad.is_error and body(bad)["code"] == "invalid_input"
     assert reserved.is_error and body(reserved)["code"] == "invalid_input"
+
+
+def test_only_a_schema_with_x_mcp_header_declares_headers() -> None:
+    assert not declares_headers({"type": "object", "properties": {"q": {"type": "string"}}})
+    nested = {"type": "object", "properties": {"o": {"anyOf": [{"type": "string", "x-mcp-header": "Region"}]}}}
+    assert declares_headers(nested)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_header_schema_walk_yet_arguments_still_validated(web: FakeWeb, mode: str) -> None:
+    server = build_server(lambda: tools_over_gateway(settings(web)), default_session="test")
+    lookup = server.get_tool_input_schema
+    assert lookup is not None
+    async with Client(server, mode=mode, raise_exceptions=True) as mcp:
+        # webreach declares no Mcp-Param-* headers, so the SDK is told there is nothing to check per call
+        assert all(lookup(tool.name) is None for tool in (await mcp.list_tools()).tools)
+        bad = await mcp.call_tool("web_search", {"query": "x", "limit": "many"})
+        good = await mcp.call_tool("web_search", {"query": "python", "limit": "2"})
+    assert bad.is_error and body(bad)["code"] == "invalid_input"
+    assert not good.is_error
+
+
+async def test_idle_sessions_are_reaped_so_the_cap_frees_up(web: FakeWeb) -> None:
+    endpoint = http_endpoint(
+        lambda: tools_over_gateway(settings(web)),
+        allowed_hosts=["*"],
+        allowed_origins=["*"],
+        session_idle_timeout=0.3,
+        max_sessions=1,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    transport = httpx.ASGITransport(app=endpoint.app)
+    async with endpoint.running(), httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        first = await http.post("/mcp", json=init, headers=headers)
+        refused = await http.post("/mcp", json=init, headers=headers)  # one session open: the cap
+        statuses = []
+        for _ in range(50):  # a per-call client never closes its session; idling frees the slot
+            await anyio.sleep(0.1)
+            again = await http.post("/mcp", json=init, headers=headers)
+            statuses.append(again.status_code)
+            if again.status_code == 200:
+                break
+    assert first.status_code == 200 and first.headers["mcp-session-id"]
+    assert refused.status_code == 503
+    assert statuses[-1] == 200

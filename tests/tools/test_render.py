@@ -357,3 +357,21 @@ def test_an_engine_redirect_shows_the_site_the_engine_displays() -> None:
     assert lines[lines.index("[1] Python 基础教程") + 1] == "runoob.com"
     assert lines[lines.index("[2] Python") + 1] == "en.wikipedia.org"
     assert lines[lines.index("[3] Cut off") + 1] == "baidu.com"  # no whole host displayed: the URL's it is
+
+
+def test_a_hit_is_worked_out_once_and_each_session_gets_its_own_refs() -> None:
+    """A cached hit is shown on every cache hit: its session-independent lines are kept on it, the ref is not."""
+    shown = hit("Python docs", url=URLS[0], snippet="The reference manual.", source="Docs")
+    result = SearchResponse(query="q", results=(shown,), meta=SearchMeta(mode="auto", engines_used=("e",)))
+    first = search_text(one(result), {URLS[0]: 3})
+    assert "compact" in shown.derived  # kept with the object, which the cache holds
+    assert search_text(one(result), {URLS[0]: 9}) == first.replace("[3]", "[9]")
+    assert search_text(one(result), None) == search_text(one(result.model_copy()), None)
+    assert "[3]" in first and URLS[0] in search_text(one(result), None)
+    # not a field: never dumped, and equality ignores it
+    assert "derived" not in shown.model_dump() and shown == Hit.model_validate(shown.model_dump())
+    # a copy with another title shares the memo dict but is not shown with the old lines
+    renamed = shown.model_copy(update={"title": "Renamed page"})
+    again = SearchResponse(query="q", results=(renamed,), meta=result.meta)
+    assert "Renamed page" in search_text(one(again), {URLS[0]: 3})
+    assert search_text(one(result), {URLS[0]: 3}) == first

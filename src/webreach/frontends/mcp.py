@@ -104,7 +104,11 @@ def build_server(
     async def lifespan(_: Server[McpState]) -> AsyncIterator[McpState]:
         async with open_tools() as toolbox:
             tools = mcp_tools(toolbox)
-            input_schemas.update((tool.name, tool.input_schema) for tool in tools)
+            # a tool that declares no x-mcp-header has no Mcp-Param-* header to check: answering None skips the
+            # SDK's walk of its schema (about 48 node visits per web_search call); arguments are still validated
+            input_schemas.update(
+                (tool.name, tool.input_schema) for tool in tools if declares_headers(tool.input_schema)
+            )
             try:
                 yield McpState(toolbox, tools, default_session, default_agent)
             finally:
@@ -252,6 +256,20 @@ async def tools_over_gateway(settings: Settings) -> AsyncIterator[Toolbox]:
 
 
 SDK_BODY_CAP = 2**62  # past any cap frontends/_body_limits.py computes
+# MCP 2025 sessions cost ~37 KB each while open. Per-call clients open one per call and never close it, so the
+# SDK's defaults (30 min idle, 10,000 sessions) fill up at 6 calls/s and then answer 503. Five idle minutes
+# keeps a conversational client's session alive between turns; at the cap the oldest idle ones expire first.
+SESSION_IDLE_TIMEOUT = 300.0
+MAX_SESSIONS = 4000
+
+
+def declares_headers(schema: object) -> bool:
+    """Whether a tool's input schema annotates any property with `x-mcp-header` (anywhere in it)."""
+    if isinstance(schema, Mapping):
+        return "x-mcp-header" in schema or any(declares_headers(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(declares_headers(value) for value in schema)
+    return False
 
 
 def http_endpoint(
@@ -260,6 +278,8 @@ def http_endpoint(
     allowed_hosts: Sequence[str],
     allowed_origins: Sequence[str],
     default_session: str | None = None,
+    session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
+    max_sessions: int = MAX_SESSIONS,
 ) -> McpHttpEndpoint:
     """The streamable HTTP endpoint, with the SDK's Host/Origin checks on the given allow-lists.
 
@@ -276,7 +296,12 @@ def http_endpoint(
     # the body caps are webreach's own, enforced in front of this endpoint (frontends/_body_limits.py: 1 MB, and
     # more for calls carrying images); the SDK's 4 MiB cap would refuse an inline photo with a bare 413
     manager = StreamableHTTPSessionManager(
-        app=server, json_response=True, security_settings=security, max_request_body_size=SDK_BODY_CAP
+        app=server,
+        json_response=True,
+        security_settings=security,
+        max_request_body_size=SDK_BODY_CAP,
+        session_idle_timeout=session_idle_timeout,
+        max_sessions=max_sessions,
     )
     return McpHttpEndpoint(app=StreamableHTTPASGIApp(manager), running=manager.run)
 

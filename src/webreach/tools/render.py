@@ -161,23 +161,38 @@ def _hit(hit: Hit, refs: Mapping[str, int] | None, merged: bool) -> str:
     left out, and a snippet does not repeat the title it opens with.
     """
     ref = refs.get(hit.url) if refs is not None else None
+    host, title, tail, snippet = _hit_lines(hit)
+    details = host if ref is not None else hit.url
+    if tail:
+        details = f"{details} · {tail}"
+    if merged:
+        details = f"{details} · {', '.join(hit.engines or (hit.engine,))}"
+    first = f"[{ref}] {title}" if ref is not None else f"- {title}"
+    return f"{first}\n{details}\n{snippet}" if snippet else f"{first}\n{details}"
+
+
+def _hit_lines(hit: Hit) -> tuple[str, str, str, str]:
+    """What a hit shows in every session (its domain, clipped title, source · date and snippet line), worked out
+    once per hit object: a cached hit is shown again on every cache hit, and only its ref differs."""
+    basis = (hit.url, hit.display_url, hit.title, hit.snippet, hit.source, hit.date)
+    memo = hit.derived.get("compact")
+    if memo is not None and memo[0] == basis:  # a model_copy shares the memo of the hit it copied
+        lines: tuple[str, str, str, str] = memo[1]
+        return lines
     host = _shown_domain(hit)
     title = _without_site_name(hit.title, host)
-    details = [host if ref is not None else hit.url]
+    tail = []
     source = _new_in_source(hit.source, host, title) if hit.source else ""
     if source:
-        details.append(_clip(source, 40))
+        tail.append(_clip(source, 40))
     if hit.date:
-        details.append(_short_date(hit.date))
-    if merged:
-        details.append(", ".join(hit.engines or (hit.engine,)))
-    lines = [f"[{ref}] {_clip(title, TITLE_CELLS)}" if ref is not None else f"- {_clip(title, TITLE_CELLS)}"]
-    lines.append(" · ".join(details))
+        tail.append(_short_date(hit.date))
     snippet = _snippet(hit.snippet, title)
-    if snippet:
-        # a snippet line that starts like an entry, a note or the hint is marked as the fragment it is
-        lines.append(f"…{snippet}" if _LAYOUT_START.match(snippet) else snippet)
-    return "\n".join(lines)
+    # a snippet line that starts like an entry, a note or the hint is marked as the fragment it is
+    shown = f"…{snippet}" if snippet and _LAYOUT_START.match(snippet) else snippet
+    lines = (host, _clip(title, TITLE_CELLS), " · ".join(tail), shown)
+    hit.derived["compact"] = (basis, lines)
+    return lines
 
 
 def _meta_note(response: SearchResponse) -> str:

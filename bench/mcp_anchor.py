@@ -1,0 +1,80 @@
+"""Benchmark: CPU per MCP tools/call, webreach's cached web_search beside the SDK's own floor (the anchor).
+
+Run: python -m bench.mcp_anchor [--calls 300] [--rounds 5]
+
+In process, no sockets: the mcp SDK's own Client talks to each server over its in-memory transport, in the 2025
+session style ("legacy") and the 2026-07-28 per-request style ("auto"). The anchor is a low-level Server on the
+same SDK with one tool returning a fixed 2 KB string; webreach's server is frontends/mcp.py over a gateway on the
+fake web (memory state), warmed so every measured web_search is a cache hit. Servers take turns within each round;
+each figure is the median over rounds of CPU seconds (process_time) per call, and "vs anchor" the median of each
+round's own ratio. Target (issue 38): webreach <= 1.3x the anchor. Sockets, uvicorn and REST: bench/serve.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from typing import Any
+
+from mcp import Client, types
+from mcp.server import Server, ServerRequestContext
+
+from webreach.config import Settings
+from webreach.frontends.mcp import build_server, tools_over_gateway
+from webreach.testing import FakeWeb
+
+PAYLOAD = "x" * 2048
+ARGUMENTS = {"query": "python asyncio", "limit": 10}
+
+
+def anchor() -> Server[Any]:
+    """The floor: one tool, a fixed 2 KB text result."""
+
+    async def list_tools(_: ServerRequestContext[Any], __: Any) -> types.ListToolsResult:
+        schema = {"type": "object", "properties": {"query": {"type": "string"}}}
+        return types.ListToolsResult(tools=[types.Tool(name="web_search", input_schema=schema)])
+
+    async def call_tool(_: ServerRequestContext[Any], __: types.CallToolRequestParams) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=PAYLOAD)])
+
+    return Server("anchor", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def cpu_per_call(server: Server[Any], mode: str, calls: int) -> float:
+    async with Client(server, mode=mode, raise_exceptions=True) as client:
+        first = await client.call_tool("web_search", ARGUMENTS)  # warms the cache (webreach) and the path
+        assert not first.is_error, first
+        start = time.process_time()
+        for _ in range(calls):
+            await client.call_tool("web_search", ARGUMENTS)
+        return (time.process_time() - start) / calls
+
+
+async def main(calls: int, rounds: int) -> None:
+    async with FakeWeb() as web:
+        settings = Settings(fake_web=web.url, state={"backend": "memory"})
+        servers = {"anchor": anchor(), "webreach": build_server(lambda: tools_over_gateway(settings))}
+        samples: dict[tuple[str, str], list[float]] = {}
+        for _ in range(rounds):
+            for mode in ("legacy", "auto"):
+                for name, server in servers.items():
+                    samples.setdefault((name, mode), []).append(await cpu_per_call(server, mode, calls))
+    print("| style | anchor us/call | webreach us/call | vs anchor (median, min-max) |")
+    print("|---|---|---|---|")
+    for mode, style in (("legacy", "2025 session"), ("auto", "2026 request")):
+        ours, base = samples[("webreach", mode)], samples[("anchor", mode)]
+        ratios = [a / b for a, b in zip(ours, base, strict=True)]
+        print(
+            f"| {style} | {statistics.median(base) * 1e6:.0f} | {statistics.median(ours) * 1e6:.0f} | "
+            f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) |"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args()
+    asyncio.run(main(options.calls, options.rounds))
