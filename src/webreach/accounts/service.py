@@ -19,7 +19,7 @@ import hashlib
 import re
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -150,6 +150,50 @@ class Accounts:
         """Per-agent prices ({"prices": {...}}) and tool profile ({"profile": {...}})."""
         return self.ledger.update_agent(name, options=check_options(options))
 
+    def update_agent(
+        self,
+        name: str,
+        *,
+        limits: Mapping[str, int | None] | None = None,
+        prices: Mapping[str, int | None] | None = None,
+        profile: Mapping[str, Any] | None = None,
+    ) -> Agent:
+        """The one agent update every door (CLI, REST, console) makes; what is not given is kept.
+
+        - `limits`: per_hour / per_day; a key given replaces that quota (None: unlimited), a key left out keeps it.
+        - `prices`: merged per tool; a tool given gets that price, None removes the agent's own price (back to
+          the configured one), tools left out keep theirs.
+        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars) the same way;
+          None removes the key (all tools, no size limit).
+        Checked in full before anything is written (InvalidInputError), then written in one update."""
+        unknown = set(limits or {}) - {"per_hour", "per_day"}
+        if unknown:
+            raise InvalidInputError(f"unknown quota {sorted(unknown)[0]!r}", hint="Give per_hour or per_day.")
+        agent = self.ledger.agent(name)
+        options = dict(agent.options)
+        for key, change in (("prices", prices), ("profile", profile)):
+            if change is not None and not isinstance(change, Mapping):
+                raise InvalidInputError(f"{key} must be an object", hint=f"Send {key} as a JSON object.")
+            if change is not None:
+                options[key] = _merged(options.get(key, {}), change)
+                if not options[key]:
+                    del options[key]
+        columns: dict[str, Any] = _checked_limits(**(limits or {}))
+        if options != agent.options:
+            columns["options"] = check_options(options)
+        return self.ledger.update_agent(name, **columns) if columns else agent
+
+    def agent(self, name: str) -> Agent:
+        """Agent `name` (InvalidInputError when there is none)."""
+        return self.ledger.agent(name)
+
+    def agents(self) -> list[Agent]:
+        return self.ledger.agents()
+
+    def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
+        """Agent `name`'s journal rows, newest first."""
+        return self.ledger.journal(name, limit=limit)
+
     def grant(self, name: str, credits: int, *, note: str = "") -> Agent:
         """Add `credits` (negative: take back); the balance after stays within MAX_CREDITS."""
         check_amount(credits, "a grant of", most=MAX_CREDITS, least=-MAX_CREDITS)
@@ -224,6 +268,12 @@ def usage_json(usage: Usage) -> dict[str, Any]:
         "remaining": usage.remaining(),
         "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
     }
+
+
+def _merged(current: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    """`current` with `change` applied per key: a value replaces, None removes."""
+    merged = {**current, **change}
+    return {key: value for key, value in merged.items() if value is not None}
 
 
 def _checked_limits(**limits: int | None) -> dict[str, int | None]:

@@ -46,10 +46,17 @@ class _AgentsApi:
     def __init__(self, gateway: Callable[[], Gateway]) -> None:
         self.gateway = gateway
 
+    async def _answer(self, work: Callable[[], Any]) -> Response:
+        """`work`'s answer, run on the ledger's worker thread (never the event loop), or its typed error."""
+        try:
+            return JSONResponse(await self.gateway().accounts.off_loop(work))
+        except WebreachError as error:
+            return _error(error)
+
     async def agents(self, request: Request) -> Response:
         accounts = self.gateway().accounts
         if request.method == "GET":
-            return await _answer(lambda: {"agents": [a.to_json() for a in accounts.ledger.agents()]})
+            return await self._answer(lambda: {"agents": [a.to_json() for a in accounts.agents()]})
         body = await _body(request)
         if isinstance(body, Response):
             return body
@@ -63,10 +70,10 @@ class _AgentsApi:
             )
             return {"agent": agent.to_json(), "key": key}
 
-        return await _answer(add)
+        return await self._answer(add)
 
     async def show(self, request: Request) -> Response:
-        return await _answer(lambda: self.gateway().accounts.show(request.path_params["name"]))
+        return await self._answer(lambda: self.gateway().accounts.show(request.path_params["name"]))
 
     async def grant(self, request: Request) -> Response:
         body = await _body(request)
@@ -76,10 +83,10 @@ class _AgentsApi:
         if credits is None:
             return _error(InvalidInputError("give credits", hint='Send {"credits": 100}.'))
         name, note = request.path_params["name"], str(body.get("note", ""))[:200]
-        return await _answer(lambda: self.gateway().accounts.grant(name, credits, note=note).to_json())
+        return await self._answer(lambda: self.gateway().accounts.grant(name, credits, note=note).to_json())
 
     async def rotate(self, request: Request) -> Response:
-        return await _answer(lambda: {"key": self.gateway().accounts.rotate_key(request.path_params["name"])})
+        return await self._answer(lambda: {"key": self.gateway().accounts.rotate_key(request.path_params["name"])})
 
     async def disable(self, request: Request) -> Response:
         body = await _body(request)
@@ -87,7 +94,7 @@ class _AgentsApi:
             return body
         disabled = body.get("disabled", True) is not False
         name = request.path_params["name"]
-        return await _answer(lambda: self.gateway().accounts.set_disabled(name, disabled).to_json())
+        return await self._answer(lambda: self.gateway().accounts.set_disabled(name, disabled).to_json())
 
     async def settings(self, request: Request) -> Response:
         body = await _body(request)
@@ -95,23 +102,19 @@ class _AgentsApi:
             return body
         name, accounts = request.path_params["name"], self.gateway().accounts
 
-        def update() -> dict[str, Any]:
-            limits = {key: _count(body, key) for key in ("per_hour", "per_day") if key in body}
-            agent = accounts.set_limits(name, **limits) if limits else accounts.ledger.agent(name)
-            options: dict[str, Any] = {key: body[key] for key in ("prices", "profile") if key in body}
-            if options:
-                agent = accounts.set_options(name, {**agent.options, **options})
-            return agent.to_json()
+        def update() -> dict[str, Any]:  # the one merge rule: Accounts.update_agent
+            limits: dict[str, int | None] = {key: _count(body, key) for key in ("per_hour", "per_day") if key in body}
+            prices, profile = body.get("prices"), body.get("profile")
+            return accounts.update_agent(name, limits=limits, prices=prices, profile=profile).to_json()
 
-        return await _answer(update)
+        return await self._answer(update)
 
     async def ledger(self, request: Request) -> Response:
         raw = request.query_params.get("limit", "100")
         limit = int(raw) if raw.isdigit() else 100
         name = request.path_params["name"]
-        return await _answer(
-            lambda: {"journal": self.gateway().accounts.ledger.journal(name, limit=min(limit, 10_000))}
-        )
+        accounts = self.gateway().accounts
+        return await self._answer(lambda: {"journal": accounts.journal(name, limit=min(limit, 10_000))})
 
 
 async def _body(request: Request) -> dict[str, Any] | Response:
@@ -139,13 +142,6 @@ def _count(body: dict[str, Any], key: str, *, negative: bool = False) -> int | N
     if not isinstance(value, int) or isinstance(value, bool) or (value < 0 and not negative) or abs(value) > 10**12:
         raise InvalidInputError(f"{key} must be a whole number{'' if negative else ' >= 0'}", hint="e.g. 100.")
     return value
-
-
-async def _answer(work: Callable[[], Any]) -> Response:
-    try:
-        return JSONResponse(work())
-    except WebreachError as error:
-        return _error(error)
 
 
 def _error(error: WebreachError) -> Response:

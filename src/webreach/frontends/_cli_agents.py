@@ -105,7 +105,7 @@ def add(name: str, credits: int | None, per_hour: str | None, per_day: str | Non
 @click.option("--json", "as_json", is_flag=True)
 def list_agents(as_json: bool) -> None:
     """Every agent with its balance and hourly quota."""
-    found = _run(as_json, lambda accounts: [agent.to_json() for agent in accounts.ledger.agents()])
+    found = _run(as_json, lambda accounts: [agent.to_json() for agent in accounts.agents()])
     _show(found, as_json, lambda rows: [_agent_line(row) for row in rows] or ["no agents"])
 
 
@@ -183,19 +183,14 @@ def set_agent(
 ) -> None:
     """Change agent NAME's quotas, prices or tool profile."""
 
-    def work(accounts: Accounts) -> dict[str, Any]:
+    profile: dict[str, Any] = {key: value for key, value in sizes.items() if value is not None}
+    if tools is not None:
+        profile["tools"] = [t.strip() for t in tools.split(",") if t.strip()]
+
+    def work(accounts: Accounts) -> dict[str, Any]:  # given fields replace, prices and profile merge per key
         limits = {key: _limit(value) for key, value in (("per_hour", per_hour), ("per_day", per_day)) if value}
-        agent = accounts.set_limits(name, **limits) if limits else accounts.ledger.agent(name)
-        options = dict(agent.options)
-        if price:
-            options["prices"] = {**options.get("prices", {}), **dict(_price(item) for item in price)}
-        profile = dict(options.get("profile", {}))
-        if tools is not None:
-            profile["tools"] = [t.strip() for t in tools.split(",") if t.strip()]
-        profile |= {key: value for key, value in sizes.items() if value is not None}
-        if profile:
-            options["profile"] = profile
-        return (accounts.set_options(name, options) if options != agent.options else agent).to_json()
+        prices = dict(_price(item) for item in price)
+        return accounts.update_agent(name, limits=limits, prices=prices, profile=profile).to_json()
 
     _show(_run(as_json, work), as_json, lambda agent: [_agent_line(agent), f"options: {json.dumps(agent['options'])}"])
 
@@ -213,7 +208,7 @@ def _price(item: str) -> tuple[str, int]:
 @click.option("--json", "as_json", is_flag=True)
 def ledger(name: str, limit: int, as_json: bool) -> None:
     """Agent NAME's journal, newest first: grants, reservations, commits and releases."""
-    rows = _run(as_json, lambda accounts: accounts.ledger.journal(name, limit=limit))
+    rows = _run(as_json, lambda accounts: accounts.journal(name, limit=limit))
     _show(rows, as_json, lambda found: [_journal_line(row) for row in found] or ["no journal rows"])
 
 

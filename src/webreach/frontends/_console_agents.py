@@ -12,6 +12,7 @@ who, tool, engines tried, status, latency, credits); the ledger below them is ev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -41,8 +42,8 @@ class AgentPages:
         """GET: the agents (and a new one's key, once, after the POST that made it); POST: create, then 303."""
         accounts = self.gateway().accounts
         if request.method == "POST":
-            return self.done(session, "/agents", **self._create(form_of(request)))
-        listing = [agent.to_json() for agent in accounts.ledger.agents()]
+            return self.done(session, "/agents", **await self._create(form_of(request)))
+        listing = await accounts.off_loop(lambda: [agent.to_json() for agent in accounts.agents()])
         return self.renderer.page(
             "agents.html",
             csrf=session.csrf,
@@ -55,12 +56,15 @@ class AgentPages:
             calls=[call.to_json() for call in accounts.recent.calls(limit=RECENT_ROWS)],
         )
 
-    def _create(self, form: Form) -> dict[str, Any]:
+    async def _create(self, form: Form) -> dict[str, Any]:
         if not self.access.first_use(form):
             return {"notice": REPLAYED}
         try:
             credits = whole(form.get("credits", "0") or "0", "credits")
-            agent, key = self.gateway().accounts.add(form.get("name").strip(), credits=credits)
+            accounts = self.gateway().accounts
+            agent, key = await accounts.off_loop(
+                functools.partial(accounts.add, form.get("name").strip(), credits=credits)
+            )
         except WebreachError as failure:
             return {"error": said(failure)}
         return {"created": {"name": agent.name, "key": key}}
@@ -69,8 +73,8 @@ class AgentPages:
         accounts = self.gateway().accounts
         name = str(request.path_params["name"])
         try:
-            shown = accounts.show(name, recent=0)
-            journal = accounts.ledger.journal(name, limit=LEDGER_ROWS)
+            shown = await accounts.off_loop(functools.partial(accounts.show, name, recent=0))
+            journal = await accounts.off_loop(functools.partial(accounts.journal, name, limit=LEDGER_ROWS))
         except WebreachError as failure:
             return self.renderer.page("refused.html", 404, reason="missing", message=said(failure))
         profile = shown["options"].get("profile", {})
@@ -96,7 +100,8 @@ class AgentPages:
             return self.done(session, f"/agents/{name}", notice=REPLAYED)
         try:
             credits = whole(form.get("credits"), "credits", negative=True)
-            self.gateway().accounts.grant(name, credits, note=form.get("note")[:200])
+            accounts = self.gateway().accounts
+            await accounts.off_loop(functools.partial(accounts.grant, name, credits, note=form.get("note")[:200]))
         except WebreachError as failure:
             return self.done(session, f"/agents/{name}", error=said(failure))
         return self.done(session, f"/agents/{name}", notice=f"Granted {credits} credits.")
@@ -109,11 +114,7 @@ class AgentPages:
         try:
             limits = {key: optional_whole(form.get(key), key) for key in ("per_hour", "per_day")}
             profile = profile_of(form)
-            agent = accounts.set_limits(name, **limits)
-            options = {**agent.options, "profile": profile}
-            if not profile:
-                options.pop("profile")
-            accounts.set_options(name, options)
+            await accounts.off_loop(functools.partial(accounts.update_agent, name, limits=limits, profile=profile))
         except WebreachError as failure:
             return self.done(session, f"/agents/{name}", error=said(failure))
         return self.done(session, f"/agents/{name}", notice="Quotas and tool profile saved.")
@@ -124,17 +125,15 @@ class AgentPages:
 
 
 def profile_of(form: Form) -> dict[str, Any]:
-    """The tool profile a settings form describes (fields left blank are left out)."""
+    """The tool-profile change a settings form describes, for Accounts.update_agent: the form shows every field,
+    so each is given (None, for every tool ticked or a size left blank, removes that key)."""
     chosen = [tool for tool in TOOL_NAMES if form.get(f"tool_{tool}") == "on"]
-    profile: dict[str, Any] = {}
-    if len(chosen) < len(TOOL_NAMES):
-        profile["tools"] = chosen
+    profile: dict[str, Any] = {"tools": chosen if len(chosen) < len(TOOL_NAMES) else None}
     for size in PROFILE_SIZES:
         value = optional_whole(form.get(size), size)
-        if value is not None:
-            if value < 1:
-                raise InvalidInputError(f"{size} must be at least 1", hint="Leave it blank for no limit.")
-            profile[size] = value
+        if value is not None and value < 1:
+            raise InvalidInputError(f"{size} must be at least 1", hint="Leave it blank for no limit.")
+        profile[size] = value
     return profile
 
 

@@ -186,8 +186,11 @@ class Idempotent:
         if context.idempotency_key is None:
             return await proceed()
         key, agent = check_key(context.idempotency_key), context.caller or ""
-        store, now = self.accounts.idempotency, self.accounts.clock.now()
-        replay = store.begin(agent, key, fingerprint(call), now=now, lease=self.accounts.settings.lease_seconds)
+        accounts, now = self.accounts, self.accounts.clock.now()
+        store = await accounts.off_loop(lambda: accounts.idempotency)  # the database opens off the event loop too
+        lease = accounts.settings.lease_seconds
+        begin = functools.partial(store.begin, agent, key, fingerprint(call), now=now, lease=lease)
+        replay = await accounts.off_loop(begin)  # every idempotency read and write on the ledger's worker
         if isinstance(replay, Replay):
             result = ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
             return await self._replayed(result, context.caller, output=context.output)
@@ -195,15 +198,16 @@ class Idempotent:
             result = await proceed()
         except BaseException:
             with contextlib.suppress(AccountingUnavailableError):  # the key's lease frees it
-                store.forget(agent, key)
+                await accounts.off_loop(store.forget, agent, key)
             raise
         # a ledger that fails now must not take a served (and charged) result away: the key stays claimed until
         # its lease passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh
         with contextlib.suppress(AccountingUnavailableError):
             if result.error is None:
-                store.finish(agent, key, result.text, is_json=result.is_json, now=self.accounts.clock.now())
+                done = functools.partial(store.finish, agent, key, result.text, is_json=result.is_json)
+                await accounts.off_loop(functools.partial(done, now=accounts.clock.now()))
             else:
-                store.forget(agent, key)
+                await accounts.off_loop(store.forget, agent, key)
         return result
 
     async def _replayed(self, result: ToolResult, caller: str | None, *, output: str) -> ToolResult:

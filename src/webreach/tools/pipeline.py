@@ -74,6 +74,8 @@ class PreparedCall:
 
 
 Proceed = Callable[[], Awaitable[ToolResult]]
+# runs a blocking lookup off the event loop (Accounts.off_loop: the ledger's worker thread)
+Offload = Callable[[Callable[[str], Mapping[str, Any]], str], Awaitable[Mapping[str, Any]]]
 
 
 class CallPolicy(Protocol):
@@ -95,11 +97,13 @@ class Toolbox:
         policies: Sequence[CallPolicy] = (),
         profile: Callable[[str], Mapping[str, Any]] | None = None,
         alias_set: str | None = None,
+        offload: Offload | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
         gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes);
-        `alias_set` exposes another system's tool names beside ours (tools/aliases.py)."""
+        `alias_set` exposes another system's tool names beside ours (tools/aliases.py); `offload` runs a blocking
+        lookup (the profile: a database read) off the event loop (None: inline)."""
         self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
@@ -107,6 +111,7 @@ class Toolbox:
         self.enabled = enabled
         self._policies = tuple(policies)
         self._profile = profile
+        self._offload = offload
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
@@ -116,7 +121,7 @@ class Toolbox:
         config = gateway.settings.tools
         return cls(
             gateway, gateway.sessions, enabled=config.enabled, policies=policies, profile=profile,
-            alias_set=config.alias_set,
+            alias_set=config.alias_set, offload=gateway.accounts.off_loop,
         )  # fmt: skip
 
     def schemas(self, dialect: Dialect, *, strict: bool = False, caller: str | None = None) -> list[dict[str, Any]]:
@@ -164,7 +169,7 @@ class Toolbox:
         if context.output not in OUTPUT_FORMATS:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         try:
-            prepared = self._prepare(context)
+            prepared = self._prepare(context, await self._profile_of(context.caller))
             call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output, context.extra)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
             for policy in reversed(self._policies):
@@ -182,17 +187,23 @@ class Toolbox:
             raise AssertionError(name)
         return tool
 
-    def _prepare(self, context: CallContext) -> PreparedCall:
+    async def _profile_of(self, caller: str | None) -> Mapping[str, Any]:
+        """`caller`'s tool profile ({} for none), read off the event loop where an `offload` is given."""
+        if caller is None or self._profile is None:
+            return {}
+        if self._offload is None:
+            return self._profile(caller)
+        return await self._offload(self._profile, caller)
+
+    def _prepare(self, context: CallContext, profile: Mapping[str, Any]) -> PreparedCall:
         tool = self._find(context.tool)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
         raw = decode_arguments(context.arguments)  # the one decode of the call's arguments
         arguments = tool.arguments.parse(raw)
-        if context.caller is not None and self._profile is not None:
-            profile = self._profile(context.caller)
-            if any(key in profile for key in PROFILE_NUMBERS):
-                # null means the default (ToolArguments), so a null limit takes the profile's default too
-                arguments = shaped(arguments, profile, [name for name, value in raw.items() if value is not None])
+        if any(key in profile for key in PROFILE_NUMBERS):
+            # null means the default (ToolArguments), so a null limit takes the profile's default too
+            arguments = shaped(arguments, profile, [name for name, value in raw.items() if value is not None])
         plan = tool.prepare(arguments, self.engines)
         return PreparedCall(context=context, tool=tool, plan=plan, session=session, arguments=raw)
 
