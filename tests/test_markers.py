@@ -22,9 +22,9 @@ SAMPLE = [
 ]
 
 
-def _selected(expression: str) -> list[str]:
+def _selected(expression: str, paths: tuple[str, ...] = tuple(SAMPLE)) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", expression, *SAMPLE],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", expression, *paths],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])},
         capture_output=True,
@@ -52,3 +52,12 @@ def test_postgres_picks_exactly_the_postgresql_halves() -> None:
     assert all("postgresql" in test or "postgres" in test.split("::")[1] for test in postgres), postgres
     assert not [test for test in postgres if "[sqlite]" in test]
     assert set(postgres) <= set(_selected("slow"))
+
+
+def test_the_fast_loop_touches_every_package_and_every_test_folder() -> None:
+    fast = _selected("not slow", ("tests",))
+    folders = {test.split("/")[1] for test in fast if test.count("/") >= 2}
+    packages = {path.name for path in (ROOT / "src" / "webreach").iterdir() if (path / "__init__.py").is_file()}
+    test_folders = {path.parent.name for path in (ROOT / "tests").glob("*/test_*.py")}
+    assert packages <= test_folders, sorted(packages - test_folders)  # each subpackage has its tests/<name>/
+    assert not test_folders - folders, sorted(test_folders - folders)  # ... and at least one of them is fast

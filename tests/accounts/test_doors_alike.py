@@ -23,7 +23,7 @@ from webreach.testing import FakeWeb
 
 from .servers import operator
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]  # real CLI and `webreach mcp` processes
 LIMIT = 60
 QUERY = "python asyncio"
 
