@@ -103,6 +103,7 @@ def _webreach(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_image_add_of_a_fifo_without_a_writer_is_refused_instead_of_hanging(fifo: Path, tmp_path: Path) -> None:
     process = _webreach(["image", "add", str(fifo), "--json"], tmp_path)
     try:
@@ -115,6 +116,7 @@ def test_image_add_of_a_fifo_without_a_writer_is_refused_instead_of_hanging(fifo
     assert json.loads(out)["code"] == "invalid_input" and "empty" in json.loads(out)["message"]
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_image_add_reads_an_image_a_pipe_sends(fifo: Path, tmp_path: Path) -> None:
     # `webreach image add <(curl ...)`: a pipe that sends an image is read like the file
     buffer = io.BytesIO()

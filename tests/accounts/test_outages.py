@@ -32,7 +32,7 @@ from webreach.tools import Toolbox, account_policies
 from .servers import operator, servers
 from .test_ledger_faults import fill, read_only_view, small_file_system
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]  # webreach processes, outages and restarts
 T = TypeVar("T")
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60

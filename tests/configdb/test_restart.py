@@ -13,7 +13,7 @@ import pytest
 from frontends.serving import ServerProcess, http_server
 from webreach.testing import FakeWeb
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.slow]  # webreach processes, outages and restarts
 FIELD = "rate_per_minute"
 
 

@@ -50,6 +50,7 @@ def squad() -> list[tuple[str, str, list[tuple[str, int, int]]]]:
     return spread
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.parametrize("semantic", [True, False], ids=["with-embeddings", "lexical-only"])
 def test_squad_questions_find_their_answer_within_500_tokens(semantic: bool) -> None:
     ranker = QuestionRanker(semantic=semantic)
@@ -71,6 +72,7 @@ def test_squad_questions_find_their_answer_within_500_tokens(semantic: bool) -> 
     assert found >= asked - 2, f"{found} of {asked}"  # 0.93 on the benchmark's sample
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_a_second_question_reuses_the_index_and_scores_stay_deterministic() -> None:
     title, text, questions = squad()[0]
     ranker = QuestionRanker()
@@ -125,6 +127,7 @@ def test_empty_questions_and_pages() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_page_bm25_scores_as_bm25s_does() -> None:
     """The page's own BM25 (built without bm25s's index, for speed) gives bm25s's scores: Lucene's idf, k1 1.5,
     b 0.75, a repeated query term counted again, a term the page lacks adding nothing."""
@@ -156,6 +159,7 @@ def test_page_index_holds_each_passages_own_terms() -> None:
     assert ranker.terms("Bridges, (1937) opened!") == ["bridge", "1937", "open"]
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_embeddings_follow_the_tokenizer_without_running_it() -> None:
     """WordLlama's pieces never cross a space, so a text is embedded word by word, each word's pieces found in the
     vocabulary: a word of one piece, or one piece and its trailing punctuation, gets exactly the tokenizer's pieces;

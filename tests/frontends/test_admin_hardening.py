@@ -60,6 +60,7 @@ def test_an_empty_or_short_admin_token_is_refused_when_the_app_is_built(web: Fak
     assert not token.strip() or token not in str(refused.value)
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.parametrize("token", ["", "short-token"])
 def test_serve_does_not_start_with_an_empty_or_short_token(web: FakeWeb, tmp_path: Path, token: str) -> None:
     env = server_env(web, tmp_path, WEBREACH_SERVER__ADMIN_TOKEN=token)
@@ -160,6 +161,7 @@ def test_the_console_cookies_are_secure_over_https(web: FakeWeb, base: str, sett
         assert ("; secure" in cookie) is secure and "httponly" in cookie and "samesite=strict" in cookie
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_a_trusted_proxy_saying_https_gets_a_secure_cookie(web: FakeWeb, tmp_path: Path) -> None:
     """A real server: uvicorn believes X-Forwarded-Proto from loopback ([server] trusted_proxies' default) only."""
     with (
@@ -227,6 +229,7 @@ def serve_in_own_network(web: FakeWeb, home: Path, **env: str) -> str:
     return "".join(lines)
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.skipif(shutil.which("unshare") is None or os.geteuid() != 0, reason="needs unshare -n (root)")
 def test_serve_off_loopback_with_accounts_off_warns_on_stderr(web: FakeWeb, tmp_path: Path) -> None:
     opened = serve_in_own_network(web, tmp_path / "open")

@@ -91,6 +91,7 @@ def test_unknown_ref_exits_2() -> None:
     assert json.loads(out)["code"] == "unknown_ref"
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.parametrize("ref", ["99999999999999999999", "9223372036854775808", "0", "-5"])
 def test_a_ref_out_of_range_is_invalid_input_saying_the_range(ref: str, tmp_path: Path) -> None:
     # a real state file: SQLite cannot bind an integer past 2**63, which used to end in an OverflowError traceback
@@ -158,6 +159,7 @@ def test_fetch_timeout_must_be_a_finite_deadline(seconds: str) -> None:
     assert "--timeout" in err and "at most 3600" in err
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.parametrize("url", ["http://[::1", "http://a:99999/", "javascript:alert(1)", "", "example.com/page"])
 def test_extract_url_must_be_an_absolute_http_url(url: str, tmp_path: Path) -> None:
     # "http://[::1" used to reach the extractor, which logged a ValueError traceback for every file

@@ -79,6 +79,7 @@ def test_cli(web: FakeWeb, page: None, tmp_path: Path) -> None:
     assert "with a timeout argument" in json.loads(passage.stdout)["passages"][0]["text"]
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 async def test_mcp_stdio(web: FakeWeb, page: None, tmp_path: Path) -> None:
     # the server process imports webreach from this checkout, as the test process does
     env = server_env(web, tmp_path, PYTHONPATH=os.environ.get("PYTHONPATH", ""))

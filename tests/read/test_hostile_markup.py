@@ -35,6 +35,7 @@ def attribute_page(count: int, unit: str = "a{i}=x", separator: str = " ") -> by
     return f"<html><body><div {attributes}>Flood of attributes</div><p>After the flood.</p></body></html>".encode()
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.network
 async def test_six_attribute_floods_leave_ordinary_reads_working(new_children: Callable[[], list[BaseProcess]]) -> None:
     async with FakeWeb(limits=SAFE) as web:
@@ -106,6 +107,7 @@ async def test_a_cancelled_extraction_kills_its_child(new_children: Callable[[],
         await workers.aclose()
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 @pytest.mark.parametrize("count", [40_000, 200_000])
 def test_webreach_extract_of_an_attribute_flood_ends_with_a_result(tmp_path: Path, count: int) -> None:
     path = tmp_path / "flood.html"

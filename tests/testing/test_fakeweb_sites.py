@@ -22,6 +22,7 @@ pytestmark = pytest.mark.network
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_the_result_index_matches_the_recordings_and_the_parsers() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "fakeweb_results.py"), "--check"],
