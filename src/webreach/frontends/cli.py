@@ -122,18 +122,20 @@ def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOver
     except WebreachError as error:
         _fail(error, as_json)
     except _ToolFailed as failed:
-        _fail(failed.error, as_json, tool=failed.tool)
+        _fail(failed.error, as_json, tool=failed.tool, body=failed.body)
     except KeyboardInterrupt:
         sys.exit(130)
 
 
 class _ToolFailed(Exception):
-    """A command's tool call failed (its checks included): the error, and the tool it is the body of."""
+    """A command's tool call failed (its checks included): the error, the tool it is the body of, and the body the
+    pipeline answered with (its cost included when metered), when the call got that far."""
 
-    def __init__(self, tool: str, error: WebreachError) -> None:
+    def __init__(self, tool: str, error: WebreachError, body: dict[str, Any] | None = None) -> None:
         super().__init__(tool, error)
         self.tool = tool
         self.error = error
+        self.body = body
 
 
 @contextlib.contextmanager
@@ -145,11 +147,13 @@ def _calling(tool: str) -> Iterator[None]:
         raise _ToolFailed(tool, error) from error
 
 
-def _fail(error: WebreachError, as_json: bool, *, tool: str | None = None) -> NoReturn:
-    """The CLI's envelope of an error: with --json the agent body (errors.error_body) on stdout, else a readable
-    line on stderr; the exit code of its code either way."""
+def _fail(
+    error: WebreachError, as_json: bool, *, tool: str | None = None, body: dict[str, Any] | None = None
+) -> NoReturn:
+    """The CLI's envelope of an error: with --json the agent body (errors.error_body, or the `body` a tool call
+    answered with) on stdout, else a readable line on stderr; the exit code of its code either way."""
     if as_json:
-        click.echo(json.dumps(error_body(error, tool=tool), ensure_ascii=False))
+        click.echo(json.dumps(body or error_body(error, tool=tool), ensure_ascii=False))
     else:
         click.echo(error_text(error), err=True)
     sys.exit(exit_code(error))
@@ -186,7 +190,7 @@ async def _call_tool(
     if result.cost is not None:
         click.echo(cost_line(result.cost), err=True)
     if result.error is not None:
-        raise _ToolFailed(tool, result.error)
+        raise _ToolFailed(tool, result.error, result.data if as_json else None)
     return result
 
 
@@ -294,7 +298,9 @@ def search(
         tool, arguments, extra = _search_call(query, engine, _split(engines), fields)
         with _calling(tool):
             SearchRequest.create(query=query, **fields)  # every option checked before any engine is asked
-            if engine != "multi":  # the CLI's hint names both routing modes (-e multi works here)
+            # the readable line's hint names both routing modes (-e multi works here); the --json body is the
+            # one the agent gets, so the tool's own engine check words it
+            if engine != "multi" and output != "json":
                 UnknownEngineError.check(engine, gateway.engines.names(), modes=("auto", "multi"))
         report = _render.Reporter(gateway.clock)
         gateway.engines.add_attempt_listener(report.attempt)
