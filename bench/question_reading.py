@@ -1,10 +1,11 @@
 """Benchmark: reading a page for a question (extract/passages.py + extract/question_rank.py) against two baselines.
 
-Run: python -m bench.question_reading [--per-doc N] [--tune]. Data: ../shared/data/qa/squad-train (SQuAD v1.1
-train, 442 Wikipedia articles as whole documents; PROVENANCE.md). The articles are split in two halves by the
-first 8 hex digits of sha256(doc_id): even is "tuning" (weights and passage size were chosen there), odd is
-"check". The sample is bounded: from every article, the N questions (default 3) with the smallest sha256(id), so a
-run covers ~1,300 questions and takes about 5 minutes on a shared, loaded machine.
+Run: python -m bench.question_reading [--quick | --per-doc N] [--half tuning] [--weights JSON].
+Data: ../shared/data/qa/squad-train (SQuAD v1.1 train, 442 Wikipedia articles as whole documents; PROVENANCE.md).
+The articles are split in two halves by the first 8 hex digits of sha256(doc_id): even is "tuning" (weights,
+scaling and passage size were chosen there), odd is "check" (only reported). The sample is bounded: from every
+article, the N questions (default 3; --quick 1) with the smallest sha256(id), so a run covers ~1,300 questions
+(--quick 442, under a minute) and takes a few minutes on a shared, loaded machine. Both halves are printed.
 
 For every question and budget (250/500/1,000/2,000 o200k tokens) three readers return text:
   - ours: the article cut into passages, ranked for the question, the best that fit chosen in page order;
@@ -203,10 +204,11 @@ def timing(articles: list[Article], ranker: QuestionRanker) -> dict[str, float]:
     """Cut + rank against extraction on the ~5,000-word articles (4,500-5,500 words), in the same run.
 
     A new ranker (loaded, no word remembered) reads the pages in turn, remembering words as a server would; the
-    ranker that ranked the sample had met these very pages. `first_page_cpu_ms` is its first page.
+    ranker that ranked the sample had met these very pages. `first_page_cpu_ms` is its first page; `rank_cpu_ms`
+    is the ranking alone (index and question), `added` adds cutting, the o200k counts and the selection.
     """
     tokenizer = O200kTokenizer()
-    added, added_cpu, extracting = [], [], []
+    added, added_cpu, ranked_cpu, extracting = [], [], [], []
     pages = [a for a in articles if 4500 <= len(a.text.split()) <= 5500 and a.questions]
     fresh = QuestionRanker(ranker.weights)
     fresh.rank(cut("warm up."), "warm up")
@@ -221,13 +223,17 @@ def timing(articles: list[Article], ranker: QuestionRanker) -> dict[str, float]:
         started, cpu = time.perf_counter(), time.process_time()
         passages = cut(article.text)
         costs = [tokenizer.count(p.text) for p in passages]
-        select(fresh.rank(passages, article.questions[0].text, title=article.title), costs, 500)
+        ranking = time.process_time()
+        scores = fresh.rank(passages, article.questions[0].text, title=article.title)
+        ranked_cpu.append((time.process_time() - ranking) * 1000)
+        select(scores, costs, 500)
         added.append((time.perf_counter() - started) * 1000)
         added_cpu.append((time.process_time() - cpu) * 1000)  # every thread of the process (tokenizers' too)
     p50_added, p50_extract = statistics.median(added), statistics.median(extracting)
     return {
         "pages": len(added), "added_ms_p50": round(p50_added, 2), "added_ms_p90": round(_p90(added), 2),
-        "added_cpu_ms_p50": round(statistics.median(added_cpu), 2), "first_page_cpu_ms": round(first_page_cpu, 2),
+        "added_cpu_ms_p50": round(statistics.median(added_cpu), 2),
+        "rank_cpu_ms_p50": round(statistics.median(ranked_cpu), 2), "first_page_cpu_ms": round(first_page_cpu, 2),
         "extract_ms_p50": round(p50_extract, 2), "ratio_p50": round(p50_added / p50_extract, 3),
     }  # fmt: skip
 
@@ -255,13 +261,15 @@ def print_table(table: list[dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-doc", type=int, default=3, help="questions sampled from each article")
+    parser.add_argument("--quick", action="store_true", help="one question per article (442, under a minute)")
     parser.add_argument("--half", choices=("tuning", "check", "both"), default="both")
     parser.add_argument("--weights", default="{}", help="JSON of Weights fields to try (tuning)")
     parser.add_argument("--dim", type=int, default=256, help="WordLlama dimensions (64, 128 or 256)")
     parser.add_argument("--passage-chars", type=int, default=PASSAGE_CHARS, help="passage size (tuning)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    articles = [a for a in load(args.per_doc) if args.half == "both" or half(a.doc_id) == args.half]
+    per_doc = 1 if args.quick else args.per_doc
+    articles = [a for a in load(per_doc) if args.half == "both" or half(a.doc_id) == args.half]
     weights = Weights(**json.loads(args.weights))
     rankers = {"ours": QuestionRanker(weights, dim=args.dim), "ours-lexical": QuestionRanker(weights, semantic=False)}
     rankers["ours"].rank(cut("warm up."), "warm up")  # loading the embeddings is not a per-question cost
@@ -279,7 +287,7 @@ def main() -> None:
     print(json.dumps(speed), f"run {time.perf_counter() - started:.0f} s")
     if not args.no_write:
         RESULTS.mkdir(exist_ok=True)
-        document = {"per_doc": args.per_doc, "weights": weights.__dict__, "passage_chars": args.passage_chars,
+        document = {"per_doc": per_doc, "weights": weights.__dict__, "passage_chars": args.passage_chars,
                     "speed": speed, "table": table}  # fmt: skip
         (RESULTS / "question_reading.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 

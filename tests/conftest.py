@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from secret_keys import find_secrets
+from webreach.testing.redis import RedisServer, RedisUnavailable, restartable_redis
 
 LEAKS = pytest.StashKey[list[str]]()
 
@@ -25,6 +26,8 @@ LEAKS = pytest.StashKey[list[str]]()
 FIXTURE_MARKERS = {
     "postgres_cluster": "postgres",
     "postgres_url": "postgres",
+    "redis_server": "redis",
+    "redis_url": "redis",
     "chromium": "browser",  # tests/read/test_browser_reader.py
     "browser": "browser",  # tests/frontends/test_console_browser.py
     "server": "slow",  # tests/frontends: a `webreach serve` process per module
@@ -33,6 +36,32 @@ FIXTURE_MARKERS = {
 SLOW_KINDS = ("fuzz", "browser", "postgres", "redis")
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A throwaway redis-server for the session (webreach.testing.redis); skips without one, except in CI."""
+    try:
+        started = restartable_redis()
+        server = started.__enter__()
+    except RedisUnavailable as missing:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"{missing} (scripts/setup-tests installs it)")
+    try:
+        yield server
+    finally:
+        started.__exit__(None, None, None)
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, emptied for this test (FLUSHALL)."""
+    import redis
+
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    return redis_server.url
 
 
 @pytest.fixture
@@ -74,6 +103,8 @@ def _markers_by_use(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "postgresql" in callspec.params.values():  # database_url, backend: the choice
         found.add("postgres")
+    if callspec is not None and "redis" in callspec.params.values():  # a backend parameter naming Redis
+        found.add("redis")
     if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
         found.add("fuzz")
     return found

@@ -23,15 +23,17 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
 BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json", "local_files"}
 BOTTOM |= {"engine_attempt"}  # EngineAttempt, below models and errors so neither imports the other back
+BOTTOM |= {"defaults"}  # the defaults `webreach --help` shows without loading models (issue 38)
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
     "gateway": {"search", "read", "policies", "extract", "net", "state", "accounts", "images", "configdb", "control"}
+    | {"providers"}
     | BOTTOM,
     # the control plane beside the Gateway (engines' operations, the console's settings), over its search service
-    "control": {"search", "policies", "images", "configdb", "state"} | BOTTOM,
+    "control": {"search", "policies", "images", "configdb", "state", "providers"} | BOTTOM,
     # the console's settings in the database (issue 15): on the ledger's database (accounts/database.py), owned by
     # the Gateway, which layers them into the settings it builds engines from
     "configdb": {"accounts"} | BOTTOM,
@@ -40,7 +42,9 @@ ALLOWED: dict[str, set[str]] = {
     "images": {"state", "engines"} | BOTTOM,
     # the ledger: the Gateway owns it (one per gateway, closed with it), the tools' call policies meter through it
     "accounts": BOTTOM,
-    "search": {"routing", "policies", "engines", "state"} | BOTTOM,
+    "search": {"routing", "policies", "engines", "state", "providers"} | BOTTOM,
+    # the one provider registry (web engines, image engines, reverse-image backends): the services consult it
+    "providers": {"engines", "images"} | BOTTOM,
     "read": {"net", "extract"} | BOTTOM,
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,
@@ -49,9 +53,10 @@ ALLOWED: dict[str, set[str]] = {
     "state": BOTTOM,
     "engines": BOTTOM,
     "testing": {"net", "clock"},
-    "models": {"errors", "engine_attempt"},
+    "models": {"errors", "engine_attempt", "defaults"},
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
+    "defaults": set(),  # plain constants: the request limits and the canary query (issue 38)
     "config": {"errors"},
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import subprocess
+import sys
 
 import webreach
 from webreach import errors
@@ -13,8 +16,11 @@ def test_all_is_sorted_and_unique() -> None:
 
 
 def test_all_is_complete() -> None:
+    """Every public name the package holds (after each lazy one has loaded) is in __all__."""
+    for name in webreach.__all__:
+        getattr(webreach, name)
     public = {name for name, obj in vars(webreach).items() if not name.startswith("_") and not inspect.ismodule(obj)}
-    public -= {"annotations"}
+    public -= {"annotations", "TYPE_CHECKING", "Any"}  # the lazy loader's own imports
     assert public == set(webreach.__all__)
 
 
@@ -36,3 +42,26 @@ def test_the_whole_error_tree_is_exported() -> None:
 
 def test_the_read_side_is_public() -> None:
     assert {"ReadRequest", "Page", "FetchError", "RobotsDisallowedError"} <= set(webreach.__all__)
+
+
+def test_every_public_name_resolves_from_its_module() -> None:
+    """The lazy table (webreach._EXPORTS) names every public name, each from the module it lives in."""
+    assert set(webreach._EXPORTS) == set(webreach.__all__)
+    for name, module in webreach._EXPORTS.items():
+        assert getattr(webreach, name) is getattr(importlib.import_module(module), name)
+    assert set(webreach.__all__) <= set(dir(webreach))
+
+
+def test_every_public_name_loads_lazily_in_a_fresh_interpreter() -> None:
+    """In a fresh interpreter each name resolves on first use, `webreach.search` stays the function after the
+    webreach.search package loads, and an unknown name is an AttributeError."""
+    script = (
+        "import importlib, inspect, webreach\n"
+        "import webreach.search.canary\n"
+        "assert inspect.isfunction(webreach.search), webreach.search\n"
+        "for name in webreach.__all__:\n"
+        "    assert getattr(webreach, name) is getattr(importlib.import_module(webreach._EXPORTS[name]), name), name\n"
+        "assert inspect.isfunction(webreach.search)\n"
+        "try:\n    webreach.NoSuchName\nexcept AttributeError:\n    pass\nelse:\n    raise AssertionError\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)

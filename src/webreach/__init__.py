@@ -16,80 +16,162 @@ built on webreach). Everything else is internal and may change in any release: e
 the MCP tools and the REST API are documented interfaces of their own (README.md, docs/).
 """
 
-from webreach.config import (
-    CacheSettings,
-    EngineSettings,
-    Settings,
-)
-from webreach.errors import (
-    AccountError,
-    AccountingUnavailableError,
-    AdminRequiredError,
-    AdminThrottledError,
-    AgentAuthError,
-    AgentQuotaError,
-    AllEnginesFailedError,
-    AuthFailedError,
-    BadRequestError,
-    BlockedError,
-    BrowserUnavailableError,
-    ConfigStoreError,
-    CorruptImageError,
-    EngineError,
-    EngineTimeoutError,
-    ExtractionError,
-    FetchError,
-    FetchTimeoutError,
-    FetchUnavailableError,
-    HostResolutionError,
-    HttpStatusError,
-    IdempotencyMismatchError,
-    ImageError,
-    ImageTooLargeError,
-    InProgressError,
-    InsufficientCreditsError,
-    InvalidInputError,
-    NeedsBrowserError,
-    NotConfiguredError,
-    PageBlockedError,
-    ParseError,
-    QuotaExhaustedError,
-    RateLimitedError,
-    RenderedEmptyError,
-    RequestRefused,
-    ResponseTooLargeError,
-    RobotsDisallowedError,
-    SessionStoreError,
-    SuspendedError,
-    ThrottledError,
-    TooManyRedirectsError,
-    UnavailableError,
-    UnknownEngineError,
-    UnknownImageTokenError,
-    UnknownPassageError,
-    UnknownRefError,
-    UnreachableError,
-    UnsupportedContentError,
-    UnsupportedImageError,
-    UrlNotAllowedError,
-    WebreachError,
-)
-from webreach.gateway import (
-    EngineStatus,
-    Gateway,
-    search,
-)
-from webreach.models import (
-    EngineAttempt,
-    Hit,
-    Page,
-    PagePassage,
-    ReadRequest,
-    SearchMeta,
-    SearchRequest,
-    SearchResponse,
-)
-from webreach.tools import Toolbox, ToolResult
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is imported from its module on first use
+    from webreach.config import (
+        CacheSettings,
+        EngineSettings,
+        Settings,
+    )
+    from webreach.errors import (
+        AccountError,
+        AccountingUnavailableError,
+        AdminRequiredError,
+        AdminThrottledError,
+        AgentAuthError,
+        AgentQuotaError,
+        AllEnginesFailedError,
+        AuthFailedError,
+        BadRequestError,
+        BlockedError,
+        BrowserUnavailableError,
+        ConfigStoreError,
+        CorruptImageError,
+        EngineError,
+        EngineTimeoutError,
+        ExtractionError,
+        FetchError,
+        FetchTimeoutError,
+        FetchUnavailableError,
+        HostResolutionError,
+        HttpStatusError,
+        IdempotencyMismatchError,
+        ImageError,
+        ImageTooLargeError,
+        InProgressError,
+        InsufficientCreditsError,
+        InvalidInputError,
+        NeedsBrowserError,
+        NotConfiguredError,
+        PageBlockedError,
+        ParseError,
+        QuotaExhaustedError,
+        RateLimitedError,
+        RenderedEmptyError,
+        RequestRefused,
+        ResponseTooLargeError,
+        RobotsDisallowedError,
+        SessionStoreError,
+        StateBackendError,
+        SuspendedError,
+        ThrottledError,
+        TooManyRedirectsError,
+        UnavailableError,
+        UnknownEngineError,
+        UnknownImageTokenError,
+        UnknownPassageError,
+        UnknownRefError,
+        UnreachableError,
+        UnsupportedContentError,
+        UnsupportedImageError,
+        UrlNotAllowedError,
+        WebreachError,
+    )
+    from webreach.gateway import (
+        EngineStatus,
+        Gateway,
+        search,
+    )
+    from webreach.models import (
+        EngineAttempt,
+        Hit,
+        Page,
+        PagePassage,
+        ReadRequest,
+        SearchMeta,
+        SearchRequest,
+        SearchResponse,
+    )
+    from webreach.tools import Toolbox, ToolResult
+
+# the module each public name lives in: `import webreach` loads none of them (the Gateway alone pulls in config,
+# the read service, the extraction cascade, trafilatura, pypdf and Pillow); the first use of a name loads its module
+_EXPORTS: dict[str, str] = {
+    "CacheSettings": "webreach.config",
+    "EngineSettings": "webreach.config",
+    "Settings": "webreach.config",
+    "AccountError": "webreach.errors",
+    "AccountingUnavailableError": "webreach.errors",
+    "AdminRequiredError": "webreach.errors",
+    "AdminThrottledError": "webreach.errors",
+    "AgentAuthError": "webreach.errors",
+    "AgentQuotaError": "webreach.errors",
+    "AllEnginesFailedError": "webreach.errors",
+    "AuthFailedError": "webreach.errors",
+    "BadRequestError": "webreach.errors",
+    "BlockedError": "webreach.errors",
+    "BrowserUnavailableError": "webreach.errors",
+    "ConfigStoreError": "webreach.errors",
+    "CorruptImageError": "webreach.errors",
+    "EngineError": "webreach.errors",
+    "EngineTimeoutError": "webreach.errors",
+    "ExtractionError": "webreach.errors",
+    "FetchError": "webreach.errors",
+    "FetchTimeoutError": "webreach.errors",
+    "FetchUnavailableError": "webreach.errors",
+    "HostResolutionError": "webreach.errors",
+    "HttpStatusError": "webreach.errors",
+    "IdempotencyMismatchError": "webreach.errors",
+    "ImageError": "webreach.errors",
+    "ImageTooLargeError": "webreach.errors",
+    "InProgressError": "webreach.errors",
+    "InsufficientCreditsError": "webreach.errors",
+    "InvalidInputError": "webreach.errors",
+    "NeedsBrowserError": "webreach.errors",
+    "NotConfiguredError": "webreach.errors",
+    "PageBlockedError": "webreach.errors",
+    "ParseError": "webreach.errors",
+    "QuotaExhaustedError": "webreach.errors",
+    "RateLimitedError": "webreach.errors",
+    "RenderedEmptyError": "webreach.errors",
+    "RequestRefused": "webreach.errors",
+    "ResponseTooLargeError": "webreach.errors",
+    "RobotsDisallowedError": "webreach.errors",
+    "SessionStoreError": "webreach.errors",
+    "StateBackendError": "webreach.errors",
+    "SuspendedError": "webreach.errors",
+    "ThrottledError": "webreach.errors",
+    "TooManyRedirectsError": "webreach.errors",
+    "UnavailableError": "webreach.errors",
+    "UnknownEngineError": "webreach.errors",
+    "UnknownImageTokenError": "webreach.errors",
+    "UnknownPassageError": "webreach.errors",
+    "UnknownRefError": "webreach.errors",
+    "UnreachableError": "webreach.errors",
+    "UnsupportedContentError": "webreach.errors",
+    "UnsupportedImageError": "webreach.errors",
+    "UrlNotAllowedError": "webreach.errors",
+    "WebreachError": "webreach.errors",
+    "EngineStatus": "webreach.gateway",
+    "Gateway": "webreach.gateway",
+    "search": "webreach.gateway",
+    "EngineAttempt": "webreach.models",
+    "Hit": "webreach.models",
+    "Page": "webreach.models",
+    "PagePassage": "webreach.models",
+    "ReadRequest": "webreach.models",
+    "SearchMeta": "webreach.models",
+    "SearchRequest": "webreach.models",
+    "SearchResponse": "webreach.models",
+    "ToolResult": "webreach.tools",
+    "Toolbox": "webreach.tools",
+}
 
 __all__ = [
     "AccountError",
@@ -143,6 +225,7 @@ __all__ = [
     "SearchResponse",
     "SessionStoreError",
     "Settings",
+    "StateBackendError",
     "SuspendedError",
     "ThrottledError",
     "TooManyRedirectsError",
@@ -160,3 +243,35 @@ __all__ = [
     "WebreachError",
     "search",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept in the package's namespace after that."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """This package's module type, for the one public name a subpackage shares: `webreach.search` is the search
+    function (as when every name was imported eagerly), also after the webreach.search package has been loaded,
+    which the import system binds to the same attribute."""
+
+    @property
+    def search(self) -> Any:
+        return self.__dict__.get("search") or __getattr__("search")
+
+    @search.setter
+    def search(self, value: Any) -> None:
+        if not isinstance(value, types.ModuleType):  # the import system's binding of the subpackage is not kept
+            self.__dict__["search"] = value
+
+
+sys.modules[__name__].__class__ = _Package

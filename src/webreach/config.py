@@ -68,7 +68,9 @@ class CacheSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    backend: Literal["memory", "sqlite", "none"] = "memory"
+    backend: Literal["memory", "sqlite", "redis", "none"] = Field(
+        "memory", description='"redis" keeps the cache in the Redis of [state] url (which must be configured).'
+    )
     path: Path | None = Field(None, description="SQLite file; default under the user's cache directory.")
     ttl_seconds: float = Field(3600, ge=0, description="TTL when no freshness is asked for.")
     max_entries: int = Field(2000, ge=1)
@@ -81,15 +83,37 @@ class StateSettings(BaseModel):
     leaves it alone ("never hammer an engine that is blocking us" must hold across processes); an unusable file
     is logged once and the run carries on in memory. "memory" keeps state per Gateway only (tests, sandboxes
     without a writable home). The file is created when there is first something to remember.
+    "redis" shares what has a TTL or a counter with every process and machine using the same Redis at `url`
+    (state/redis_connection.py; docs/scaling.md lists which stores live there so far).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    backend: Literal["memory", "sqlite"] = "sqlite"
+    backend: Literal["memory", "sqlite", "redis"] = "sqlite"
     path: Path | None = Field(
         None,
         description="SQLite file; default state.sqlite3 in the user data directory (user_directory('data')).",
     )
+    url: SecretStr | None = Field(
+        None,
+        description='Redis (or Valkey) URL for backend = "redis", e.g. redis://redis:6379/0 (rediss:// for TLS); '
+        "it may hold a password, so it is kept secret.",
+    )
+    key_prefix: str = Field(
+        "webreach:",
+        min_length=1,
+        max_length=64,
+        description="Prefix of every Redis key (several deployments may share one Redis).",
+    )
+    timeout: float = Field(
+        0.5, gt=0, le=10, description="Seconds one Redis command may take before the store misses (or paces locally)."
+    )
+
+    @model_validator(mode="after")
+    def _redis_has_url(self) -> StateSettings:
+        if self.backend == "redis" and self.url is None:
+            raise ValueError('[state] backend = "redis" needs [state] url, e.g. url = "redis://127.0.0.1:6379/0"')
+        return self
 
 
 ReaderChoice = Literal["direct", "browser", "jina"]
@@ -381,6 +405,12 @@ class Settings(BaseSettings):
     user_agent: str = (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36"
     )
+
+    @model_validator(mode="after")
+    def _redis_cache_has_url(self) -> Settings:
+        if self.cache.backend == "redis" and self.state.url is None:
+            raise ValueError('[cache] backend = "redis" uses the Redis of [state] url, which is not set')
+        return self
 
     @model_validator(mode="after")
     def _lease_outlasts_calls(self) -> Settings:

@@ -16,7 +16,6 @@ from webreach.clock import Clock
 from webreach.config import Settings
 from webreach.configdb.service import StoredConfig
 from webreach.errors import InvalidInputError, UnknownEngineError
-from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.images.reverse.service import backends_of
 from webreach.models import EngineAttempt
 from webreach.policies.parse_health import ParseHealth
@@ -44,13 +43,13 @@ class Engines:
         return self._searching.engine_names()
 
     def breaker_names(self) -> list[str]:
-        """Every name with a circuit breaker: web engines, image engines, reverse-image backends."""
-        return [*self._searching.engine_names(), *self._searching.image_engine_names(), *REVERSE_BACKENDS]
+        """Every name with a circuit breaker: web engines, image engines, reverse-image backends (the registry's)."""
+        return list(self._searching.providers.specs)
 
     def statuses(self) -> list[EngineStatus]:
         """Kind, key status and breaker state of every engine: web search's, image search's (vertical "images")
         and reverse image search's backends (vertical "reverse")."""
-        reverse = backends_of(self._settings(), self._clock)
+        reverse = backends_of(self._settings(), self._clock, self._searching.providers.reverse_backends())
         return self._searching.engine_statuses(reverse=[backend.rules for backend in reverse.values()])
 
     def add_attempt_listener(self, listener: Callable[[EngineAttempt], None]) -> None:
@@ -64,7 +63,7 @@ class Engines:
     def reset(self, name: str) -> None:
         """Close engine `name`'s circuit breaker (a web or image engine's, or a reverse-image backend's) and clear
         its stored suspension (InvalidInputError if unknown)."""
-        self._searching.reset_breaker(name, others=REVERSE_BACKENDS)
+        self._searching.reset_breaker(name)
 
     async def pickups(self) -> list[Pickup]:
         """After reset: whether each running server has picked the reset up (waits 3 s at most)."""

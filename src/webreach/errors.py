@@ -19,6 +19,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
 ├── ConfigStoreError                 config_store_unavailable   the console's settings database cannot be used now
+├── StateBackendError                state_backend_unavailable  [state] backend unusable (Redis down, extra missing)
 ├── AccountingUnavailableError       accounting_unavailable     the ledger's database cannot be used now; retryable
 ├── RequestRefused                   <its own>            the HTTP server's own refusal (unknown path, too large)
 ├── AccountError                     the calling agent may not make this call now (accounts/)
@@ -64,9 +65,10 @@ import json
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from webreach.engine_attempt import EngineAttempt
+if TYPE_CHECKING:  # pydantic loads with the models, not with the errors (the CLI's start-up)
+    from webreach.engine_attempt import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
 UnreachableCause = Literal["dns", "no_route", "refused"]
@@ -470,6 +472,22 @@ class ConfigStoreError(WebreachError):
     default_hint: ClassVar[str | Hint] = (
         "Check [accounts] database (the file's permissions, or that PostgreSQL is up), then try again."
     )
+
+
+class StateBackendError(WebreachError):
+    """The configured [state] backend cannot be used: at start-up, the redis extra is not installed or the Redis
+    server does not answer at [state] url. Raised when the Gateway opens its stores, never on a search (the stores
+    then miss, or pace in memory, and log it)."""
+
+    code = "state_backend_unavailable"
+    retryable = True
+    default_hint: ClassVar[str | Hint] = (
+        "Check [state] url (is Redis up and reachable from here?) and that the redis extra is installed "
+        "(pip install 'webreach[redis]'), or set [state] backend = \"sqlite\" for one machine."
+    )
+
+    def __init__(self, message: str, *, retry_after: float | None = 5.0, hint: str | Hint | None = None) -> None:
+        super().__init__(message, retry_after=retry_after, hint=hint)
 
 
 class AccountingUnavailableError(WebreachError):

@@ -36,12 +36,14 @@ from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.guard import Resolver, StaticResolver, SystemResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.policies.parse_health import ParseHealth
+from webreach.providers import Registry
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
+from webreach.state.backends import open_sessions
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
-from webreach.state.sessions import SessionStore, open_session_store
+from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
 
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "ReadOverrides"]
@@ -122,6 +124,7 @@ class Gateway:
         network: Network,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        providers: Registry | None = None,
     ) -> None:
         self.clock = clock = clock or SystemClock()
         self._network = network
@@ -131,9 +134,11 @@ class Gateway:
             settings, database=lambda: self.accounts.ledger.database, url=self.accounts.url(), clock=clock
         )
         self.settings = settings = stored.load()
-        self._searching = Searching(settings, clock=clock, transport=network.transport, rng=rng or random.Random())
-        self.sessions: SessionStore = open_session_store(
-            settings.state.backend, settings.state.path, clock=clock,
+        self._searching = Searching(
+            settings, clock=clock, transport=network.transport, rng=rng or random.Random(), registry=providers
+        )
+        self.sessions: SessionStore = open_sessions(
+            settings, self._searching.redis, clock=clock,
             ttl=settings.tools.session_ttl_seconds, max_refs=settings.tools.max_refs_per_session,
         )  # fmt: skip
         offline = network.offline
@@ -157,13 +162,15 @@ class Gateway:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         read_overrides: ReadOverrides | None = None,
+        providers: Registry | None = None,
     ) -> Gateway:
         """Build a gateway from settings (loaded from webreach.toml and WEBREACH_* when not given), its network
         seam built here once: `transport` for the engines (offline runs: the fake web's), `read_overrides` for
-        the reader (InvalidInputError on a malformed --resolve entry)."""
+        the reader (InvalidInputError on a malformed --resolve entry). `providers`: the provider registry its
+        services consult (default: every provider, webreach/providers.py)."""
         settings = settings if settings is not None else Settings()
         network = Network.of(settings, transport, read_overrides or ReadOverrides())
-        return cls(settings, network=network, clock=clock, rng=rng)
+        return cls(settings, network=network, clock=clock, rng=rng, providers=providers)
 
     async def __aenter__(self) -> Gateway:
         return self
@@ -186,20 +193,22 @@ class Gateway:
     def _open_images(self) -> Images:
         state = self.settings.state
         store = ImageStore(
-            (state.path or default_state_path()) if state.backend == "sqlite" else None,
+            (state.path or default_state_path()) if state.backend != "memory" else None,  # not in Redis yet
             clock=self.clock, ttl=self.settings.tools.session_ttl_seconds,
             max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
         )  # fmt: skip
         return Images(
-            self.settings, store, fetch=self._fetch_image, search=self._searching.search, reverse=self._reverse_search
-        )
+            self.settings, store, fetch=self._fetch_image, search=self._searching.search, reverse=self._reverse_search,
+            image_engines=self._searching.providers.names("image"),
+        )  # fmt: skip
 
     def _reverse_search(self, storage: Storage) -> ReverseSearch:
         """The reverse-image backends over the search service's engine clients and under its policy stack (the
         same breakers, token buckets and transport as web search; policies/guarded.py)."""
+        searching = self._searching
         return ReverseSearch(
-            self.settings, client_for=self._searching.engine_client, guard=self._searching.guarded_calls(),
-            storage=storage, clock=self.clock,
+            self.settings, backends=searching.providers.reverse_backends(), client_for=searching.engine_client,
+            guard=searching.guarded_calls(), storage=storage, clock=self.clock,
         )  # fmt: skip
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:

@@ -7,13 +7,16 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from webreach.defaults import DEFAULT_LIMIT as DEFAULT_LIMIT
+from webreach.defaults import DEFAULT_MAX_CHARS as DEFAULT_MAX_CHARS
+from webreach.defaults import MAX_LIMIT as MAX_LIMIT
+from webreach.defaults import MAX_PAGE as MAX_PAGE
+from webreach.defaults import TOOL_LIMITS as TOOL_LIMITS
+from webreach.defaults import ResultLimit as ResultLimit
 from webreach.engine_attempt import AttemptStatus as AttemptStatus
 from webreach.engine_attempt import EngineAttempt as EngineAttempt
 from webreach.engine_attempt import ParsedBy as ParsedBy
@@ -22,36 +25,7 @@ from webreach.errors import InvalidInputError
 Freshness = Literal["day", "week", "month", "year"]
 SafeSearch = Literal["off", "moderate", "strict"]
 
-
-@dataclass(frozen=True)
-class ResultLimit:
-    """How many results a search returns: `default` when the call gives no `limit`, and at most `maximum`."""
-
-    default: int
-    maximum: int
-
-    def field(self, description: str) -> Any:
-        """The `limit` field these bounds describe (a tool argument, a request): its default, range and schema."""
-        return Field(self.default, ge=1, le=self.maximum, description=description)
-
-
-# The `limit` of every tool that takes one, defined here only: each tool's argument model (so every door, MCP, REST,
-# the CLI and the OpenAI / Anthropic schemas), the reverse-image service's check and the README's table are built
-# from it. Agents get fewer web results by default than people (DEFAULT_LIMIT): each result costs context tokens.
-TOOL_LIMITS: Mapping[str, ResultLimit] = MappingProxyType(
-    {
-        "web_search": ResultLimit(default=8, maximum=50),
-        "web_search_multi": ResultLimit(default=8, maximum=50),
-        "image_search": ResultLimit(default=10, maximum=50),
-        "reverse_image_search": ResultLimit(default=10, maximum=50),
-    }
-)
-# the most results one SearchRequest (web or images) asks for: every searching tool's maximum fits in it
-MAX_LIMIT = max(TOOL_LIMITS[tool].maximum for tool in ("web_search", "web_search_multi", "image_search"))
-# results a person or program gets by default: the library's SearchRequest and the CLI's `webreach search -n`
-DEFAULT_LIMIT = 10
 MAX_QUERY_CHARS = 500
-MAX_PAGE = 10
 # a host name is at most 253 characters (RFC 1035); measured as sent, before a scheme or slash is removed
 MAX_SITE_CHARS = 253
 # language and region codes: 'en', 'zh-hans', 'pt-br' (the longest accepted after cleaning)
@@ -268,7 +242,6 @@ class SearchResponse(BaseModel):
 ReadFormat = Literal["markdown", "text", "html", "json"]
 ReaderName = Literal["auto", "direct", "browser", "jina"]
 MAX_URL_CHARS = 4096
-DEFAULT_MAX_CHARS = 8000
 MAX_WINDOW_CHARS = 200_000
 # a read for a question answers with passages within this many tokens unless max_tokens says otherwise
 QUESTION_MAX_TOKENS = 1000

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from webreach.extract.passages import cut
-from webreach.extract.question_rank import Bm25, QuestionRanker, select, stem
+from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, select, stem
 from webreach.read.window import load_tokenizer
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa" / "squad-train"
@@ -142,19 +142,54 @@ def test_page_bm25_scores_as_bm25s_does() -> None:
     assert Bm25([]).scores(["bridge"]).tolist() == []
 
 
-def test_words_embedded_alone_match_the_whole_text_tokenized() -> None:
-    """WordLlama's sentencepiece pieces never cross a space: embedding a text word by word (cached, the fast
-    path) gives the same vector as tokenizing the whole text at once and pooling its token vectors."""
+def test_page_index_holds_each_passages_own_terms() -> None:
+    """A page's index (words looked up once per distinct word, spread over their occurrences with numpy) scores
+    as BM25 over each passage's own terms does, title and heading path folded in, on a page with headings."""
+    ranker = QuestionRanker(semantic=False)
+    text = "# Bridges\n\n## Golden Gate\n\nThe bridge, opened in 1937, spans the strait.\n\n" + squad()[0][1]
+    passages = cut(text)
+    documents = [ranker.terms(" ".join(("Some title", *p.headings, p.text))) for p in passages]
+    index = ranker.index(passages, title="Some title")
+    for question in ("When did the bridge open?", "golden gate strait", "What is the university's motto?"):
+        query = ranker.terms(question)
+        assert index.bm25.scores(query) == pytest.approx(Bm25(documents).scores(query), rel=1e-9, abs=1e-12)
+    assert ranker.terms("Bridges, (1937) opened!") == ["bridge", "1937", "open"]
+
+
+def test_embeddings_follow_the_tokenizer_without_running_it() -> None:
+    """WordLlama's pieces never cross a space, so a text is embedded word by word, each word's pieces found in the
+    vocabulary: a word of one piece, or one piece and its trailing punctuation, gets exactly the tokenizer's pieces;
+    a rare word gets the longest vocabulary matches (near BPE's, not equal: this article's Chinese names and
+    numbers are rare words). Each passage's vector stays near the one from tokenizing the whole text, the second
+    time from the remembered words too (ranking quality: bench/question_reading.py, docs/decisions.md)."""
     ranker = QuestionRanker()
     if not ranker.semantic:
         pytest.skip("wordllama is not installed (the `question` extra)")
     _, text, _ = squad()[2]
     texts = [" ".join(p.text.split()) for p in cut(text)[:40]]  # punctuation included, single spaces
     tokenizer, table = ranker._tokenizer, ranker._embedding  # the model's own parts, to compute the reference
+    words = list(dict.fromkeys(" ".join(texts).split()))
+    exact = [w for w in words if ranker._known_ids(w, len(table)) is not None]
+    assert len(exact) > len(words) / 2
+    for word, ids in zip(exact, ranker._token_ids(exact), strict=True):
+        assert list(ids) == tokenizer.encode(word, add_special_tokens=False).ids, word
     reference = np.stack([table[tokenizer.encode(t, add_special_tokens=False).ids].sum(axis=0) for t in texts])
     reference /= np.linalg.norm(reference, axis=1, keepdims=True)
     for _ in range(2):  # the second time from the remembered words
         vectors = ranker.embed(texts)
         assert vectors is not None and vectors.shape == reference.shape
-        assert np.allclose(vectors, reference, atol=1e-5)
+        cosines = (vectors * reference).sum(axis=1)
+        assert cosines.min() > 0.7 and float(np.median(cosines)) > 0.9  # measured: 0.79 and 0.93 on this page
     assert QuestionRanker(semantic=False).embed(texts) is None
+
+
+def test_token_weights_fall_with_how_many_passages_hold_the_token() -> None:
+    """A token in every passage weighs least, one in a single passage more (counted once however often it is
+    there), one the page lacks most; the order of the ids asked does not matter."""
+    # passage 0: tokens 7 7 5; passage 1: 7 9; passage 2: 7
+    idf = TokenIdf(Flat(np.array([7, 7, 5, 7, 9, 7]), np.array([0, 0, 0, 1, 1, 2])), 3)
+    everywhere, once, once_too, absent = idf.of(np.array([7, 5, 9, 1000])).tolist()
+    assert everywhere < once == once_too < absent
+    assert once == pytest.approx(np.sqrt(np.log(4 / 1.5))) and absent == pytest.approx(np.sqrt(np.log(8)))
+    assert idf.of(np.array([1000, 7])).tolist() == [absent, everywhere]
+    assert TokenIdf(Flat(np.array([], dtype=np.int64), np.array([], dtype=np.int64)), 0).of(np.array([3])).size == 1

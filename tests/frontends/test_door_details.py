@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from webreach.engines import names as engine_names
-from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.models import EMPTY_QUERY
+from webreach.providers import default_registry
 from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, server_env
@@ -61,7 +61,7 @@ def test_resetting_a_name_that_is_no_engine_lists_engines_only(web: FakeWeb, tmp
     assert error["code"] == "invalid_input" and "'nosuch'" in error["message"]
     listed = error["message"].partition("Valid engines: ")[2].partition(";")[0].split(", ")
     # every name with a breaker: web engines, image engines (images_<name>), reverse-image backends
-    assert listed == [*engine_names(), *engine_names("images"), *REVERSE_BACKENDS]
+    assert listed == [*engine_names(), *engine_names("images"), *default_registry().reverse_backends()]
     assert "auto" not in listed and "multi" not in listed
 
 

@@ -40,43 +40,49 @@ def seen_at(path: Path, session: str = "s") -> dict[int, float]:
         return {int(ref): float(seen) for ref, seen in rows}
 
 
-def test_a_reshowing_within_the_window_skips_the_store(store: SqliteSessionStore, path: Path, clock: FakeClock) -> None:
+async def test_a_reshowing_within_the_window_skips_the_store(
+    store: SqliteSessionStore, path: Path, clock: FakeClock
+) -> None:
     recent = RecentRefs(store, clock, window=60.0)
-    first = recent.remember("s", URLS[:3])
+    first = await recent.remember("s", URLS[:3])
     clock.advance(30.0)
-    assert recent.remember("s", URLS[:3]) == first
-    assert recent.remember("s", [URLS[2], URLS[0]]) == [first[2], first[0]]
+    assert await recent.remember("s", URLS[:3]) == first
+    assert await recent.remember("s", [URLS[2], URLS[0]]) == [first[2], first[0]]
     assert set(seen_at(path).values()) == {0.0}  # nothing written since the first call
-    assert recent.resolve("s", first[1]) == URLS[1]
+    assert await recent.resolve("s", first[1]) == URLS[1]
 
 
-def test_a_new_url_or_an_old_write_goes_to_the_store(store: SqliteSessionStore, path: Path, clock: FakeClock) -> None:
+async def test_a_new_url_or_an_old_write_goes_to_the_store(
+    store: SqliteSessionStore, path: Path, clock: FakeClock
+) -> None:
     recent = RecentRefs(store, clock, window=60.0)
-    first = recent.remember("s", URLS[:3])
+    first = await recent.remember("s", URLS[:3])
     clock.advance(1.0)
-    assert recent.remember("s", URLS[:4])[:3] == first
+    assert (await recent.remember("s", URLS[:4]))[:3] == first
     assert seen_at(path)[first[0]] == 1.0
     clock.advance(60.0)
-    recent.remember("s", URLS[:4])
+    await recent.remember("s", URLS[:4])
     assert seen_at(path)[first[0]] == 61.0  # past the window the TTL restarts in the file
 
 
-def test_only_the_latest_write_of_a_session_is_kept(store: SqliteSessionStore, path: Path, clock: FakeClock) -> None:
+async def test_only_the_latest_write_of_a_session_is_kept(
+    store: SqliteSessionStore, path: Path, clock: FakeClock
+) -> None:
     recent = RecentRefs(store, clock, window=60.0)
-    recent.remember("s", URLS[:2])
+    await recent.remember("s", URLS[:2])
     clock.advance(1.0)
-    recent.remember("s", URLS[2:4])
+    await recent.remember("s", URLS[2:4])
     clock.advance(1.0)
-    recent.remember("s", URLS[:2])  # no longer the latest write: asked of the store again
+    await recent.remember("s", URLS[:2])  # no longer the latest write: asked of the store again
     assert seen_at(path)[1] == 2.0
-    assert recent.remember("t", URLS[:2]) == [1, 2]  # sessions never share refs
+    assert await recent.remember("t", URLS[:2]) == [1, 2]  # sessions never share refs
 
 
-def test_sessions_kept_are_bounded(store: SqliteSessionStore, path: Path, clock: FakeClock) -> None:
+async def test_sessions_kept_are_bounded(store: SqliteSessionStore, path: Path, clock: FakeClock) -> None:
     recent = RecentRefs(store, clock, window=60.0, max_sessions=2)
     for session in ("a", "b", "c"):
-        recent.remember(session, URLS[:1])
+        await recent.remember(session, URLS[:1])
     clock.advance(1.0)
-    recent.remember("a", URLS[:1])  # pushed out by c: written again
-    recent.remember("c", URLS[:1])  # still kept: not written
+    await recent.remember("a", URLS[:1])  # pushed out by c: written again
+    await recent.remember("c", URLS[:1])  # still kept: not written
     assert (seen_at(path, "a")[1], seen_at(path, "c")[1]) == (1.0, 0.0)

@@ -12,9 +12,9 @@ import pytest
 
 from webreach.clock import SystemClock
 from webreach.config import EngineSettings
-from webreach.images.reverse import REVERSE_BACKENDS
 from webreach.images.reverse.serpapi_google_reverse import SerpApiGoogleReverse
 from webreach.images.reverse.serpapi_yandex import SerpApiYandex
+from webreach.providers import default_registry
 from webreach.tools.reverse_tools import ReverseBackendName
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "images"
@@ -66,4 +66,4 @@ def test_serpapi_yandex_captures(path: Path) -> None:
 
 
 def test_the_schema_enum_lists_every_backend() -> None:
-    assert list(ReverseBackendName.__args__) == ["auto", *REVERSE_BACKENDS]
+    assert list(ReverseBackendName.__args__) == ["auto", *default_registry().reverse_backends()]

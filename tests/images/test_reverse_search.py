@@ -297,9 +297,9 @@ async def test_transport_faults_are_typed_engine_errors(web: FakeWeb, tmp_path: 
 )  # fmt: skip
 def test_hostile_answers_give_hits_or_typed_errors(backend: str, answer: dict[str, Any]) -> None:
     from webreach.clock import SystemClock
-    from webreach.images.reverse import REVERSE_BACKENDS
+    from webreach.providers import default_registry
 
-    parser = REVERSE_BACKENDS[backend](EngineSettings(), user_agent="test", clock=SystemClock())
+    parser = default_registry().reverse_backends()[backend](EngineSettings(), user_agent="test", clock=SystemClock())
     try:
         hits = parser.parse(answer)  # type: ignore[attr-defined]
     except EngineError as exc:

@@ -134,7 +134,7 @@ async def test_empty_results_are_cached_briefly_and_never_served_stale(
     assert not (await cache(search_request)).cached
     assert inner.calls == 2
     clock.advance(EMPTY_TTL)
-    assert lookup_stale(store, "mojeek", search_request, now=clock.now()) is None
+    assert await lookup_stale(store, "mojeek", search_request, now=clock.now()) is None
 
 
 async def test_zero_ttl_switches_caching_off(clock: FakeClock, search_request: SearchRequest) -> None:
@@ -152,18 +152,18 @@ async def test_expired_entries_stay_available_as_stale_for_a_day(
     inner = ScriptedSearch(HITS, UnavailableError("down", engine="mojeek"))
     cache = make_cache(inner, clock, store, ttl=3600)
     await cache(search_request)
-    fresh = lookup_stale(store, "mojeek", search_request, now=clock.now())
+    fresh = await lookup_stale(store, "mojeek", search_request, now=clock.now())
     assert fresh is not None and (fresh.cached, fresh.stale) == (True, False)
 
     clock.advance(3600)
     with pytest.raises(UnavailableError):
         await cache(search_request)  # the policy itself never serves stale: the Gateway decides
-    stale = lookup_stale(store, "mojeek", search_request, now=clock.now())
+    stale = await lookup_stale(store, "mojeek", search_request, now=clock.now())
     assert stale is not None and stale.hits == HITS and (stale.cached, stale.stale) == (True, True)
-    assert lookup_stale(store, "bing", search_request, now=clock.now()) is None
+    assert await lookup_stale(store, "bing", search_request, now=clock.now()) is None
 
     clock.advance(MAX_STALE)
-    assert lookup_stale(store, "mojeek", search_request, now=clock.now()) is None
+    assert await lookup_stale(store, "mojeek", search_request, now=clock.now()) is None
 
 
 async def test_an_unusable_cache_file_never_fails_the_search(

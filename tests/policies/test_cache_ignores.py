@@ -54,5 +54,5 @@ async def test_stale_if_error_finds_the_shared_entry(clock: FakeClock) -> None:
     search = _stack("mojeek", ScriptedSearch(make_hits(5)), state)
     await search(LONG)
     clock.advance(7200.0)
-    stale = state.lookup_stale("mojeek", SHORT, engines.engine_class("mojeek").ignores)
+    stale = await state.lookup_stale("mojeek", SHORT, engines.engine_class("mojeek").ignores)
     assert stale is not None and stale.stale and len(stale.hits) == 5

@@ -19,15 +19,15 @@ def test_burst_defaults_to_ten_seconds_of_tokens_and_at_least_one() -> None:
     assert TokenBucket(3).burst == 1
 
 
-def test_reservations_queue_one_slot_apart_and_refuse_past_max_wait() -> None:
+async def test_reservations_queue_one_slot_apart_and_refuse_past_max_wait() -> None:
     bucket = TokenBucket(60, burst=1)
-    assert [bucket.reserve(100.0, 2.0) for _ in range(4)] == [(True, 0.0), (True, 1.0), (True, 2.0), (False, 3.0)]
+    assert [await bucket.reserve(100.0, 2.0) for _ in range(4)] == [(True, 0.0), (True, 1.0), (True, 2.0), (False, 3.0)]
 
 
-def test_refill_never_exceeds_the_burst() -> None:
+async def test_refill_never_exceeds_the_burst() -> None:
     bucket = TokenBucket(60, burst=2)
-    bucket.reserve(0.0, 0.0)
-    assert [bucket.reserve(1_000.0, 0.0)[0] for _ in range(3)] == [True, True, False]
+    await bucket.reserve(0.0, 0.0)
+    assert [(await bucket.reserve(1_000.0, 0.0))[0] for _ in range(3)] == [True, True, False]
 
 
 async def test_a_burst_goes_through_without_waiting(clock: FakeClock, search_request: SearchRequest) -> None:
@@ -94,4 +94,4 @@ async def test_a_caller_cancelled_while_waiting_gives_its_token_back(search_requ
     with pytest.raises(asyncio.CancelledError):
         await waiter
     assert inner.calls == 1
-    assert bucket.reserve(clock.now(), 2.0) == (True, 1.0)  # the same slot as the cancelled caller's
+    assert await bucket.reserve(clock.now(), 2.0) == (True, 1.0)  # the same slot as the cancelled caller's

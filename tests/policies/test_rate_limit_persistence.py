@@ -76,13 +76,13 @@ async def test_two_processes_on_one_file_take_from_one_bucket(
     cli.close()
 
 
-def test_waiters_in_different_processes_queue_one_slot_apart(clock: FakeClock, state_file: Path) -> None:
+async def test_waiters_in_different_processes_queue_one_slot_apart(clock: FakeClock, state_file: Path) -> None:
     first, second = process(clock, state_file), process(clock, state_file)
     for _ in range(10):  # the burst
-        assert first.bucket_for("baidu", 60).reserve(clock.now(), 2.0) == (True, 0.0)
-    assert second.bucket_for("baidu", 60).reserve(clock.now(), 2.0) == (True, 1.0)
-    assert first.bucket_for("baidu", 60).reserve(clock.now(), 2.0) == (True, 2.0)
-    assert second.bucket_for("baidu", 60).reserve(clock.now(), 2.0) == (False, 3.0)
+        assert (await first.bucket_for("baidu", 60).reserve(clock.now(), 2.0)) == (True, 0.0)
+    assert (await second.bucket_for("baidu", 60).reserve(clock.now(), 2.0)) == (True, 1.0)
+    assert (await first.bucket_for("baidu", 60).reserve(clock.now(), 2.0)) == (True, 2.0)
+    assert (await second.bucket_for("baidu", 60).reserve(clock.now(), 2.0)) == (False, 3.0)
     first.close()
     second.close()
 

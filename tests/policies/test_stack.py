@@ -139,7 +139,7 @@ async def test_a_stale_answer_is_available_after_the_engine_fails(clock: FakeClo
     clock.advance(61)
     with pytest.raises(UnavailableError):
         await search(Q1)
-    stale = state.lookup_stale("mojeek", Q1)
+    stale = await state.lookup_stale("mojeek", Q1)
     assert stale is not None and stale.stale and stale.cached and stale.hits == make_hits()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +25,10 @@ from webreach.errors import (
     UnsupportedContentError,
     UrlNotAllowedError,
 )
+from webreach.extract.passages import Passage
+from webreach.extract.question_rank import PageIndex, QuestionRanker
 from webreach.models import ReadRequest
+from webreach.read.question_read import QuestionReading
 from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.read.window import EstimatedTokenizer
 from webreach.testing import FakeClock, FakeWeb
@@ -128,6 +131,38 @@ async def test_the_page_keeps_the_metadata_the_extractor_read_sitename_included(
         assert (read.title, read.author, read.language) == ("The fake web article", "Fake Author", "en")
         assert read.canonical_url == w.url("/_pages/article")
         assert read.model_dump()["sitename"] == "Tide Pool Gazette"
+
+
+class CountingRanker(QuestionRanker):
+    """The ranker, counting the pages it made ready and the words it looked up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.indexed = 0
+        self.looked_up: list[int] = []
+
+    def index(self, passages: Sequence[Passage], *, title: str = "") -> PageIndex:
+        self.indexed += 1
+        return super().index(passages, title=title)
+
+    def page_words(self, texts: Sequence[Sequence[str]]) -> Any:
+        self.looked_up.append(sum(len(text) for text in texts))
+        return super().page_words(texts)
+
+
+async def test_a_second_question_on_a_cached_page_only_reads_the_question() -> None:
+    """The page's index (its passages' terms and embeddings) is kept with the cached document: a second question
+    neither fetches, extracts, cuts nor indexes again; it looks up only its own words."""
+    async with world() as w:
+        ranker = CountingRanker()
+        w.reading.questions = QuestionReading(w.reading.cache, w.reading.tokenizer, ranker)
+        first = await w.reading.read(ReadRequest.create(url=w.url("article"), question="What does the guard do?"))
+        ranker.looked_up.clear()
+        second = await w.reading.read(ReadRequest.create(url=w.url("article"), question="Who wrote the article?"))
+        assert w.served("/_pages/article") == 1
+    assert (first.cached, second.cached, ranker.indexed) == (False, True, 1)
+    assert ranker.looked_up == [4]  # "Who wrote the article?": its four words, not the page's
+    assert second.passages and second.question == "Who wrote the article?"
 
 
 async def test_the_cache_expires() -> None:

@@ -33,83 +33,83 @@ def entry(stored_at: float = T0, ttl: float = 60.0, keep: float = 600.0, hits: t
     return CacheEntry(hits=hits, stored_at=stored_at, fresh_until=stored_at + ttl, keep_until=stored_at + keep)
 
 
-def test_memory_store_keeps_entries_until_keep_until() -> None:
+async def test_memory_store_keeps_entries_until_keep_until() -> None:
     store = MemoryCacheStore()
-    store.set("k", entry())
-    assert store.get("k", now=T0 + 60) == entry()  # expired but still kept for stale use
+    await store.set("k", entry())
+    assert await store.get("k", now=T0 + 60) == entry()  # expired but still kept for stale use
     assert not entry().is_fresh(T0 + 60)
-    assert store.get("k", now=T0 + 600) is None
+    assert await store.get("k", now=T0 + 600) is None
     assert len(store) == 0
 
 
-def test_memory_store_evicts_the_least_recently_used() -> None:
+async def test_memory_store_evicts_the_least_recently_used() -> None:
     store = MemoryCacheStore(max_entries=2)
-    store.set("a", entry())
-    store.set("b", entry())
-    store.get("a", now=T0)
-    store.set("c", entry())
-    assert store.get("b", now=T0) is None
-    assert store.get("a", now=T0) is not None
-    assert store.get("c", now=T0) is not None
+    await store.set("a", entry())
+    await store.set("b", entry())
+    await store.get("a", now=T0)
+    await store.set("c", entry())
+    assert await store.get("b", now=T0) is None
+    assert await store.get("a", now=T0) is not None
+    assert await store.get("c", now=T0) is not None
 
 
-def test_null_store_never_remembers() -> None:
+async def test_null_store_never_remembers() -> None:
     store = NullCacheStore()
-    store.set("k", entry())
-    assert store.get("k", now=T0) is None
+    await store.set("k", entry())
+    assert await store.get("k", now=T0) is None
 
 
-def test_sqlite_entries_survive_into_another_store_on_the_same_file(tmp_path: Path) -> None:
+async def test_sqlite_entries_survive_into_another_store_on_the_same_file(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite3"
     writer = SqliteCacheStore(path)
-    writer.set("k", entry())
+    await writer.set("k", entry())
     reader = SqliteCacheStore(path)
-    assert reader.get("k", now=T0 + 1) == entry()
-    assert reader.get("missing", now=T0) is None
+    assert await reader.get("k", now=T0 + 1) == entry()
+    assert await reader.get("missing", now=T0) is None
     writer.close()
     reader.close()
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_sqlite_file_is_created_on_first_use_only(tmp_path: Path) -> None:
+async def test_sqlite_file_is_created_on_first_use_only(tmp_path: Path) -> None:
     path = tmp_path / "deeper" / "cache.sqlite3"
     store = SqliteCacheStore(path)
     assert not path.exists()
-    assert store.get("k", now=T0) is None
+    assert await store.get("k", now=T0) is None
     assert path.exists()
     store.close()
 
 
-def test_sqlite_drops_entries_past_keep_until(tmp_path: Path) -> None:
+async def test_sqlite_drops_entries_past_keep_until(tmp_path: Path) -> None:
     store = SqliteCacheStore(tmp_path / "c.sqlite3")
-    store.set("old", entry(stored_at=T0, keep=10))
-    assert store.get("old", now=T0 + 10) is None
-    store.set("new", entry(stored_at=T0 + 20))
+    await store.set("old", entry(stored_at=T0, keep=10))
+    assert await store.get("old", now=T0 + 10) is None
+    await store.set("new", entry(stored_at=T0 + 20))
     with closing(sqlite3.connect(store.path)) as conn, conn:
         assert [r[0] for r in conn.execute("SELECT key FROM search_cache_v1")] == ["new"]
     store.close()
 
 
-def test_sqlite_stays_within_max_entries_keeping_the_newest(tmp_path: Path) -> None:
+async def test_sqlite_stays_within_max_entries_keeping_the_newest(tmp_path: Path) -> None:
     store = SqliteCacheStore(tmp_path / "c.sqlite3", max_entries=3)
     for i in range(5):
-        store.set(f"k{i}", entry(stored_at=T0 + i))
+        await store.set(f"k{i}", entry(stored_at=T0 + i))
     now = T0 + 5
-    assert [store.get(f"k{i}", now=now) is not None for i in range(5)] == [False, False, True, True, True]
+    assert [await store.get(f"k{i}", now=now) is not None for i in range(5)] == [False, False, True, True, True]
     store.close()
 
 
-def test_sqlite_unreadable_row_is_a_miss(tmp_path: Path) -> None:
+async def test_sqlite_unreadable_row_is_a_miss(tmp_path: Path) -> None:
     store = SqliteCacheStore(tmp_path / "c.sqlite3")
-    store.set("k", entry())
+    await store.set("k", entry())
     with closing(sqlite3.connect(store.path)) as conn, conn:
         conn.execute("UPDATE search_cache_v1 SET hits = '{not json'")
-    assert store.get("k", now=T0) is None
+    assert await store.get("k", now=T0) is None
     store.close()
 
 
-def test_sqlite_store_in_an_unusable_place_misses_and_warns_once(
+async def test_sqlite_store_in_an_unusable_place_misses_and_warns_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     blocker = tmp_path / "a-file"
@@ -117,8 +117,8 @@ def test_sqlite_store_in_an_unusable_place_misses_and_warns_once(
     store = SqliteCacheStore(blocker / "cache.sqlite3")
     with caplog.at_level(logging.WARNING, logger="webreach.state.sqlite_file"):
         for _ in range(3):
-            store.set("k", entry())
-            assert store.get("k", now=T0) is None
+            await store.set("k", entry())
+            assert await store.get("k", now=T0) is None
     assert not store.usable
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
@@ -147,21 +147,22 @@ def test_open_cache_store_follows_the_backend_setting(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_sqlite_entries_written_by_another_process_are_read_here(tmp_path: Path) -> None:
+async def test_sqlite_entries_written_by_another_process_are_read_here(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     writer = (
-        "import sys\n"
+        "import asyncio, sys\n"
         "from pathlib import Path\n"
         "from webreach.models import Hit\n"
         "from webreach.state.cache_store import CacheEntry, SqliteCacheStore\n"
         "store = SqliteCacheStore(Path(sys.argv[1]))\n"
         "hit = Hit(rank=1, title='from a child', url='https://example.org/', engine='mojeek')\n"
-        "store.set('k', CacheEntry((hit,), stored_at=100.0, fresh_until=200.0, keep_until=300.0))\n"
+        "entry = CacheEntry((hit,), stored_at=100.0, fresh_until=200.0, keep_until=300.0)\n"
+        "asyncio.run(store.set('k', entry))\n"
         "store.close()\n"
     )
     reader = SqliteCacheStore(path)
-    assert reader.get("k", now=150.0) is None  # the reader has the file open before the child writes
+    assert await reader.get("k", now=150.0) is None  # the reader has the file open before the child writes
     subprocess.run([sys.executable, "-c", writer, str(path)], check=True, timeout=60)
-    found = reader.get("k", now=150.0)
+    found = await reader.get("k", now=150.0)
     assert found is not None and found.hits[0].title == "from a child"
     reader.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from webreach.engines._base import CLOUDFLARE_MARKERS
+from webreach.engines._provider import CLOUDFLARE_MARKERS
 from webreach.testing import RECORDINGS_DIR, FakeClock, FakeWeb, Limits, format_recording, load_recording, serve
 
 pytestmark = pytest.mark.network

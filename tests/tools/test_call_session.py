@@ -36,7 +36,7 @@ async def test_calls_without_a_session_share_the_default() -> None:
     await Toolbox(backend, store).call("web_search", {"query": "rust"})
     read = await Toolbox(backend, store).call("web_fetch", {"ref": 2})
     assert not read.is_error and backend.reads[0].url == URLS[1]
-    assert store.resolve("default", 2) == URLS[1]
+    assert await store.resolve("default", 2) == URLS[1]
 
 
 async def test_each_caller_has_its_own_refs() -> None:

@@ -115,7 +115,7 @@ async def test_a_result_url_with_a_lone_surrogate_gets_no_ref_and_the_search_goe
     assert refs == [1, None]
     assert not storable(bad)
     with pytest.raises(InvalidInputError):
-        MemorySessionStore().remember("s", [bad])
+        await MemorySessionStore().remember("s", [bad])
 
 
 JSON_VALUES = st.recursive(

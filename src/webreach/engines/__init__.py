@@ -1,6 +1,8 @@
-"""The engine registry: every module in this folder (not starting with "_") defines exactly one Engine.
+"""Engine discovery: every module in this folder (not starting with "_") defines exactly one Engine.
 
-The registry is the only list of engine names; CLI choices, tool-schema enums and docs derive from it.
+The provider registry (webreach/providers.py) lists these beside the reverse-image backends; services, CLI choices,
+tool-schema enums and docs consult it. The helpers a provider outside this package builds on (Provider, the JSON
+and HTML readers) are exported here, so no other package imports this one's private modules.
 """
 
 from __future__ import annotations
@@ -14,18 +16,25 @@ from types import MappingProxyType
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines._base import Engine, EngineKind, Tokens, Vertical
+from webreach.engines._base import Engine, Tokens
+from webreach.engines._html import attribute, parse_html
+from webreach.engines._json import json_object
+from webreach.engines._provider import EngineKind, Provider, Vertical
 from webreach.errors import UnknownEngineError
 
 __all__ = [
     "Engine",
     "EngineKind",
+    "Provider",
     "Tokens",
     "Vertical",
+    "attribute",
     "create",
     "engine_class",
     "engine_classes",
+    "json_object",
     "names",
+    "parse_html",
 ]
 
 
@@ -51,21 +60,31 @@ def engine_classes() -> Mapping[str, type[Engine]]:
     return MappingProxyType(dict(sorted(found.items())))
 
 
-def names(vertical: Vertical = "web") -> list[str]:
-    """The engine names of one vertical (web search's by default; image search's are `images_<engine>`), sorted."""
-    return [name for name, cls in engine_classes().items() if cls.vertical == vertical]
+def names(vertical: Vertical = "web", classes: Mapping[str, type[Engine]] | None = None) -> list[str]:
+    """The engine names of one vertical (web search's by default; image search's are `images_<engine>`), sorted;
+    of `classes` (the provider registry's) when given, else of this package's."""
+    found = engine_classes() if classes is None else classes
+    return [name for name, cls in found.items() if cls.vertical == vertical]
 
 
-def engine_class(name: str, *, allow_modes: bool = True, vertical: Vertical | None = "web") -> type[Engine]:
-    """The class for `name` (of `vertical`; None: of any), or InvalidInputError listing the valid names.
+def engine_class(
+    name: str,
+    *,
+    allow_modes: bool = True,
+    vertical: Vertical | None = "web",
+    classes: Mapping[str, type[Engine]] | None = None,
+) -> type[Engine]:
+    """The class for `name` (of `vertical`; None: of any) among `classes` (default: this package's), or
+    UnknownEngineError listing the valid names: the one engine-name check.
 
     The hint lists the routing modes auto and multi too when the caller accepts them (search does; parsing a
     saved page needs one real engine, so it passes allow_modes=False).
     """
-    found = engine_classes().get(name)
+    found = (engine_classes() if classes is None else classes).get(name)
     if found is not None and vertical in (None, found.vertical):
         return found
-    raise UnknownEngineError([name], names(vertical or "web"), modes=("auto", "multi") if allow_modes else ())
+    valid = names(vertical or "web", classes)
+    raise UnknownEngineError([name], valid, modes=("auto", "multi") if allow_modes else ())
 
 
 def create(

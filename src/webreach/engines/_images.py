@@ -19,9 +19,10 @@ from abc import ABC
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from webreach.engines._base import Engine, Vertical
+from webreach.engines._base import Engine
 from webreach.engines._clean import usable_url
 from webreach.engines._html import host_of, plain_text
+from webreach.engines._provider import Vertical
 from webreach.models import Hit, ImageFields
 
 # the request's image filters, as models.OPTIONAL_PARAMETERS names them

@@ -12,19 +12,23 @@ import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code
-from webreach.gateway import Accounts, Gateway
+
+if TYPE_CHECKING:  # the Gateway loads when a command runs, not with the CLI (start-up)
+    from webreach.gateway import Accounts
 
 T = TypeVar("T")
 
 
 def _run(as_json: bool, work: Callable[[Accounts], T]) -> T:
+    from webreach.gateway import Gateway
+
     async def main() -> T:
         async with Gateway.from_settings(load_settings()) as gateway:
             return work(gateway.accounts)

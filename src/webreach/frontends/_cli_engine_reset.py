@@ -12,9 +12,12 @@ modes auto and multi, which have no breaker).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from webreach.errors import UnknownEngineError
-from webreach.gateway import Gateway
+
+if TYPE_CHECKING:
+    from webreach.gateway import Gateway
 
 ALL = "all"
 DOORS = {"serve": "webreach serve", "mcp": "webreach mcp"}

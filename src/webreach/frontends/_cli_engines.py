@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from webreach.defaults import CANARY_QUERY
 from webreach.errors import NotConfiguredError
 from webreach.frontends._errors import EXIT_OK, EXIT_UPSTREAM
-from webreach.frontends._render import canary_table
-from webreach.gateway import CANARY_QUERY, Gateway
+
+if TYPE_CHECKING:  # the Gateway and rich load when the command runs, not with the CLI (start-up)
+    from webreach.gateway import Gateway
 
 T = TypeVar("T")
-Runner = Callable[[bool, Callable[[Gateway], Awaitable[T]]], T]
+Runner = Callable[[bool, Callable[["Gateway"], Awaitable[T]]], T]
 
 
 def add_engine_commands(group: click.Group, run: Runner[int], text: click.ParamType) -> None:  # type: ignore[type-arg]
@@ -33,6 +35,7 @@ def add_engine_commands(group: click.Group, run: Runner[int], text: click.ParamT
     @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
     def canary(query: str, engines: str | None, as_json: bool) -> None:
         """Run one query against each engine and report ok / generic / parse_error / blocked per engine."""
+        from webreach.frontends._render import canary_table
 
         async def work(gateway: Gateway) -> int:
             names = [part.strip() for part in engines.split(",") if part.strip()] if engines else None

@@ -13,16 +13,18 @@ import base64
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
 from webreach.errors import InvalidInputError
-from webreach.gateway import Gateway
 from webreach.local_files import read_local
-from webreach.tools import ToolResult
 
-Run = Callable[[bool, Callable[[Gateway], Awaitable[Any]]], Any]
+if TYPE_CHECKING:  # the Gateway and the tools load when the command runs, not with the CLI (start-up)
+    from webreach.gateway import Gateway
+    from webreach.tools import ToolResult
+
+Run = Callable[[bool, Callable[["Gateway"], Awaitable[Any]]], Any]
 
 
 class CallTool(Protocol):

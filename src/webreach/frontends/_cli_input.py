@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from webreach.config import Settings
 from webreach.errors import InvalidInputError
 from webreach.local_files import read_local
-from webreach.models import describe_validation_error
+
+if TYPE_CHECKING:  # the settings load when a command runs, not with the CLI (start-up)
+    from webreach.config import Settings
 
 # a saved engine answer `parse` reads: engine result pages are well under 5 MB; /dev/zero must not fill memory
 MAX_SAVED_BYTES = 20 * 1024 * 1024
@@ -39,6 +39,11 @@ def text_problem(value: str, *, ascii: bool = False) -> str | None:
 
 def load_settings() -> Settings:
     """Settings from webreach.toml and WEBREACH_*; any problem is InvalidInputError naming the file or variable."""
+    from pydantic import ValidationError
+
+    from webreach.config import Settings
+    from webreach.models import describe_validation_error
+
     try:
         return Settings.load()
     except ValidationError as exc:

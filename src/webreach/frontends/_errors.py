@@ -62,6 +62,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "error": EXIT_UPSTREAM,
         "session_store_unavailable": EXIT_UPSTREAM,
         "config_store_unavailable": EXIT_UPSTREAM,
+        "state_backend_unavailable": EXIT_UPSTREAM,
         "accounting_unavailable": EXIT_UPSTREAM,
         "engine_error": EXIT_UPSTREAM,
         "auth_failed": EXIT_UPSTREAM,
@@ -118,6 +119,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "throttled": 503,
         "session_store_unavailable": 503,
         "config_store_unavailable": 503,
+        "state_backend_unavailable": 503,
         "accounting_unavailable": 503,
         # upstream engines and pages
         "engine_error": 502,

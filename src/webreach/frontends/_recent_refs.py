@@ -43,19 +43,19 @@ class RecentRefs:
         self._window = window
         self._latest: LRUCache[str, tuple[float, dict[str, int]]] = LRUCache(maxsize=max_sessions)
 
-    def remember(self, session: str, urls: Sequence[str]) -> list[int]:
+    async def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         now = self._clock.now()
         latest = self._latest.get(session)
         if latest is not None and now - latest[0] < self._window:
             written = latest[1]
             if all(url in written for url in urls):
                 return [written[url] for url in urls]
-        refs = self.store.remember(session, urls)
+        refs = await self.store.remember(session, urls)
         self._latest[session] = (now, dict(zip(urls, refs, strict=True)))
         return refs
 
-    def resolve(self, session: str, ref: int) -> str:
-        return self.store.resolve(session, ref)
+    async def resolve(self, session: str, ref: int) -> str:
+        return await self.store.resolve(session, ref)
 
     def close(self) -> None:
         self._latest.clear()

@@ -19,13 +19,12 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import click
 
-from webreach.config import Settings
+from webreach.defaults import DEFAULT_LIMIT, DEFAULT_MAX_CHARS, MAX_PAGE, TOOL_LIMITS
 from webreach.errors import InvalidInputError, NotConfiguredError, UnknownEngineError, WebreachError, error_body
-from webreach.frontends import _render
 from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
@@ -35,18 +34,12 @@ from webreach.frontends._cli_input import MAX_SAVED_BYTES, load_settings, read_c
 from webreach.frontends._cli_progress import log_options, verbosity_options
 from webreach.frontends._cli_types import PageUrl, Seconds
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, exit_code
-from webreach.frontends._serve_logs import LogOptions, secrets_of
-from webreach.gateway import Gateway, ReadOverrides
-from webreach.models import (
-    DEFAULT_LIMIT,
-    DEFAULT_MAX_CHARS,
-    MAX_PAGE,
-    TOOL_LIMITS,
-    Page,
-    ReadRequest,
-    SearchRequest,
-)
-from webreach.tools import CallContext, Toolbox, ToolResult, account_policies, cost_line, page_text, store_session
+
+if TYPE_CHECKING:  # the Gateway, the tools, rich and the settings load inside the commands that use them (start-up)
+    from webreach.config import Settings
+    from webreach.gateway import Gateway, ReadOverrides
+    from webreach.models import Page
+    from webreach.tools import ToolResult
 
 T = TypeVar("T")
 
@@ -111,6 +104,8 @@ def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
 def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None) -> T:
     """Run `work` against a fresh gateway (its reads with `reads`, the operator's overrides); typed errors become
     output and an exit code, never a traceback."""
+
+    from webreach.gateway import Gateway
 
     async def main() -> T:
         async with Gateway.from_settings(load_settings(), read_overrides=reads) as gateway:
@@ -177,6 +172,8 @@ async def _call_tool(
     """Call `tool` as every door does, through the pipeline (tools/pipeline.py: Toolbox.run), as `agent` (default
     [accounts] agent, as the stdio server): the same session rule, profile checks, metering and idempotency. Its
     cost line goes to stderr; a failed call raises its error (after the cost line of a charged failure)."""
+    from webreach.tools import CallContext, Toolbox, account_policies, cost_line
+
     toolbox = Toolbox.over(gateway, policies=account_policies(gateway.accounts))
     context = CallContext(
         tool=tool,
@@ -292,6 +289,9 @@ def search(
     **fields: Any,
 ) -> None:
     """Search the web. Results are remembered as numbered refs of the session."""
+    from webreach.frontends import _render
+    from webreach.models import SearchRequest
+
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
@@ -344,6 +344,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
     """Parse a saved response body offline with ENGINE's parser (auto: guess it from the page).
 
     The attempt line says which parser produced the hits: the engine's own, or the generic fallback."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> None:
         valid = gateway.engine_names()
@@ -368,6 +369,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 )
 def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> None:
         if reset:
@@ -421,6 +423,11 @@ def fetch(
     **fields: Any,
 ) -> None:
     """Read a page safely (SSRF-guarded) as clean text, one window at a time."""
+    from webreach.frontends import _render
+    from webreach.gateway import ReadOverrides
+    from webreach.models import ReadRequest
+    from webreach.tools import page_text
+
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
@@ -431,7 +438,8 @@ def fetch(
                 ReadRequest.create(url=given, format=content_format, reader=reader, **fields)
         report = _render.Reporter(gateway.clock)
         what = given or f"ref {ref}"
-        report.note(f"reading {what} (reader {reader})")
+        if (given is None) != (ref is None):  # else web_fetch's own check refuses the call before anything is read
+            report.note(f"reading {what} (reader {reader})")
         arguments = {"url": given, "ref": ref, "format": content_format, **fields}
         async with report.working(f"reading {what}"):
             result = await _call_tool(
@@ -463,6 +471,7 @@ def fetch(
 @click.option("--jsonl", is_flag=True, help="One JSON object per file: path, title, text, error.")
 def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["markdown", "text"], jsonl: bool) -> None:
     """Extract local HTML, PDF, text or JSON files (gzip-compressed too) offline, as the reader would."""
+    from webreach.frontends import _render
 
     async def work(gateway: Gateway) -> int:
         worst = 0
@@ -501,6 +510,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
 )
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""
+    from webreach.tools import Toolbox
 
     async def work(gateway: Gateway) -> None:
         schemas = Toolbox.over(gateway).schemas(dialect, strict=strict)
@@ -518,6 +528,7 @@ def mcp(session: str | None, agent: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
+        from webreach.tools import store_session
     except ImportError as exc:
         _fail(_extra_missing(exc, "mcp"), False)
     if session is not None:
@@ -535,6 +546,7 @@ def mcp(session: str | None, agent: str | None) -> None:
 def serve(host: str | None, port: int | None, **logging: Any) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
     try:
+        from webreach.frontends._serve_logs import LogOptions, secrets_of
         from webreach.frontends.http import run_http
     except ImportError as exc:
         _fail(_extra_missing(exc, "serve"), False)

@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from webreach import engines
 from webreach.config import ImageSettings, Settings
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
@@ -71,8 +70,8 @@ class CropOutcome:
 
 
 class Images:
-    """Session images over `store` (URLs read with `fetch`), image search through `search` and reverse image
-    search through the backends `reverse` opens."""
+    """Session images over `store` (URLs read with `fetch`), image search through `search` over the registry's
+    image engines (`image_engines`, registry names) and reverse image search through the backends `reverse` opens."""
 
     def __init__(
         self,
@@ -82,6 +81,7 @@ class Images:
         fetch: FetchBytes,
         search: SearchFunction,
         reverse: ReverseFactory,
+        image_engines: Sequence[str],
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
@@ -95,6 +95,7 @@ class Images:
             self.input_limits, self.crop_limits, workers=config.workers, cache_bytes=config.decoded_cache_bytes
         )
         self._search = search
+        self._engine_names = [short_name(name) for name in image_engines]
         self._open_reverse = reverse
         self._storage: Storage | None = None  # opened on first use: an unused s3 setting must not fail startup
         self._reverse: ReverseSearch | None = None
@@ -217,7 +218,7 @@ class Images:
 
     def engine_names(self) -> list[str]:
         """The image engines, as callers name them (bing, duckduckgo, brave_api, ...)."""
-        return [short_name(name) for name in engines.names("images")]
+        return list(self._engine_names)
 
     async def search(
         self, request: SearchRequest, engine: str = "auto", engines: Sequence[str] | None = None

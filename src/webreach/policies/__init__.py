@@ -191,9 +191,11 @@ class PolicyState:
         now = self.clock.now()
         return tuple(self._breakers[name].view(now) for name in sorted(self._breakers))
 
-    def lookup_stale(self, engine: str, request: SearchRequest, ignores: Collection[str] = ()) -> EngineResult | None:
+    async def lookup_stale(
+        self, engine: str, request: SearchRequest, ignores: Collection[str] = ()
+    ) -> EngineResult | None:
         """A cached answer kept past expiry (stale=True), for when every engine failed; None when there is none."""
-        return lookup_stale(self.cache, engine, request, now=self.clock.now(), ignores=ignores)
+        return await lookup_stale(self.cache, engine, request, now=self.clock.now(), ignores=ignores)
 
     def close(self) -> None:
         """Close the stores."""

@@ -52,11 +52,11 @@ def cache_key(engine: str, request: SearchRequest, ignores: Collection[str] = ()
     return f"{engine}:{hashlib.sha256(recipe.encode()).hexdigest()}"
 
 
-def lookup_stale(
+async def lookup_stale(
     store: CacheStore, engine: str, request: SearchRequest, *, now: float, ignores: Collection[str] = ()
 ) -> EngineResult | None:
     """The kept answer for this engine and request, expired or not (stale=True when expired), or None."""
-    entry = store.get(cache_key(engine, request, ignores), now=now)
+    entry = await store.get(cache_key(engine, request, ignores), now=now)
     if entry is None or not entry.hits:
         return None
     return EngineResult(hits=entry.hits, cached=True, stale=not entry.is_fresh(now))
@@ -84,21 +84,21 @@ class Cache:
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
         key = cache_key(self.engine, request, self.ignores)
-        cached = self._fresh(key)
+        cached = await self._fresh(key)
         if cached is not None:
             return cached
         result = await self.inner(request)
-        self._remember(key, request, result)
+        await self._remember(key, request, result)
         return result
 
-    def _fresh(self, key: str) -> EngineResult | None:
+    async def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()
-        entry = self.store.get(key, now=now)
+        entry = await self.store.get(key, now=now)
         if entry is not None and entry.is_fresh(now):
             return EngineResult(hits=entry.hits, cached=True)
         return None
 
-    def _remember(self, key: str, request: SearchRequest, result: EngineResult) -> None:
+    async def _remember(self, key: str, request: SearchRequest, result: EngineResult) -> None:
         if result.stale:
             return
         ttl = self.ttl_for(request)
@@ -109,4 +109,4 @@ class Cache:
         now = self.clock.now()
         # an empty answer is not worth serving when every engine fails: keep it only while fresh
         keep = ttl + MAX_STALE if result.hits else ttl
-        self.store.set(key, CacheEntry(result.hits, stored_at=now, fresh_until=now + ttl, keep_until=now + keep))
+        await self.store.set(key, CacheEntry(result.hits, stored_at=now, fresh_until=now + ttl, keep_until=now + keep))

@@ -24,13 +24,13 @@ from webreach.clock import Clock
 from webreach.errors import ThrottledError, UnreachableError
 from webreach.models import SearchRequest
 from webreach.policies.contract import EngineResult, Search
-from webreach.state.bucket_store import BucketLevel, BucketStore, MemoryBucketStore
+from webreach.state.bucket_store import BucketStore, MemoryBucketStore, Pace
 
 DEFAULT_MAX_WAIT = 2.0
 
 
 class TokenBucket:
-    """Tokens refilled continuously; all times are passed in by the caller's clock, the level kept in `store`."""
+    """One engine's pace; all times are passed in by the caller's clock, the level kept in `store`."""
 
     def __init__(
         self,
@@ -45,37 +45,16 @@ class TokenBucket:
         self.rate_per_minute = rate_per_minute
         self.burst = burst if burst is not None else max(1.0, rate_per_minute / 6)
         self.engine = engine
+        self.pace = Pace(rate_per_minute, self.burst)
         self._store: BucketStore = store if store is not None else MemoryBucketStore()
 
-    def reserve(self, now: float, max_wait: float) -> tuple[bool, float]:
+    async def reserve(self, now: float, max_wait: float) -> tuple[bool, float]:
         """Take a token if one is available within max_wait: (True, wait). Otherwise (False, wait), untouched."""
+        return await self._store.reserve(self.engine, self.pace, now=now, max_wait=max_wait)
 
-        def take(stored: BucketLevel | None) -> tuple[BucketLevel | None, tuple[bool, float]]:
-            tokens = self._refilled(stored, now)
-            wait = 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.rate_per_minute
-            if wait > max_wait:
-                # the same level, restamped: a stamp from the future (the clock stepped back) is corrected
-                return BucketLevel(tokens, now), (False, wait)
-            return BucketLevel(tokens - 1, now), (True, wait)
-
-        return self._store.update(self.engine, take)
-
-    def refund(self) -> None:
+    async def refund(self) -> None:
         """Give back a reserved token that was never used (the caller was cancelled while waiting)."""
-
-        def give_back(stored: BucketLevel | None) -> tuple[BucketLevel | None, None]:
-            if stored is None:
-                return None, None  # nothing was taken from this store (it was cleared meanwhile)
-            return BucketLevel(min(self.burst, stored.tokens + 1), stored.updated), None
-
-        self._store.update(self.engine, give_back)
-
-    def _refilled(self, stored: BucketLevel | None, now: float) -> float:
-        """Tokens at `now`: a bucket never used starts full; a level saved under a larger burst is capped."""
-        if stored is None:
-            return self.burst
-        elapsed = max(0.0, now - stored.updated)
-        return min(self.burst, stored.tokens + elapsed * self.rate_per_minute / 60)
+        await self._store.refund(self.engine, self.pace)
 
 
 class RateLimit:
@@ -97,7 +76,7 @@ class RateLimit:
         self.max_wait = max_wait
 
     async def __call__(self, request: SearchRequest) -> EngineResult:
-        granted, wait = self.bucket.reserve(self.clock.now(), self.max_wait)
+        granted, wait = await self.bucket.reserve(self.clock.now(), self.max_wait)
         if not granted:
             raise ThrottledError(
                 f"skipped by webreach's own pacing of this engine ({self.bucket.rate_per_minute:g} requests/min);"
@@ -109,10 +88,10 @@ class RateLimit:
             try:
                 await self.clock.sleep(wait)
             except asyncio.CancelledError:
-                self.bucket.refund()
+                await asyncio.shield(self.bucket.refund())  # the token goes back even if cancelled again
                 raise
         try:
             return await self.inner(request)
         except UnreachableError:
-            self.bucket.refund()  # the engine was never reached
+            await self.bucket.refund()  # the engine was never reached
             raise

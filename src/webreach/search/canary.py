@@ -21,11 +21,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webreach.clock import Clock
+from webreach.defaults import CANARY_QUERY as CANARY_QUERY
 from webreach.errors import BlockedError, EngineError, NotConfiguredError, ParseError, ThrottledError
 from webreach.models import SearchRequest
 from webreach.policies.contract import EngineResult, Search
 
-CANARY_QUERY = "python programming language"
 MAX_THROTTLE_WAIT = 15.0
 CanaryStatus = Literal["ok", "generic", "parse_error", "blocked", "error"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from webreach.engines._base import redact_secrets, secret_forms
+from webreach.engines._provider import redact_secrets, secret_forms
 
 # httpx logs under "httpx", httpcore under children of "httpcore"; a logger's filters see only its own records
 # (not those propagated up from children), so the filter goes on each of them

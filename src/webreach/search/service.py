@@ -13,20 +13,20 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from webreach import engines as registry
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings
-from webreach.engines import Engine, Vertical
+from webreach.engines import Engine, Provider, Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.policies.guarded import GuardedCalls
+from webreach.providers import Registry, default_registry
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
@@ -34,11 +34,11 @@ from webreach.search.engine_caller import EngineCaller, rebuilt_response
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
+from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
-from webreach.state.breaker_store import open_breaker_store
-from webreach.state.bucket_store import open_bucket_store
-from webreach.state.cache_store import open_cache_store
-from webreach.state.parse_health_store import open_parse_health_store
+from webreach.state.redis_breaker_store import RedisBreakerStore
+from webreach.state.redis_connection import RedisConnection
+from webreach.state.redis_parse_health_store import RedisParseHealthStore
 
 
 class EngineStatus(BaseModel):
@@ -77,23 +77,34 @@ class Searching:
     """Search through every configured engine with routing and policies."""
 
     def __init__(
-        self, settings: Settings, *, clock: Clock, transport: httpx.AsyncBaseTransport | None, rng: random.Random
+        self,
+        settings: Settings,
+        *,
+        clock: Clock,
+        transport: httpx.AsyncBaseTransport | None,
+        rng: random.Random,
+        registry: Registry | None = None,
     ) -> None:
         self.settings = settings
+        self.providers = registry or default_registry()  # the engines it searches, the reverse backends it resets
         self._clock = clock
         self._transport = transport
         self._clients: dict[str | None, httpx.AsyncClient] = {}
         self._tokens = WarmUpTokens(clock)
         self._parsing = EngineParsing()
+        # one Redis client (one pool) for every store of this instance, when any store lives in Redis
+        self._redis = open_shared_redis(settings)
         self._state = PolicyState(
             clock=clock,
-            cache=open_cache_store(settings.cache),
-            breaker_store=open_breaker_store(settings.state),
-            bucket_store=open_bucket_store(settings.state),
-            fingerprints={name: config_fingerprint(self._engine_settings(name)) for name in registry.engine_classes()},
+            cache=open_cache(settings, self._redis),
+            breaker_store=open_breakers(settings, self._redis),
+            bucket_store=open_buckets(settings, self._redis),
+            fingerprints={
+                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_classes()
+            },
             rng=rng,
             followers=open_breaker_followers(settings.state),
-            parse_health=open_parse_health_store(settings.state),
+            parse_health=open_parse_health(settings, self._redis),
         )
         # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
         self._engines = self._created_engines()
@@ -103,6 +114,11 @@ class Searching:
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
         self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
 
+    @property
+    def redis(self) -> RedisConnection | None:
+        """The Redis connection every Redis store of this Gateway shares (None when no store is on Redis)."""
+        return self._redis
+
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
         for client in self._clients.values():
@@ -110,6 +126,11 @@ class Searching:
         self._clients.clear()
         self._parsing.close()
         self._state.close()
+        if self._redis is not None:
+            for store in (self._state.breaker_store, self._state.parse_health):
+                if isinstance(store, RedisBreakerStore | RedisParseHealthStore):
+                    await store.flush()  # writes behind still in flight
+            await self._redis.aclose()
         self._log_redaction.close()
 
     def reconfigure(self, settings: Settings) -> None:
@@ -126,12 +147,10 @@ class Searching:
         previous.close()
 
     def _created_engines(self) -> dict[str, Engine]:
-        """Every engine of the registry, web and image alike, from the current settings."""
+        """Every engine of the provider registry, web and image alike, from the current settings."""
         return {
-            name: registry.create(
-                name, self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock
-            )
-            for name in registry.engine_classes()
+            name: cls(self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock)
+            for name, cls in self.providers.engine_classes().items()
         }
 
     def _engine_settings(self, name: str) -> EngineSettings:
@@ -145,7 +164,7 @@ class Searching:
         enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
         if name in self.settings.engines:
             return self.settings.engine(name)
-        cls = registry.engine_classes().get(name)
+        cls = self.providers.engine_classes().get(name)
         shared = getattr(cls, "shares_settings_of", None)
         if not shared:
             return self.settings.engine(name)
@@ -214,7 +233,7 @@ class Searching:
         records = self._state.parse_health.load_all()
         return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
 
-    def engine_statuses(self, reverse: Sequence[Engine] = ()) -> list[EngineStatus]:
+    def engine_statuses(self, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
         engine: web search's, then image search's, then `reverse`, the reverse-image backends (their rules
         engines: the Gateway opens them beside this service, under its breakers)."""
@@ -224,7 +243,7 @@ class Searching:
         listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
         return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
 
-    def _status(self, engine: Engine, vertical: str, health: ParseHealth | None) -> EngineStatus:
+    def _status(self, engine: Provider, vertical: str, health: ParseHealth | None) -> EngineStatus:
         reason = None
         try:
             engine.ensure_configured()
@@ -268,12 +287,14 @@ class Searching:
         searches = {name: probe_stack(self._searches[self._check_name(name)])}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
-    def reset_breaker(self, name: str, *, others: Collection[str] = ()) -> None:
-        """Close engine `name`'s circuit breaker and delete its stored record, in this and later processes.
-        `others`: names with a breaker that are not engines of the registry (the reverse-image backends)."""
-        if name not in others:
+    def reset_breaker(self, name: str) -> None:
+        """Close the circuit breaker of provider `name` (a web or image engine, or a reverse-image backend: the
+        registry's) and delete its stored record, in this and later processes."""
+        if name not in self.providers.names("reverse"):
             # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
-            registry.engine_class(name, allow_modes=False, vertical="images" if name.startswith("images_") else "web")
+            self.providers.engine_class(
+                name, allow_modes=False, vertical="images" if name.startswith("images_") else "web"
+            )
         self._state.reset_breaker(name)
 
     def follow_shared_state(self, door: str) -> AbstractAsyncContextManager[None]:
@@ -306,7 +327,7 @@ class Searching:
         return default_multi(self.auto_order(query, vertical), lambda name: self._engines[name].index)
 
     def _check_name(self, name: str, vertical: Vertical = "web") -> str:
-        registry.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
+        self.providers.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
         return name
 
     def _candidate(self, name: str, request: SearchRequest, vertical: Vertical = "web") -> Candidate:
@@ -396,18 +417,18 @@ class Searching:
         try:
             return await run(candidates, request)
         except AllEnginesFailedError as failure:
-            stale = self._stale_response(candidates, request, engine, failure)
+            stale = await self._stale_response(candidates, request, engine, failure)
             if stale is None:
                 raise
             return stale
 
-    def _stale_response(
+    async def _stale_response(
         self, candidates: Sequence[Candidate], request: SearchRequest, mode: str, failure: AllEnginesFailedError
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
             engine = self._engines.get(candidate.name)
-            result = self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
+            result = await self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True

@@ -1,9 +1,15 @@
-"""Token-bucket stores: the BucketStore protocol and its memory and SQLite backends.
+"""Token-bucket stores: the BucketStore protocol and its memory and SQLite backends (Redis: redis_bucket_store.py).
 
 A BucketLevel is one engine's bucket as data: how many tokens it held (negative while callers wait for
-reserved slots) at wall-clock time `updated` (epoch seconds). Stores never read a clock and never do bucket
-arithmetic; policies/rate_limit.py does, through update(): the store hands the stored level to a pure
-function and stores what it returns, atomically.
+reserved slots) at wall-clock time `updated` (epoch seconds). Stores never read a clock: callers pass `now`.
+The bucket arithmetic is `taken` and `given_back` below (the Redis store runs the same rule as a Lua script,
+and the contract suite, tests/state/test_contract.py, holds the backends to the same answers): a bucket never
+used starts full; it refills at rate_per_minute up to burst; a token available within max_wait is reserved
+(the level may go below zero, which queues waiters one slot apart); otherwise nothing is taken and the level is
+only restamped. The wall clock may step back: refill never goes negative and the level's time moves back with it.
+
+The protocol is async: reserve/refund. The memory and SQLite stores answer in the loop (one short write
+transaction; see state/cache_store.py for why not on a thread yet), the Redis store through redis.asyncio.
 
 Across processes (the SQLite backend, table rate_buckets_v1 in the state file): update() reads and writes the
 engine's row inside one BEGIN IMMEDIATE transaction, so two processes taking tokens at once serialise on
@@ -42,15 +48,61 @@ class BucketLevel:
     updated: float
 
 
+@dataclass(frozen=True)
+class Pace:
+    """One engine's bucket: refilled at `rate_per_minute`, holding at most `burst` tokens."""
+
+    rate_per_minute: float
+    burst: float
+
+
 # given the stored level (None: the engine has none yet), the level to store (None: leave it) and a result
 Change = Callable[[BucketLevel | None], tuple[BucketLevel | None, R]]
+Reservation = tuple[bool, float]  # (granted, seconds to wait for the slot)
+
+
+def refilled(stored: BucketLevel | None, pace: Pace, now: float) -> float:
+    """Tokens at `now`: a bucket never used starts full; a level saved under a larger burst is capped."""
+    if stored is None:
+        return pace.burst
+    elapsed = max(0.0, now - stored.updated)
+    return min(pace.burst, stored.tokens + elapsed * pace.rate_per_minute / 60)
+
+
+def taken(pace: Pace, now: float, max_wait: float) -> Change[Reservation]:
+    """The change that takes a token available within max_wait: (True, wait); else (False, wait), untaken."""
+
+    def take(stored: BucketLevel | None) -> tuple[BucketLevel | None, Reservation]:
+        tokens = refilled(stored, pace, now)
+        wait = 0.0 if tokens >= 1 else (1 - tokens) * 60 / pace.rate_per_minute
+        if wait > max_wait:
+            # the same level, restamped: a stamp from the future (the clock stepped back) is corrected
+            return BucketLevel(tokens, now), (False, wait)
+        return BucketLevel(tokens - 1, now), (True, wait)
+
+    return take
+
+
+def given_back(pace: Pace) -> Change[None]:
+    """The change that returns one reserved token (nothing when the level is gone: it was cleared meanwhile)."""
+
+    def give_back(stored: BucketLevel | None) -> tuple[BucketLevel | None, None]:
+        if stored is None:
+            return None, None
+        return BucketLevel(min(pace.burst, stored.tokens + 1), stored.updated), None
+
+    return give_back
 
 
 class BucketStore(Protocol):
     """Where token-bucket levels live. No method raises for backend trouble."""
 
-    def update(self, engine: str, change: Change[R]) -> R:
-        """Apply `change` to the engine's level atomically and return its result."""
+    async def reserve(self, engine: str, pace: Pace, *, now: float, max_wait: float) -> Reservation:
+        """Take the engine's next token if it comes within max_wait, atomically across every sharer of the store."""
+        ...
+
+    async def refund(self, engine: str, pace: Pace) -> None:
+        """Give back a token reserved but never used."""
         ...
 
     def close(self) -> None:
@@ -64,7 +116,14 @@ class MemoryBucketStore:
     def __init__(self, levels: Mapping[str, BucketLevel] | None = None) -> None:
         self._levels: dict[str, BucketLevel] = dict(levels or {})
 
+    async def reserve(self, engine: str, pace: Pace, *, now: float, max_wait: float) -> Reservation:
+        return self.update(engine, taken(pace, now, max_wait))
+
+    async def refund(self, engine: str, pace: Pace) -> None:
+        self.update(engine, given_back(pace))
+
     def update(self, engine: str, change: Change[R]) -> R:
+        """Apply `change` to the engine's level and return its result."""
         level, result = change(self._levels.get(engine))
         if level is not None:
             self._levels[engine] = level
@@ -100,7 +159,14 @@ class SqliteBucketStore(SqliteStore):
         )
         self._mirror = MemoryBucketStore()
 
+    async def reserve(self, engine: str, pace: Pace, *, now: float, max_wait: float) -> Reservation:
+        return self.update(engine, taken(pace, now, max_wait))
+
+    async def refund(self, engine: str, pace: Pace) -> None:
+        self.update(engine, given_back(pace))
+
     def update(self, engine: str, change: Change[R]) -> R:
+        """Apply `change` to the engine's level in one write transaction."""
         conn = self._file.connection(create=True)
         if conn is None:
             return self._mirror.update(engine, change)
@@ -134,7 +200,7 @@ def _decode(row: Any) -> BucketLevel | None:
 
 
 def open_bucket_store(settings: StateSettings, *, environ: Mapping[str, str] | None = None) -> BucketStore:
-    """The store `settings.backend` names; the SQLite file is created at the first token taken."""
+    """The store `settings.backend` names (Redis: state/backends.py); the SQLite file is created when first used."""
     if settings.backend == "memory":
         return MemoryBucketStore()
     return SqliteBucketStore(settings.path or default_state_path(environ))

@@ -6,9 +6,10 @@ every engine fails) and stays within `max_entries`. It never reads a clock: call
 Backends never fail a search. The SQLite backend (its own file, opened through state/sqlite_file.py's SqliteFile)
 logs one warning when its file cannot be created or used and then behaves like a cache that misses; later failures
 are logged at debug level only.
-The protocol is synchronous: the embedded backends do sub-millisecond local work (a primary-key read, a
-single-row write on a WAL file; the busy timeout bounds how long another process's lock can hold us up),
-which is cheaper inline than hopping to a thread. A networked backend (Redis) will need an async variant.
+The protocol is async so a networked backend fits behind it (the Redis store, state/redis_cache_store.py, goes
+through redis.asyncio). The embedded stores answer in the loop: a primary-key read or a single-row write on a WAL
+file is sub-millisecond, and a hop to a worker thread would expire every FakeClock deadline in the tests (its
+timeout fires at the first real suspension); docs/decisions.md (2026-11-28) records this as left to do.
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ class CacheEntry:
 class CacheStore(Protocol):
     """Where cached search results live. get/set never raise for backend trouble; they miss instead."""
 
-    def get(self, key: str, *, now: float) -> CacheEntry | None:
+    async def get(self, key: str, *, now: float) -> CacheEntry | None:
         """The entry for `key` while now < keep_until (fresh or stale), else None."""
         ...
 
-    def set(self, key: str, entry: CacheEntry) -> None:
+    async def set(self, key: str, entry: CacheEntry) -> None:
         """Store `entry`, replacing any previous one, evicting others to stay within the size bound."""
         ...
 
@@ -81,7 +82,7 @@ class MemoryCacheStore:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: str, *, now: float) -> CacheEntry | None:
+    async def get(self, key: str, *, now: float) -> CacheEntry | None:
         entry = self._entries.get(key)  # a hit becomes the most recently used
         if entry is None:
             return None
@@ -90,7 +91,7 @@ class MemoryCacheStore:
             return None
         return entry
 
-    def set(self, key: str, entry: CacheEntry) -> None:
+    async def set(self, key: str, entry: CacheEntry) -> None:
         self._entries[key] = entry  # past max_entries, the least recently used goes
 
     def close(self) -> None:
@@ -100,10 +101,10 @@ class MemoryCacheStore:
 class NullCacheStore:
     """Caching switched off (backend = "none")."""
 
-    def get(self, key: str, *, now: float) -> CacheEntry | None:
+    async def get(self, key: str, *, now: float) -> CacheEntry | None:
         return None
 
-    def set(self, key: str, entry: CacheEntry) -> None:
+    async def set(self, key: str, entry: CacheEntry) -> None:
         return None
 
     def close(self) -> None:
@@ -125,7 +126,13 @@ class SqliteCacheStore(SqliteStore):
         what, fallback = "search cache", "searching without the cache"
         super().__init__(SqliteFile(path, _SCHEMA, what=what, fallback=fallback, busy_timeout=busy_timeout))
 
-    def get(self, key: str, *, now: float) -> CacheEntry | None:
+    async def get(self, key: str, *, now: float) -> CacheEntry | None:
+        return self._get(key, now)
+
+    async def set(self, key: str, entry: CacheEntry) -> None:
+        self._set(key, entry)
+
+    def _get(self, key: str, now: float) -> CacheEntry | None:
         conn = self._file.connection(create=True)
         if conn is None:
             return None
@@ -138,16 +145,16 @@ class SqliteCacheStore(SqliteStore):
             return None
         if row is None or now >= row[3]:
             return None
-        hits = _decode_hits(row[0])
+        hits = decode_hits(row[0])
         if hits is None:
             return None
         return CacheEntry(hits=hits, stored_at=row[1], fresh_until=row[2], keep_until=row[3])
 
-    def set(self, key: str, entry: CacheEntry) -> None:
+    def _set(self, key: str, entry: CacheEntry) -> None:
         conn = self._file.connection(create=True)
         if conn is None:
             return
-        payload = json.dumps([hit.model_dump(mode="json") for hit in entry.hits], ensure_ascii=False)
+        payload = encode_hits(entry.hits)
         try:
             with conn:
                 conn.execute(
@@ -164,7 +171,12 @@ class SqliteCacheStore(SqliteStore):
             self._file.report("write to", exc)
 
 
-def _decode_hits(payload: str) -> tuple[Hit, ...] | None:
+def encode_hits(hits: tuple[Hit, ...]) -> str:
+    """The JSON text a store keeps for `hits`."""
+    return json.dumps([hit.model_dump(mode="json") for hit in hits], ensure_ascii=False)
+
+
+def decode_hits(payload: str | bytes) -> tuple[Hit, ...] | None:
     """Hits from a stored row, or None when the row is unreadable (e.g. written by an incompatible version)."""
     try:
         items = json.loads(payload)
@@ -179,7 +191,7 @@ def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def open_cache_store(settings: CacheSettings, *, environ: Mapping[str, str] | None = None) -> CacheStore:
-    """The store `settings.backend` names; the SQLite file is only created when first used."""
+    """The store `settings.backend` names (Redis: state/backends.py); the SQLite file is created when first used."""
     if settings.backend == "memory":
         return MemoryCacheStore(settings.max_entries)
     if settings.backend == "sqlite":

@@ -22,8 +22,9 @@ bind an integer past 2**63). The tools number only storable URLs: a result whose
 lone surrogate gets no ref and is shown with its URL, and the search goes on.
 
 Backend trouble raises SessionStoreError (never a raw sqlite3 error) so the tools layer can fall back to showing
-URLs. The protocol is synchronous for the same reason as the cache store's: embedded backends do sub-millisecond
-local work. The SQLite backend shares the state file (state/sqlite_file.py) through its own versioned tables.
+URLs. The protocol is async so the Redis backend (state/redis_sessions.py) fits behind it; the embedded backends
+answer in the loop, as the cache store's do (sub-millisecond local work). The SQLite backend shares the state
+file (state/sqlite_file.py) through its own versioned tables.
 """
 
 from __future__ import annotations
@@ -68,11 +69,11 @@ _SCHEMA = (
 class SessionStore(Protocol):
     """Where each session's ref -> URL table lives."""
 
-    def remember(self, session: str, urls: Sequence[str]) -> list[int]:
+    async def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         """One ref per URL, in order (an URL already live in the session keeps its ref)."""
         ...
 
-    def resolve(self, session: str, ref: int) -> str:
+    async def resolve(self, session: str, ref: int) -> str:
         """The URL of a live ref; UnknownRefError when the session never gave it or it expired, InvalidInputError
         when `ref` is outside 1 to MAX_REF (check_ref)."""
         ...
@@ -168,7 +169,7 @@ class MemorySessionStore:
         self._sessions: dict[str, _MemorySession] = {}
         self._next_sweep = 0.0
 
-    def remember(self, session: str, urls: Sequence[str]) -> list[int]:
+    async def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         _check_urls(urls)
         now = self._clock.now()
         self._sweep(now)
@@ -189,7 +190,7 @@ class MemorySessionStore:
             state.drop(ref, url)
         return refs
 
-    def resolve(self, session: str, ref: int) -> str:
+    async def resolve(self, session: str, ref: int) -> str:
         check_ref(ref)
         state = self._sessions.get(check_session(session))
         if state is None:
@@ -247,7 +248,7 @@ class SqliteSessionStore(SqliteStore):
             )
         )
 
-    def remember(self, session: str, urls: Sequence[str]) -> list[int]:
+    async def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         check_session(session)
         _check_urls(urls)
         return self._write(session, urls, self._clock.now())
@@ -278,7 +279,7 @@ class SqliteSessionStore(SqliteStore):
             raise self._failure("write to", exc) from None
         return refs
 
-    def resolve(self, session: str, ref: int) -> str:
+    async def resolve(self, session: str, ref: int) -> str:
         check_ref(ref)
         check_session(session)
         conn = self._file.connection(create=False)

@@ -143,7 +143,7 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    result = _rendered(call, _remembered(call.sessions, call.session, outcomes))
+    result = _rendered(call, await _remembered(call.sessions, call.session, outcomes))
     return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
@@ -159,7 +159,7 @@ async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
     outcome = await _search(call.backend, request, "multi", plan.engines)
     if outcome.error is not None:
         raise outcome.error
-    return _rendered(call, _remembered(call.sessions, call.session, [outcome]))
+    return _rendered(call, await _remembered(call.sessions, call.session, [outcome]))
 
 
 @dataclass(slots=True)  # not frozen: built for every search call, and frozen doubles its cost
@@ -193,7 +193,9 @@ async def _search(
     return render.SearchOutcome(query=request.query, response=response)
 
 
-def _remembered(sessions: SessionStore | None, session: str, outcomes: Sequence[render.SearchOutcome]) -> SearchResults:
+async def _remembered(
+    sessions: SessionStore | None, session: str, outcomes: Sequence[render.SearchOutcome]
+) -> SearchResults:
     """Remember every result URL in the session; a failing store means URLs instead of refs, with a note."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
     # a URL the store cannot keep (a lone surrogate from a broken answer) gets no ref and is shown as a URL
@@ -202,7 +204,7 @@ def _remembered(sessions: SessionStore | None, session: str, outcomes: Sequence[
     notes: tuple[str, ...] = ()
     if sessions is not None:
         try:
-            refs = dict(zip(urls, sessions.remember(session, urls), strict=True))
+            refs = dict(zip(urls, await sessions.remember(session, urls), strict=True))
         except SessionStoreError:
             notes = ("numbered refs are unavailable (session store error), so results show their URLs",)
     return SearchResults(tuple(outcomes), refs, notes)
@@ -215,15 +217,15 @@ def _rendered(call: ToolCall, results: SearchResults) -> ToolResult:
 # --- web_fetch -----------------------------------------------------------------------------------------------
 
 
-def resolve_ref(sessions: SessionStore | None, session: str, ref: int) -> str:
+async def resolve_ref(sessions: SessionStore | None, session: str, ref: int) -> str:
     """The URL ref `ref` of `session` stands for (UnknownRefError when it has none)."""
     if sessions is None:
         raise InvalidInputError("refs are not available here", hint="Pass the result's url instead.")
-    return sessions.resolve(session, ref)
+    return await sessions.resolve(session, ref)
 
 
 async def web_fetch(call: ToolCall, args: WebFetchArguments) -> ToolResult:
-    url = args.url if args.ref is None else resolve_ref(call.sessions, call.session, args.ref)
+    url = args.url if args.ref is None else await resolve_ref(call.sessions, call.session, args.ref)
     request = ReadRequest.create(
         url=url, start=args.start, max_chars=args.max_chars, format=args.format, question=args.question,
         passage=args.passage, max_tokens=args.max_tokens, **(call.extra or {}),

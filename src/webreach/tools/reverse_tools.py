@@ -21,7 +21,8 @@ from webreach.tools.arguments import ToolArguments
 from webreach.tools.backend import ToolCall, ToolResult
 from webreach.tools.output import json_text
 
-# the reverse-image backends (images/reverse REVERSE_BACKENDS; tests/images checks the two lists agree)
+# the reverse-image backends (the provider registry's, webreach/providers.py; tests/test_providers.py checks the
+# two lists agree: a Literal must be spelled out for the type checker and the tool schema)
 ReverseBackendName = Literal[
     "auto", "serpapi_lens", "serpapi_google_reverse", "serpapi_yandex", "bing_visual", "yandex", "tineye",
     "searxng_tineye",

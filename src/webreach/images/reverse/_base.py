@@ -5,11 +5,12 @@ client (bounded body, timeouts and transport failures as typed errors) and retur
 send one request; Bing's upload needs two (the upload, then the insights for its token), which is why a backend
 gets `send` rather than describing a single request.
 
-Errors are classified exactly as web engines classify theirs: each backend owns `rules`, an engines.Engine of
-its own name, kind and origin, whose check_response maps statuses, challenge pages, Retry-After, keys and quotas
-to the one error tree (so breakers and auto fallback read the same codes). Settings: a backend that shares a web
+Errors are classified exactly as web engines classify theirs: each backend owns `rules`, an engines.Provider (the
+part of an Engine every provider shares, without the search contract) of its own name, kind and origin, whose
+check_response maps statuses, challenge pages, Retry-After, keys and quotas to the one error tree (so breakers and
+auto fallback read the same codes). Settings: a backend that shares a web
 engine's account (`web_engine`: serpapi, bing, searxng) starts from that engine's [engines.NAME] settings; its
-own [images.reverse_backends.NAME] entry overrides them field by field (keys, base URL, rate, timeout).
+own [images.reverse_settings.NAME] entry overrides them field by field (keys, base URL, rate, timeout).
 """
 
 from __future__ import annotations
@@ -23,19 +24,15 @@ import httpx
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
-from webreach.engines import Engine
-from webreach.engines._base import EngineKind
-from webreach.engines._json import json_object
+from webreach.engines import EngineKind, Provider, json_object
 from webreach.errors import NotConfiguredError
 from webreach.images.reverse.models import MatchKind, ReverseHit, ReverseQuery
-from webreach.models import Hit, SearchRequest
 
 Send = Callable[[httpx.Request], Awaitable[httpx.Response]]
 
 
-class _Rules(Engine):
-    """An Engine used only for its configuration and response checks (never asked to search); `webreach engines`
-    lists the backends through it."""
+class Rules(Provider):
+    """A backend's configuration and response checks; `webreach engines` lists the backends through them."""
 
     needs_instance: ClassVar[bool] = False
 
@@ -48,12 +45,6 @@ class _Rules(Engine):
                 f"needs the instance's base_url (set WEBREACH_ENGINES__{instance.upper()}__BASE_URL)",
                 engine=self.name,
             )
-
-    def build_request(self, request: SearchRequest, tokens: Any = None) -> httpx.Request:
-        raise NotImplementedError("a reverse backend's rules never build a search request")
-
-    def parse(self, response: httpx.Response) -> list[Hit]:
-        raise NotImplementedError("a reverse backend's rules never parse a results page")
 
 
 class ReverseBackend(ABC):
@@ -78,8 +69,8 @@ class ReverseBackend(ABC):
             "shares_settings_of": self.web_engine or "",
             "supports": frozenset(way for way, taken in ways if taken),  # how it takes the image
         }  # fmt: skip
-        rules_class = type(f"{type(self).__name__}Rules", (_Rules,), attributes)
-        self.rules: Engine = rules_class(settings, user_agent=user_agent, clock=clock)
+        rules_class = type(f"{type(self).__name__}Rules", (Rules,), attributes)
+        self.rules: Rules = rules_class(settings, user_agent=user_agent, clock=clock)
         self.settings = settings
 
     @abstractmethod

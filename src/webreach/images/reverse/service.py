@@ -11,7 +11,7 @@ NotConfiguredError, which auto reports and moves past.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar
 
 import httpx
@@ -27,7 +27,7 @@ from webreach.errors import (
     UnavailableError,
     WebreachError,
 )
-from webreach.images.reverse import REVERSE_BACKENDS, ReverseBackend
+from webreach.images.reverse import ReverseBackend
 from webreach.images.reverse.models import ReverseHit, ReverseQuery, deduplicated
 from webreach.images.storage import Storage
 
@@ -42,6 +42,8 @@ class CallGuard(Protocol):
     ) -> T: ...
 
 
+# the reverse-image backends by name, in the registry's order (webreach/providers.py reverse_backends)
+Backends = Mapping[str, type[ReverseBackend]]
 # the engine HTTP client for a proxy (None: direct): the search service's (Searching.engine_client), so reverse
 # backends share web search's connection pools, transport (the fake web offline) and proxies
 ClientFor = Callable[[str | None], httpx.AsyncClient]
@@ -58,26 +60,35 @@ def backend_settings(settings: Settings, cls: type[ReverseBackend]) -> EngineSet
     return merged
 
 
-def backends_of(settings: Settings, clock: Clock) -> dict[str, ReverseBackend]:
-    """Every reverse-image backend, configured by `settings` (no I/O: `webreach engines` lists them so)."""
+def backends_of(settings: Settings, clock: Clock, classes: Backends) -> dict[str, ReverseBackend]:
+    """Every reverse-image backend of `classes`, configured by `settings` (no I/O: `webreach engines` lists them
+    so)."""
     return {
         name: cls(backend_settings(settings, cls), user_agent=settings.user_agent, clock=clock)
-        for name, cls in REVERSE_BACKENDS.items()
+        for name, cls in classes.items()
     }
 
 
 class ReverseSearch:
-    """The configured reverse-image backends, asked over `client_for`'s clients under `guard`."""
+    """The registry's reverse-image backends (`backends`), configured by `settings`, asked over `client_for`'s
+    clients under `guard`."""
 
     def __init__(
-        self, settings: Settings, *, client_for: ClientFor, guard: CallGuard, storage: Storage, clock: Clock
+        self,
+        settings: Settings,
+        *,
+        backends: Backends,
+        client_for: ClientFor,
+        guard: CallGuard,
+        storage: Storage,
+        clock: Clock,
     ) -> None:
-        unknown = sorted(set(settings.images.reverse_backends) - set(REVERSE_BACKENDS))
+        unknown = sorted(set(settings.images.reverse_backends) - set(backends))
         if unknown:
             raise InvalidInputError(
-                f"unknown reverse-image backend {', '.join(unknown)}", hint=f"Valid: {', '.join(REVERSE_BACKENDS)}."
+                f"unknown reverse-image backend {', '.join(unknown)}", hint=f"Valid: {', '.join(backends)}."
             )
-        self.backends = backends_of(settings, clock)
+        self.backends = backends_of(settings, clock, backends)
         self.order = list(settings.images.reverse_backends)
         self.storage = storage
         self._client_for, self._guard = client_for, guard

@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from webreach.engines._html import attribute, parse_html
+from webreach.engines import attribute, parse_html
 from webreach.errors import BlockedError
 from webreach.images.reverse._base import ReverseBackend, Send, kept, upload_name
 from webreach.images.reverse.models import ReverseHit, ReverseQuery

@@ -1,0 +1,105 @@
+"""The provider registry: the one list of every provider (web engines, image engines, reverse-image backends) with
+its name, kind, key requirement and config section; the search, image search and reverse search services, the
+control plane and config validation all consult it.
+
+Web and image engines are found by scanning engines/ (one Engine per module: engines/__init__.py); the
+reverse-image backends are listed in REVERSE_BACKENDS below. The Gateway takes a Registry (default: every
+provider), so a provider added to one reaches web search, image search, reverse search and `webreach engines`
+alike. Image engines keep their registry name (`images_bing`) and are called by their short name (`bing`) at the
+doors (images/hits.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import Literal
+
+from webreach import engines
+from webreach.engines import Engine, Vertical
+from webreach.images.reverse import ReverseBackend
+from webreach.images.reverse.bing_visual import BingVisual
+from webreach.images.reverse.searxng_tineye import SearxngTineye
+from webreach.images.reverse.serpapi_google_reverse import SerpApiGoogleReverse
+from webreach.images.reverse.serpapi_lens import SerpApiLens
+from webreach.images.reverse.serpapi_yandex import SerpApiYandex
+from webreach.images.reverse.tineye import TinEye
+from webreach.images.reverse.yandex import Yandex
+
+ProviderKind = Literal["web", "image", "reverse"]
+KINDS: tuple[ProviderKind, ...] = ("web", "image", "reverse")
+# the reverse-image backends, in the order `webreach engines` lists them
+REVERSE_BACKENDS: tuple[type[ReverseBackend], ...] = (
+    SerpApiLens, SerpApiGoogleReverse, SerpApiYandex, BingVisual, Yandex, TinEye, SearxngTineye,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider: its registry name, what it serves, whether it needs a key, where it is configured (and the
+    web engine whose settings it starts from, if any), and the class the services instantiate."""
+
+    name: str
+    kind: ProviderKind
+    needs_key: bool
+    config_section: str
+    shares_settings_of: str | None
+    cls: type[Engine] | type[ReverseBackend]
+
+    @classmethod
+    def of_engine(cls, name: str, engine: type[Engine]) -> ProviderSpec:
+        kind: ProviderKind = "web" if engine.vertical == "web" else "image"
+        return cls(name, kind, engine.needs_key, f"engines.{name}", engine.shares_settings_of or None, engine)
+
+    @classmethod
+    def of_reverse(cls, backend: type[ReverseBackend]) -> ProviderSpec:
+        section = f"images.reverse_settings.{backend.name}"
+        return cls(backend.name, "reverse", backend.needs_key, section, backend.web_engine, backend)
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Every provider by registry name: web engines, then image engines (each sorted by name), then the
+    reverse-image backends in their listed order. The Gateway holds one and hands it to its services."""
+
+    specs: Mapping[str, ProviderSpec]
+
+    @classmethod
+    def of(cls, engine_classes: Mapping[str, type[Engine]], reverse: Sequence[type[ReverseBackend]]) -> Registry:
+        """The registry of these engines (by name) and reverse backends; RuntimeError when two share a name."""
+        found = sorted(
+            (ProviderSpec.of_engine(name, engine) for name, engine in engine_classes.items()),
+            key=lambda spec: (spec.kind != "web", spec.name),
+        )
+        found += [ProviderSpec.of_reverse(backend) for backend in reverse]
+        names = [spec.name for spec in found]
+        if len(set(names)) != len(names):
+            raise RuntimeError(f"two providers share a name: {sorted({n for n in names if names.count(n) > 1})}")
+        return cls(MappingProxyType({spec.name: spec for spec in found}))
+
+    def names(self, kind: ProviderKind) -> list[str]:
+        """The registry names of one kind's providers, in the registry's order."""
+        return [name for name, spec in self.specs.items() if spec.kind == kind]
+
+    def engine_classes(self) -> Mapping[str, type[Engine]]:
+        """The web and image engines (what the search service builds a policy stack for), by registry name."""
+        return MappingProxyType({name: spec.cls for name, spec in self.specs.items() if issubclass(spec.cls, Engine)})
+
+    def engine_class(self, name: str, *, allow_modes: bool = True, vertical: Vertical | None = "web") -> type[Engine]:
+        """Engine `name` of `vertical` (None: of any), or UnknownEngineError listing this registry's names."""
+        return engines.engine_class(name, allow_modes=allow_modes, vertical=vertical, classes=self.engine_classes())
+
+    def reverse_backends(self) -> Mapping[str, type[ReverseBackend]]:
+        """The reverse-image backends (what reverse image search asks), by name, in the registry's order."""
+        return MappingProxyType(
+            {name: spec.cls for name, spec in self.specs.items() if issubclass(spec.cls, ReverseBackend)}
+        )
+
+
+@cache
+def default_registry() -> Registry:
+    """The registry of every engine in engines/ and every backend in REVERSE_BACKENDS (built once: modules
+    don't change)."""
+    return Registry.of(engines.engine_classes(), REVERSE_BACKENDS)

@@ -1,0 +1,63 @@
+"""Start-up stays light (issue 38): `import webreach`, the CLI module and `webreach --help`/`--version` load none of
+the heavy parts (the Gateway, config, rich, the read service, extraction and its libraries, the mcp SDK). Checked on
+sys.modules in a fresh interpreter, never by timing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = (
+    "webreach.gateway",
+    "webreach.config",
+    "webreach.read.service",
+    "webreach.extract.cascade",
+    "webreach.tools",
+    "webreach.models",
+    "pydantic",
+    "rich",
+    "trafilatura",
+    "pypdf",
+    "PIL",
+    "httpx",
+    "mcp",
+)
+
+RUN_CLI = (
+    "import sys\n"
+    "from click.testing import CliRunner\n"
+    "from webreach.frontends.cli import cli\n"
+    "result = CliRunner().invoke(cli, sys.argv[1:], prog_name='webreach')\n"
+    "assert result.exit_code == 0, result.output\n"
+)
+
+
+def loaded_after(script: str, *args: str) -> list[str]:
+    """The HEAVY modules a fresh interpreter has loaded after running `script`."""
+    report = f"\nimport json, sys\nprint(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script + report, *args], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_import_webreach_loads_nothing_heavy() -> None:
+    assert loaded_after("import webreach") == []
+
+
+def test_the_cli_module_loads_nothing_heavy() -> None:
+    assert loaded_after("import webreach.frontends.cli") == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["search", "--help"], ["canary", "--help"]])
+def test_help_and_version_load_nothing_heavy(args: list[str]) -> None:
+    assert loaded_after(RUN_CLI, *args) == []
+
+
+def test_a_public_name_still_loads_its_module() -> None:
+    """The control: the check above sees a heavy module when one is loaded."""
+    assert "webreach.gateway" in loaded_after("import webreach\nwebreach.Gateway")
