@@ -90,6 +90,7 @@ CONFINED = {
         "frontends/_admin_config.py",
         "frontends/_agent_auth.py",
         "frontends/_image_routes.py",  # GET /i/<id> and the multipart upload (issue 14)
+        "frontends/_rest_errors.py",  # the REST envelope of the one error body
         "frontends/_console",  # the operator console's access rule and pages
     ),
     "jinja2": ("frontends/_console",),

@@ -20,12 +20,14 @@ from webreach.errors import (
     ParseError,
     QuotaExhaustedError,
     RateLimitedError,
+    RequestRefused,
     RobotsDisallowedError,
     SessionStoreError,
     SuspendedError,
     UnavailableError,
     UrlNotAllowedError,
     WebreachError,
+    error_body,
 )
 
 
@@ -85,3 +87,31 @@ def test_all_engines_failed_is_retryable_when_any_engine_failure_was() -> None:
     walls = [BlockedError("wall", kind="captcha"), AuthFailedError("401")]
     assert not AllEnginesFailedError("none", errors=walls).retryable
     assert AllEnginesFailedError("none", errors=[*walls, EngineTimeoutError("late")]).retryable
+
+
+def test_the_one_error_body_names_a_tool_only_when_one_was_called_and_leaves_out_absent_details() -> None:
+    refused = UrlNotAllowedError("private address", rule="private", url="http://10.0.0.1/")
+    assert error_body(refused) == {
+        "status": "error",
+        "code": "url_not_allowed",
+        "message": str(refused),
+        "retry_after": None,  # always said: a client reads it to know whether to come back
+        "rule": "private",  # a detail with a value; engine (None here) is left out, not null
+    }
+    assert list(error_body(refused, tool="web_fetch"))[:3] == ["status", "tool", "code"]
+    assert error_body(refused, tool="web_fetch")["tool"] == "web_fetch" and refused.to_dict() == error_body(refused)
+    failed = AllEnginesFailedError(
+        "no engine answered", errors=[RateLimitedError("slow", engine="bing", retry_after=5)]
+    )
+    nested = error_body(failed)["errors"][0]
+    assert nested["engine"] == "bing" and nested["retry_after"] == 5 and "tool" not in nested
+
+
+def test_a_refusal_of_the_servers_own_is_an_error_of_its_code() -> None:
+    refusal = RequestRefused("not_found", "no endpoint /v1/x", hint="See /docs for the endpoints.")
+    assert error_body(refusal) == {
+        "status": "error",
+        "code": "not_found",
+        "message": "no endpoint /v1/x. See /docs for the endpoints.",
+        "retry_after": None,
+    }

@@ -21,6 +21,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 ├── ConfigStoreError                 config_store_unavailable   the console's settings database cannot be used now
 ├── StateBackendError                state_backend_unavailable  [state] backend unusable (Redis down, extra missing)
 ├── AccountingUnavailableError       accounting_unavailable     the ledger's database cannot be used now; retryable
+├── RequestRefused                   <its own>            the HTTP server's own refusal (unknown path, too large)
 ├── AccountError                     the calling agent may not make this call now (accounts/)
 │   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
 │   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
@@ -170,15 +171,32 @@ class WebreachError(Exception):
     def __str__(self) -> str:
         return self.describe(tool_syntax)
 
+    def details(self) -> dict[str, Any]:
+        """The fields the error body carries after code, message and retry_after (None: left out of the body)."""
+        return {"engine": self.engine}
+
     def to_dict(self) -> dict[str, Any]:
-        """The agent-facing error body (front doors add the tool name)."""
-        return {
-            "status": "error",
-            "code": self.code,
-            "message": str(self),
-            "retry_after": self.retry_after,
-            "engine": self.engine,
-        }
+        """The agent error body of this error outside any tool call (error_body, the one renderer)."""
+        return error_body(self)
+
+
+def error_body(error: WebreachError, *, tool: str | None = None, detail: bool = True) -> dict[str, Any]:
+    """The one error body every door sends: status, tool (only when a tool was called), code, message,
+    retry_after, then the error's details that have a value. Doors wrap it in their own envelope (HTTP status and
+    Retry-After, exit code, JSON-RPC); none builds the body itself.
+
+    detail=False drops the per-attempt log of all_engines_failed (each engine's error stays): the compact output
+    keeps what the agent can act on.
+    """
+    body: dict[str, Any] = {"status": "error"}
+    if tool is not None:
+        body["tool"] = tool
+    body.update(code=error.code, message=str(error), retry_after=error.retry_after)
+    details = error.details()
+    if not detail:
+        details.pop("attempts", None)
+    body.update({key: value for key, value in details.items() if value is not None})
+    return body
 
 
 class InvalidInputError(WebreachError):
@@ -343,10 +361,8 @@ class UnreachableError(EngineError):
         super().__init__(message, engine=engine, hint=hint)
         self.cause: UnreachableCause = cause
 
-    def to_dict(self) -> dict[str, Any]:
-        body = super().to_dict()
-        body["cause"] = self.cause
-        return body
+    def details(self) -> dict[str, Any]:
+        return {**super().details(), "cause": self.cause}
 
 
 class SuspendedError(EngineError):
@@ -380,6 +396,15 @@ class AdminThrottledError(AdminRequiredError):
     retryable = True
 
 
+class RequestRefused(WebreachError):
+    """A request the HTTP server refuses itself, before any tool (an unknown path, a body over the cap, a Host not
+    served, a bug): its code is the instance's, one of the server's own (frontends/_errors.py gives each a status)."""
+
+    def __init__(self, code: str, message: str, *, hint: str = "", retry_after: float | None = None) -> None:
+        super().__init__(message, retry_after=retry_after, hint=hint)
+        self.code = code
+
+
 class AccountError(WebreachError):
     """The calling agent may not make this call now (its key, credits, quota or idempotency key)."""
 
@@ -389,8 +414,8 @@ class AccountError(WebreachError):
         super().__init__(message, retry_after=retry_after, hint=hint)
         self.fields = fields
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), **self.fields}
+    def details(self) -> dict[str, Any]:
+        return {**super().details(), **self.fields}
 
 
 class AgentAuthError(AccountError):
@@ -519,11 +544,9 @@ class AllEnginesFailedError(WebreachError):
         self.attempts = tuple(attempts)
         self.retryable = any(error.retryable for error in self.errors)
 
-    def to_dict(self) -> dict[str, Any]:
-        body = super().to_dict()
-        body["errors"] = [e.to_dict() for e in self.errors]
-        body["attempts"] = [a.model_dump(mode="json") for a in self.attempts]
-        return body
+    def details(self) -> dict[str, Any]:
+        errors = [error_body(error) for error in self.errors]
+        return {**super().details(), "errors": errors, "attempts": [a.model_dump(mode="json") for a in self.attempts]}
 
 
 class FetchError(WebreachError):
@@ -558,10 +581,8 @@ class UrlNotAllowedError(FetchError):
         self.rule = rule
         self.address = address
 
-    def to_dict(self) -> dict[str, Any]:
-        body = super().to_dict()
-        body["rule"] = self.rule
-        return body
+    def details(self) -> dict[str, Any]:
+        return {**super().details(), "rule": self.rule}
 
 
 class HostResolutionError(FetchError):
@@ -610,10 +631,8 @@ class HttpStatusError(FetchError):
         self.status = status
         self.retryable = status >= 500 or status == 429
 
-    def to_dict(self) -> dict[str, Any]:
-        body = super().to_dict()
-        body["http_status"] = self.status
-        return body
+    def details(self) -> dict[str, Any]:
+        return {**super().details(), "http_status": self.status}
 
 
 class TooManyRedirectsError(FetchError):

@@ -177,9 +177,13 @@ def test_parse_auto_on_a_page_of_no_known_engine_asks_for_the_engine(tmp_path: P
 
 
 def test_search_hint_still_offers_the_routing_modes() -> None:
-    code, out, _ = invoke("search", "x", "-e", "altavista", "--json")
+    code, _, err = invoke("search", "x", "-e", "altavista")
     assert code == 2
-    assert "Valid engines: auto, multi, baidu" in json.loads(out)["message"]
+    assert "Valid engines: auto, multi, baidu" in err
+    # --json prints the body an agent calling web_search gets (issue 36): the tool's modes, the tool named
+    code, out, _ = invoke("search", "x", "-e", "altavista", "--json")
+    body = json.loads(out)
+    assert code == 2 and body["tool"] == "web_search" and "Valid engines: auto, baidu" in body["message"]
 
 
 def test_registry_hint_without_modes() -> None:

@@ -156,7 +156,6 @@ def test_unknown_paths_and_methods_use_the_error_shape(client: TestClient) -> No
     assert wrong.status_code == 405
     assert wrong.json() | {"message": ""} == {
         "status": "error",
-        "tool": None,
         "code": "method_not_allowed",
         "message": "",
         "retry_after": None,

@@ -281,7 +281,7 @@ def test_fence_boundaries_are_stable_and_absent_from_the_text() -> None:
 
 def test_error_body_has_the_agent_shape() -> None:
     error = RateLimitedError("slow down", engine="bing", retry_after=30)
-    body = error_body(error, "web_search")
+    body = error_body(error, tool="web_search")
     assert list(body)[:5] == ["status", "tool", "code", "message", "retry_after"]
     assert body == {
         "status": "error",
@@ -298,10 +298,10 @@ def test_error_body_detail_of_all_engines_failed() -> None:
     errors = [BlockedError("captcha page", kind="captcha", engine="bing")]
     attempts = [EngineAttempt(engine="bing", status="error", code="captcha")]
     failure = AllEnginesFailedError("every engine failed", errors=errors, attempts=attempts)
-    full = error_body(failure, "web_search")
+    full = error_body(failure, tool="web_search")
     assert full["code"] == "all_engines_failed" and full["retry_after"] is None
     assert full["errors"][0]["code"] == "captcha" and full["attempts"][0]["engine"] == "bing"
-    assert "attempts" not in error_body(failure, "web_search", detail=False)
+    assert "attempts" not in error_body(failure, tool="web_search", detail=False)
 
 
 def naive_cells(text: str) -> int:

@@ -33,8 +33,7 @@ from webreach.clock import Clock, SystemClock
 from webreach.config import ServerSettings
 from webreach.errors import AdminRequiredError, AdminThrottledError, InvalidInputError
 from webreach.frontends._admin_throttle import FailureThrottle
-from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status, retry_after_header
+from webreach.frontends._rest_errors import error_response
 
 AdminHandler = Callable[[Request], Awaitable[Response]]
 ADMIN_PREFIX = "/v1/admin"
@@ -155,10 +154,7 @@ class AdminRoutes:
             try:
                 self.gate.check(request)
             except AdminRequiredError as refusal:
-                body = error_body(refusal.code, refusal.message, hint=refusal.hint, retry_after=refusal.retry_after)
-                wait = retry_after_header(refusal.retry_after)
-                headers = {"Retry-After": wait} if wait is not None else None
-                return JSONResponse(body, status_code=http_status(refusal.code), headers=headers)
+                return error_response(refusal)
             return await handler(request)
 
         return gated

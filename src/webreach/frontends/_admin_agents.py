@@ -23,8 +23,7 @@ from starlette.responses import JSONResponse, Response
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._admin import AdminRoutes
-from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status
+from webreach.frontends._rest_errors import error_response
 from webreach.gateway import Gateway
 
 Handler = Callable[[Request], Any]
@@ -145,5 +144,4 @@ def _count(body: dict[str, Any], key: str, *, negative: bool = False) -> int | N
 
 
 def _error(error: WebreachError) -> Response:
-    body = error_body(error.code, error.message, hint=error.hint)
-    return JSONResponse(body, status_code=http_status(error.code))
+    return error_response(error)

@@ -21,8 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._admin import AdminRoutes
-from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status
+from webreach.frontends._rest_errors import error_response
 from webreach.gateway import Gateway
 
 
@@ -35,8 +34,7 @@ def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> Non
             try:
                 served.config.change(await _changes(request, served))
             except WebreachError as error:
-                body = error_body(error.code, error.message, hint=error.hint)
-                return JSONResponse(body, status_code=http_status(error.code))
+                return error_response(error)
         return JSONResponse(config_json(served))
 
     admin.add(

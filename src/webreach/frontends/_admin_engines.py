@@ -21,8 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from webreach.errors import UnknownEngineError
 from webreach.frontends._admin import AdminRoutes
-from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status
+from webreach.frontends._rest_errors import error_response
 from webreach.gateway import Gateway
 
 ALL = "all"
@@ -40,8 +39,7 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
         valid = served.engines.breaker_names()
         if name != ALL and name not in valid:
             refusal = UnknownEngineError([name], valid, also=f", or {ALL}")
-            body = error_body(refusal.code, refusal.message, hint=refusal.hint)
-            return JSONResponse(body, status_code=http_status(refusal.code))
+            return error_response(refusal)
         names = valid if name == ALL else [name]
         for each in names:
             served.engines.reset(each)

@@ -12,14 +12,13 @@ MCP over HTTP: the SDK's app sits between this door and the tool call, so the ag
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from webreach.errors import WebreachError
-from webreach.frontends._asgi import error_body
-from webreach.frontends._errors import http_status, retry_after_header
+from webreach.errors import WebreachError, error_body
+from webreach.frontends._asgi import body_bytes, error_headers
+from webreach.frontends._errors import http_status
 from webreach.gateway import Gateway
 
 AGENT_HEADER = b"x-webreach-agent"
@@ -47,19 +46,12 @@ async def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) ->
 async def refuse(error: WebreachError, scope: Scope, receive: Receive, send: Send) -> None:
     """The answer to a caller not let in: 401 with the challenge HTTP asks for, or (the ledger cannot be read)
     503 with Retry-After."""
-    content = _json(error_body(error.code, error.message, hint=error.hint, retry_after=error.retry_after))
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+    content = body_bytes(error_body(error))
+    headers = error_headers(error, content)
     if http_status(error.code) == 401:
         headers.append((b"www-authenticate", b'Bearer realm="webreach"'))
-    retry_after = retry_after_header(error.retry_after)
-    if retry_after is not None:
-        headers.append((b"retry-after", retry_after.encode()))
     await send({"type": "http.response.start", "status": http_status(error.code), "headers": headers})
     await send({"type": "http.response.body", "body": content})
-
-
-def _json(body: object) -> bytes:
-    return json.dumps(body).encode()
 
 
 class AgentDoor:

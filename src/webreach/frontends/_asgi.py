@@ -1,5 +1,6 @@
-"""Plain-ASGI pieces of the HTTP server that need no web framework: the error body of the server's own refusals,
-the capped body reader and the answer to a request uvicorn cannot parse.
+"""Plain-ASGI pieces of the HTTP server that need no web framework: the HTTP envelope of an error (status and
+headers around errors.error_body's body), the server's own refusals, the capped body reader and the answer to a
+request uvicorn cannot parse.
 
 Limits (one table, enforced before anything decodes a request):
 - body: [server] max_body_bytes (1 MB by default), REST and MCP alike, and a cap fitting [images] max_input_bytes
@@ -16,7 +17,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from webreach.frontends._errors import http_status
+from webreach.errors import RequestRefused, WebreachError, error_body
+from webreach.frontends._errors import http_status, retry_after_header
 
 # ASGI, spelled out so this module needs no web framework import
 Scope = MutableMapping[str, Any]
@@ -28,12 +30,18 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 CLIENT_GONE = b"client gone"  # compared by identity: read_body's answer when the client disconnected
 
 
-def error_body(
-    code: str, message: str, *, hint: str = "", tool: str | None = None, retry_after: float | None = None
-) -> dict[str, Any]:
-    """The agent error body of a refusal of the server's own."""
-    text = f"{message}. {hint}" if hint else message
-    return {"status": "error", "tool": tool, "code": code, "message": text, "retry_after": retry_after}
+def refusal(code: str, message: str, *, hint: str = "", retry_after: float | None = None) -> RequestRefused:
+    """A refusal of the server's own (no error class of the core says it: an unknown path, a body over the cap)."""
+    return RequestRefused(code, message, hint=hint, retry_after=retry_after)
+
+
+def error_headers(error: WebreachError, content: bytes) -> list[tuple[bytes, bytes]]:
+    """The HTTP envelope's headers of an error answer: JSON, its length, and Retry-After when it says when."""
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+    wait = retry_after_header(error.retry_after)
+    if wait is not None:
+        headers.append((b"retry-after", wait.encode()))
+    return headers
 
 
 def body_bytes(body: dict[str, Any]) -> bytes:
@@ -41,11 +49,12 @@ def body_bytes(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-async def send_error(send: Send, code: str, message: str, *, hint: str = "", tool: str | None = None) -> None:
-    """Answer with the error body and the HTTP status of `code`."""
-    content = body_bytes(error_body(code, message, hint=hint, tool=tool))
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
-    await send({"type": "http.response.start", "status": http_status(code), "headers": headers})
+async def send_error(send: Send, error: WebreachError, *, tool: str | None = None) -> None:
+    """Answer with the error body (errors.error_body) in the HTTP envelope: the status of its code, its headers."""
+    content = body_bytes(error_body(error, tool=tool))
+    await send(
+        {"type": "http.response.start", "status": http_status(error.code), "headers": error_headers(error, content)}
+    )
     await send({"type": "http.response.body", "body": content})
 
 
@@ -66,13 +75,8 @@ def header_text(value: bytes) -> str:
 
 def malformed_request_response() -> bytes:
     """The whole HTTP response to a request the server's parser refused: 400 invalid_input, connection closed."""
-    content = body_bytes(
-        error_body(
-            "invalid_input",
-            "malformed HTTP request",
-            hint="Check the request line and headers: no control characters in header values, one Content-Length",
-        )
-    )
+    hint = "Check the request line and headers: no control characters in header values, one Content-Length"
+    content = body_bytes(error_body(refusal("invalid_input", "malformed HTTP request", hint=hint)))
     head = (
         b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
         b"content-length: " + str(len(content)).encode() + b"\r\nconnection: close\r\n\r\n"

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from webreach.errors import error_body
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     ASGIApp,
@@ -31,8 +32,8 @@ from webreach.frontends._asgi import (
     Scope,
     Send,
     body_bytes,
-    error_body,
     read_body,
+    refusal,
 )
 from webreach.tools import Toolbox
 from webreach.tools.image_tools import IMAGE_TOOLS
@@ -137,7 +138,7 @@ def _tool_call_of(body: bytes) -> tuple[Any, str | None]:
 async def send_rpc_refusal(send: Send, limits: BodyLimits, *, images: bool, request_id: Any) -> None:
     """413 whose body is a JSON-RPC error naming the cap and the upload route, the agent error fields beside it."""
     message, hint = limits.refusal(images=images)
-    agent = error_body("request_too_large", message, hint=hint)
+    agent = error_body(refusal("request_too_large", message, hint=hint))
     data = {
         "code": "request_too_large",
         "limit": limits.images if images else limits.plain,

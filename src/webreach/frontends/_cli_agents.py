@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code
 
@@ -41,7 +41,7 @@ def _run(as_json: bool, work: Callable[[Accounts], T]) -> T:
 
 def _fail(error: WebreachError, as_json: bool) -> NoReturn:
     if as_json:
-        click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+        click.echo(json.dumps(error_body(error), ensure_ascii=False))
     else:
         click.echo(f"error [{error.code}]: {error}", err=True)
     sys.exit(exit_code(error))

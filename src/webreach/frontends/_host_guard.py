@@ -8,7 +8,7 @@ deployments behind a proxy that checks names itself.
 
 from __future__ import annotations
 
-from webreach.frontends._asgi import ASGIApp, Receive, Scope, Send, send_error
+from webreach.frontends._asgi import ASGIApp, Receive, Scope, Send, refusal, send_error
 
 HOST_HINT = "Use http://127.0.0.1:<port>, or add the name to the server's allowed_hosts / allowed_origins."
 
@@ -34,9 +34,13 @@ class HostGuard:
         if scope["type"] == "http":
             host, origin = host_and_origin(scope)
             if not matches(host, self.hosts):
-                return await send_error(send, "host_not_allowed", f"Host {host!r} is not served here", hint=HOST_HINT)
+                return await send_error(
+                    send, refusal("host_not_allowed", f"Host {host!r} is not served here", hint=HOST_HINT)
+                )
             if origin is not None and not matches(origin.lower(), self.origins):
-                return await send_error(send, "origin_not_allowed", f"Origin {origin!r} is not allowed", hint=HOST_HINT)
+                return await send_error(
+                    send, refusal("origin_not_allowed", f"Origin {origin!r} is not allowed", hint=HOST_HINT)
+                )
         await self.app(scope, receive, send)
 
 

@@ -16,15 +16,15 @@ import base64
 import re
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._agent_auth import caller_of
-from webreach.frontends._asgi import SESSION_HEADER
+from webreach.frontends._asgi import SESSION_HEADER, refusal
 from webreach.frontends._errors import http_status
+from webreach.frontends._rest_errors import error_response
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
-from webreach.tools.pipeline import error_result
 
 LINK_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
@@ -33,7 +33,7 @@ async def public_image(gateway: Gateway, link_id: str) -> Response:
     """The linked image's bytes, or 404."""
     found = gateway.images.store.linked(link_id) if LINK_ID.fullmatch(link_id) else None
     if found is None:
-        return JSONResponse({"status": "error", "code": "not_found", "message": "no such image, or it expired"}, 404)
+        return error_response(refusal("not_found", "no such image, or it expired"))
     data, mime, left = found
     headers = {"Cache-Control": f"private, max-age={int(left)}", "X-Content-Type-Options": "nosniff"}
     return Response(data, media_type=mime, headers=headers)
@@ -74,8 +74,7 @@ async def _file(request: Request, max_bytes: int) -> bytes:
 
 
 def _error(error: WebreachError) -> Response:
-    body = error_result("image_upload", error).text
-    return Response(body, status_code=http_status(error.code), media_type="application/json")
+    return error_response(error, tool="image_upload")
 
 
 __all__ = ["public_image", "upload"]

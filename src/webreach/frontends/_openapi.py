@@ -33,10 +33,10 @@ Schema = dict[str, Any]
 
 ERROR_SCHEMA: Schema = {
     "type": "object",
-    "required": ["status", "tool", "code", "message", "retry_after"],
+    "required": ["status", "code", "message", "retry_after"],
     "properties": {
         "status": {"const": "error"},
-        "tool": {"type": ["string", "null"], "description": "The tool that failed; null when no tool ran."},
+        "tool": {"type": "string", "description": "The tool that failed; left out when no tool ran."},
         "code": {"type": "string", "enum": sorted(HTTP_STATUS), "description": "Stable; act on this."},
         "message": {"type": "string", "description": "What happened and what to try next."},
         "retry_after": {"type": ["number", "null"], "description": "Seconds to wait before trying again."},

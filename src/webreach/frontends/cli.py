@@ -13,17 +13,18 @@ characters (exit 2), files are read with a byte cap, a bad setting names itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import click
 
 from webreach.defaults import DEFAULT_LIMIT, DEFAULT_MAX_CHARS, MAX_PAGE, TOOL_LIMITS
-from webreach.errors import InvalidInputError, NotConfiguredError, UnknownEngineError, WebreachError
+from webreach.errors import InvalidInputError, NotConfiguredError, UnknownEngineError, WebreachError, error_body
 from webreach.frontends._cli_agents import agents
 from webreach.frontends._cli_engine_reset import reset_engines
 from webreach.frontends._cli_engines import add_engine_commands
@@ -115,13 +116,39 @@ def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOver
         return asyncio.run(main())
     except WebreachError as error:
         _fail(error, as_json)
+    except _ToolFailed as failed:
+        _fail(failed.error, as_json, tool=failed.tool, body=failed.body)
     except KeyboardInterrupt:
         sys.exit(130)
 
 
-def _fail(error: WebreachError, as_json: bool) -> NoReturn:
+class _ToolFailed(Exception):
+    """A command's tool call failed (its checks included): the error, the tool it is the body of, and the body the
+    pipeline answered with (its cost included when metered), when the call got that far."""
+
+    def __init__(self, tool: str, error: WebreachError, body: dict[str, Any] | None = None) -> None:
+        super().__init__(tool, error)
+        self.tool = tool
+        self.error = error
+        self.body = body
+
+
+@contextlib.contextmanager
+def _calling(tool: str) -> Iterator[None]:
+    """Errors inside are `tool`'s: the --json body names it, as the body an agent gets for the same call does."""
+    try:
+        yield
+    except WebreachError as error:
+        raise _ToolFailed(tool, error) from error
+
+
+def _fail(
+    error: WebreachError, as_json: bool, *, tool: str | None = None, body: dict[str, Any] | None = None
+) -> NoReturn:
+    """The CLI's envelope of an error: with --json the agent body (errors.error_body, or the `body` a tool call
+    answered with) on stdout, else a readable line on stderr; the exit code of its code either way."""
     if as_json:
-        click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+        click.echo(json.dumps(body or error_body(error, tool=tool), ensure_ascii=False))
     else:
         click.echo(error_text(error), err=True)
     sys.exit(exit_code(error))
@@ -160,7 +187,7 @@ async def _call_tool(
     if result.cost is not None:
         click.echo(cost_line(result.cost), err=True)
     if result.error is not None:
-        raise result.error
+        raise _ToolFailed(tool, result.error, result.data if as_json else None)
     return result
 
 
@@ -183,7 +210,7 @@ def _usage_failed(exc: click.UsageError, as_json: bool) -> NoReturn:
     if as_json:
         where = exc.ctx.command_path if exc.ctx is not None else "webreach"
         error = InvalidInputError(exc.format_message(), hint=f"See `{where} --help`.")
-        click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+        click.echo(json.dumps(error_body(error), ensure_ascii=False))
     else:
         exc.show()
     sys.exit(EXIT_INVALID_INPUT)
@@ -268,10 +295,13 @@ def search(
     output = "json" if as_json else output
 
     async def work(gateway: Gateway) -> None:
-        SearchRequest.create(query=query, **fields)  # every option checked before any engine is asked
-        if engine != "multi":  # the CLI's hint names both routing modes (-e multi works here)
-            UnknownEngineError.check(engine, gateway.engines.names(), modes=("auto", "multi"))
         tool, arguments, extra = _search_call(query, engine, _split(engines), fields)
+        with _calling(tool):
+            SearchRequest.create(query=query, **fields)  # every option checked before any engine is asked
+            # the readable line's hint names both routing modes (-e multi works here); the --json body is the
+            # one the agent gets, so the tool's own engine check words it
+            if engine != "multi" and output != "json":
+                UnknownEngineError.check(engine, gateway.engines.names(), modes=("auto", "multi"))
         report = _render.Reporter(gateway.clock)
         gateway.engines.add_attempt_listener(report.attempt)
         async with report.working("searching"):
@@ -404,7 +434,8 @@ def fetch(
         given = (url.strip() if url else None) or None  # url or --ref: web_fetch's own check says which is missing
         reader = fields.pop("reader")
         if given is not None:  # every option checked before anything is asked
-            ReadRequest.create(url=given, format=content_format, reader=reader, **fields)
+            with _calling("web_fetch"):
+                ReadRequest.create(url=given, format=content_format, reader=reader, **fields)
         report = _render.Reporter(gateway.clock)
         what = given or f"ref {ref}"
         if (given is None) != (ref is None):  # else web_fetch's own check refuses the call before anything is read
@@ -449,7 +480,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
                 extracted = await gateway.extract_file(path, url=url, format=content_format)
             except WebreachError as error:
                 worst = max(worst, exit_code(error))
-                row = {"path": str(path), "title": None, "text": None, "error": error.to_dict()}
+                row = {"path": str(path), "title": None, "text": None, "error": error_body(error)}
                 if not jsonl:
                     click.echo(f"error [{error.code}] {path}: {error.describe(cli_syntax)}", err=True)
             else:

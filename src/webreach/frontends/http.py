@@ -59,9 +59,10 @@ from webreach.frontends._agent_auth import IDEMPOTENCY_HEADER, AgentDoor, caller
 from webreach.frontends._asgi import (
     CLIENT_GONE,
     SESSION_HEADER,
-    error_body,
     header_text,
     read_body,
+    refusal,
+    send_error,
 )
 from webreach.frontends._body_limits import BodyLimits, McpBodyCap, carries_images
 from webreach.frontends._console import ConsoleAccess
@@ -74,19 +75,12 @@ from webreach.frontends._listening import listen, protocol_class
 from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
+from webreach.frontends._rest_errors import error_response
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
 
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
-
-
-def error_response(
-    code: str, message: str, *, hint: str = "", tool: str | None = None, retry_after: float | None = None
-) -> JSONResponse:
-    """The agent error body for a refusal of the server's own, with the status of its code."""
-    body = error_body(code, message, hint=hint, tool=tool, retry_after=retry_after)
-    return JSONResponse(body, status_code=http_status(code))
 
 
 # --- the app -------------------------------------------------------------------------------------------------
@@ -237,11 +231,11 @@ class _Rest:
         dialect = next((known for known in DIALECTS if known == asked), None)
         if dialect is None:
             hint = f"Use one of {', '.join(DIALECTS)}."
-            return error_response("invalid_input", f"unknown dialect {asked!r}", hint=hint)
+            return error_response(refusal("invalid_input", f"unknown dialect {asked!r}", hint=hint))
         try:
             caller = await caller_of(self.served.ready(), request.headers.raw)
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
-            return error_response(error.code, error.message, hint=error.hint, retry_after=error.retry_after)
+            return error_response(error)
         return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
 
     async def healthz(self, request: Request) -> Response:
@@ -293,7 +287,7 @@ class _ToolCalls:
         tool = self.served.tools.get(scope["path"])
         if tool is None:
             hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
-            return await error_response("not_found", f"no endpoint {scope['path']}", hint=hint)(scope, receive, send)
+            return await send_error(send, refusal("not_found", f"no endpoint {scope['path']}", hint=hint))
         declared, session, idempotency_key = b"0", None, None
         for name, value in scope["headers"]:
             if name == b"content-length":
@@ -316,8 +310,7 @@ class _ToolCalls:
             return None
         if body is None:
             message, hint = limits.refusal(images=images)
-            refusal = error_response("request_too_large", message, hint=hint, tool=tool)
-            return await refusal(scope, receive, send)
+            return await send_error(send, refusal("request_too_large", message, hint=hint), tool=tool)
         result = await self.served.ready_tools().call(
             tool,
             body.decode("utf-8", errors="replace"),
@@ -351,14 +344,16 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     code = {404: "not_found", 405: "method_not_allowed"}.get(status, "invalid_input")
     hint = "See /docs for the endpoints." if status in (404, 405) else ""
     message = f"{request.method} {request.url.path}: {exc.detail if isinstance(exc, HTTPException) else exc}"
-    response = error_response(code, message, hint=hint)
+    response = error_response(refusal(code, message, hint=hint))
     if isinstance(exc, HTTPException) and exc.headers:  # a 405 names the methods allowed (Allow), as HTTP requires
         response.headers.update(exc.headers)
     return response
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    return error_response("error", "internal server error", hint="This is a bug; the server log has the details.")
+    return error_response(
+        refusal("error", "internal server error", hint="This is a bug; the server log has the details.")
+    )
 
 
 # --- running -------------------------------------------------------------------------------------------------

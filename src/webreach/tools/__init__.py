@@ -11,6 +11,7 @@ The tools sit above the Gateway (anything implementing ToolBackend): they own th
 
 from __future__ import annotations
 
+from webreach.errors import error_body
 from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_PATTERN, SessionStore, check_session
 from webreach.tools.accounting import Metering, account_policies, cost_line
 from webreach.tools.arguments import (
@@ -42,7 +43,7 @@ from webreach.tools.pipeline import (
     error_result,
     find_tool,
 )
-from webreach.tools.render import SearchOutcome, error_body, page_json, page_text, search_text
+from webreach.tools.render import SearchOutcome, page_json, page_text, search_text
 from webreach.tools.schemas import DIALECTS, Dialect, input_schema, tool_schema, tool_schemas
 
 __all__ = [

@@ -18,8 +18,9 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
+from webreach.errors import error_body
 from webreach.models import Hit, SearchMeta
-from webreach.tools.render import SearchOutcome, error_body
+from webreach.tools.render import SearchOutcome
 
 
 class QueryResults(BaseModel):
@@ -102,4 +103,4 @@ def with_ref(hit: Hit, ref: int | None = None, *, shown: bool = False) -> dict[s
 
 def _failed(outcome: SearchOutcome) -> dict[str, Any]:
     assert outcome.error is not None
-    return {"query": outcome.query, **error_body(outcome.error, "web_search")}
+    return {"query": outcome.query, **error_body(outcome.error, tool="web_search")}

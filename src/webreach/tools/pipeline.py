@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.state.sessions import SessionStore
 from webreach.tools import render
 from webreach.tools.aliases import ALIAS_SETS, alias_tools, exposed_tools
@@ -214,7 +214,7 @@ def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Pr
 
 def error_result(tool: str, error: WebreachError, *, output: OutputFormat = "json") -> ToolResult:
     """A failed call as the agent sees it (compact output leaves out the per-attempt log)."""
-    body = render.error_body(error, tool, detail=output == "json")
+    body = error_body(error, tool=tool, detail=output == "json")
     return ToolResult(tool=tool, text=render.to_text(body), is_json=True, error=error)
 
 

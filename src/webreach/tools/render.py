@@ -86,23 +86,6 @@ class SearchOutcome:
     error: WebreachError | None = None
 
 
-def error_body(error: WebreachError, tool: str, *, detail: bool = True) -> dict[str, Any]:
-    """The one error shape agents see: status, tool, code, message, retry_after, then any details.
-
-    detail=False drops the per-attempt log of all_engines_failed (each engine's error stays): the compact door
-    keeps what the agent can act on.
-    """
-    extra = error.to_dict()
-    body: dict[str, Any] = {"status": "error", "tool": tool}
-    for key in ("code", "message", "retry_after"):
-        body[key] = extra.pop(key)
-    extra.pop("status", None)
-    if not detail:
-        extra.pop("attempts", None)
-    body.update({key: value for key, value in extra.items() if value is not None})
-    return body
-
-
 def to_text(body: Mapping[str, Any]) -> str:
     """JSON text as tools return it: UTF-8 (not \\u escapes, which cost tokens), no padding.
 
