@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webreach.errors import WebreachError
+from webreach.errors import Syntax, WebreachError, tool_syntax
 from webreach.models import QUESTION_MAX_TOKENS, Page, ReadRequest
 from webreach.tools import render
 from webreach.tools.backend import ToolBackend, charged_failure
@@ -71,8 +71,9 @@ async def _read(
     return Reading(url, ref, page=page)
 
 
-def readings_text(question: str, readings: Sequence[Reading]) -> str:
-    """Compact text: the question, then each page read (its passages fenced as untrusted, or its note)."""
+def readings_text(question: str, readings: Sequence[Reading], *, syntax: Syntax = tool_syntax) -> str:
+    """Compact text: the question, then each page read (its passages fenced as untrusted, or its note); the calls
+    that read on in `syntax` (the CLI's table shows its own)."""
     lines = [f"Read for: {' '.join(question.split())}", UNTRUSTED_NOTE]
     for reading in readings:
         name = f"[{reading.ref}]" if reading.ref is not None else reading.url
@@ -85,7 +86,7 @@ def readings_text(question: str, readings: Sequence[Reading]) -> str:
         body = "\n\n".join(f"{label(p, reading.ref)}\n{p.text}" for p in passages)
         lines.append(f"{name} {page.title or page.url} ({page.tokens or 0:,} of {page.total_tokens or 0:,} tokens)")
         lines.append(fence(body or "(no text on this page)", "WEB PAGE"))
-        lines.append(more_line(page, ref=reading.ref))
+        lines.append(more_line(page, ref=reading.ref, syntax=syntax))
     return "\n".join(lines)
 
 
