@@ -1,5 +1,6 @@
 """Reading for a question through every door, offline: REST, the CLI and a real MCP client (stdio) each search
-the fake web, read the first result for a question and read a passage by its anchor.
+the fake web, read the first result for a question and read a passage by its anchor; and each searches with
+reading (web_search's question and read_top), then reads an anchor it gave from the cache.
 
 The first result of the search (docs.python.org's asyncio page) is served as a long documentation page (the one
 of tests/tools/test_question_read.py), registered on the fake web at that result's URL.
@@ -92,4 +93,50 @@ async def test_mcp_stdio(web: FakeWeb, page: None, tmp_path: Path) -> None:
             assert match is not None, answer.content[0].text
             again = await mcp.call_tool("web_fetch", {"ref": 1, "passage": int(match.group(1))})
     assert not answer.is_error and "with a timeout argument" in answer.content[0].text
+    assert not again.is_error and ANCHOR.search(again.content[0].text)
+
+
+def test_rest_search_with_reading(web: FakeWeb, page: None) -> None:
+    app = build_app(Settings(fake_web=web.url, state={"backend": "memory"}), server=ServerSettings(port=9090))
+    with TestClient(app, base_url="http://127.0.0.1:9090") as client:
+        found = client.post("/v1/search", json={**SEARCH, "question": QUESTION, "read_top": 1}).json()
+        (reading,) = found["readings"]
+        timeouts = next(p for p in reading["passages"] if p["headings"][-1] == "Timeouts")
+        requests = len(web.pages.requests)
+        again = client.post("/v1/fetch", json={"ref": 1, "passage": timeouts["index"]}).json()
+        assert len(web.pages.requests) == requests  # from the cache: no new request
+    assert found["results"][0]["url"] == URL and found["question"] == QUESTION
+    assert reading["ref"] == 1 and timeouts["anchor"] == f"[1§{timeouts['index']}]"
+    assert again["passages"] == [timeouts] and again["cached"] is True
+
+
+def test_cli_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
+    env = {
+        "WEBREACH_FAKE_WEB": web.url, "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3"),
+        "WEBREACH_CONFIG": os.devnull,
+    }  # fmt: skip
+    runner = CliRunner()
+    arguments = ["search", "python asyncio", "--engine", "mojeek", "--limit", "2", "--question", QUESTION]
+    table = runner.invoke(cli, [*arguments, "--read-top", "1"], env=env)
+    assert table.exit_code == 0, table.output
+    match = ANCHOR.search(table.stdout)
+    assert match is not None and "with a timeout argument" in table.stdout, table.stdout
+    assert "--passage" in table.stdout  # the table's read-on line in the CLI's own syntax
+    found = runner.invoke(cli, [*arguments, "--read-top", "2", "--json"], env=env)
+    assert found.exit_code == 0, found.output
+    assert [reading["ref"] for reading in json.loads(found.stdout)["readings"]] == [1, 2]
+    refused = runner.invoke(cli, ["search", "python asyncio", "--read-top", "9", "--question", "q"], env=env)
+    assert refused.exit_code != 0 and "read_top" in refused.output
+
+
+async def test_mcp_stdio_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
+    env = server_env(web, tmp_path, PYTHONPATH=os.environ.get("PYTHONPATH", ""))
+    parameters = StdioServerParameters(command=sys.executable, args=STDIO_ARGS, env=env)
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(parameters, read_timeout_seconds=TIME_LIMIT) as mcp:
+            found = await mcp.call_tool("web_search", {**SEARCH, "question": QUESTION, "read_top": 1})
+            match = ANCHOR.search(found.content[0].text)
+            assert match is not None, found.content[0].text
+            again = await mcp.call_tool("web_fetch", {"ref": 1, "passage": int(match.group(1))})
+    assert not found.is_error and "with a timeout argument" in found.content[0].text
     assert not again.is_error and ANCHOR.search(again.content[0].text)

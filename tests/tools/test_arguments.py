@@ -37,7 +37,7 @@ def test_unknown_argument_names_are_named_with_the_valid_ones() -> None:
         WebSearchArguments.parse({"query": "x", "num_results": 5, "country": "us"})
     text = str(caught.value)
     assert "'country', 'num_results'" in text
-    assert "Valid arguments: query, engine, limit, page, site, freshness, lang." in text
+    assert "Valid arguments: query, engine, limit, page, site, freshness, lang, question, read_top, max_tokens." in text
 
 
 def test_a_query_list_may_come_as_json_text() -> None:

@@ -271,6 +271,9 @@ def cli() -> None:
     help="table for people, compact for a model's context (numbered refs), json for programs.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--question", type=TEXT, help="Also read the top results for this question: passages with anchors.")
+@click.option("--read-top", type=int, help="Results to read for --question (default 3, at most 5; each a fetch).")
+@click.option("--max-tokens", type=int, help="Token budget of the passages read, shared by the pages (default 1000).")
 @click.option(
     "--session",
     type=TEXT,
@@ -284,6 +287,9 @@ def search(
     engines: str | None,
     output: str,
     as_json: bool,
+    question: str | None,
+    read_top: int | None,
+    max_tokens: int | None,
     session: str | None,
     agent: str | None,
     **fields: Any,
@@ -302,6 +308,8 @@ def search(
             # one the agent gets, so the tool's own engine check words it
             if engine != "multi" and output != "json":
                 UnknownEngineError.check(engine, gateway.engines.names(), modes=("auto", "multi"))
+        reading = {"question": question, "read_top": read_top, "max_tokens": max_tokens}
+        arguments.update({key: value for key, value in reading.items() if value is not None})
         report = _render.Reporter(gateway.clock)
         gateway.engines.add_attempt_listener(report.attempt)
         async with report.working("searching"):
@@ -311,6 +319,10 @@ def search(
         found = result.value
         if output == "table":
             _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
+            if found.reading is not None:  # the pages read for --question, as the compact answer shows them
+                from webreach.tools.search_reading import readings_text
+
+                click.echo(readings_text(*found.reading, syntax=cli_syntax))
         else:
             click.echo(found.compact_text() if output == "compact" else found.json_text())
 

@@ -10,6 +10,8 @@ hedging, retries and fan-out happen inside the handler. web_search with several 
 that answered (the queries that failed are released); web_search_multi is one query over many engines, one price.
 image_search is one price per call (plus the engine surcharge of a paid engine it names, as web_search); crop_images
 costs its price per crop that was made (a crop refused for its box or token is released with the call's others).
+web_search with a question holds web_fetch's price for each of its read_top pages besides, and is charged it for
+each page read (tools/search_reading.py: a read that answered, or failed as a charged web_fetch does).
 """
 
 from __future__ import annotations
@@ -28,15 +30,11 @@ from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation, iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
-from webreach.errors import AccountingUnavailableError, AgentAuthError, FetchError, InvalidInputError, WebreachError
+from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError, WebreachError
 from webreach.tools.aliases import priced_as
-from webreach.tools.backend import ToolResult
+from webreach.tools.backend import CHARGED_FAILURES as CHARGED_FAILURES  # its home is backend.py
+from webreach.tools.backend import ToolResult, charged_failure
 from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, error_result
-
-# a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only)
-CHARGED_FAILURES = frozenset(
-    {"http_error", "too_large", "unsupported_content", "needs_browser", "extraction_failed", "too_many_redirects"}
-)
 
 _NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent."
 
@@ -57,8 +55,9 @@ class Metering:
         caller = call.context.caller
         if caller is None:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
+        read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
         held = await self._reserve(
-            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call))
+            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call, read_price))
         )
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -69,11 +68,7 @@ class Metering:
             except BaseException:
                 await self._settle(held, None)  # cancelled or a bug: not the agent's doing
                 raise
-        charged = _charge(held.reservation.price, result.error)
-        if charged is not None and result.answered is not None:
-            # the queries (crops) that failed are released: the price is per unit, so it divides exactly; a call
-            # with none made is released whole, like a failed one
-            charged = charged // _units(call) * result.answered if result.answered else None
+        charged = _charged(call, held.reservation.price, result, read_price[0])
         try:
             balance = await self._settle(held, charged)
         except AccountingUnavailableError as exc:  # not recorded: not served (the lease gives the hold back)
@@ -116,7 +111,7 @@ class Metering:
         future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
         return await asyncio.shield(future)
 
-    def _price(self, agent: Agent, call: PreparedCall) -> int:
+    def _price(self, agent: Agent, call: PreparedCall, read_price: list[int]) -> int:
         profile = agent.options.get("profile", {})
         tools = profile.get("tools")
         if tools is not None and call.tool.name not in tools:
@@ -125,18 +120,26 @@ class Metering:
                 hint=f"Available tools: {', '.join(tools) or 'none'}.",
             )
         price = call.tool.price(call.plan)  # the tool's own (tools/definitions.py); an alias's is its target's
-        return self.accounts.price(agent, priced_as(call.tool), units=price.units, engine=price.engine)
+        own = self.accounts.price(agent, priced_as(call.tool), units=price.units, engine=price.engine)
+        read_price[0] = self.accounts.price(agent, "web_fetch") if price.reads else 0
+        return own + read_price[0] * price.reads  # the most it may read: the reads not made are released
 
 
-def _units(call: PreparedCall) -> int:
-    """What the price of the call is multiplied by: its queries (web_search), its crops (crop_images), else 1."""
-    return call.tool.price(call.plan).units
+def _charged(call: PreparedCall, held: int, result: ToolResult, read_price: int) -> int | None:
+    """What the call is charged from the `held` price: its own part per query (crop) that answered (the price is
+    per unit, so it divides exactly; a call with none made is released whole, like a failed one), plus web_fetch's
+    price per page read (ToolResult.reads)."""
+    price = call.tool.price(call.plan)
+    charged = _charge(held - read_price * price.reads, result.error)
+    if charged is not None and result.answered is not None:
+        charged = charged // price.units * result.answered if result.answered else None
+    return charged + read_price * result.reads if charged is not None else None
 
 
 def _charge(price: int, error: WebreachError | None) -> int | None:
     if error is None:
         return price
-    if isinstance(error, FetchError) and error.code in CHARGED_FAILURES and not error.retryable:
+    if charged_failure(error):
         return price
     return None
 

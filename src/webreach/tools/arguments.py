@@ -63,6 +63,10 @@ from webreach.tools.number_text import MARKS, number, whole_number
 MAX_QUERIES = 5
 # a question-focused read returns at most this many tokens however large a budget is asked for
 MAX_QUESTION_TOKENS = 20_000
+# web_search reads at most this many of its top results for a question (each read is priced as a web_fetch), and
+# this many when a question comes without read_top
+MAX_READ_TOP = 5
+DEFAULT_READ_TOP = 3
 # results an agent's web_search gets by default (models.TOOL_LIMITS, the one definition): fewer than
 # models.DEFAULT_LIMIT for people, because each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = TOOL_LIMITS["web_search"].default
@@ -255,6 +259,38 @@ class WebSearchArguments(ToolArguments):
     site: str | None = inherit(SearchRequest, "site")
     freshness: Freshness | None = inherit(SearchRequest, "freshness")
     lang: LanguageCode | None = inherit(SearchRequest, "language")
+    question: str | None = inherit(
+        ReadRequest,
+        "question",
+        description="Also read the top results for this question: each gets its most relevant passages, labelled "
+        "[ref§n] to quote (read one again with web_fetch(ref=ref, passage=n)).",
+    )
+    read_top: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_READ_TOP,
+        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP} with a question, "
+        "0 without); each page read costs what a web_fetch costs.",
+    )
+    max_tokens: int | None = Field(
+        None,
+        ge=10,
+        le=MAX_QUESTION_TOKENS,
+        description="Token budget of the passages read for the question, shared evenly by the pages read "
+        "(default 1000 in all).",
+    )
+
+    @model_validator(mode="after")
+    def _reading(self) -> Self:
+        if self.question is None and (self.read_top or self.max_tokens is not None):
+            raise ValueError("read_top and max_tokens apply with a question only; pass question too, or drop them")
+        return self
+
+    def pages_to_read(self) -> int:
+        """How many top results to read: read_top, or DEFAULT_READ_TOP when a question comes without it."""
+        if self.question is None:
+            return 0
+        return DEFAULT_READ_TOP if self.read_top is None else self.read_top
 
     @field_validator("query", mode="before")
     @classmethod

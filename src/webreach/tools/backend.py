@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, Protocol, TypeVar
 
-from webreach.errors import WebreachError
+from webreach.errors import FetchError, WebreachError
 from webreach.images.crop import Units
 from webreach.images.hits import ImageSearchResponse
 from webreach.images.reverse.models import ReverseSearchResponse
@@ -17,6 +17,11 @@ from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
 from webreach.state.image_store import StoredImage
 from webreach.state.sessions import SessionStore
 
+# a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only), so
+# the read is charged (tools/accounting.py: a web_fetch; tools/search_reading.py: a page a search read)
+CHARGED_FAILURES = frozenset(
+    {"http_error", "too_large", "unsupported_content", "needs_browser", "extraction_failed", "too_many_redirects"}
+)
 OutputFormat = Literal["compact", "json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("compact", "json")
 T = TypeVar("T")
@@ -87,6 +92,11 @@ class ToolBackend(Protocol):
         ...
 
 
+def charged_failure(error: WebreachError) -> bool:
+    """Whether a read that failed with `error` is charged all the same (see CHARGED_FAILURES)."""
+    return isinstance(error, FetchError) and error.code in CHARGED_FAILURES and not error.retryable
+
+
 @dataclass(frozen=True)
 class ToolImage:
     """An image a tool returns beside its text (a crop): MCP sends it as an image content block."""
@@ -115,6 +125,8 @@ class ToolResult:
     # of a call of several logical operations (web_search's queries), how many answered, when not all did: the
     # metering charges those only
     answered: int | None = None
+    # of a search that read its top results for a question, the page reads that are charged (each a web_fetch)
+    reads: int = 0
     images: tuple[ToolImage, ...] = ()
     value: Any = None
     cost: dict[str, Any] | None = None

@@ -17,7 +17,7 @@ from typing_extensions import TypeVar
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownEngineError, WebreachError
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
 from webreach.state.sessions import SessionStore, storable
-from webreach.tools import render
+from webreach.tools import render, search_reading
 from webreach.tools.arguments import (
     MAX_QUERIES,
     ToolArguments,
@@ -47,10 +47,12 @@ Prepare = Callable[[Args, Sequence[str]], Plan]
 @dataclass(frozen=True)
 class Price:
     """What a call is priced by: the tool's price times `units` (its queries, its crops), plus the surcharge of
-    `engine` when it names one (accounts/service.py: Accounts.price)."""
+    `engine` when it names one (accounts/service.py: Accounts.price), plus web_fetch's price for each of `reads`
+    pages it may read (a search read for a question: the reads made are charged, ToolResult.reads)."""
 
     units: int = 1
     engine: str | None = None
+    reads: int = 0
 
 
 def one_unit(plan: object) -> Price:
@@ -102,6 +104,10 @@ class SearchPlan:
     engine: str
     requests: tuple[SearchRequest, ...]
     engines: tuple[str, ...] | None = None
+    # read the top `read_top` results for `question` within `max_tokens` in all (tools/search_reading.py)
+    question: str | None = None
+    read_top: int = 0
+    max_tokens: int | None = None
 
 
 def plan_search(args: WebSearchArguments, engines: Sequence[str]) -> SearchPlan:
@@ -112,12 +118,12 @@ def plan_search(args: WebSearchArguments, engines: Sequence[str]) -> SearchPlan:
         )
         for query in args.queries()
     )
-    return SearchPlan(engine, requests)
+    return SearchPlan(engine, requests, None, args.question, args.pages_to_read(), args.max_tokens)
 
 
 def price_search(plan: SearchPlan) -> Price:
-    """A search is priced per query, with its engine's surcharge."""
-    return Price(units=len(plan.requests), engine=plan.engine)
+    """A search is priced per query, with its engine's surcharge, plus a web_fetch per top result it reads."""
+    return Price(units=len(plan.requests), engine=plan.engine, reads=plan.read_top)
 
 
 def price_image_search(args: ImageSearchArguments) -> Price:
@@ -143,7 +149,14 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    result = _rendered(call, await _remembered(call.sessions, call.session, outcomes))
+    results = await _remembered(call.sessions, call.session, outcomes)
+    if plan.question is not None and plan.read_top:
+        urls = search_reading.top_urls(outcomes, plan.read_top)
+        results.reading = (
+            plan.question,
+            await search_reading.read_top(call.backend, urls, results.refs, plan.question, plan.max_tokens),
+        )
+    result = replace(_rendered(call, results), reads=results.reads_made())
     return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
@@ -169,12 +182,27 @@ class SearchResults:
     outcomes: tuple[render.SearchOutcome, ...]
     refs: dict[str, int] | None
     notes: tuple[str, ...] = ()
+    # the question and the top results read for it (web_search with a question: tools/search_reading.py)
+    reading: tuple[str, tuple[search_reading.Reading, ...]] | None = None
 
     def json_text(self) -> str:
-        return json_text(search_output(self.outcomes, self.refs, notes=self.notes))
+        output = search_output(self.outcomes, self.refs, notes=self.notes)
+        if self.reading is None:
+            return json_text(output)
+        question, readings = self.reading
+        body = output.model_dump(mode="json")
+        body.update(question=question, readings=search_reading.readings_json(readings))
+        return render.to_text(body)
 
     def compact_text(self) -> str:
-        return render.search_text(self.outcomes, self.refs, notes=self.notes)
+        text = render.search_text(self.outcomes, self.refs, notes=self.notes)
+        if self.reading is None:
+            return text
+        return f"{text}\n{search_reading.readings_text(*self.reading)}"
+
+    def reads_made(self) -> int:
+        """The page reads charged as web_fetch calls."""
+        return sum(reading.charged for reading in self.reading[1]) if self.reading is not None else 0
 
 
 def check_engine(name: str, valid: Sequence[str], *, allow_auto: bool = True) -> str:
@@ -250,7 +278,9 @@ _REGISTRY = (
             "copy URLs). For several related questions pass a list of up to "
             f"{MAX_QUERIES} queries in one call. engine='auto' (the default) picks engines for the query's "
             "language and falls back when one is blocked. Use page=2 for more results, site to stay on one domain, "
-            "freshness for recent results. Errors come back as JSON with a code and what to do next."
+            "freshness for recent results. With a question, the top results (read_top, default 3, at most 5) are "
+            "also read for it and each page's best passages come back labelled [ref§n] to quote; each page read "
+            "costs a web_fetch. Errors come back as JSON with a code and what to do next."
         ),
         arguments=WebSearchArguments,
         handler=web_search,
