@@ -10,6 +10,7 @@ Starlette and uvicorn are imported only by this door: this module and the fronte
                                      (tools/call_session.py)
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
+    GET  /readyz                     the configured backends answer: 200, else 503 naming which (_readiness.py)
     GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py): engine
                                      states and breaker resets (frontends/_admin_engines.py)
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
@@ -73,6 +74,7 @@ from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
 from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
+from webreach.frontends._readiness import Readiness
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.gateway import Gateway
@@ -205,6 +207,7 @@ def build_app(
         Route("/v1/{name}", tool_calls, methods=["POST"]),
         Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
+        Route("/readyz", Readiness(served.ready).answer, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
     ]
