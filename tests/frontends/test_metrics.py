@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
@@ -20,6 +21,8 @@ from webreach.frontends.http import build_app
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
+
+from .serving import ServerProcess
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
@@ -119,3 +122,21 @@ async def test_a_made_up_tool_name_is_counted_as_unknown() -> None:
         value(text, "webreach_tool_errors_total", tool="unknown", code=result.error.code if result.error else "") == 1
     )
     assert find_secrets(text) == []
+
+
+def test_a_real_server_counts_a_captcha_and_opens_the_breaker_for_a_loopback_scrape(
+    server: ServerProcess, web: FakeWeb
+) -> None:
+    """`webreach serve` without an admin token: loopback scrapers are answered (the admin gate's rule)."""
+    with httpx.Client(base_url=server.url, timeout=30, trust_env=False) as http:
+        assert http.get("/readyz").json() == {"status": "ready", "checks": {"state": {"ok": True, "backend": "memory"}}}
+        web.set_scenario("bing", fault="captcha")
+        try:
+            assert http.post("/v1/search", json={"query": "python asyncio", "engine": "bing"}).status_code == 502
+        finally:
+            web.reset("bing")
+        text = http.get("/metrics").text
+    assert value(text, "webreach_engine_captchas_total", engine="bing") == 1
+    assert value(text, "webreach_engine_attempts_total", engine="bing", status="error", code="captcha") == 1
+    assert value(text, "webreach_engine_breaker_state", engine="bing", state="open") == 1
+    assert value(text, "webreach_tool_errors_total", tool="web_search", code="captcha") == 1
