@@ -178,6 +178,11 @@ class Gateway:
         """The Redis connection the state stores share ([state] backend "redis"), for the readiness check."""
         return self._searching.redis
 
+    @property
+    def state_path(self) -> Path:
+        """The machine's SQLite state file ([state] path, else the default), for the readiness check."""
+        return self.settings.state.path or default_state_path()
+
     async def __aenter__(self) -> Gateway:
         return self
 

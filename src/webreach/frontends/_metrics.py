@@ -35,8 +35,8 @@ from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
 
+from webreach.gateway import EngineStatus
 from webreach.models import EngineAttempt, Page
-from webreach.search.service import EngineStatus
 from webreach.tools.backend import ToolResult
 
 BREAKER_STATES = ("closed", "open", "half_open")

@@ -28,7 +28,6 @@ from starlette.responses import JSONResponse, Response
 
 from webreach.errors import AccountingUnavailableError, StateBackendError, WebreachError
 from webreach.gateway import Gateway
-from webreach.state.sqlite_file import default_state_path
 
 READY_TIMEOUT = 2.0  # seconds one backend check may take before it counts as failed
 
@@ -89,7 +88,7 @@ def _state_check(gateway: Gateway) -> tuple[str, Check, type[WebreachError]]:
         return "redis", lambda: _redis_answers(gateway), StateBackendError
     if state.backend == "memory":
         return "memory", _nothing, StateBackendError
-    path = state.path or default_state_path()
+    path = gateway.state_path
     return "sqlite", lambda: asyncio.to_thread(_sqlite_usable, path), StateBackendError
 
 
