@@ -3,7 +3,10 @@ from real calls against the fake web; a scrape after calls made with secret keys
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,3 +143,29 @@ def test_a_real_server_counts_a_captcha_and_opens_the_breaker_for_a_loopback_scr
     assert value(text, "webreach_engine_attempts_total", engine="bing", status="error", code="captcha") == 1
     assert value(text, "webreach_engine_breaker_state", engine="bing", state="open") == 1
     assert value(text, "webreach_tool_errors_total", tool="web_search", code="captcha") == 1
+
+
+COUNT_IN_A_PROCESS = """
+import sys
+from webreach.frontends._metrics import Metrics
+from webreach.models import EngineAttempt
+metrics = Metrics(lambda: (), lambda: ())
+metrics.attempt(EngineAttempt(engine="mojeek", status="ok", latency_ms=120.0, count=3))
+if sys.argv[1] == "scrape":
+    sys.stdout.write(metrics.scrape().decode())
+"""
+
+
+def test_worker_processes_add_up_in_one_scrape(tmp_path: Path) -> None:
+    """With PROMETHEUS_MULTIPROC_DIR (serve with several workers), a scrape sums every process's counts."""
+    directory = tmp_path / "prometheus"
+    directory.mkdir()
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    command = [sys.executable, "-c", COUNT_IN_A_PROCESS]
+    for _ in range(2):
+        subprocess.run([*command, "count"], env=env, check=True, timeout=60)
+    scraped = subprocess.run([*command, "scrape"], env=env, check=True, timeout=60, capture_output=True, text=True)
+    text = scraped.stdout
+    assert value(text, "webreach_engine_attempts_total", engine="mojeek", status="ok", code="") == 3
+    assert value(text, "webreach_engine_attempt_seconds_count", engine="mojeek") == 3
+    assert value(text, "webreach_engine_cache_total", engine="mojeek", result="miss") == 3
