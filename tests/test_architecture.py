@@ -91,9 +91,12 @@ CONFINED = {
         "frontends/_agent_auth.py",
         "frontends/_image_routes.py",  # GET /i/<id> and the multipart upload (issue 14)
         "frontends/_rest_errors.py",  # the REST envelope of the one error body
+        "frontends/_readiness.py",  # GET /readyz (issue 37)
+        "frontends/_metrics.py",  # GET /metrics (issue 37)
         "frontends/_console",  # the operator console's access rule and pages
     ),
     "jinja2": ("frontends/_console",),
+    "prometheus_client": ("frontends/_metrics.py",),
     "uvicorn": ("frontends/http.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
     "protego": ("net/robots.py",),
     "platformdirs": ("config.py",),

@@ -43,6 +43,7 @@ from webreach.search.service import EngineStatus, Searching
 from webreach.state.backends import open_sessions
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
+from webreach.state.redis_connection import RedisConnection
 from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
 
@@ -171,6 +172,16 @@ class Gateway:
         settings = settings if settings is not None else Settings()
         network = Network.of(settings, transport, read_overrides or ReadOverrides())
         return cls(settings, network=network, clock=clock, rng=rng, providers=providers)
+
+    @property
+    def redis(self) -> RedisConnection | None:
+        """The Redis connection the state stores share ([state] backend "redis"), for the readiness check."""
+        return self._searching.redis
+
+    @property
+    def state_path(self) -> Path:
+        """The machine's SQLite state file ([state] path, else the default), for the readiness check."""
+        return self.settings.state.path or default_state_path()
 
     async def __aenter__(self) -> Gateway:
         return self

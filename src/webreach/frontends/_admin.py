@@ -142,6 +142,10 @@ class AdminRoutes:
             self.described[f"{method} {full}"] = summary
         self.routes.append(Route(full, self._gated(handler), methods=methods))
 
+    def add_outside(self, path: str, handler: AdminHandler) -> None:
+        """Mount GET `path` outside /v1/admin behind the same gate (GET /metrics, where scrapers look)."""
+        self.routes.append(Route(path, self._gated(handler), methods=["GET"]))
+
     def all_routes(self) -> list[Route]:
         """The index first, then every added route."""
         return [Route(ADMIN_PREFIX, self._gated(self.index), methods=["GET"]), *self.routes]

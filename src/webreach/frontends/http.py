@@ -10,6 +10,8 @@ Starlette and uvicorn are imported only by this door: this module and the fronte
                                      (tools/call_session.py)
     GET  /v1/tools?dialect=openai    the tool schemas (mcp, openai, openai-responses, anthropic)
     GET  /healthz                    {"status": "ok"}
+    GET  /metrics                    Prometheus text format, behind the admin gate (frontends/_metrics.py)
+    GET  /readyz                     the configured backends answer: 200, else 503 naming which (_readiness.py)
     GET  /v1/admin[/...]             admin endpoints behind the admin gate (frontends/_admin.py): engine
                                      states and breaker resets (frontends/_admin_engines.py)
     GET  /openapi.json, /docs        generated from the tools' schemas (frontends/_openapi.py)
@@ -72,13 +74,16 @@ from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._metrics import Metrics
 from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
+from webreach.frontends._readiness import Readiness
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._rest_errors import error_response
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
+from webreach.tools.backend import ToolResult
 
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
 
@@ -95,6 +100,7 @@ class _Served:
     tools: dict[str, str] = field(default_factory=dict)
     openapi: dict[str, Any] = field(default_factory=dict)
     admin_endpoints: dict[str, str] = field(default_factory=dict)  # "METHOD /v1/admin/..." -> summary
+    metrics: Metrics | None = None  # GET /metrics: fed by the engines' attempts and the tools' results
 
     def ready(self) -> Gateway:
         if self.gateway is None:
@@ -117,7 +123,11 @@ class _Served:
         # the server follows breaker changes other processes make (engines --reset, a deleted state file)
         async with open_gateway() as gateway, gateway.follow_shared_state("serve"):
             self.gateway = gateway
-            self.toolbox = served_tools(gateway)
+            on_result = None
+            if self.metrics is not None:
+                gateway.engines.add_attempt_listener(self.metrics.attempt)
+                on_result = self.metrics.tool_result
+            self.toolbox = served_tools(gateway, on_result)
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
@@ -149,7 +159,7 @@ def image_routes(served: _Served) -> list[Route]:
     return [Route("/v1/images", upload, methods=["POST"]), Route("/i/{link_id}", public, methods=["GET"])]
 
 
-def served_tools(gateway: Gateway) -> Toolbox:
+def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | None = None) -> Toolbox:
     """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
@@ -158,7 +168,13 @@ def served_tools(gateway: Gateway) -> Toolbox:
     policies = account_policies(accounts)
     config = gateway.settings.tools
     return Toolbox(
-        gateway, sessions, enabled=config.enabled, policies=policies, profile=profile, alias_set=config.alias_set
+        gateway,
+        sessions,
+        enabled=config.enabled,
+        policies=policies,
+        profile=profile,
+        alias_set=config.alias_set,
+        on_result=on_result,
     )
 
 
@@ -176,7 +192,8 @@ def build_app(
     """
     server = server or ServerSettings()
     open_gateway: GatewayOpener = (lambda: Gateway.from_settings(source)) if isinstance(source, Settings) else source
-    served = _Served()
+    metrics = Metrics(lambda: served.ready_tools().tools, lambda: served.ready().engines.statuses())
+    served = _Served(metrics=metrics)
     hosts, origins = server.hosts(), server.origins()
     # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
     endpoint = mcp.http_endpoint(
@@ -187,6 +204,7 @@ def build_app(
     mount_engine_admin(admin, served.ready)
     add_agent_routes(admin, served.ready)
     add_config_routes(admin, served.ready)
+    admin.add_outside("/metrics", metrics.answer)  # behind the admin gate: _metrics.py, docs/scaling.md
     served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
     max_body_bytes = server.max_body_bytes
     limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
@@ -199,6 +217,7 @@ def build_app(
         Route("/v1/{name}", tool_calls, methods=["POST"]),
         Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
+        Route("/readyz", Readiness(served.ready).answer, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
     ]

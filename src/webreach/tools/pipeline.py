@@ -98,12 +98,14 @@ class Toolbox:
         profile: Callable[[str], Mapping[str, Any]] | None = None,
         alias_set: str | None = None,
         offload: Offload | None = None,
+        on_result: Callable[[ToolResult], None] | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
         gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes);
         `alias_set` exposes another system's tool names beside ours (tools/aliases.py); `offload` runs a blocking
-        lookup (the profile: a database read) off the event loop (None: inline)."""
+        lookup (the profile: a database read) off the event loop (None: inline); `on_result` hears every call's
+        result, errors included (the server's metrics); it must not raise or block."""
         self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
@@ -112,6 +114,7 @@ class Toolbox:
         self._policies = tuple(policies)
         self._profile = profile
         self._offload = offload
+        self._on_result = on_result
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
@@ -166,6 +169,12 @@ class Toolbox:
 
     async def run(self, context: CallContext) -> ToolResult:
         """The pipeline: check, then policies around the handler; errors come back rendered."""
+        result = await self._run(context)
+        if self._on_result is not None:
+            self._on_result(result)
+        return result
+
+    async def _run(self, context: CallContext) -> ToolResult:
         if context.output not in OUTPUT_FORMATS:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         try:

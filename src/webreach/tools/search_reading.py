@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webreach.errors import Syntax, WebreachError, tool_syntax
+from webreach.errors import Syntax, WebreachError, error_body, tool_syntax
 from webreach.models import QUESTION_MAX_TOKENS, Page, ReadRequest
 from webreach.tools import render
 from webreach.tools.backend import ToolBackend, charged_failure
@@ -96,7 +96,7 @@ def readings_json(readings: Sequence[Reading]) -> list[dict[str, Any]]:
     for reading in readings:
         if reading.page is None:
             assert reading.error is not None
-            note = render.error_body(reading.error, "web_fetch", detail=False)
+            note = error_body(reading.error, tool="web_fetch", detail=False)
             shown.append({"ref": reading.ref, "url": reading.url, "error": note})
             continue
         page = reading.page

@@ -1,0 +1,132 @@
+"""GET /metrics: the server's counters in the Prometheus text format (prometheus-client), fed from one place each.
+
+Engines: the search service's attempt listener (every EngineAttempt as it ends: the same numbers the CLI's -v and
+the console's recent calls see). Tools: the pipeline's result hook (Toolbox on_result: every call's rendered
+result, errors and charged credits included). Reads: web_fetch's results (the reader that produced the page, or
+the error's code). Breaker states are read from the engines' statuses when scraped, not counted.
+
+    webreach_engine_attempts_total{engine,status,code}   ok | empty | error | skipped | cancelled; code "" if none
+    webreach_engine_attempt_seconds{engine}              latency of attempts that asked the engine (not cached)
+    webreach_engine_captchas_total{engine}               attempts answered with a CAPTCHA
+    webreach_engine_rate_limited_total{engine,source}    source "engine" (it said 429) or "local" (our pacing)
+    webreach_engine_cache_total{engine,result}           hit | miss (asked the engine, the cache had nothing fresh)
+    webreach_engine_parsed_total{engine,parser}          engine (its own selectors) | generic (the fallback)
+    webreach_engine_breaker_state{engine,state}          1 for the breaker's state (closed, open, half_open)
+    webreach_tool_calls_total{tool,outcome}              ok | error
+    webreach_tool_errors_total{tool,code}
+    webreach_tool_credits_charged_total{tool}
+    webreach_reads_total{reader,outcome}                 outcome ok | cached | an error code (reader "none")
+
+Labels hold only bounded, public names (engines, tools, readers, error codes): never a key, token, URL, query or
+agent name; a tool name an agent made up counts as "unknown". With PROMETHEUS_MULTIPROC_DIR set (several worker
+processes), values go to that directory's files and a scrape sums every process's (prometheus-client's
+multiprocess mode); the directory must be emptied before the server starts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Iterable, Iterator
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+from starlette.requests import Request
+from starlette.responses import Response
+
+from webreach.gateway import EngineStatus
+from webreach.models import EngineAttempt, Page
+from webreach.tools.backend import ToolResult
+
+BREAKER_STATES = ("closed", "open", "half_open")
+READ_TOOLS = frozenset({"web_fetch"})
+LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+class Metrics:
+    """The server's metrics: `attempt` is the engines' listener, `tool_result` the pipeline's hook."""
+
+    def __init__(self, tools: Callable[[], Collection[str]], statuses: Callable[[], Iterable[EngineStatus]]) -> None:
+        """`tools`: the served tools' names (the only tool labels); `statuses`: the engines' breaker states."""
+        self.tools = tools
+        self.registry = CollectorRegistry()
+        self._breakers = BreakerCollector(statuses)
+        self.registry.register(self._breakers)
+        self.attempts = self._counter("engine_attempts", "Engine attempts.", ["engine", "status", "code"])
+        self.latency = Histogram(
+            "engine_attempt_seconds", "Engine attempt latency.", ["engine"], buckets=LATENCY_BUCKETS,
+            namespace="webreach", registry=self.registry,
+        )  # fmt: skip
+        self.captchas = self._counter("engine_captchas", "Attempts answered with a CAPTCHA.", ["engine"])
+        self.limited = self._counter("engine_rate_limited", "Rate-limited attempts.", ["engine", "source"])
+        self.cache = self._counter("engine_cache", "Search cache hits and misses.", ["engine", "result"])
+        self.parsed = self._counter("engine_parsed", "Answers by the parser that read them.", ["engine", "parser"])
+        self.calls = self._counter("tool_calls", "Tool calls.", ["tool", "outcome"])
+        self.errors = self._counter("tool_errors", "Tool call errors by code.", ["tool", "code"])
+        self.credits = self._counter("tool_credits_charged", "Credits charged.", ["tool"])
+        self.reads = self._counter("reads", "Page reads by reader and outcome.", ["reader", "outcome"])
+
+    def _counter(self, name: str, documentation: str, labels: list[str]) -> Counter:
+        return Counter(name, documentation, labels, namespace="webreach", registry=self.registry)
+
+    def attempt(self, attempt: EngineAttempt) -> None:
+        """Count one engine attempt (the search service's attempt listener: it must not raise or block)."""
+        engine, code = attempt.engine, attempt.code or ""
+        self.attempts.labels(engine, attempt.status, code).inc()
+        if attempt.cached:
+            self.cache.labels(engine, "hit").inc()
+        elif attempt.status in ("ok", "empty", "error"):
+            self.cache.labels(engine, "miss").inc()
+            self.latency.labels(engine).observe(attempt.latency_ms / 1000)
+        if code == "captcha":
+            self.captchas.labels(engine).inc()
+        elif code in ("rate_limited", "throttled"):
+            self.limited.labels(engine, "engine" if code == "rate_limited" else "local").inc()
+        if attempt.parsed_by is not None:
+            self.parsed.labels(engine, attempt.parsed_by).inc()
+
+    def tool_result(self, result: ToolResult) -> None:
+        """Count one tool call's result (the pipeline's on_result hook)."""
+        tool = result.tool if result.tool in self.tools() else "unknown"
+        error = result.error
+        self.calls.labels(tool, "error" if error is not None else "ok").inc()
+        if error is not None:
+            self.errors.labels(tool, error.code).inc()
+        charged = (result.cost or {}).get("charged")
+        if isinstance(charged, int) and charged > 0:
+            self.credits.labels(tool).inc(charged)
+        if isinstance(result.value, Page):
+            self.reads.labels(result.value.reader, "cached" if result.value.cached else "ok").inc()
+        elif error is not None and tool in READ_TOOLS:
+            self.reads.labels("none", error.code).inc()
+
+    def scrape(self) -> bytes:
+        """The text exposition: this process's registry, or with PROMETHEUS_MULTIPROC_DIR every process's."""
+        if not os.environ.get(MULTIPROC_ENV):
+            return generate_latest(self.registry)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        registry.register(self._breakers)  # read from the shared state, so one process's view is the fleet's
+        return generate_latest(registry)
+
+    async def answer(self, request: Request) -> Response:
+        """GET /metrics."""
+        return Response(self.scrape(), media_type=CONTENT_TYPE_LATEST)
+
+
+class BreakerCollector(Collector):
+    """webreach_engine_breaker_state, read from the engines' statuses at scrape time."""
+
+    def __init__(self, statuses: Callable[[], Iterable[EngineStatus]]) -> None:
+        self._statuses = statuses
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "webreach_engine_breaker_state", "1 for the engine's breaker state.", labels=["engine", "state"]
+        )
+        for status in self._statuses():
+            for state in BREAKER_STATES:
+                family.add_metric([status.name, state], 1.0 if status.breaker == state else 0.0)
+        yield family
