@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from webreach.clock import Clock
@@ -22,6 +23,8 @@ from webreach.policies.parse_health import ParseHealth
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
+from webreach.state.redis_connection import RedisConnection
+from webreach.state.sqlite_file import default_state_path
 
 logger = logging.getLogger(__name__)
 CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server
@@ -127,3 +130,22 @@ class Config:
                     self._apply(changed)
             except Exception:  # a bug here must not stop the server following later changes
                 logger.exception("console settings: could not apply a change")
+
+
+class StateBackends:
+    """Where this process keeps its shared state, for the readiness check (frontends/_readiness.py): the Redis
+    connection the state stores share, and the SQLite state file."""
+
+    def __init__(self, searching: Searching, settings: Callable[[], Settings]) -> None:
+        self._searching = searching
+        self._settings = settings
+
+    @property
+    def redis(self) -> RedisConnection | None:
+        """The Redis connection the state stores share ([state] backend "redis"; None otherwise)."""
+        return self._searching.redis
+
+    @property
+    def state_path(self) -> Path:
+        """The machine's SQLite state file ([state] path, else the default)."""
+        return self._settings().state.path or default_state_path()

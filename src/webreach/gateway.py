@@ -26,7 +26,7 @@ from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
 from webreach.config import JINA_READER_URL, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
-from webreach.control import Config, Engines
+from webreach.control import Config, Engines, StateBackends
 from webreach.extract.extracted import Extracted
 from webreach.images.reverse.service import ReverseSearch
 from webreach.images.service import Images
@@ -43,7 +43,6 @@ from webreach.search.service import EngineStatus, Searching
 from webreach.state.backends import open_sessions
 from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
-from webreach.state.redis_connection import RedisConnection
 from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
 
@@ -151,6 +150,7 @@ class Gateway:
         self.images: Images = self._open_images()
         self.engines = Engines(self._searching, lambda: self.settings, clock)
         self.config = Config(stored, self.engines, self._apply, clock)
+        self.state = StateBackends(self._searching, lambda: self.settings)
         if self.accounts.enabled:  # the engines each metered call tried, for the console's recent calls
             self._searching.add_attempt_listener(self.accounts.recent.note_attempt)
 
@@ -172,16 +172,6 @@ class Gateway:
         settings = settings if settings is not None else Settings()
         network = Network.of(settings, transport, read_overrides or ReadOverrides())
         return cls(settings, network=network, clock=clock, rng=rng, providers=providers)
-
-    @property
-    def redis(self) -> RedisConnection | None:
-        """The Redis connection the state stores share ([state] backend "redis"), for the readiness check."""
-        return self._searching.redis
-
-    @property
-    def state_path(self) -> Path:
-        """The machine's SQLite state file ([state] path, else the default), for the readiness check."""
-        return self.settings.state.path or default_state_path()
 
     async def __aenter__(self) -> Gateway:
         return self

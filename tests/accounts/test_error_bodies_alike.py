@@ -41,6 +41,7 @@ def timeless(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "cost": {**cost, "resets_at": "..."}} if isinstance(cost, dict) else body
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 async def test_a_failed_tool_call_has_one_body_at_every_door(web: FakeWeb, tmp_path: Path) -> None:
     key = add_agent(tmp_path, profile={"tools": ["web_search", "web_fetch"]})
     by_cli = [cli(web, tmp_path, *args, "--json") for args, *_ in FAILURES]

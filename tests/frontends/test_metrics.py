@@ -156,6 +156,7 @@ if sys.argv[1] == "scrape":
 """
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 def test_worker_processes_add_up_in_one_scrape(tmp_path: Path) -> None:
     """With PROMETHEUS_MULTIPROC_DIR (serve with several workers), a scrape sums every process's counts."""
     directory = tmp_path / "prometheus"

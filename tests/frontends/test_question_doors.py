@@ -129,6 +129,7 @@ def test_cli_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> No
     assert refused.exit_code != 0 and "read_top" in refused.output
 
 
+@pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 async def test_mcp_stdio_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
     env = server_env(web, tmp_path, PYTHONPATH=os.environ.get("PYTHONPATH", ""))
     parameters = StdioServerParameters(command=sys.executable, args=STDIO_ARGS, env=env)

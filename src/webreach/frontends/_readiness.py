@@ -88,7 +88,7 @@ def _state_check(gateway: Gateway) -> tuple[str, Check, type[WebreachError]]:
         return "redis", lambda: _redis_answers(gateway), StateBackendError
     if state.backend == "memory":
         return "memory", _nothing, StateBackendError
-    path = gateway.state_path
+    path = gateway.state.state_path
     return "sqlite", lambda: asyncio.to_thread(_sqlite_usable, path), StateBackendError
 
 
@@ -97,7 +97,7 @@ async def _nothing() -> None:
 
 
 async def _redis_answers(gateway: Gateway) -> None:
-    redis = gateway.redis
+    redis = gateway.state.redis
     if redis is None:
         raise StateBackendError("redis is configured but no connection is open")
     try:
