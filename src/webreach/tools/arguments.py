@@ -269,22 +269,16 @@ class WebSearchArguments(ToolArguments):
         None,
         ge=0,
         le=MAX_READ_TOP,
-        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP} with a question, "
-        "0 without); each page read costs what a web_fetch costs.",
+        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP}; without a question "
+        "nothing is read); each page read costs what a web_fetch costs.",
     )
     max_tokens: int | None = Field(
         None,
         ge=10,
         le=MAX_QUESTION_TOKENS,
         description="Token budget of the passages read for the question, shared evenly by the pages read "
-        "(default 1000 in all).",
+        "(default 1000 in all; used with a question only).",
     )
-
-    @model_validator(mode="after")
-    def _reading(self) -> Self:
-        if self.question is None and (self.read_top or self.max_tokens is not None):
-            raise ValueError("read_top and max_tokens apply with a question only; pass question too, or drop them")
-        return self
 
     def pages_to_read(self) -> int:
         """How many top results to read: read_top, or DEFAULT_READ_TOP when a question comes without it."""
