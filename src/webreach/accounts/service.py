@@ -18,6 +18,7 @@ import functools
 import hashlib
 import re
 import secrets
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
@@ -78,6 +79,7 @@ class Accounts:
         self._database = database
         self._ledger: Ledger | None = None
         self._idempotency: Idempotency | None = None
+        self._opening = threading.Lock()  # concurrent first calls open one database, not one each
         self.recent = RecentCalls()  # this process's metered calls, for the console
 
     @property
@@ -90,8 +92,10 @@ class Accounts:
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            timeout = self.settings.database_timeout
-            self._ledger = Ledger(self._database or open_database(self.url(), timeout=timeout))
+            with self._opening:
+                if self._ledger is None:
+                    timeout = self.settings.database_timeout
+                    self._ledger = Ledger(self._database or open_database(self.url(), timeout=timeout))
         return self._ledger
 
     @property

@@ -174,6 +174,7 @@ def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | Non
         policies=policies,
         profile=profile,
         alias_set=config.alias_set,
+        offload=accounts.off_loop,  # the profile is a ledger read: never on the event loop
         on_result=on_result,
     )
 
@@ -255,7 +256,8 @@ class _Rest:
             caller = await caller_of(self.served.ready(), request.headers.raw)
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return error_response(error)
-        return JSONResponse(self.served.ready_tools().schemas(dialect, caller=caller))
+        tools = self.served.ready_tools()
+        return JSONResponse(tools.schemas(dialect, visible=await tools.visible_tools(caller)))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})

@@ -131,7 +131,7 @@ async def _list_tools(
 ) -> types.ListToolsResult:
     state = ctx.lifespan_context
     caller = _headers(ctx.request).get(AGENT_HEADER) or state.default_agent
-    visible = state.toolbox.visible_tools(caller)
+    visible = await state.toolbox.visible_tools(caller)
     if visible is None:
         return types.ListToolsResult(tools=state.tools)
     return types.ListToolsResult(tools=[tool for tool in state.tools if tool.name in visible])

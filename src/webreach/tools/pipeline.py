@@ -127,10 +127,11 @@ class Toolbox:
             alias_set=config.alias_set, offload=gateway.accounts.off_loop,
         )  # fmt: skip
 
-    def schemas(self, dialect: Dialect, *, strict: bool = False, caller: str | None = None) -> list[dict[str, Any]]:
+    def schemas(
+        self, dialect: Dialect, *, strict: bool = False, visible: Collection[str] | None = None
+    ) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
-        with a `caller`, only the tools its profile shows."""
-        visible = self.visible_tools(caller)
+        with `visible` (`await visible_tools(caller)`), only those tools."""
         # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
         tools = [
             tool
@@ -139,9 +140,9 @@ class Toolbox:
         ]
         return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
 
-    def visible_tools(self, caller: str | None) -> Collection[str] | None:
-        """The tools `caller` sees (None: every tool this toolbox exposes)."""
-        shown = None if caller is None or self._profile is None else self._profile(caller).get("tools")
+    async def visible_tools(self, caller: str | None) -> Collection[str] | None:
+        """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""
+        shown = (await self._profile_of(caller)).get("tools")
         if shown is None:
             return None if self.enabled is None else list(self.tools)
         return [name for name in self.tools if name in shown]
