@@ -185,11 +185,20 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self.guard = guard
         self._backend = network_backend if network_backend is not None else httpcore.AnyIOBackend()
         self._observer = connect_observer
-        self.ssl_context = ssl_context if ssl_context is not None else httpx.create_ssl_context(trust_env=False)
+        self._ssl_context = ssl_context
         self._keepalive_expiry = keepalive_expiry
         self._max_connections = max_connections_per_target
         self._max_pools = max_pools
         self._pools: OrderedDict[PoolKey, _Pool] = OrderedDict()
+
+    @property
+    def ssl_context(self) -> ssl.SSLContext:
+        """httpx's verifying TLS context, built on first use: loading the CA bundle costs ~22 ms CPU (measured
+        2026-11-28 on this 2-core machine), and a gateway builds three or four transports, most of which (offline,
+        or plain-http pools) never open TLS; the test suite's fast loop spent 29% of its samples here."""
+        if self._ssl_context is None:
+            self._ssl_context = httpx.create_ssl_context(trust_env=False)
+        return self._ssl_context
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         target = request.extensions.get(TARGET_EXTENSION)
@@ -238,7 +247,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         entry = self._pools.get(key)
         if entry is None:
             pool = httpcore.AsyncConnectionPool(
-                ssl_context=self.ssl_context,
+                ssl_context=self.ssl_context if target.scheme == "https" else None,
                 max_connections=self._max_connections,
                 keepalive_expiry=self._keepalive_expiry,
                 http1=True,
