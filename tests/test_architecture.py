@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from source_trees import source_tree
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "webreach"
 
 BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "bounded_json", "local_files"}
@@ -131,7 +133,7 @@ def _imports(path: Path) -> list[str]:
     own = _module_name(path)
     package = own if path.name == "__init__.py" else own.rpartition(".")[0]
     found: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(source_tree(path)):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -247,5 +249,5 @@ def test_the_import_linter_contracts_are_kept() -> None:
 
 
 def test_every_module_opens_with_a_docstring() -> None:
-    missing = [str(p.relative_to(SRC)) for p in _modules() if ast.get_docstring(ast.parse(p.read_text())) is None]
+    missing = [str(p.relative_to(SRC)) for p in _modules() if ast.get_docstring(source_tree(p)) is None]
     assert missing == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from source_trees import source_trees
 from webreach.models import TOOL_LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,7 +14,7 @@ SOURCE = ROOT / "src" / "webreach"
 
 
 def trees() -> dict[str, ast.Module]:
-    return {str(path.relative_to(SOURCE)): ast.parse(path.read_text()) for path in sorted(SOURCE.rglob("*.py"))}
+    return source_trees()
 
 
 def test_the_session_header_is_named_once() -> None:
