@@ -58,6 +58,7 @@ def test_help_and_version_load_nothing_heavy(args: list[str]) -> None:
     assert loaded_after(RUN_CLI, *args) == []
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_a_public_name_still_loads_its_module() -> None:
     """The control: the check above sees a heavy module when one is loaded."""
     assert "webreach.gateway" in loaded_after("import webreach\nwebreach.Gateway")

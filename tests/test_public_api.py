@@ -7,6 +7,8 @@ import inspect
 import subprocess
 import sys
 
+import pytest
+
 import webreach
 from webreach import errors
 
@@ -52,6 +54,7 @@ def test_every_public_name_resolves_from_its_module() -> None:
     assert set(webreach.__all__) <= set(dir(webreach))
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_every_public_name_loads_lazily_in_a_fresh_interpreter() -> None:
     """In a fresh interpreter each name resolves on first use, `webreach.search` stays the function after the
     webreach.search package loads, and an unknown name is an AttributeError."""

@@ -60,6 +60,7 @@ async def test_a_failed_tool_call_has_one_body_at_every_door(web: FakeWeb, tmp_p
         assert body["tool"] == tool and "engine" not in body  # absent fields are left out, not null
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_a_tool_the_profile_leaves_out_has_one_body_at_every_door(web: FakeWeb, tmp_path: Path) -> None:
     key = add_agent(tmp_path, profile={"tools": ["web_search"]})
     url = f"{web.url}/"

@@ -134,6 +134,7 @@ async def test_a_profile_shapes_result_counts_and_the_fetch_window(gateway: Gate
     assert len(fetched["content"]) <= 300 < len(wider["content"]) <= 600
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 async def test_a_search_of_several_queries_is_charged_for_the_queries_that_answered(
     gateway: Gateway, web: FakeWeb
 ) -> None:

@@ -39,6 +39,7 @@ def write_lock(database: str) -> Iterator[None]:
         conn.close()
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_healthz_is_answered_while_calls_wait_on_a_locked_ledger(web: FakeWeb, tmp_path: Path) -> None:
     database = str(tmp_path / "ledger.sqlite3")
     with operator(database) as accounts:

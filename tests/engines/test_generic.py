@@ -54,6 +54,7 @@ def nav_only_urls(path: Path, expected: set[str]) -> set[str]:
     return found - expected
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_generic_parser_alone_finds_what_the_engine_parsers_find(shared_data: Path) -> None:
     expected: dict[str, int] = defaultdict(int)
     found: dict[str, int] = defaultdict(int)

@@ -83,6 +83,7 @@ def test_a_second_question_reuses_the_index_and_scores_stay_deterministic() -> N
     assert ranker.rank(index, questions[1][0]) != first
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_chinese_questions_meet_chinese_passages_with_or_without_jieba() -> None:
     document = (
         "## 历史\n\n故宫始建于明朝永乐四年，也就是公元1406年，历时十四年建成。\n\n"
@@ -145,6 +146,7 @@ def test_page_bm25_scores_as_bm25s_does() -> None:
     assert Bm25([]).scores(["bridge"]).tolist() == []
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_page_index_holds_each_passages_own_terms() -> None:
     """A page's index (words looked up once per distinct word, spread over their occurrences with numpy) scores
     as BM25 over each passage's own terms does, title and heading path folded in, on a page with headings."""

@@ -50,6 +50,7 @@ def balance(client: httpx.Client) -> int:
     return int(re.findall(r'data-testid="balance">(-?\d+)<', page.text)[0])
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_a_replayed_grant_and_agent_creation_do_nothing(client: httpx.Client) -> None:
     agents = client.get("/console/agents")
     create = {"name": AGENT, "credits": "10", "csrf": hidden(agents, "csrf"), "once": hidden(agents, "once")}
@@ -84,6 +85,7 @@ def test_a_replayed_order_move_does_nothing(client: httpx.Client) -> None:
     assert order() == after
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_every_console_form_post_redirects_to_its_result(console: ServerProcess, client: httpx.Client) -> None:
     page = client.get("/console/engines/mojeek")
     csrf = hidden(page, "csrf")

@@ -124,6 +124,7 @@ def test_mcp_413_answers_plain_http_clients_in_the_agent_error_shape(server: Ser
     assert_names_cap_and_upload(body["message"], 1_000_000)
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_image_cap_follows_the_image_limit(web: FakeWeb, tmp_path: Path, photo: tuple[Image.Image, bytes]) -> None:
     # a server whose image limit is 2 MB: the 12 MP photo is over it, and the 413 says the cap that follows
     cap = 1_000_000 + 4 * -(-2_000_000 // 3)

@@ -47,6 +47,7 @@ def page(web: FakeWeb) -> Iterator[None]:
     web.pages.remove(parts.path, host=parts.hostname)
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_rest(web: FakeWeb, page: None) -> None:
     app = build_app(Settings(fake_web=web.url, state={"backend": "memory"}), server=ServerSettings(port=9090))
     with TestClient(app, base_url="http://127.0.0.1:9090") as client:
@@ -62,6 +63,7 @@ def test_rest(web: FakeWeb, page: None) -> None:
     assert missing.status_code == 404 and missing.json()["code"] == "unknown_passage"
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_cli(web: FakeWeb, page: None, tmp_path: Path) -> None:
     env = {
         "WEBREACH_FAKE_WEB": web.url, "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3"),
@@ -96,6 +98,7 @@ async def test_mcp_stdio(web: FakeWeb, page: None, tmp_path: Path) -> None:
     assert not again.is_error and ANCHOR.search(again.content[0].text)
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_rest_search_with_reading(web: FakeWeb, page: None) -> None:
     app = build_app(Settings(fake_web=web.url, state={"backend": "memory"}), server=ServerSettings(port=9090))
     with TestClient(app, base_url="http://127.0.0.1:9090") as client:
@@ -110,6 +113,7 @@ def test_rest_search_with_reading(web: FakeWeb, page: None) -> None:
     assert again["passages"] == [timeouts] and again["cached"] is True
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 def test_cli_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
     env = {
         "WEBREACH_FAKE_WEB": web.url, "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3"),

@@ -48,6 +48,7 @@ def messages(data: bytes, token: str = "<image_1>", mime: str = "image/jpeg") ->
                                          {"type": "image_url", "image_url": {"url": url}}]}]  # fmt: skip
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 async def test_crops_run_off_the_loop_while_other_coroutines_run(tmp_path: Path) -> None:
     async with Gateway.from_settings(settings(tmp_path)) as gateway:
         await gateway.images.register("s", messages(encoded(photo(2000, 1500))))

@@ -69,6 +69,7 @@ async def test_extract_file_bounds_a_hostile_pdf(tmp_path: Path) -> None:
         await extract_file(path, seconds=0.5)
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 @pytest.mark.network
 async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed(
     new_children: Callable[[], list[BaseProcess]],

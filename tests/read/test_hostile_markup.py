@@ -92,6 +92,7 @@ async def test_a_child_killed_from_outside_is_replaced(new_children: Callable[[]
     assert new_children() == []
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 async def test_a_cancelled_extraction_kills_its_child(new_children: Callable[[], list[BaseProcess]]) -> None:
     workers = ExtractionWorkers(WorkerBudget(pool_size=1))
     try:

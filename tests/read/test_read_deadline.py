@@ -54,6 +54,7 @@ async def test_each_reader_gets_what_is_left_of_the_total() -> None:
     assert left is not None and left <= 6 - 0.3
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
 async def test_a_reader_that_ignores_its_budget_is_cut_off_as_the_reads_timeout() -> None:
     stuck = Timed("browser", spend=3600)
     chain = ReaderChain({"direct": Timed("direct", error=NeedsBrowserError("a shell")), "browser": stuck})

