@@ -12,6 +12,7 @@ fails the run when one appears. Tests that run subprocesses echo what those prin
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -19,6 +20,11 @@ import pytest
 
 from secret_keys import find_secrets
 from webreach.testing.redis import RedisServer, RedisUnavailable, restartable_redis
+
+# PYTHONDONTWRITEBYTECODE (set in these machines' shells) makes pytest rewrite every test module's asserts and
+# Python compile every module again on each run: 9 s of the fast loop's 17 s collection (measured 2026-11-28).
+# The suite keeps its bytecode caches (__pycache__, git-ignored) whatever the shell says.
+sys.dont_write_bytecode = False
 
 LEAKS = pytest.StashKey[list[str]]()
 
