@@ -110,3 +110,24 @@ def test_update_agent_keeps_what_is_left_out_and_removes_what_is_null(tmp_path: 
         with pytest.raises(InvalidInputError):
             accounts.update_agent("crawler", limits={"per_week": 3})
         assert accounts.agent("crawler").options == {"profile": {"max_results": 5}}
+
+
+def test_concurrent_updates_of_different_prices_all_land(tmp_path: Path) -> None:
+    """The merge reads the agent inside the update's own locked transaction: two operators (two processes' worth
+    of ledgers on one file) setting prices of different tools at once lose neither change."""
+    import threading
+
+    database = ledger_with_agent(tmp_path)
+    tools = [f"tool_{n}" for n in range(16)]
+    with operator(database) as first, operator(database) as second:
+
+        def set_price(n: int) -> None:
+            (first if n % 2 else second).update_agent("crawler", prices={tools[n]: n + 1})
+
+        workers = [threading.Thread(target=set_price, args=(n,)) for n in range(len(tools))]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=60)
+    prices = stored(database)["options"]["prices"]
+    assert prices == {**START["prices"], **{tool: n + 1 for n, tool in enumerate(tools)}}

@@ -22,7 +22,7 @@ that failed for a reason not the agent's neither costs credits nor uses quota.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -138,11 +138,19 @@ class Ledger:
 
     def update_agent(self, name: str, **columns: Any) -> Agent:
         """Set key_hash, disabled, per_hour, per_day or options (a dict) of an existing agent."""
+        return self.change_agent(name, lambda _: columns)
+
+    def change_agent(self, name: str, change: Callable[[Agent], Mapping[str, Any]]) -> Agent:
+        """Set the columns `change` computes from the agent as it is, in one transaction with its row locked, so
+        two concurrent changes (a price for one tool, a price for another) both land; an error `change` raises
+        writes nothing."""
         allowed = {"key_hash", "disabled", "per_hour", "per_day", "options"}
-        assert set(columns) <= allowed, set(columns) - allowed
-        values = {k: json.dumps(v) if k == "options" else v for k, v in columns.items()}
         with self.database.transaction() as tx:
-            _agent(tx, name, lock=self.database.lock_row)
+            columns = change(_agent(tx, name, lock=self.database.lock_row))
+            assert set(columns) <= allowed, set(columns) - allowed
+            if not columns:
+                return _agent(tx, name, lock="")
+            values = {k: json.dumps(v) if k == "options" else v for k, v in columns.items()}
             for column, value in values.items():  # names come from `allowed`, never from input
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")

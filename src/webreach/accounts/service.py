@@ -173,19 +173,25 @@ class Accounts:
         unknown = set(limits or {}) - {"per_hour", "per_day"}
         if unknown:
             raise InvalidInputError(f"unknown quota {sorted(unknown)[0]!r}", hint="Give per_hour or per_day.")
-        agent = self.ledger.agent(name)
-        options = dict(agent.options)
-        for key, change in (("prices", prices), ("profile", profile)):
+        changes = {"prices": prices, "profile": profile}
+        for key, change in changes.items():
             if change is not None and not isinstance(change, Mapping):
                 raise InvalidInputError(f"{key} must be an object", hint=f"Send {key} as a JSON object.")
-            if change is not None:
-                options[key] = _merged(options.get(key, {}), change)
-                if not options[key]:
-                    del options[key]
-        columns: dict[str, Any] = _checked_limits(**(limits or {}))
-        if options != agent.options:
-            columns["options"] = check_options(options)
-        return self.ledger.update_agent(name, **columns) if columns else agent
+        checked_limits = _checked_limits(**(limits or {}))
+
+        def columns(agent: Agent) -> dict[str, Any]:  # merged with the row as it is, under its lock
+            options = dict(agent.options)
+            for key, change in changes.items():
+                if change is not None:
+                    options[key] = _merged(options.get(key, {}), change)
+                    if not options[key]:
+                        del options[key]
+            found: dict[str, Any] = dict(checked_limits)
+            if options != agent.options:
+                found["options"] = check_options(options)
+            return found
+
+        return self.ledger.change_agent(name, columns)
 
     def agent(self, name: str) -> Agent:
         """Agent `name` (InvalidInputError when there is none)."""
