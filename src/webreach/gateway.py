@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
@@ -37,7 +37,6 @@ from webreach.net.guard import Resolver, StaticResolver, SystemResolver
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.policies.parse_health import ParseHealth
 from webreach.providers import Registry
-from webreach.read.service import Reading, extract_file, parse_resolve
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.backends import open_sessions
@@ -45,6 +44,9 @@ from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
 from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
+
+if TYPE_CHECKING:
+    from webreach.read.service import Reading
 
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "ReadOverrides"]
 __all__ += ["Accounts", "search"]  # Accounts: the type of Gateway.accounts, for doors (they never import accounts/)
@@ -64,6 +66,8 @@ class ReadOverrides:
 
     def answers(self) -> dict[str, list[str]]:
         """The --resolve table, host -> addresses (InvalidInputError on a malformed entry)."""
+        from webreach.read.service import parse_resolve
+
         answers: dict[str, list[str]] = {}
         for option in self.resolve:
             host, addresses = parse_resolve(option)
@@ -141,12 +145,7 @@ class Gateway:
             settings, self._searching.redis, clock=clock,
             ttl=settings.tools.session_ttl_seconds, max_refs=settings.tools.max_refs_per_session,
         )  # fmt: skip
-        offline = network.offline
-        self._reading = Reading(
-            network.read_settings(settings.read), resolver=network.resolver, clock=clock,
-            user_agent=settings.user_agent, network_backend=network.backend,
-            offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
-        )  # fmt: skip
+        self._reading: Reading | None = None  # built on the first read (`_reader`)
         self.images: Images = self._open_images()
         self.engines = Engines(self._searching, lambda: self.settings, clock)
         self.config = Config(stored, self.engines, self._apply, clock)
@@ -187,9 +186,25 @@ class Gateway:
         self.sessions.close()
         self.accounts.close()
         await self.images.aclose()
-        await self._reading.aclose()
+        if self._reading is not None:
+            await self._reading.aclose()
         for close in self._network.closers:
             await close()
+
+    @property
+    def _reader(self) -> Reading:
+        """The reader, built on first use: its import (the extraction cascade, trafilatura, pypdf, the question
+        ranker's numpy) is half a second of a CLI search's start-up that a search never needs (bench/startup.py)."""
+        if self._reading is None:
+            from webreach.read.service import Reading
+
+            network, settings, offline = self._network, self.settings, self._network.offline
+            self._reading = Reading(
+                network.read_settings(settings.read), resolver=network.resolver, clock=self.clock,
+                user_agent=settings.user_agent, network_backend=network.backend,
+                offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
+            )  # fmt: skip
+        return self._reading
 
     def _open_images(self) -> Images:
         state = self.settings.state
@@ -214,7 +229,7 @@ class Gateway:
 
     async def _fetch_image(self, url: str, max_bytes: int) -> bytes:
         """An image's bytes from `url` through the reader's guard (SSRF rules, redirects re-checked, byte caps)."""
-        fetcher = self._reading.fetcher
+        fetcher = self._reader.fetcher
         budgets = dataclasses.replace(fetcher.budgets, max_raw_bytes=max_bytes, max_decoded_bytes=max_bytes)
         return (await fetcher.fetch(url, budgets=budgets)).body
 
@@ -258,15 +273,17 @@ class Gateway:
 
     async def read(self, request: ReadRequest) -> Page:
         """Read request.url safely, as one window of clean text."""
-        return await self._reading.read(request)
+        return await self._reader.read(request)
 
     def count_tokens(self, text: str) -> int:
         """`text`'s length in o200k tokens (estimated when bpe-openai is not installed), as web_fetch counts."""
-        return self._reading.tokenizer().count(text)
+        return self._reader.tokenizer().count(text)
 
     async def extract_file(self, path: Path, *, url: str | None = None, format: ReadFormat = "markdown") -> Extracted:
         """Extract a local HTML or PDF file offline, as the reader would extract it from the web."""
-        return await extract_file(path, url=url, format=format, workers=self._reading.workers)
+        from webreach.read.service import extract_file
+
+        return await extract_file(path, url=url, format=format, workers=self._reader.workers)
 
 
 def search(query: str, *, engine: str = "auto", engines: Sequence[str] | None = None, **fields: Any) -> SearchResponse:
