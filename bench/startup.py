@@ -77,6 +77,7 @@ def tree_env(src: Path, home: Path, fake_web: str) -> dict[str, str]:
     """The environment of one tree: its source first on the path, its own data and cache (so its own cache)."""
     env = {**os.environ, "PYTHONPATH": str(src), "WEBREACH_FAKE_WEB": fake_web}
     env |= {"XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"), "NO_COLOR": "1"}
+    env["WEBREACH_CACHE__BACKEND"] = "sqlite"  # the cache outlives the process, so the timed searches are hits
     return env
 
 

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webreach.clock import Clock
 from webreach.config import Settings
@@ -23,8 +23,10 @@ from webreach.policies.parse_health import ParseHealth
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
-from webreach.state.redis_connection import RedisConnection
 from webreach.state.sqlite_file import default_state_path
+
+if TYPE_CHECKING:
+    from webreach.state.redis_connection import RedisConnection
 
 logger = logging.getLogger(__name__)
 CONFIG_POLL = 1.0  # seconds between looks at the console settings' version, per long-running server

@@ -66,9 +66,11 @@ class ReadOverrides:
 
     def answers(self) -> dict[str, list[str]]:
         """The --resolve table, host -> addresses (InvalidInputError on a malformed entry)."""
-        from webreach.read.service import parse_resolve
-
         answers: dict[str, list[str]] = {}
+        if not self.resolve:
+            return answers
+        from webreach.read.service import parse_resolve  # the reader's import, only with --resolve
+
         for option in self.resolve:
             host, addresses = parse_resolve(option)
             answers.setdefault(host, []).extend(addresses)

@@ -16,6 +16,7 @@ import json
 import random
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -37,9 +38,9 @@ from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
-from webreach.state.redis_breaker_store import RedisBreakerStore
-from webreach.state.redis_connection import RedisConnection
-from webreach.state.redis_parse_health_store import RedisParseHealthStore
+
+if TYPE_CHECKING:
+    from webreach.state.redis_connection import RedisConnection
 
 
 class EngineStatus(BaseModel):
@@ -128,6 +129,9 @@ class Searching:
         self._parsing.close()
         self._state.close()
         if self._redis is not None:
+            from webreach.state.redis_breaker_store import RedisBreakerStore
+            from webreach.state.redis_parse_health_store import RedisParseHealthStore
+
             for store in (self._state.breaker_store, self._state.parse_health):
                 if isinstance(store, RedisBreakerStore | RedisParseHealthStore):
                     await store.flush()  # writes behind still in flight

@@ -9,6 +9,7 @@ with backend "redis": docs/scaling.md lists which is where.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from webreach.clock import Clock
 from webreach.config import Settings
@@ -16,19 +17,18 @@ from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
 from webreach.state.cache_store import CacheStore, open_cache_store
 from webreach.state.parse_health_store import ParseHealthStore, open_parse_health_store
-from webreach.state.redis_breaker_store import RedisBreakerStore
-from webreach.state.redis_bucket_store import RedisBucketStore
-from webreach.state.redis_cache_store import RedisCacheStore
-from webreach.state.redis_connection import RedisConnection, open_redis
-from webreach.state.redis_parse_health_store import RedisParseHealthStore
-from webreach.state.redis_sessions import RedisSessionStore
 from webreach.state.sessions import SessionStore, open_session_store
+
+if TYPE_CHECKING:  # the Redis modules import redis (50 ms): only a Redis backend loads them
+    from webreach.state.redis_connection import RedisConnection
 
 
 def open_shared_redis(settings: Settings) -> RedisConnection | None:
     """The connection the Redis stores share, when any store is configured on Redis; StateBackendError when it
     cannot be used."""
     if "redis" in (settings.state.backend, settings.cache.backend):
+        from webreach.state.redis_connection import open_redis
+
         return open_redis(settings.state)
     return None
 
@@ -38,6 +38,8 @@ def open_cache(
 ) -> CacheStore:
     """The search cache [cache] backend names."""
     if settings.cache.backend == "redis" and redis is not None:
+        from webreach.state.redis_cache_store import RedisCacheStore
+
         return RedisCacheStore(redis)
     return open_cache_store(settings.cache, environ=environ)
 
@@ -47,6 +49,8 @@ def open_buckets(
 ) -> BucketStore:
     """The rate-limit buckets [state] backend names."""
     if settings.state.backend == "redis" and redis is not None:
+        from webreach.state.redis_bucket_store import RedisBucketStore
+
         return RedisBucketStore(redis)
     return open_bucket_store(settings.state, environ=environ)
 
@@ -56,6 +60,8 @@ def open_breakers(
 ) -> BreakerStore:
     """The breaker records [state] backend names."""
     if settings.state.backend == "redis" and redis is not None:
+        from webreach.state.redis_breaker_store import RedisBreakerStore
+
         return RedisBreakerStore(redis)
     return open_breaker_store(settings.state, environ=environ)
 
@@ -66,6 +72,8 @@ def open_sessions(
     """The session-ref store [state] backend names (SQLite: the state file, created on the first search)."""
     state = settings.state
     if state.backend == "redis" and redis is not None:
+        from webreach.state.redis_sessions import RedisSessionStore
+
         return RedisSessionStore(redis, clock=clock, ttl=ttl, max_refs=max_refs)
     if state.backend == "memory":
         return open_session_store("memory", clock=clock, ttl=ttl, max_refs=max_refs)
@@ -77,5 +85,7 @@ def open_parse_health(
 ) -> ParseHealthStore:
     """The parse-health store [state] backend names."""
     if settings.state.backend == "redis" and redis is not None:
+        from webreach.state.redis_parse_health_store import RedisParseHealthStore
+
         return RedisParseHealthStore(redis)
     return open_parse_health_store(settings.state, environ=environ)
