@@ -222,6 +222,14 @@ class AccountsSettings(BaseModel):
         description="The longest one ledger transaction waits for the database (PostgreSQL reconnecting, a SQLite "
         "lock) before the call answers accounting_unavailable.",
     )
+    key_cache_seconds: float = Field(
+        2.0,
+        ge=0,
+        le=60,
+        description="How long a server remembers an agent it authenticated (its key, status and options): a key "
+        "rotated or an agent disabled on another replica is refused within this time (0: read the ledger on every "
+        "call).",
+    )
 
     def check_lease(self, longest_call: float) -> None:
         """Refuse a lease a served call can outlive: recovery would release it while it runs, and the call would

@@ -25,6 +25,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation, Usage, iso
@@ -81,6 +82,7 @@ class Accounts:
         self._idempotency: Idempotency | None = None
         self._opening = threading.Lock()  # concurrent first calls open one database, not one each
         self.recent = RecentCalls()  # this process's metered calls, for the console
+        self.known = AgentCache(settings.key_cache_seconds, clock)  # agents authenticated in the last seconds
 
     @property
     def enabled(self) -> bool:
@@ -141,9 +143,11 @@ class Accounts:
     def rotate_key(self, name: str) -> str:
         key = new_key()
         self.ledger.update_agent(name, key_hash=hash_key(key))
+        self.known.clear()  # the old key stops working here at once
         return key
 
     def set_disabled(self, name: str, disabled: bool = True) -> Agent:
+        self.known.clear()
         return self.ledger.update_agent(name, disabled=int(disabled))
 
     def set_limits(self, name: str, **limits: int | None) -> Agent:
@@ -152,6 +156,7 @@ class Accounts:
 
     def set_options(self, name: str, options: dict[str, Any]) -> Agent:
         """Per-agent prices ({"prices": {...}}) and tool profile ({"profile": {...}})."""
+        self.known.clear()
         return self.ledger.update_agent(name, options=check_options(options))
 
     def update_agent(
@@ -191,6 +196,7 @@ class Accounts:
                 found["options"] = check_options(options)
             return found
 
+        self.known.clear()
         return self.ledger.change_agent(name, columns)
 
     def agent(self, name: str) -> Agent:
@@ -227,20 +233,39 @@ class Accounts:
         """The enabled agent `key` belongs to, else AgentAuthError (no key, unknown key, disabled agent)."""
         if not key:
             raise AgentAuthError("this server needs an agent API key")
-        agent = self.ledger.agent_for_key(hash_key(key))
-        if agent is None:
-            raise AgentAuthError("the API key is not valid (revoked, rotated or mistyped)")
+        key_hash = hash_key(key)
+        agent = self.known.by_key(key_hash)
+        if agent is None:  # read, then remembered from this read (a hit never extends its time)
+            agent = self.ledger.agent_for_key(key_hash)
+            if agent is None:
+                raise AgentAuthError("the API key is not valid (revoked, rotated or mistyped)")
+            self.known.keep(agent, key_hash)
         if agent.disabled:
             raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
         return agent.name
 
+    def known_caller(self, key: str | None) -> str | None:
+        """The agent `key` belongs to when it was authenticated in the last `key_cache_seconds` (no database
+        read: callable on the event loop); None means ask `authenticate`."""
+        agent = self.known.by_key(hash_key(key)) if key else None
+        return agent.name if agent is not None and not agent.disabled else None
+
     def profile(self, name: str) -> dict[str, Any]:
         """Agent `name`'s tool profile (tools/profiles.py); {} for none or an unknown agent (refused elsewhere)."""
-        try:
-            profile: dict[str, Any] = self.ledger.agent(name).options.get("profile", {})
-        except InvalidInputError:
-            return {}
+        agent = self.known.by_name(name)
+        if agent is None:
+            try:
+                agent = self.ledger.agent(name)
+            except InvalidInputError:
+                return {}
+            self.known.keep(agent)
+        profile: dict[str, Any] = agent.options.get("profile", {})
         return profile
+
+    def known_profile(self, name: str) -> dict[str, Any] | None:
+        """Agent `name`'s profile when it was read in the last `key_cache_seconds` (None: ask `profile`)."""
+        agent = self.known.by_name(name)
+        return None if agent is None else dict(agent.options.get("profile", {}))
 
     def price(self, agent: Agent, tool: str, *, units: int = 1, engine: str | None = None) -> int:
         prices = {**self.settings.prices, **agent.options.get("prices", {})}

@@ -40,7 +40,9 @@ async def caller_of(gateway: Gateway, headers: Iterable[tuple[bytes, bytes]]) ->
     accounts = gateway.accounts
     if not accounts.enabled:
         return None
-    return await accounts.off_loop(accounts.authenticate, bearer(headers))  # a ledger read, off the event loop
+    key = bearer(headers)
+    # a key seen in the last seconds is answered here (accounts/agent_cache.py); else a ledger read, off the loop
+    return accounts.known_caller(key) or await accounts.off_loop(accounts.authenticate, key)
 
 
 async def refuse(error: WebreachError, scope: Scope, receive: Receive, send: Send) -> None:

@@ -164,7 +164,7 @@ def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | Non
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
     accounts = gateway.accounts
-    profile = accounts.profile if accounts.enabled else None
+    profile, known = (accounts.profile, accounts.known_profile) if accounts.enabled else (None, None)
     policies = account_policies(accounts)
     config = gateway.settings.tools
     return Toolbox(
@@ -173,6 +173,7 @@ def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | Non
         enabled=config.enabled,
         policies=policies,
         profile=profile,
+        known_profile=known,
         alias_set=config.alias_set,
         offload=accounts.off_loop,  # the profile is a ledger read: never on the event loop
         on_result=on_result,

@@ -96,6 +96,7 @@ class Toolbox:
         enabled: Collection[str] | None = None,
         policies: Sequence[CallPolicy] = (),
         profile: Callable[[str], Mapping[str, Any]] | None = None,
+        known_profile: Callable[[str], Mapping[str, Any] | None] | None = None,
         alias_set: str | None = None,
         offload: Offload | None = None,
         on_result: Callable[[ToolResult], None] | None = None,
@@ -104,7 +105,8 @@ class Toolbox:
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
         gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes);
         `alias_set` exposes another system's tool names beside ours (tools/aliases.py); `offload` runs a blocking
-        lookup (the profile: a database read) off the event loop (None: inline); `on_result` hears every call's
+        lookup (the profile: a database read) off the event loop (None: inline), unless `known_profile` (no I/O: a
+        profile read in the last seconds, else None) has it; `on_result` hears every call's
         result, errors included (the server's metrics); it must not raise or block."""
         self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
         self.backend = backend
@@ -113,6 +115,7 @@ class Toolbox:
         self.enabled = enabled
         self._policies = tuple(policies)
         self._profile = profile
+        self._known_profile = known_profile
         self._offload = offload
         self._on_result = on_result
 
@@ -120,11 +123,12 @@ class Toolbox:
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
         """The tools over `gateway`, with its session store, the tools its settings enable and, with accounts
         enabled, each agent's tool profile."""
-        profile = gateway.accounts.profile if gateway.accounts.enabled else None
+        accounts = gateway.accounts
+        profile, known = (accounts.profile, accounts.known_profile) if accounts.enabled else (None, None)
         config = gateway.settings.tools
         return cls(
             gateway, gateway.sessions, enabled=config.enabled, policies=policies, profile=profile,
-            alias_set=config.alias_set, offload=gateway.accounts.off_loop,
+            known_profile=known, alias_set=config.alias_set, offload=accounts.off_loop,
         )  # fmt: skip
 
     def schemas(
@@ -201,6 +205,9 @@ class Toolbox:
         """`caller`'s tool profile ({} for none), read off the event loop where an `offload` is given."""
         if caller is None or self._profile is None:
             return {}
+        known = self._known_profile(caller) if self._known_profile is not None else None
+        if known is not None:
+            return known
         if self._offload is None:
             return self._profile(caller)
         return await self._offload(self._profile, caller)
