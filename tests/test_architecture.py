@@ -112,6 +112,7 @@ CONFINED = {
         "state/cache_store.py",
         "search/warm_up.py",
         "frontends/_recent_refs.py",
+        "accounts/agent_cache.py",
     ),
 }
 

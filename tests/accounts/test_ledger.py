@@ -9,7 +9,8 @@ import pytest
 
 from webreach.accounts.database import open_database
 from webreach.accounts.idempotency import Idempotency, Replay
-from webreach.accounts.ledger import HOUR, Ledger
+from webreach.accounts.ledger import Ledger
+from webreach.accounts.quotas import HOUR
 from webreach.errors import (
     AgentAuthError,
     AgentQuotaError,

@@ -15,7 +15,8 @@ import pytest
 from pydantic import ValidationError
 
 from webreach.accounts.database import open_database
-from webreach.accounts.ledger import HOUR, Ledger
+from webreach.accounts.ledger import Ledger
+from webreach.accounts.quotas import HOUR
 from webreach.config import Settings
 from webreach.errors import AccountingUnavailableError, AgentQuotaError, InvalidInputError
 

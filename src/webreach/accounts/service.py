@@ -28,7 +28,8 @@ from typing import Any, TypeVar
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
-from webreach.accounts.ledger import Agent, Ledger, Reservation, Usage, iso
+from webreach.accounts.ledger import Agent, Ledger, Reservation
+from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory

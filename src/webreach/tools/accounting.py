@@ -27,7 +27,8 @@ from dataclasses import replace
 from typing import Any
 
 from webreach.accounts.idempotency import Replay, check_key
-from webreach.accounts.ledger import Agent, Reservation, iso
+from webreach.accounts.ledger import Agent, Reservation
+from webreach.accounts.quotas import iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError, WebreachError
