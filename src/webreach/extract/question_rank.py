@@ -297,25 +297,38 @@ class QuestionRanker:
             return []
         weights = self.weights
         asked_terms, asked_tokens, vocabulary = self.page_words([question.split()])
-        query = [vocabulary[i] for i in asked_terms.values.tolist()]
-        score = np.zeros(len(page.passages))
-        if query:
-            score += weights.lexical * scaled(page.bm25.scores(query))
-            if weights.sentence_lexical:
-                best = np.zeros(len(page.passages))
-                np.maximum.at(best, page.sentence_of, page.sentence_bm25.scores(query))
-                score += weights.sentence_lexical * scaled(best)
-            if weights.heading:
-                score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
+        score = _lexical(page, [vocabulary[i] for i in asked_terms.values.tolist()], weights)
         asked = self.pooled(asked_tokens, 1, page.idf.of(asked_tokens.values)) if page.vectors is not None else None
-        if asked is not None and page.vectors is not None and weights.semantic:
-            score += weights.semantic * scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
-        if asked is not None and page.sentence_vectors is not None and weights.sentence:
-            best = np.full(len(page.passages), -1.0)
-            np.maximum.at(best, page.sentence_of, np.asarray(page.sentence_vectors @ asked[0], dtype=np.float64))
-            score += weights.sentence * scaled(best)
+        if asked is not None:
+            score += _semantic(page, asked[0], weights)
         score[:LEAD_PASSAGES] += weights.lead
         return _with_neighbours(page.passages, score, weights)
+
+
+def _lexical(page: PageIndex, query: list[str], weights: Weights) -> np.ndarray:
+    """The lexical signals: BM25 of the passage and of its best sentence, and the heading cue."""
+    score = np.zeros(len(page.passages))
+    if not query:
+        return score
+    score += weights.lexical * scaled(page.bm25.scores(query))
+    if weights.sentence_lexical:
+        best = np.zeros(len(page.passages))
+        np.maximum.at(best, page.sentence_of, page.sentence_bm25.scores(query))
+        score += weights.sentence_lexical * scaled(best)
+    if weights.heading:
+        score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
+    return score
+
+
+def _semantic(page: PageIndex, asked: np.ndarray, weights: Weights) -> np.ndarray:
+    """The semantic signals: cosine of the question's vector with the passage's and with its nearest sentence's."""
+    assert page.vectors is not None and page.sentence_vectors is not None
+    score = weights.semantic * scaled(np.asarray(page.vectors @ asked, dtype=np.float64))
+    if weights.sentence:
+        best = np.full(len(page.passages), -1.0)
+        np.maximum.at(best, page.sentence_of, np.asarray(page.sentence_vectors @ asked, dtype=np.float64))
+        score += weights.sentence * scaled(best)
+    return score
 
 
 def _import_keeping_root_logger(name: str) -> Any:
