@@ -5,8 +5,8 @@
     chosen = select(scores, costs, max_tokens=1000)  # passage positions, in page order
 
 The score of a passage adds these signals:
-  - lexical: BM25 (scored as bm25s scores, see page_scores.Bm25) over the passage's text with its heading path and the page
-    title folded in, as a standard score over the page (divided by 3);
+  - lexical: BM25 (scored as bm25s scores, see page_scores.Bm25) over the passage's text with its heading path and
+    the page title folded in, as a standard score over the page (divided by 3);
   - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
     the package directory with downloads disabled), tokens weighted by their idf over the page's passages (see
     TokenIdf), present only when the `question` extra is installed, scaled as the lexical one;
@@ -83,9 +83,10 @@ class PageIndex:
     """One page made ready for questions: its passages' and sentences' BM25 indexes, heading terms and embeddings.
 
     The passages (title and heading path folded in) are split at spaces once and their words numbered by sentence
-    (page_scores.sentences); a passage's vector is the sum of its heading path's and its sentences' token vectors; each distinct word's terms (for
-    BM25) and WordLlama token ids (for the embedding) come from the ranker's word memory and are spread over the
-    word's occurrences with numpy, so a page costs one pass of dictionary look-ups and a few array operations.
+    (page_scores.sentences); a passage's vector is the sum of its heading path's and its sentences' token vectors.
+    Each distinct word's terms (for BM25) and WordLlama token ids (for the embedding) come from the ranker's word
+    memory and are spread over the word's occurrences with numpy, so a page costs one pass of dictionary look-ups
+    and a few array operations.
     """
 
     def __init__(self, ranker: QuestionRanker, passages: Sequence[Passage], title: str) -> None:
