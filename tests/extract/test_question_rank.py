@@ -16,8 +16,9 @@ import bm25s
 import numpy as np
 import pytest
 
+from webreach.extract.page_scores import sentences
 from webreach.extract.passages import cut
-from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, select, stem
+from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, Weights, select, stem
 from webreach.read.window import load_tokenizer
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa" / "squad-train"
@@ -199,3 +200,38 @@ def test_token_weights_fall_with_how_many_passages_hold_the_token() -> None:
     assert once == pytest.approx(np.sqrt(np.log(4 / 1.5))) and absent == pytest.approx(np.sqrt(np.log(8)))
     assert idf.of(np.array([1000, 7])).tolist() == [absent, everywhere]
     assert TokenIdf(Flat(np.array([], dtype=np.int64), np.array([], dtype=np.int64)), 0).of(np.array([3])).size == 1
+
+
+def test_one_answering_sentence_in_a_long_passage_outranks_a_passage_that_only_names_the_subject() -> None:
+    # the answer is the last of eight sentences about something else; the short passage shares only the subject
+    filler = " ".join(
+        f"The harbour district has {n} warehouses along the canal and a market on the square." for n in range(2, 9)
+    )
+    document = (
+        f"# Port city\n\n## Harbour\n\n{filler} The lighthouse was built in 1843 by the engineer Anna Berg.\n\n"
+        "## Old town\n\nKeepers of the lighthouse lived in the old town, where tours of the harbour start in summer "
+        "near the museum of the town.\n\n## Trade\n\nTrade in grain and timber made the merchants rich during the "
+        "eighteenth century.\n"
+    )
+    passages = cut(document)
+    assert [p.headings[-1] for p in passages] == ["Harbour", "Old town", "Trade"]
+    question = "When was the lighthouse constructed, and who designed it?"
+    ranker = QuestionRanker()
+    if not ranker.semantic:
+        pytest.skip("wordllama is not installed (the `question` extra)")
+    whole = QuestionRanker(Weights(sentence=0, sentence_lexical=0)).rank(passages, question, title="Port city")
+    scores = ranker.rank(passages, question, title="Port city")
+    assert whole[0] < whole[1], "passages scored whole: the answer is diluted by its seven other sentences"
+    assert scores[0] > scores[1] > scores[2]
+
+
+def test_sentences_end_at_sentence_punctuation_and_with_their_text() -> None:
+    texts = [
+        ["It", "was", "built", "in", "1937.", "Who", "paid?", "The", "city", "(mostly)."],
+        [],
+        ["总之。很好", "是"],
+    ]
+    sentence_of_word, text_of_sentence = sentences(texts)
+    assert sentence_of_word.tolist() == [0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 3, 4]  # "。" ends a sentence in a word
+    assert text_of_sentence.tolist() == [0, 0, 0, 2, 2]
+    assert [len(s) for s in sentences([[], []])] == [0, 0]

@@ -133,6 +133,22 @@ def test_cli_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> No
     assert refused.exit_code != 0 and "read_top" in refused.output
 
 
+@pytest.mark.slow  # a second or more (measured 2026-11-28): the full suite runs it
+def test_cli_multi_engine_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
+    env = {
+        "WEBREACH_FAKE_WEB": web.url, "WEBREACH_STATE__PATH": str(tmp_path / "state.sqlite3"),
+        "WEBREACH_CONFIG": os.devnull,
+    }  # fmt: skip
+    arguments = ["search", "python asyncio tutorial", "--engine", "multi", "--question", QUESTION, "--read-top", "1"]
+    found = CliRunner().invoke(cli, [*arguments, "--json"], env=env)
+    assert found.exit_code == 0, found.output
+    body = json.loads(found.stdout)
+    (reading,) = body["readings"]
+    assert body["question"] == QUESTION and reading["ref"] == 1 and reading["url"] == URL
+    assert any(p["headings"][-1] == "Timeouts" for p in reading["passages"])
+    assert len(body["results"][0]["engines"]) > 1  # web_search_multi's merged answer
+
+
 @pytest.mark.slow  # a subprocess or a heavy model: a cheaper sibling covers the rule in the fast loop
 async def test_mcp_stdio_search_with_reading(web: FakeWeb, page: None, tmp_path: Path) -> None:
     env = server_env(web, tmp_path, PYTHONPATH=os.environ.get("PYTHONPATH", ""))

@@ -145,9 +145,9 @@ class CountingRanker(QuestionRanker):
         self.indexed += 1
         return super().index(passages, title=title)
 
-    def page_words(self, texts: Sequence[Sequence[str]]) -> Any:
+    def page_words(self, texts: Sequence[Sequence[str]], text_of: Any = None) -> Any:
         self.looked_up.append(sum(len(text) for text in texts))
-        return super().page_words(texts)
+        return super().page_words(texts, text_of)
 
 
 async def test_a_second_question_on_a_cached_page_only_reads_the_question() -> None:

@@ -156,3 +156,49 @@ async def test_the_charge_is_the_search_plus_a_fetch_per_page_read(web: FakeWeb,
         assert both["cost"]["charged"] == 2 + 3 * 2  # a page read from the cache costs a web_fetch, as web_fetch does
         ledger = gateway.accounts.ledger
         assert ledger.agent("bot").balance == 100 - 3 - 8 == ledger.journal_sum("bot")
+
+
+async def test_a_multi_engine_search_with_a_question_reads_its_top_results_the_same_way(web: FakeWeb) -> None:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+        tools = Toolbox.over(gateway)
+        found = await call(tools, "web_search_multi", {**SEARCH, "question": QUESTION, "read_top": 2})
+        body = json.loads(
+            (await call(tools, "web_search_multi", {**SEARCH, "question": QUESTION, "read_top": 2}, "json")).text
+        )
+        plain = await call(tools, "web_search_multi", SEARCH)
+        requests = len(web.pages.requests)
+        passage = next(p for p in body["readings"][1]["passages"] if p["headings"][-1] == "Giving up after a timeout")
+        again = json.loads((await call(tools, "web_fetch", {"ref": 2, "passage": passage["index"]}, "json")).text)
+    assert found.reads == 2 and not found.is_error
+    assert found.text.index("[1] asyncio") < found.text.index(f"Read for: {QUESTION}")
+    assert re.search(r"^\[1§\d+\] .*Timeouts$", found.text, re.M)
+    assert re.search(r"^\[2§\d+\] .*Giving up after a timeout$", found.text, re.M)
+    assert "the caller stops waiting" in found.text and not re.search(r"^\[3§", found.text, re.M)
+    assert body["question"] == QUESTION and [r["ref"] for r in body["readings"]] == [1, 2]
+    assert all(r["tokens"] <= 500 for r in body["readings"])  # each page's share of the default 1000
+    assert all(len(r["engines"]) > 1 for r in body["results"][:2])  # the merged answer, read on
+    assert plain.reads == 0 and "Read for:" not in plain.text  # without a question nothing is read
+    assert again["cached"] is True and again["passages"] == [passage] and len(web.pages.requests) == requests
+    assert reads_of(web, DOCS, DOCS_PATH) == 1 == reads_of(web, WALK, WALK_PATH)  # the second search: the cache
+
+
+async def test_a_multi_engine_search_is_charged_a_fetch_per_page_read(web: FakeWeb, tmp_path: Path) -> None:
+    settings = Settings(
+        fake_web=web.url, state={"backend": "memory"}, accounts={"enabled": True, "database": str(tmp_path / "a.db")}
+    )
+    async with Gateway.from_settings(settings) as gateway:
+        gateway.accounts.add("bot", credits=100)
+        gateway.accounts.set_options("bot", {"prices": {"web_fetch": 3}})
+        tools = Toolbox.over(gateway, policies=account_policies(gateway.accounts))
+        web.pages.add(WALK_PATH, b"down", status=503, host=WALK)
+        body = json.loads(
+            (await call(tools, "web_search_multi", {**SEARCH, "question": QUESTION, "read_top": 2}, "json")).text
+        )
+        plain = json.loads((await call(tools, "web_search_multi", SEARCH, "json")).text)
+        too_many = json.loads((await call(tools, "web_search_multi", {**SEARCH, "question": "q", "read_top": 9})).text)
+        ledger = gateway.accounts.ledger
+        search_price = plain["cost"]["charged"]
+        assert [("error" in reading) for reading in body["readings"]] == [False, True]
+        assert search_price > 0 and body["cost"]["charged"] == search_price + 3  # one read made: the 503 is free
+        assert ledger.agent("bot").balance == 100 - 2 * search_price - 3 == ledger.journal_sum("bot")
+    assert too_many["code"] == "invalid_input" and "read_top" in too_many["message"]

@@ -4,12 +4,15 @@
     scores = ranker.rank(passages, "when was the bridge built?", title="Golden Gate Bridge")
     chosen = select(scores, costs, max_tokens=1000)  # passage positions, in page order
 
-The score of a passage adds three signals:
-  - lexical: BM25 (scored as bm25s scores, see Bm25) over the passage's text with its heading path and the page
-    title folded in, as a standard score over the page (divided by 3);
+The score of a passage adds these signals:
+  - lexical: BM25 (scored as bm25s scores, see page_scores.Bm25) over the passage's text with its heading path and
+    the page title folded in, as a standard score over the page (divided by 3);
   - semantic: cosine similarity of WordLlama's static embeddings (shipped inside the wordllama wheel, loaded from
     the package directory with downloads disabled), tokens weighted by their idf over the page's passages (see
     TokenIdf), present only when the `question` extra is installed, scaled as the lexical one;
+  - sentences: the same two signals on the passage's best sentence alone (its sentence most similar to the
+    question, its sentence with the best BM25 score among the page's sentences), so an answer sentence in a long
+    passage about something else still counts whole;
   - structure: the share of the question's terms found in the passage's headings;
 then borrows a part of its neighbours' scores (the same block most, the same section less), so an answer sentence
 next to the one that repeats the question's words is found too. Without wordllama the ranking is lexical only.
@@ -26,7 +29,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -37,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from webreach.extract.page_scores import Bm25, Flat, TokenIdf, scaled, sentences, spread, unit
 from webreach.extract.passages import Passage
 
 WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W_]+")
@@ -71,104 +74,48 @@ class Weights:
     heading: float = 0.3
     same_block: float = 0.35
     same_section: float = 0.1
+    sentence: float = 1.0  # the semantic score of the passage's sentence nearest the question
+    sentence_lexical: float = 0.5  # the BM25 score of the passage's sentence best matching the question
     lead: float = 0.15  # added to the page's first LEAD_PASSAGES passages (a lead often answers a general question)
 
 
-@dataclass(frozen=True)
-class Flat:
-    """Values of several texts laid end to end, in text order: `values[i]` belongs to text `text_of[i]`."""
-
-    values: np.ndarray
-    text_of: np.ndarray
-
-
 class PageIndex:
-    """One page made ready for questions: its passages' BM25 index, heading terms and embeddings.
+    """One page made ready for questions: its passages' and sentences' BM25 indexes, heading terms and embeddings.
 
-    The passages (title and heading path folded in) are split at spaces once; each distinct word's terms (for
-    BM25) and WordLlama token ids (for the embedding) come from the ranker's word memory and are spread over the
-    word's occurrences with numpy, so a page costs one pass of dictionary look-ups and a few array operations.
+    The passages (title and heading path folded in) are split at spaces once and their words numbered by sentence
+    (page_scores.sentences); a passage's vector is the sum of its heading path's and its sentences' token vectors.
+    Each distinct word's terms (for BM25) and WordLlama token ids (for the embedding) come from the ranker's word
+    memory and are spread over the word's occurrences with numpy, so a page costs one pass of dictionary look-ups
+    and a few array operations.
     """
 
     def __init__(self, ranker: QuestionRanker, passages: Sequence[Passage], title: str) -> None:
         self.passages = list(passages)
-        texts = [" ".join((title, *p.headings, p.text)).split() for p in self.passages]
-        terms, tokens, vocabulary = ranker.page_words(texts)
-        self.bm25 = Bm25.of_flat(terms, len(texts), vocabulary)
+        count = len(self.passages)
+        heads = [" ".join((title, *p.headings)).split() for p in self.passages]
+        bodies = [p.text.split() for p in self.passages]
+        in_sentence, self.sentence_of = sentences(bodies)
+        said = len(self.sentence_of)
+        # texts 0..count-1 are the passages' heads, the rest their sentences: each text's passage
+        text_of = np.concatenate((np.repeat(np.arange(count), [len(h) for h in heads]), count + in_sentence))
+        terms, tokens, vocabulary = ranker.page_words(heads + bodies, text_of)
+        passage_of = np.concatenate((np.arange(count), self.sentence_of))
+        self.bm25 = Bm25.of_flat(Flat(terms.values, passage_of[terms.text_of]), count, vocabulary)
+        in_sentence = terms.text_of >= count
+        self.sentence_bm25 = Bm25.of_flat(
+            Flat(terms.values[in_sentence], terms.text_of[in_sentence] - count), said, vocabulary
+        )
         paths = dict.fromkeys(p.headings for p in self.passages)
         by_path = {path: frozenset(ranker.terms(" ".join(path))) for path in paths}
         self.heading_terms = [by_path[p.headings] for p in self.passages]
-        self.idf = TokenIdf(tokens, len(texts))
-        self.vectors = ranker.pooled(tokens, len(texts), self.idf.of(tokens.values))
-
-
-class TokenIdf:
-    """Each WordLlama token's weight on one page: the square root of its idf over the passages, so the tokens that
-    are everywhere on the page (its subject, "the", ",") count less in a passage's and the question's vectors. A
-    token the page lacks weighs as one in no passage. (Tuning half, 5 questions an article, strict@500 /
-    low-overlap: unweighted 0.949 / 0.882, idf^0.5 0.958 / 0.905, idf^0.75 0.956 / 0.902.)"""
-
-    def __init__(self, tokens: Flat, passages: int) -> None:
-        rows = max(passages, 1)
-        present = np.unique(tokens.values * rows + tokens.text_of)  # each (token, passage) once
-        self.tokens, df = np.unique(present // rows, return_counts=True)
-        self.weights = np.sqrt(np.log((passages + 1) / (df + 0.5)))
-        self.unseen = float(np.sqrt(np.log((passages + 1) / 0.5)))
-
-    def of(self, ids: np.ndarray) -> np.ndarray:
-        """The weight of each token id."""
-        if not len(self.tokens):
-            return np.full(len(ids), self.unseen)
-        at = np.minimum(np.searchsorted(self.tokens, ids), len(self.tokens) - 1)
-        return np.where(self.tokens[at] == ids, self.weights[at], self.unseen)
-
-
-class Bm25:
-    """Okapi BM25 over one page's passages, scored as bm25s scores by default (Lucene's variant: idf
-    log(1 + (N - df + 0.5) / (df + 0.5)), k1 1.5, b 0.75; a term repeated in the query counts again).
-
-    Built here rather than with bm25s: a page is small, and bm25s's index build (its own vocabulary, a sparse
-    matrix of every term's scores) cost more than the rest of the ranking; a query here reads only its own terms.
-    """
-
-    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
-        vocabulary: dict[str, int] = {}
-        ids = [[vocabulary.setdefault(term, len(vocabulary)) for term in doc] for doc in documents]
-        lengths = [len(doc) for doc in ids]
-        flat = Flat(
-            np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=sum(lengths)),
-            np.repeat(np.arange(len(ids)), lengths),
-        )
-        self._build(flat, len(ids), list(vocabulary), k1, b)
-
-    @classmethod
-    def of_flat(cls, terms: Flat, documents: int, vocabulary: list[str], k1: float = 1.5, b: float = 0.75) -> Bm25:
-        """The index of `documents` documents whose terms are `terms` (positions in `vocabulary`)."""
-        index = cls.__new__(cls)
-        index._build(terms, documents, vocabulary, k1, b)
-        return index
-
-    def _build(self, terms: Flat, documents: int, vocabulary: list[str], k1: float, b: float) -> None:
-        self.vocabulary = {term: i for i, term in enumerate(vocabulary)}
-        self.term_ids, self.doc_ids = terms.values, terms.text_of
-        lengths = np.bincount(terms.text_of, minlength=documents)
-        self.documents = documents
-        average = float(lengths.mean()) if documents else 0.0
-        self.k1 = k1
-        self.norm = k1 * (1 - b + b * lengths / max(average, 1e-9))
-
-    def scores(self, query: Sequence[str]) -> np.ndarray:
-        """One score per document."""
-        total = np.zeros(self.documents)
-        for term in query:
-            position = self.vocabulary.get(term)
-            if position is None:
-                continue
-            tf = np.bincount(self.doc_ids[self.term_ids == position], minlength=self.documents).astype(np.float64)
-            df = int(np.count_nonzero(tf))
-            idf = math.log(1 + (self.documents - df + 0.5) / (df + 0.5))
-            total += idf * tf / (tf + self.norm)
-        return total
+        self.idf = TokenIdf(Flat(tokens.values, passage_of[tokens.text_of]), count)
+        sums = ranker.summed(tokens, count + said, self.idf.of(tokens.values))
+        if sums is None:
+            self.vectors = self.sentence_vectors = None
+            return
+        by_passage = sums[:count].copy()
+        np.add.at(by_passage, self.sentence_of, sums[count:])
+        self.vectors, self.sentence_vectors = unit(by_passage), unit(sums[count:])
 
 
 class QuestionRanker:
@@ -235,9 +182,12 @@ class QuestionRanker:
         """Unit vectors of the texts (mean of their WordLlama token vectors), None without wordllama."""
         return self.pooled(self.page_words([text.split() for text in texts])[1], len(texts))
 
-    def page_words(self, texts: Sequence[Sequence[str]]) -> tuple[Flat, Flat, list[str]]:
+    def page_words(
+        self, texts: Sequence[Sequence[str]], text_of: np.ndarray | None = None
+    ) -> tuple[Flat, Flat, list[str]]:
         """The texts' terms (positions in the vocabulary returned) and WordLlama token ids (none without
-        wordllama), the texts given as their words (split at spaces).
+        wordllama), the texts given as their words (split at spaces); `text_of`, when given, numbers the words'
+        texts otherwise (one number a word, never decreasing: a text's sentences as texts of their own).
 
         A word is worked out once and remembered: its terms are those of its WORD runs (no run crosses a space, so
         these are the text's terms), its token ids those the tokenizer gives it after a space ("\u2581word":
@@ -247,13 +197,14 @@ class QuestionRanker:
         words = list(chain.from_iterable(texts))
         position = {word: i for i, word in enumerate(dict.fromkeys(words))}
         occurrences = np.fromiter(map(position.__getitem__, words), dtype=np.int64, count=len(words))
-        text_of = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
+        if text_of is None:
+            text_of = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
         entries = self._entries(list(position))
         vocabulary: dict[str, int] = {}
         term_ids = [vocabulary.setdefault(t, len(vocabulary)) for terms, _ in entries for t in terms]
-        terms = _spread(occurrences, text_of, [len(terms) for terms, _ in entries], term_ids)
+        terms = spread(occurrences, text_of, [len(terms) for terms, _ in entries], term_ids)
         token_ids = list(chain.from_iterable(ids for _, ids in entries))
-        tokens = _spread(occurrences, text_of, [len(ids) for _, ids in entries], token_ids)
+        tokens = spread(occurrences, text_of, [len(ids) for _, ids in entries], token_ids)
         return terms, tokens, list(vocabulary)
 
     def _entries(self, words: list[str]) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
@@ -320,6 +271,11 @@ class QuestionRanker:
     def pooled(self, tokens: Flat, texts: int, weights: np.ndarray | None = None) -> np.ndarray | None:
         """Unit vectors of `texts` texts given as their token ids: their token vectors summed (each times its
         weight, when given: one per token)."""
+        sums = self.summed(tokens, texts, weights)
+        return None if sums is None else unit(sums)
+
+    def summed(self, tokens: Flat, texts: int, weights: np.ndarray | None = None) -> np.ndarray | None:
+        """The sums of the token vectors of `texts` texts (tokens in text order), each times its weight."""
         if self._embedding is None or not texts:
             return None
         sums = np.zeros((texts, self._embedding.shape[1]), dtype=np.float32)
@@ -330,8 +286,7 @@ class QuestionRanker:
             if length:  # a sum per text: numpy's reduceat is ten times slower over rows
                 sums[row] = gathered[start : start + length].sum(axis=0)
             start += length
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        return np.asarray(sums / np.maximum(norms, 1e-9), dtype=np.float32)
+        return sums
 
     def index(self, passages: Sequence[Passage], *, title: str = "") -> PageIndex:
         """The page made ready for any number of questions."""
@@ -344,17 +299,38 @@ class QuestionRanker:
             return []
         weights = self.weights
         asked_terms, asked_tokens, vocabulary = self.page_words([question.split()])
-        query = [vocabulary[i] for i in asked_terms.values.tolist()]
-        score = np.zeros(len(page.passages))
-        if query:
-            score += weights.lexical * _scaled(page.bm25.scores(query))
-            if weights.heading:
-                score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
+        score = _lexical(page, [vocabulary[i] for i in asked_terms.values.tolist()], weights)
         asked = self.pooled(asked_tokens, 1, page.idf.of(asked_tokens.values)) if page.vectors is not None else None
-        if asked is not None and page.vectors is not None and weights.semantic:
-            score += weights.semantic * _scaled(np.asarray(page.vectors @ asked[0], dtype=np.float64))
+        if asked is not None:
+            score += _semantic(page, asked[0], weights)
         score[:LEAD_PASSAGES] += weights.lead
         return _with_neighbours(page.passages, score, weights)
+
+
+def _lexical(page: PageIndex, query: list[str], weights: Weights) -> np.ndarray:
+    """The lexical signals: BM25 of the passage and of its best sentence, and the heading cue."""
+    score = np.zeros(len(page.passages))
+    if not query:
+        return score
+    score += weights.lexical * scaled(page.bm25.scores(query))
+    if weights.sentence_lexical:
+        best = np.zeros(len(page.passages))
+        np.maximum.at(best, page.sentence_of, page.sentence_bm25.scores(query))
+        score += weights.sentence_lexical * scaled(best)
+    if weights.heading:
+        score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
+    return score
+
+
+def _semantic(page: PageIndex, asked: np.ndarray, weights: Weights) -> np.ndarray:
+    """The semantic signals: cosine of the question's vector with the passage's and with its nearest sentence's."""
+    assert page.vectors is not None and page.sentence_vectors is not None
+    score = weights.semantic * scaled(np.asarray(page.vectors @ asked, dtype=np.float64))
+    if weights.sentence:
+        best = np.full(len(page.passages), -1.0)
+        np.maximum.at(best, page.sentence_of, np.asarray(page.sentence_vectors @ asked, dtype=np.float64))
+        score += weights.sentence * scaled(best)
+    return score
 
 
 def _import_keeping_root_logger(name: str) -> Any:
@@ -376,17 +352,6 @@ def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
     return cache
 
 
-def _spread(occurrences: np.ndarray, text_of: np.ndarray, counts: list[int], values: list[int]) -> Flat:
-    """The values of each occurrence's word laid end to end in occurrence order (word w has `counts[w]` values,
-    after those of the words before it in `values`)."""
-    per_word = np.array(counts, dtype=np.int64)
-    flat = np.array(values, dtype=np.int64)
-    repeats = per_word[occurrences]
-    firsts = np.repeat((np.cumsum(per_word) - per_word)[occurrences], repeats)
-    within = np.arange(int(repeats.sum())) - np.repeat(np.cumsum(repeats) - repeats, repeats)
-    return Flat(flat[firsts + within], np.repeat(text_of, repeats))
-
-
 def stem(word: str) -> str:
     """A light English stem: plurals and -ing/-ed endings folded (enough for BM25 to meet 'built' and 'build')."""
     if len(word) > 4 and word.endswith("ies"):
@@ -398,15 +363,6 @@ def stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ed"):
         return word[:-2]
     return word
-
-
-def _scaled(values: np.ndarray) -> np.ndarray:
-    """Values as standard scores over the page, divided by 3 so most fall in [-1, 1] (all zero when they do not
-    differ). Standard scores rather than min-max: one outlier passage no longer squeezes the others together."""
-    spread = float(values.std())
-    if spread <= 1e-12:
-        return np.zeros_like(values)
-    return (values - float(values.mean())) / (3 * spread)
 
 
 def _with_neighbours(passages: Sequence[Passage], score: np.ndarray, weights: Weights) -> list[float]:

@@ -10,8 +10,9 @@ hedging, retries and fan-out happen inside the handler. web_search with several 
 that answered (the queries that failed are released); web_search_multi is one query over many engines, one price.
 image_search is one price per call (plus the engine surcharge of a paid engine it names, as web_search); crop_images
 costs its price per crop that was made (a crop refused for its box or token is released with the call's others).
-web_search with a question holds web_fetch's price for each of its read_top pages besides, and is charged it for
-each page read (tools/search_reading.py: a read that answered, or failed as a charged web_fetch does).
+web_search or web_search_multi with a question holds web_fetch's price for each of its read_top pages besides, and
+is charged it for each page read (tools/search_reading.py: a read that answered, or failed as a charged web_fetch
+does).
 """
 
 from __future__ import annotations

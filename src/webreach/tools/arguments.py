@@ -243,6 +243,50 @@ def _check_query_length(value: Any) -> None:
         raise ValueError(f"a query may have at most {MAX_QUERY_CHARS} characters, whitespace included")
 
 
+# web_search and web_search_multi read their top results for a question alike (tools/search_reading.py): the same
+# three arguments, made here once
+
+
+def reading_question() -> Any:
+    """The `question` argument of a search that reads its top results."""
+    return inherit(
+        ReadRequest,
+        "question",
+        description="Also read the top results for this question: each gets its most relevant passages, labelled "
+        "[ref§n] to quote (read one again with web_fetch(ref=ref, passage=n)).",
+    )
+
+
+def reading_read_top() -> Any:
+    """The `read_top` argument of a search that reads its top results."""
+    return Field(
+        None,
+        ge=0,
+        le=MAX_READ_TOP,
+        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP}; without a question "
+        "nothing is read); each page read costs what a web_fetch costs.",
+    )
+
+
+def reading_max_tokens() -> Any:
+    """The `max_tokens` argument of a search that reads its top results."""
+    return Field(
+        None,
+        ge=10,
+        le=MAX_QUESTION_TOKENS,
+        description="Token budget of the passages read for the question, shared evenly by the pages read "
+        "(default 1000 in all; used with a question only).",
+    )
+
+
+def pages_to_read(question: str | None, read_top: int | None) -> int:
+    """How many top results a search reads: read_top, DEFAULT_READ_TOP when a question comes without it, none
+    without a question."""
+    if question is None:
+        return 0
+    return DEFAULT_READ_TOP if read_top is None else read_top
+
+
 class WebSearchArguments(ToolArguments):
     """web_search."""
 
@@ -259,32 +303,13 @@ class WebSearchArguments(ToolArguments):
     site: str | None = inherit(SearchRequest, "site")
     freshness: Freshness | None = inherit(SearchRequest, "freshness")
     lang: LanguageCode | None = inherit(SearchRequest, "language")
-    question: str | None = inherit(
-        ReadRequest,
-        "question",
-        description="Also read the top results for this question: each gets its most relevant passages, labelled "
-        "[ref§n] to quote (read one again with web_fetch(ref=ref, passage=n)).",
-    )
-    read_top: int | None = Field(
-        None,
-        ge=0,
-        le=MAX_READ_TOP,
-        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP}; without a question "
-        "nothing is read); each page read costs what a web_fetch costs.",
-    )
-    max_tokens: int | None = Field(
-        None,
-        ge=10,
-        le=MAX_QUESTION_TOKENS,
-        description="Token budget of the passages read for the question, shared evenly by the pages read "
-        "(default 1000 in all; used with a question only).",
-    )
+    question: str | None = reading_question()
+    read_top: int | None = reading_read_top()
+    max_tokens: int | None = reading_max_tokens()
 
     def pages_to_read(self) -> int:
-        """How many top results to read: read_top, or DEFAULT_READ_TOP when a question comes without it."""
-        if self.question is None:
-            return 0
-        return DEFAULT_READ_TOP if self.read_top is None else self.read_top
+        """How many top results to read (pages_to_read)."""
+        return pages_to_read(self.question, self.read_top)
 
     @field_validator("query", mode="before")
     @classmethod
@@ -357,6 +382,13 @@ class WebSearchMultiArguments(ToolArguments):
         json_schema_extra={ENGINE_NAMES: []},
     )
     limit: int = TOOL_LIMITS["web_search_multi"].field("Maximum number of results.")
+    question: str | None = reading_question()
+    read_top: int | None = reading_read_top()
+    max_tokens: int | None = reading_max_tokens()
+
+    def pages_to_read(self) -> int:
+        """How many top results to read (pages_to_read)."""
+        return pages_to_read(self.question, self.read_top)
 
     @field_validator("query", mode="before")
     @classmethod

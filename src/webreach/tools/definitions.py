@@ -149,20 +149,14 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    results = await _remembered(call.sessions, call.session, outcomes)
-    if plan.question is not None and plan.read_top:
-        urls = search_reading.top_urls(outcomes, plan.read_top)
-        results.reading = (
-            plan.question,
-            await search_reading.read_top(call.backend, urls, results.refs, plan.question, plan.max_tokens),
-        )
-    result = replace(_rendered(call, results), reads=results.reads_made())
+    result = await _answered(call, plan, await _remembered(call.sessions, call.session, outcomes))
     return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
 def plan_search_multi(args: WebSearchMultiArguments, engines: Sequence[str]) -> SearchPlan:
     chosen = tuple(check_engine(name, engines, allow_auto=False) for name in args.engines) if args.engines else None
-    return SearchPlan("multi", (SearchRequest.create(query=args.query, limit=args.limit),), chosen)
+    request = SearchRequest.create(query=args.query, limit=args.limit)
+    return SearchPlan("multi", (request,), chosen, args.question, args.pages_to_read(), args.max_tokens)
 
 
 async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
@@ -172,7 +166,18 @@ async def web_search_multi(call: ToolCall, plan: SearchPlan) -> ToolResult:
     outcome = await _search(call.backend, request, "multi", plan.engines)
     if outcome.error is not None:
         raise outcome.error
-    return _rendered(call, await _remembered(call.sessions, call.session, [outcome]))
+    return await _answered(call, plan, await _remembered(call.sessions, call.session, [outcome]))
+
+
+async def _answered(call: ToolCall, plan: SearchPlan, results: SearchResults) -> ToolResult:
+    """The search's answer: its results, and with a question its top results read for it (charged as reads)."""
+    if plan.question is not None and plan.read_top:
+        urls = search_reading.top_urls(results.outcomes, plan.read_top)
+        results.reading = (
+            plan.question,
+            await search_reading.read_top(call.backend, urls, results.refs, plan.question, plan.max_tokens),
+        )
+    return replace(_rendered(call, results), reads=results.reads_made())
 
 
 @dataclass(slots=True)  # not frozen: built for every search call, and frozen doubles its cost
@@ -294,7 +299,8 @@ _REGISTRY = (
             "Ask several search engines at once and merge their results, ranked by agreement between engines. "
             "Slower and costlier than web_search: use it when coverage matters (research, checking a claim, a "
             "niche topic where one engine finds little). Returns numbered results like web_search, each with the "
-            "engines that found it; read one with web_fetch(ref=N)."
+            "engines that found it; read one with web_fetch(ref=N). With a question, the top results (read_top, "
+            "default 3, at most 5) are also read for it, as web_search does; each page read costs a web_fetch."
         ),
         arguments=WebSearchMultiArguments,
         handler=web_search_multi,
