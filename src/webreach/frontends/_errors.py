@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, UrlNotAllowedError, WebreachError
 
 EXIT_OK = 0
 EXIT_INVALID_INPUT = 2
@@ -151,7 +151,10 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
 
 
 def exit_code(error: WebreachError) -> int:
-    """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure."""
+    """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure. A URL refused for
+    its form (no scheme, a bad host: a typo) is invalid input, not a refusal by policy."""
+    if isinstance(error, UrlNotAllowedError) and error.malformed:
+        return EXIT_INVALID_INPUT
     return EXIT_CODES.get(error.code, EXIT_UPSTREAM)
 
 

@@ -24,6 +24,8 @@ from rich.status import Status
 from rich.table import Table
 
 from webreach.clock import Clock
+from webreach.errors import Call
+from webreach.frontends._cli_hints import command
 from webreach.frontends._cli_progress import Verbosity, verbosity
 from webreach.gateway import CanaryResult, EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
@@ -40,15 +42,22 @@ def search_response(response: SearchResponse, as_json: bool) -> None:
         search_table(response, None)
 
 
-def search_results(found: SearchResults, *, attempts: bool = True, footer: bool = True) -> None:
-    """A search tool's answer (one query) as the table, with the refs its results got."""
+def search_results(
+    found: SearchResults, *, attempts: bool = True, footer: bool = True, session: str | None = None
+) -> None:
+    """A search tool's answer (one query) as the table, with the refs its results got (in `session`, when named)."""
     (outcome,) = found.outcomes
     assert outcome.response is not None  # a failed single search is raised, not rendered
-    search_table(outcome.response, found.refs, attempts=attempts, footer=footer)
+    search_table(outcome.response, found.refs, attempts=attempts, footer=footer, session=session)
 
 
 def search_table(
-    response: SearchResponse, refs: Mapping[str, int] | None, *, attempts: bool = True, footer: bool = True
+    response: SearchResponse,
+    refs: Mapping[str, int] | None,
+    *,
+    attempts: bool = True,
+    footer: bool = True,
+    session: str | None = None,
 ) -> None:
     """Results as a table (numbered by ref when there are refs, else by rank); on stderr, unless `footer` is
     False (-q), the mode and time, the attempts (unless streamed already: `attempts` False) and how to read on."""
@@ -79,7 +88,13 @@ def search_table(
     for attempt in meta.attempts if attempts else ():
         err.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]")
     if response.results and refs is not None:
-        err.print("[dim]read one with: webreach fetch --ref N[/dim]")
+        err.print(f"[dim]read one with: {escape(read_command(session))}[/dim]")
+
+
+def read_command(session: str | None) -> str:
+    """The command that reads ref N of the search just shown: its session named when it is not the default one."""
+    named: tuple[tuple[str, str | int], ...] = (("session", session),) if session else ()
+    return command(Call("web_fetch", (*named, ("ref", "N"))))
 
 
 def attempt_line(attempt: EngineAttempt) -> str:

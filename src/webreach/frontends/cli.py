@@ -318,7 +318,7 @@ def search(
             )
         found = result.value
         if output == "table":
-            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
+            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet, session=session)
             if found.reading is not None:  # the pages read for --question, as the compact answer shows them
                 from webreach.tools.search_reading import readings_text
 

@@ -1,0 +1,81 @@
+"""The first hour on the command line: hints that match the user's situation (issue 41).
+
+Real subprocesses against the fake web on loopback (and against a loopback port where nothing listens).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webreach.testing import FakeWeb
+
+pytestmark = [pytest.mark.network, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[FakeWeb]:
+    with FakeWeb.in_thread() as server:
+        yield server
+
+
+def run(tmp_path: Path, fake_web: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "WEBREACH_CONFIG": os.devnull,
+        "WEBREACH_FAKE_WEB": fake_web,
+    }
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return subprocess.run(
+        [sys.executable, "-m", "webreach", *args],
+        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_the_read_hint_names_the_session_the_refs_are_in(web: FakeWeb, tmp_path: Path) -> None:
+    done = run(tmp_path, web.url, "search", "python asyncio", "--session", "demo2")
+    assert done.returncode == 0, done.stderr
+    assert "read one with: webreach fetch --session demo2 --ref N" in done.stderr
+    plain = run(tmp_path, web.url, "search", "python asyncio")
+    assert "read one with: webreach fetch --ref N" in plain.stderr
+
+
+def test_verbose_keeps_the_summary_and_the_hint(web: FakeWeb, tmp_path: Path) -> None:
+    done = run(tmp_path, web.url, "search", "python asyncio", "-v", "--session", "demo2")
+    assert done.returncode == 0, done.stderr
+    assert " ms" in done.stderr and "read one with: webreach fetch --session demo2 --ref N" in done.stderr
+
+
+def test_a_fake_web_where_nothing_listens_is_named(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a free loopback port, closed again: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    done = run(tmp_path, url, "search", "python asyncio")
+    first = done.stderr.splitlines()[0]
+    assert f"nothing listens at {url}" in first
+    assert f"webreach fakeweb --port {port}" in first
+    assert "run the fake web" not in done.stderr and "looks offline" not in done.stderr
+
+
+def test_a_url_typo_is_invalid_input_and_a_refused_scheme_is_policy(web: FakeWeb, tmp_path: Path) -> None:
+    typo = run(tmp_path, web.url, "fetch", "not-a-url")
+    assert typo.returncode == 2, typo.stderr
+    assert "http://" in typo.stderr
+    assert run(tmp_path, web.url, "fetch", "file:///etc/passwd").returncode == 3
+
+
+def test_ref_zero_says_refs_start_at_1(web: FakeWeb, tmp_path: Path) -> None:
+    done = run(tmp_path, web.url, "fetch", "--ref", "0")
+    assert done.returncode == 2
+    assert "from 1" in done.stderr and "expired" not in done.stderr
