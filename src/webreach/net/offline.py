@@ -33,8 +33,8 @@ from webreach.errors import NotConfiguredError, UnreachableError, UrlNotAllowedE
 from webreach.net.address_policy import AddressPolicy, IPAddress, canonical
 from webreach.net.guard import LOCALHOST_ADDRESSES, OFFLINE_HINT, Guard, OfflineResolver, ParsedUrl, mask_userinfo
 from webreach.net.guard import parse_url as parse_checked_url
-from webreach.network_failure import unreachable_cause
 from webreach.net.transport import GuardedTransport
+from webreach.network_failure import unreachable_cause
 
 RULE = "offline"
 CONTROL_RULE = "fake_web_control"
