@@ -24,6 +24,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 ├── RequestRefused                   <its own>            the HTTP server's own refusal (unknown path, too large)
 ├── AccountError                     the calling agent may not make this call now (accounts/)
 │   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
+│   ├── ToolNotAllowedError          tool_not_allowed     the tool is outside the agent's profile; .tool
 │   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
 │   ├── AgentQuotaError              agent_quota_exhausted  calls per hour/day used up; .resets_at .retry_after
 │   ├── IdempotencyMismatchError     idempotency_mismatch the key was used with other arguments
@@ -431,6 +432,17 @@ class AgentAuthError(AccountError):
 
     code = "agent_auth_failed"
     default_hint = "Send 'Authorization: Bearer <your agent key>'; an operator can rotate it (webreach agents)."
+
+
+class ToolNotAllowedError(AccountError):
+    """The tool is not in the calling agent's profile (its `tools` list): the agent may not call it at all."""
+
+    code = "tool_not_allowed"
+    default_hint = "Call one of the agent's tools; an operator can change its profile (webreach agents)."
+
+    def __init__(self, message: str, *, tool: str, allowed: Sequence[str], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint, allowed_tools=list(allowed))
+        self.tool = tool
 
 
 class InsufficientCreditsError(AccountError):
