@@ -25,7 +25,7 @@ def web() -> Iterator[FakeWeb]:
         yield server
 
 
-def run(tmp_path: Path, fake_web: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _env(tmp_path: Path, fake_web: str) -> dict[str, str]:
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path),
@@ -36,9 +36,13 @@ def run(tmp_path: Path, fake_web: str, *args: str) -> subprocess.CompletedProces
     }
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+def run(tmp_path: Path, fake_web: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "webreach", *args],
-        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=120, env=_env(tmp_path, fake_web), stdin=subprocess.DEVNULL,
     )  # fmt: skip
 
 
@@ -79,3 +83,29 @@ def test_ref_zero_says_refs_start_at_1(web: FakeWeb, tmp_path: Path) -> None:
     done = run(tmp_path, web.url, "fetch", "--ref", "0")
     assert done.returncode == 2
     assert "from 1" in done.stderr and "expired" not in done.stderr
+
+
+def test_a_repeated_cli_search_answers_from_the_persistent_cache(web: FakeWeb, tmp_path: Path) -> None:
+    first = run(tmp_path, web.url, "search", "rust async runtime", "-e", "mojeek", "-v")
+    assert first.returncode == 0, first.stderr
+    asked = web.count("mojeek")
+    assert asked >= 1
+    again = run(tmp_path, web.url, "search", "rust async runtime", "-e", "mojeek", "-v")
+    assert again.returncode == 0, again.stderr
+    assert web.count("mojeek") == asked, "the second process asked the engine again"
+    assert "cached" in again.stderr
+    assert (tmp_path / "cache" / "webreach" / "cache.sqlite3").exists()
+
+
+def test_a_chosen_cache_backend_is_kept(web: FakeWeb, tmp_path: Path) -> None:
+    for _ in range(2):
+        done = run(tmp_path, web.url, "search", "zig comptime", "-e", "mojeek", "--json")
+        assert done.returncode == 0, done.stderr
+    before = web.count("mojeek")
+    done = subprocess.run(
+        [sys.executable, "-m", "webreach", "search", "zig comptime", "-e", "mojeek", "--json"],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        env={**_env(tmp_path, web.url), "WEBREACH_CACHE__BACKEND": "memory"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert web.count("mojeek") == before + 1, "[cache] backend = memory asks the engine in every process"

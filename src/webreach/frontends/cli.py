@@ -87,7 +87,7 @@ def _server_settings() -> tuple[Settings, Settings]:
     async def checked(gateway: Gateway) -> tuple[Settings, Settings]:
         return gateway.config.stored.base, gateway.settings
 
-    return _run(False, checked)
+    return _run(False, checked, short=False)
 
 
 def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
@@ -101,14 +101,18 @@ def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
     )
 
 
-def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None) -> T:
+def _run(
+    as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None, *, short: bool = True
+) -> T:
     """Run `work` against a fresh gateway (its reads with `reads`, the operator's overrides); typed errors become
-    output and an exit code, never a traceback."""
+    output and an exit code, never a traceback. `short`: a one-shot command, whose search cache persists
+    (Settings.for_the_command_line); a server's settings (short=False) are left as loaded."""
 
     from webreach.gateway import Gateway
 
     async def main() -> T:
-        async with Gateway.from_settings(load_settings(), read_overrides=reads) as gateway:
+        settings = load_settings().for_the_command_line() if short else load_settings()
+        async with Gateway.from_settings(settings, read_overrides=reads) as gateway:
             _check_engines(gateway.settings, gateway.engine_names())
             return await work(gateway)
 
