@@ -5,6 +5,7 @@ Real subprocesses against the fake web on loopback (and against a loopback port 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -109,3 +110,22 @@ def test_a_chosen_cache_backend_is_kept(web: FakeWeb, tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert web.count("mojeek") == before + 1, "[cache] backend = memory asks the engine in every process"
+
+
+def test_the_engines_table_fits_80_columns_with_every_name_whole(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from webreach.frontends.cli import cli
+
+    env = {"WEBREACH_STATE__BACKEND": "memory", "WEBREACH_CONFIG": os.devnull, "COLUMNS": "80"}
+    listed = CliRunner().invoke(cli, ["engines", "--json"], env=env)
+    names = [engine["name"] for engine in json.loads(listed.stdout)]
+    narrow = CliRunner().invoke(cli, ["engines"], env=env)
+    assert narrow.exit_code == 0, narrow.output
+    lines = narrow.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    first_cells = {line.split()[0] for line in lines if line.split()}
+    assert set(names) <= first_cells, "an engine's name was cut"
+    assert "webreach engines --wide" in narrow.stdout
+    wide = CliRunner().invoke(cli, ["engines", "--wide"], env={**env, "COLUMNS": "200"})
+    assert wide.exit_code == 0 and "parser (recent)" in wide.stdout and "index" in wide.stdout

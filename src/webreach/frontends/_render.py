@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import textwrap
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
@@ -165,27 +168,39 @@ def _settings_sections(status: EngineStatus) -> str:
     return f"{own} or [engines.{web}]" if web else own
 
 
-def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
-    """The engine list."""
+NARROW_COLUMNS = ("engine", "for", "kind", "usable", "breaker")
+WIDE_COLUMNS = ("engine", "for", "kind", "index", "key", "usable", "breaker", "parser (recent)")
+
+
+def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool, *, wide: bool = False) -> None:
+    """The engine list: five columns that fit 80 columns with every name whole; `wide` adds the index, the key's
+    state and the parser's recent health (what --wide asks for)."""
     if as_json:
         click.echo(json.dumps([s.model_dump() for s in statuses]))
         return
-    table = Table()
-    for column in ("engine", "for", "kind", "index", "key", "usable", "breaker", "parser (recent)"):
-        table.add_column(column)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in WIDE_COLUMNS if wide else NARROW_COLUMNS:
+        table.add_column(column, no_wrap=column == "engine")
     for s in statuses:
         key = "n/a" if not s.needs_key else ("set" if s.key_configured else "missing")
         usable = "yes" if s.usable else "no (below)"
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         parser = s.parse_health.summary() if s.parse_health is not None else "n/a"
-        table.add_row(s.name, s.vertical, s.kind, s.index, key, usable, breaker, parser)
+        if wide:
+            table.add_row(s.name, s.vertical, s.kind, s.index, key, usable, breaker, parser)
+        else:
+            table.add_row(s.name, s.vertical, s.kind, usable, breaker)
     Console().print(table)
+    if not wide:
+        click.echo("More columns (index, key, parser health): webreach engines --wide")
     # below the table, as plain lines: a table cell narrower than an environment variable's name would cut it
     missing = [s for s in statuses if not s.usable]
     if missing:
         click.echo("Not usable yet:")
-    for s in missing:
-        click.echo(f"  {s.name}: {s.reason}")
+    width = max(40, shutil.get_terminal_size().columns)
+    for s in missing:  # wrapped at the terminal's width, never inside a word (a variable's name stays whole)
+        click.echo(textwrap.fill(f"{s.name}: {s.reason}", width, initial_indent="  ", subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False))  # fmt: skip
 
 
 CANARY_STYLE = {"ok": "green", "generic": "yellow", "parse_error": "red", "blocked": "red", "error": "red"}

@@ -375,6 +375,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 @cli.command(name="engines")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
+@click.option("--wide", is_flag=True, help="Also show each engine's index, key state and parser health.")
 @click.option(
     "--reset",
     "reset",
@@ -383,7 +384,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
     help="Close this engine's circuit breaker (forget a suspension; 'all': every engine's); a running server"
     " picks it up too.",
 )
-def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
+def list_engines(as_json: bool, markdown: bool, wide: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
     from webreach.frontends import _render
 
@@ -394,7 +395,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
         if markdown:
             click.echo(_render.engine_catalog(gateway.engines.statuses()), nl=False)
             return
-        _render.engine_statuses(gateway.engines.statuses(), as_json)
+        _render.engine_statuses(gateway.engines.statuses(), as_json, wide=wide)
 
     _run(as_json, work)
 
