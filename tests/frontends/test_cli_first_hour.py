@@ -129,3 +129,17 @@ def test_the_engines_table_fits_80_columns_with_every_name_whole(tmp_path: Path)
     assert "webreach engines --wide" in narrow.stdout
     wide = CliRunner().invoke(cli, ["engines", "--wide"], env={**env, "COLUMNS": "200"})
     assert wide.exit_code == 0 and "parser (recent)" in wide.stdout and "index" in wide.stdout
+
+
+AGENT_PHRASES = ("web_fetch(", "engine='", "reader='", "engines applies to engine=")
+
+
+def test_the_cli_writes_next_steps_in_its_own_syntax(web: FakeWeb, tmp_path: Path) -> None:
+    compact = run(tmp_path, web.url, "search", "python asyncio", "--format", "compact", "--session", "s2")
+    assert compact.returncode == 0, compact.stderr
+    assert "Read a result with `webreach fetch --ref N`." in compact.stdout
+    wrong = run(tmp_path, web.url, "search", "python asyncio", "-e", "mojeek", "--engines", "bing")
+    assert wrong.returncode == 2
+    assert "`-e auto`" in wrong.stderr and "--engines" in wrong.stderr
+    for said in (compact.stdout + compact.stderr, wrong.stderr):
+        assert not [phrase for phrase in AGENT_PHRASES if phrase in said], said

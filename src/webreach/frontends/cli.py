@@ -328,7 +328,7 @@ def search(
 
                 click.echo(readings_text(*found.reading, syntax=cli_syntax))
         else:
-            click.echo(found.compact_text() if output == "compact" else found.json_text())
+            click.echo(found.compact_text(cli_syntax) if output == "compact" else found.json_text())
 
     _run(output == "json", work)
 
