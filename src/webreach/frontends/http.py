@@ -46,7 +46,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.clock import SystemClock
@@ -210,13 +210,11 @@ def build_app(
     max_body_bytes = server.max_body_bytes
     limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
     tool_calls = _ToolCalls(served, limits)
-    routes = [
+    routes: list[BaseRoute] = [
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
         *image_routes(served),
-        # any method: an unknown /v1/ path is 404 whatever the method, a known tool's wrong method 405 (_ToolCalls)
-        Route("/v1/{name}", tool_calls),
         Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/readyz", Readiness(served.ready).answer, methods=["GET"]),
@@ -224,13 +222,16 @@ def build_app(
         Route("/docs", rest.docs, methods=["GET"]),
         Route("/", _to_docs, methods=["GET"]),
     ]
-    tool_calls.next_to(routes)
     if bare_route:
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
     routes += admin.all_routes()
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
     access = ConsoleAccess(admin.gate, SystemClock(), served.ready, secure_cookies=server.secure_cookies)
     routes += console_routes(access, served.ready)
+    # last, any method: every other route matches first; an unknown /v1/ path is 404 whatever the method, a
+    # known endpoint's wrong method 405 with its Allow (_ToolCalls)
+    tool_calls.next_to(routes)
+    routes.append(Route("/v1/{name}", tool_calls))
     return Starlette(
         routes=routes,
         middleware=[
@@ -308,10 +309,10 @@ class _ToolCalls:
         # the other /v1/ routes (GET /v1/tools, POST /v1/images) and their methods: a wrong method there is 405
         self.beside: dict[str, str] = {}
 
-    def next_to(self, routes: list[Route]) -> None:
+    def next_to(self, routes: Sequence[BaseRoute]) -> None:
         """Learn the other fixed /v1/ routes, whose wrong methods this catch-all route receives."""
         for route in routes:
-            if route.path.startswith("/v1/") and "{" not in route.path and route.methods:
+            if isinstance(route, Route) and route.path.startswith("/v1/") and "{" not in route.path and route.methods:
                 self.beside[route.path] = ", ".join(sorted(route.methods))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
