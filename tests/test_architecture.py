@@ -27,6 +27,7 @@ BOTTOM = {"models", "errors", "config", "clock", "retry_after", "nesting", "boun
 BOTTOM |= {"engine_attempt"}  # EngineAttempt, below models and errors so neither imports the other back
 BOTTOM |= {"defaults"}  # the defaults `webreach --help` shows without loading models (issue 38)
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
+BOTTOM |= {"network_failure"}  # connect failures told apart, for engines (search) and the fake web (net) (issue 41)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
@@ -50,7 +51,7 @@ ALLOWED: dict[str, set[str]] = {
     "read": {"net", "extract"} | BOTTOM,
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,
-    "net": {"clock", "errors", "retry_after"},
+    "net": {"clock", "errors", "retry_after", "network_failure"},
     "extract": {"errors", "models", "nesting", "attribute_floods", "bounded_json"},
     "state": BOTTOM,
     "engines": BOTTOM,
@@ -66,6 +67,7 @@ ALLOWED: dict[str, set[str]] = {
     "nesting": set(),
     "attribute_floods": set(),
     "bounded_json": set(),
+    "network_failure": {"errors"},  # connect failures told apart: engines (search) and the fake web (net)
     "local_files": {"errors"},  # the one bounded read of a user's local file: the CLI door and read/ use it
 }
 # the public API and the module entry point re-export from anywhere

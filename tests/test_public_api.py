@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import webreach
 from webreach import errors
+from webreach.testing import FakeWeb
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -68,3 +71,33 @@ def test_every_public_name_loads_lazily_in_a_fresh_interpreter() -> None:
         "try:\n    webreach.NoSuchName\nexcept AttributeError:\n    pass\nelse:\n    raise AssertionError\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("model", "fields", "field"),
+    [
+        ("SearchRequest", {"query": ""}, "query"),
+        ("SearchRequest", {"query": "x", "limit": 0}, "limit"),
+        ("SearchRequest", {"query": "x", "nope": 1}, "nope"),
+        ("ReadRequest", {"url": "https://example.org/", "max_chars": 5}, "max_chars"),
+    ],
+)
+def test_constructing_a_request_with_bad_fields_is_a_webreach_error(
+    model: str, fields: dict[str, object], field: str
+) -> None:
+    # the README promises every error is a WebreachError: pydantic's ValidationError must not leak out
+    with pytest.raises(webreach.InvalidInputError) as raised:
+        getattr(webreach, model)(**fields)
+    assert isinstance(raised.value, webreach.WebreachError)
+    assert raised.value.message.startswith(f"{field}:")
+
+
+def test_fetch_is_the_synchronous_read_beside_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBREACH_CONFIG", os.devnull)
+    monkeypatch.setenv("WEBREACH_STATE__BACKEND", "memory")
+    with FakeWeb.in_thread() as web:
+        monkeypatch.setenv("WEBREACH_FAKE_WEB", web.url)
+        page = webreach.fetch(f"{web.url}/_pages/article", max_chars=2000)
+    assert isinstance(page, webreach.Page) and page.status == 200 and page.content
+    with pytest.raises(webreach.InvalidInputError):
+        webreach.fetch("https://example.org/", max_chars=5)

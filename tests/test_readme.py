@@ -137,6 +137,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
             "XDG_CONFIG_HOME": str(home / "config"),
             "WEBREACH_FAKE_WEB": web.url,
         }
+        if "PYTHONPATH" in os.environ:  # the tree under test, when it is not the installed one (a worktree)
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         state = Scratch(workdir, env, web)
         try:
             _run_everything(state)

@@ -4,7 +4,8 @@
         response = await gateway.search(webreach.SearchRequest(query="python asyncio"), engine="auto")
         page = await gateway.read(webreach.ReadRequest.create(url=response.results[0].url))
 
-or, from synchronous code, `webreach.search("python asyncio")`. Agent tools sit above the gateway:
+or, from synchronous code, `webreach.search("python asyncio")` and `webreach.fetch(url)`. Agent tools sit above
+the gateway:
 
     toolbox = webreach.Toolbox.over(gateway)
     result = await toolbox.call("web_search", {"query": "python asyncio"}, session="chat-42")
@@ -71,6 +72,7 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is imported f
         StateBackendError,
         SuspendedError,
         ThrottledError,
+        ToolNotAllowedError,
         TooManyRedirectsError,
         UnavailableError,
         UnknownEngineError,
@@ -86,6 +88,7 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is imported f
     from webreach.gateway import (
         EngineStatus,
         Gateway,
+        fetch,
         search,
     )
     from webreach.models import (
@@ -148,6 +151,7 @@ _EXPORTS: dict[str, str] = {
     "SuspendedError": "webreach.errors",
     "ThrottledError": "webreach.errors",
     "TooManyRedirectsError": "webreach.errors",
+    "ToolNotAllowedError": "webreach.errors",
     "UnavailableError": "webreach.errors",
     "UnknownEngineError": "webreach.errors",
     "UnknownImageTokenError": "webreach.errors",
@@ -161,6 +165,7 @@ _EXPORTS: dict[str, str] = {
     "EngineStatus": "webreach.gateway",
     "Gateway": "webreach.gateway",
     "search": "webreach.gateway",
+    "fetch": "webreach.gateway",
     "EngineAttempt": "webreach.models",
     "Hit": "webreach.models",
     "Page": "webreach.models",
@@ -229,6 +234,7 @@ __all__ = [
     "SuspendedError",
     "ThrottledError",
     "TooManyRedirectsError",
+    "ToolNotAllowedError",
     "ToolResult",
     "Toolbox",
     "UnavailableError",
@@ -241,6 +247,7 @@ __all__ = [
     "UnsupportedImageError",
     "UrlNotAllowedError",
     "WebreachError",
+    "fetch",
     "search",
 ]
 

@@ -7,8 +7,9 @@ API keys are SecretStr so they never show in reprs, logs or JSON dumps.
 
 Persistent state defaults to SQLite ([state] backend = "sqlite"): a circuit breaker that forgets a CAPTCHA when
 the process ends lets every new `webreach search` hit the engine that just blocked us, and the CLI is exactly
-that, one short process per search. The search cache stays in memory by default: it is an optimisation, while
-breaker suspensions are what keeps engines from blocking us longer. See StateSettings.
+that, one short process per search. The search cache stays in memory by default for servers (long-lived
+processes); the CLI keeps it in a SQLite file too unless [cache] backend says otherwise (`for_the_command_line`),
+since each `webreach search` is a new process and would otherwise ask the engines again. See StateSettings.
 
 Front doors load with `Settings.load()`, which turns a problem with the file into InvalidInputError: not valid
 TOML (with its line), unreadable, or a WEBREACH_CONFIG naming a file that does not exist (a typo there must not
@@ -465,6 +466,14 @@ class Settings(BaseSettings):
             raise InvalidInputError(
                 f"cannot read config file {path}: {exc.strerror or exc}", hint="Check the path and its permissions."
             ) from None
+
+    def for_the_command_line(self) -> Settings:
+        """These settings for one short CLI process: unless [cache] backend was chosen, the search cache is the
+        SQLite file (persistent, like the breakers' state) when the state is, so a repeated `webreach search`
+        answers from it instead of asking the engines again (fewer CAPTCHAs). A server keeps its memory cache."""
+        if "backend" in self.cache.model_fields_set or self.state.backend != "sqlite":
+            return self
+        return self.model_copy(update={"cache": self.cache.model_copy(update={"backend": "sqlite"})})
 
     def unknown_engines(self, valid: Iterable[str]) -> list[str]:
         """Names configured under [engines] that are not in `valid` (the caller passes the registry's names)."""

@@ -24,6 +24,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 ├── RequestRefused                   <its own>            the HTTP server's own refusal (unknown path, too large)
 ├── AccountError                     the calling agent may not make this call now (accounts/)
 │   ├── AgentAuthError               agent_auth_failed    no valid API key (or the agent is disabled)
+│   ├── ToolNotAllowedError          tool_not_allowed     the tool is outside the agent's profile; .tool
 │   ├── InsufficientCreditsError     insufficient_credits the balance is below the price; .balance .price
 │   ├── AgentQuotaError              agent_quota_exhausted  calls per hour/day used up; .resets_at .retry_after
 │   ├── IdempotencyMismatchError     idempotency_mismatch the key was used with other arguments
@@ -356,10 +357,18 @@ class UnreachableError(EngineError):
     )
 
     def __init__(
-        self, message: str, *, cause: UnreachableCause, engine: str | None = None, hint: str | Hint | None = None
+        self,
+        message: str,
+        *,
+        cause: UnreachableCause,
+        engine: str | None = None,
+        hint: str | Hint | None = None,
+        fake_web: str | None = None,
     ) -> None:
         super().__init__(message, engine=engine, hint=hint)
         self.cause: UnreachableCause = cause
+        # offline mode: the fake web (WEBREACH_FAKE_WEB) is what could not be reached, not the network
+        self.fake_web = fake_web
 
     def details(self) -> dict[str, Any]:
         return {**super().details(), "cause": self.cause}
@@ -423,6 +432,17 @@ class AgentAuthError(AccountError):
 
     code = "agent_auth_failed"
     default_hint = "Send 'Authorization: Bearer <your agent key>'; an operator can rotate it (webreach agents)."
+
+
+class ToolNotAllowedError(AccountError):
+    """The tool is not in the calling agent's profile (its `tools` list): the agent may not call it at all."""
+
+    code = "tool_not_allowed"
+    default_hint = "Call one of the agent's tools; an operator can change its profile (webreach agents)."
+
+    def __init__(self, message: str, *, tool: str, allowed: Sequence[str], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint, allowed_tools=list(allowed))
+        self.tool = tool
 
 
 class InsufficientCreditsError(AccountError):
@@ -511,6 +531,12 @@ OFFLINE_HINT = (
 )
 
 
+def fake_web_down(url: str, port: int) -> tuple[str, Hint]:
+    """The message and hint when WEBREACH_FAKE_WEB is set and nothing listens there (one owner for both doors)."""
+    message = f"nothing listens at {url} (WEBREACH_FAKE_WEB): the fake web is not running"
+    return message, Hint(f"Start it (`webreach fakeweb --port {port} &`) or unset WEBREACH_FAKE_WEB.")
+
+
 class AllEnginesFailedError(WebreachError):
     """Routing tried every candidate engine and none answered.
 
@@ -533,7 +559,13 @@ class AllEnginesFailedError(WebreachError):
         waits = [e.retry_after for e in errors if e.retry_after is not None]
         asked = [e for e in errors if not isinstance(e, SuspendedError | NotConfiguredError)]
         self.offline = bool(asked) and all(isinstance(e, UnreachableError) for e in asked)
-        if self.offline:
+        down = {e.fake_web for e in asked if isinstance(e, UnreachableError)}
+        if self.offline and len(down) == 1 and None not in down:
+            (url,) = down
+            assert url is not None
+            message, fake_hint = fake_web_down(url, _port_of(url))
+            hint = fake_hint if hint is None else hint
+        elif self.offline:
             causes = sorted({e.cause for e in asked if isinstance(e, UnreachableError)})
             # each engine's reason is in `errors`: the message says what they add up to
             count = f"{len(asked)} engines" if len(asked) > 1 else "the engine"
@@ -547,6 +579,17 @@ class AllEnginesFailedError(WebreachError):
     def details(self) -> dict[str, Any]:
         errors = [error_body(error) for error in self.errors]
         return {**super().details(), "errors": errors, "attempts": [a.model_dump(mode="json") for a in self.attempts]}
+
+
+def _port_of(url: str) -> int:
+    """The port of an http(s) URL (its scheme's default when it names none)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return 8765
 
 
 class FetchError(WebreachError):
@@ -563,7 +606,9 @@ class FetchError(WebreachError):
 
 
 class UrlNotAllowedError(FetchError):
-    """The guard refused the URL or an address it resolves to; `rule` names the rule that refused."""
+    """The guard refused the URL or an address it resolves to; `rule` names the rule that refused. `malformed` is
+    True when the URL itself is not a well-formed absolute http(s) URL (a typo: no scheme, a bad host or port), so
+    doors treat it as bad input (CLI exit 2) rather than as a refusal by policy."""
 
     code = "url_not_allowed"
     default_hint: ClassVar[str | Hint] = "Only public http(s) addresses can be read; use a public URL instead."
@@ -576,10 +621,12 @@ class UrlNotAllowedError(FetchError):
         url: str | None = None,
         address: str | None = None,
         hint: str | Hint | None = None,
+        malformed: bool = False,
     ) -> None:
         super().__init__(message, url=url, hint=hint)
         self.rule = rule
         self.address = address
+        self.malformed = malformed
 
     def details(self) -> dict[str, Any]:
         return {**super().details(), "rule": self.rule}

@@ -296,3 +296,14 @@ def search(query: str, *, engine: str = "auto", engines: Sequence[str] | None = 
             return await gateway.search(SearchRequest.create(query=query, **fields), engine=engine, engines=engines)
 
     return asyncio.run(run())
+
+
+def fetch(url: str, **fields: Any) -> Page:
+    """One-line synchronous read of `url` (ReadRequest's fields: start, max_chars, format, reader, question, ...)
+    with settings from webreach.toml / WEBREACH_* (not for use inside an event loop), beside `search`."""
+
+    async def run() -> Page:
+        async with Gateway.from_settings() as gateway:
+            return await gateway.read(ReadRequest.create(url=url, **fields))
+
+    return asyncio.run(run())

@@ -87,7 +87,18 @@ def check_query_not_blank(value: object) -> None:
         raise ValueError(EMPTY_QUERY)
 
 
-class SearchRequest(BaseModel):
+class CallerInput(BaseModel):
+    """A model built from a caller's input: constructing it with bad fields raises InvalidInputError naming them
+    (a WebreachError, as every error of the public API), not pydantic's ValidationError."""
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InvalidInputError(describe_validation_error(exc)) from None
+
+
+class SearchRequest(CallerInput):
     """What to search for, engine-independent. Routing (which engines) is passed beside it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -255,7 +266,7 @@ MAX_WINDOW_CHARS = 200_000
 QUESTION_MAX_TOKENS = 1000
 
 
-class ReadRequest(BaseModel):
+class ReadRequest(CallerInput):
     """What to read: a URL (the tools resolve a session's refs to URLs before asking), and the window wanted."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

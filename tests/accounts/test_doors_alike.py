@@ -85,10 +85,12 @@ async def test_a_tool_the_profile_leaves_out_is_refused_at_every_door_and_not_ch
     with anyio.fail_after(LIMIT):
         async with mcp_stdio(web, tmp_path) as mcp:
             by_mcp = await mcp.call_tool("web_fetch", {"url": url})
-    assert by_cli.returncode == 2 and by_rest.status_code == 400 and by_mcp.is_error
+    # a refusal by the operator's policy, not bad input: 403 over REST, exit 3 on the CLI (issue 41)
+    assert by_cli.returncode == 3 and by_rest.status_code == 403 and by_mcp.is_error
     bodies = [json.loads(by_cli.stdout), by_rest.json(), json.loads(by_mcp.content[0].text)]
     for body in bodies:
-        assert body["code"] == "invalid_input" and "not enabled for agent 'crawler'" in body["message"]
+        assert body["code"] == "tool_not_allowed" and "not enabled for agent 'crawler'" in body["message"]
+        assert body["allowed_tools"] == ["web_search"]
     assert balance(tmp_path) == 100  # nothing charged at any door
 
 

@@ -114,7 +114,7 @@ async def test_a_profile_hides_and_refuses_tools(gateway: Gateway) -> None:
     visible = await toolbox.visible_tools("bot")
     assert [schema["name"] for schema in toolbox.schemas("mcp", visible=visible)] == ["web_search"]
     refused = await call(gateway, "web_fetch", {"url": "https://example.com/"})
-    assert refused["code"] == "invalid_input" and "not enabled for agent" in json.dumps(refused)
+    assert refused["code"] == "tool_not_allowed" and "not enabled for agent" in json.dumps(refused)
     assert gateway.accounts.ledger.agent("bot").balance == 100
 
 

@@ -73,8 +73,10 @@ def test_the_token_lets_a_remote_client_in(web: FakeWeb) -> None:
 
 def test_post_to_the_admin_index_is_no_tool_call(remote: TestClient) -> None:
     answer = remote.post("/v1/admin", json={})
-    assert answer.status_code == 404  # the tool route takes it and knows no tool "admin"
-    assert answer.json()["code"] == "not_found"
+    # the tool route takes it, knows no tool "admin" and knows the admin index's methods (issue 41: 404 is for
+    # paths no endpoint has, whatever the method; a known endpoint's wrong method is 405 with its Allow)
+    assert answer.status_code == 405
+    assert answer.json()["code"] == "method_not_allowed" and answer.headers["allow"] == "GET, HEAD"
 
 
 @pytest.mark.slow

@@ -320,3 +320,17 @@ async def _guarded(headers: list[tuple[bytes, bytes]]) -> int:
 )
 async def test_host_guard_reads_the_first_host_and_origin(headers: list[tuple[bytes, bytes]], status: int) -> None:
     assert await _guarded(headers) == status
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH", "POST"])
+def test_an_unknown_path_is_404_whatever_the_method(client: TestClient, method: str) -> None:
+    for path in ("/v1/nope", "/nope"):
+        response = client.request(method, path)
+        assert response.status_code == 404, (method, path)
+        assert response.json()["code"] == "not_found" and response.json()["status"] == "error"
+
+
+def test_the_root_points_to_the_docs(client: TestClient) -> None:
+    response = client.get("/", follow_redirects=False)
+    assert response.status_code in (302, 307, 308) and response.headers["location"] == "/docs"
+    assert client.get("/").status_code == 200  # the docs page itself

@@ -9,7 +9,8 @@ HTTP statuses follow whose fault it is and what a client should do next:
 - 503 with Retry-After: we decline for now and say when to come back (suspended by the circuit breaker,
   throttled by our own rate limit, the session store or the credits ledger unavailable).
 - 502 unreachable: the engine could not be reached from the server (no DNS, no route, refused).
-- The calling agent's account (accounts on): 401 agent_auth_failed (no valid key, or the agent is disabled), 402
+- The calling agent's account (accounts on): 401 agent_auth_failed (no valid key, or the agent is disabled), 403
+  tool_not_allowed (the tool is outside the agent's profile), 402
   insufficient_credits, 429 agent_quota_exhausted with Retry-After; idempotency keys: 409 in_progress (with
   Retry-After), 422 idempotency_mismatch.
 - 501 not_configured: the engine or reader needs configuration (an API key, a browser) that no retry will bring,
@@ -24,7 +25,7 @@ import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from webreach.errors import InvalidInputError, WebreachError
+from webreach.errors import InvalidInputError, UrlNotAllowedError, WebreachError
 
 EXIT_OK = 0
 EXIT_INVALID_INPUT = 2
@@ -50,6 +51,7 @@ EXIT_CODES: Mapping[str, int] = MappingProxyType(
         "admin_throttled": EXIT_REFUSED,
         "account_error": EXIT_REFUSED,
         "agent_auth_failed": EXIT_REFUSED,
+        "tool_not_allowed": EXIT_REFUSED,
         "insufficient_credits": EXIT_REFUSED,
         "agent_quota_exhausted": EXIT_REFUSED,
         "in_progress": EXIT_REFUSED,
@@ -108,6 +110,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         # the calling agent's account (accounts/): its key, credits, quota, idempotency key
         "account_error": 403,
         "agent_auth_failed": 401,
+        "tool_not_allowed": 403,
         "insufficient_credits": 402,
         "agent_quota_exhausted": 429,
         "idempotency_mismatch": 422,
@@ -151,7 +154,10 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
 
 
 def exit_code(error: WebreachError) -> int:
-    """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure."""
+    """The CLI exit code for an error: 2 invalid input, 3 refused by policy, 4 upstream failure. A URL refused for
+    its form (no scheme, a bad host: a typo) is invalid input, not a refusal by policy."""
+    if isinstance(error, UrlNotAllowedError) and error.malformed:
+        return EXIT_INVALID_INPUT
     return EXIT_CODES.get(error.code, EXIT_UPSTREAM)
 
 

@@ -13,17 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import textwrap
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 from rich.table import Table
 
 from webreach.clock import Clock
+from webreach.errors import Call
+from webreach.frontends._cli_hints import command
 from webreach.frontends._cli_progress import Verbosity, verbosity
 from webreach.gateway import CanaryResult, EngineStatus
 from webreach.models import EngineAttempt, SearchResponse
@@ -40,15 +45,22 @@ def search_response(response: SearchResponse, as_json: bool) -> None:
         search_table(response, None)
 
 
-def search_results(found: SearchResults, *, attempts: bool = True, footer: bool = True) -> None:
-    """A search tool's answer (one query) as the table, with the refs its results got."""
+def search_results(
+    found: SearchResults, *, attempts: bool = True, footer: bool = True, session: str | None = None
+) -> None:
+    """A search tool's answer (one query) as the table, with the refs its results got (in `session`, when named)."""
     (outcome,) = found.outcomes
     assert outcome.response is not None  # a failed single search is raised, not rendered
-    search_table(outcome.response, found.refs, attempts=attempts, footer=footer)
+    search_table(outcome.response, found.refs, attempts=attempts, footer=footer, session=session)
 
 
 def search_table(
-    response: SearchResponse, refs: Mapping[str, int] | None, *, attempts: bool = True, footer: bool = True
+    response: SearchResponse,
+    refs: Mapping[str, int] | None,
+    *,
+    attempts: bool = True,
+    footer: bool = True,
+    session: str | None = None,
 ) -> None:
     """Results as a table (numbered by ref when there are refs, else by rank); on stderr, unless `footer` is
     False (-q), the mode and time, the attempts (unless streamed already: `attempts` False) and how to read on."""
@@ -79,7 +91,13 @@ def search_table(
     for attempt in meta.attempts if attempts else ():
         err.print(f"[dim]  {escape(attempt_line(attempt))}[/dim]")
     if response.results and refs is not None:
-        err.print("[dim]read one with: webreach fetch --ref N[/dim]")
+        err.print(f"[dim]read one with: {escape(read_command(session))}[/dim]")
+
+
+def read_command(session: str | None) -> str:
+    """The command that reads ref N of the search just shown: its session named when it is not the default one."""
+    named: tuple[tuple[str, str | int], ...] = (("session", session),) if session else ()
+    return command(Call("web_fetch", (*named, ("ref", "N"))))
 
 
 def attempt_line(attempt: EngineAttempt) -> str:
@@ -150,27 +168,39 @@ def _settings_sections(status: EngineStatus) -> str:
     return f"{own} or [engines.{web}]" if web else own
 
 
-def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool) -> None:
-    """The engine list."""
+NARROW_COLUMNS = ("engine", "for", "kind", "usable", "breaker")
+WIDE_COLUMNS = ("engine", "for", "kind", "index", "key", "usable", "breaker", "parser (recent)")
+
+
+def engine_statuses(statuses: Sequence[EngineStatus], as_json: bool, *, wide: bool = False) -> None:
+    """The engine list: five columns that fit 80 columns with every name whole; `wide` adds the index, the key's
+    state and the parser's recent health (what --wide asks for)."""
     if as_json:
         click.echo(json.dumps([s.model_dump() for s in statuses]))
         return
-    table = Table()
-    for column in ("engine", "for", "kind", "index", "key", "usable", "breaker", "parser (recent)"):
-        table.add_column(column)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in WIDE_COLUMNS if wide else NARROW_COLUMNS:
+        table.add_column(column, no_wrap=column == "engine")
     for s in statuses:
         key = "n/a" if not s.needs_key else ("set" if s.key_configured else "missing")
         usable = "yes" if s.usable else "no (below)"
         breaker = s.breaker if s.retry_after is None else f"{s.breaker} ({s.retry_after:.0f} s)"
         parser = s.parse_health.summary() if s.parse_health is not None else "n/a"
-        table.add_row(s.name, s.vertical, s.kind, s.index, key, usable, breaker, parser)
+        if wide:
+            table.add_row(s.name, s.vertical, s.kind, s.index, key, usable, breaker, parser)
+        else:
+            table.add_row(s.name, s.vertical, s.kind, usable, breaker)
     Console().print(table)
+    if not wide:
+        click.echo("More columns (index, key, parser health): webreach engines --wide")
     # below the table, as plain lines: a table cell narrower than an environment variable's name would cut it
     missing = [s for s in statuses if not s.usable]
     if missing:
         click.echo("Not usable yet:")
-    for s in missing:
-        click.echo(f"  {s.name}: {s.reason}")
+    width = max(40, shutil.get_terminal_size().columns)
+    for s in missing:  # wrapped at the terminal's width, never inside a word (a variable's name stays whole)
+        click.echo(textwrap.fill(f"{s.name}: {s.reason}", width, initial_indent="  ", subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False))  # fmt: skip
 
 
 CANARY_STYLE = {"ok": "green", "generic": "yellow", "parse_error": "red", "blocked": "red", "error": "red"}

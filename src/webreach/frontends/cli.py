@@ -87,7 +87,7 @@ def _server_settings() -> tuple[Settings, Settings]:
     async def checked(gateway: Gateway) -> tuple[Settings, Settings]:
         return gateway.config.stored.base, gateway.settings
 
-    return _run(False, checked)
+    return _run(False, checked, short=False)
 
 
 def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
@@ -101,14 +101,18 @@ def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
     )
 
 
-def _run(as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None) -> T:
+def _run(
+    as_json: bool, work: Callable[[Gateway], Awaitable[T]], reads: ReadOverrides | None = None, *, short: bool = True
+) -> T:
     """Run `work` against a fresh gateway (its reads with `reads`, the operator's overrides); typed errors become
-    output and an exit code, never a traceback."""
+    output and an exit code, never a traceback. `short`: a one-shot command, whose search cache persists
+    (Settings.for_the_command_line); a server's settings (short=False) are left as loaded."""
 
     from webreach.gateway import Gateway
 
     async def main() -> T:
-        async with Gateway.from_settings(load_settings(), read_overrides=reads) as gateway:
+        settings = load_settings().for_the_command_line() if short else load_settings()
+        async with Gateway.from_settings(settings, read_overrides=reads) as gateway:
             _check_engines(gateway.settings, gateway.engine_names())
             return await work(gateway)
 
@@ -318,13 +322,13 @@ def search(
             )
         found = result.value
         if output == "table":
-            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet)
+            _render.search_results(found, attempts=report.attempts_at_end, footer=not report.quiet, session=session)
             if found.reading is not None:  # the pages read for --question, as the compact answer shows them
                 from webreach.tools.search_reading import readings_text
 
                 click.echo(readings_text(*found.reading, syntax=cli_syntax))
         else:
-            click.echo(found.compact_text() if output == "compact" else found.json_text())
+            click.echo(found.compact_text(cli_syntax) if output == "compact" else found.json_text())
 
     _run(output == "json", work)
 
@@ -371,6 +375,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
 @cli.command(name="engines")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the engine catalogue (docs/engines.md).")
+@click.option("--wide", is_flag=True, help="Also show each engine's index, key state and parser health.")
 @click.option(
     "--reset",
     "reset",
@@ -379,7 +384,7 @@ def parse(engine: str, file: Path, status: int, content_type: str | None, as_jso
     help="Close this engine's circuit breaker (forget a suspension; 'all': every engine's); a running server"
     " picks it up too.",
 )
-def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
+def list_engines(as_json: bool, markdown: bool, wide: bool, reset: tuple[str, ...]) -> None:
     """List engines with kind, key status and breaker state."""
     from webreach.frontends import _render
 
@@ -390,7 +395,7 @@ def list_engines(as_json: bool, markdown: bool, reset: tuple[str, ...]) -> None:
         if markdown:
             click.echo(_render.engine_catalog(gateway.engines.statuses()), nl=False)
             return
-        _render.engine_statuses(gateway.engines.statuses(), as_json)
+        _render.engine_statuses(gateway.engines.statuses(), as_json, wide=wide)
 
     _run(as_json, work)
 

@@ -45,8 +45,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webreach.clock import SystemClock
@@ -211,17 +211,17 @@ def build_app(
     max_body_bytes = server.max_body_bytes
     limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
     tool_calls = _ToolCalls(served, limits)
-    routes = [
+    routes: list[BaseRoute] = [
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
         *image_routes(served),
-        Route("/v1/{name}", tool_calls, methods=["POST"]),
         Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/readyz", Readiness(served.ready).answer, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
+        Route("/", _to_docs, methods=["GET"]),
     ]
     if bare_route:
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
@@ -229,6 +229,10 @@ def build_app(
     # the operator console (frontends/_console*.py): the admin gate's token or loopback rule, with sessions
     access = ConsoleAccess(admin.gate, SystemClock(), served.ready, secure_cookies=server.secure_cookies)
     routes += console_routes(access, served.ready)
+    # last, any method: every other route matches first; an unknown /v1/ path is 404 whatever the method, a
+    # known endpoint's wrong method 405 with its Allow (_ToolCalls)
+    tool_calls.next_to(routes)
+    routes.append(Route("/v1/{name}", tool_calls))
     return Starlette(
         routes=routes,
         middleware=[
@@ -303,13 +307,28 @@ class _ToolCalls:
     def __init__(self, served: _Served, limits: Callable[[], BodyLimits]) -> None:
         self.served = served
         self.limits = limits
+        # the other /v1/ routes (GET /v1/tools, POST /v1/images) and their methods: a wrong method there is 405
+        self.beside: dict[str, str] = {}
+
+    def next_to(self, routes: Sequence[BaseRoute]) -> None:
+        """Learn the other fixed /v1/ routes, whose wrong methods this catch-all route receives."""
+        for route in routes:
+            if isinstance(route, Route) and route.path.startswith("/v1/") and "{" not in route.path and route.methods:
+                self.beside[route.path] = ", ".join(sorted(route.methods))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # the raw path matches exactly when request.url.path would (tool paths hold no characters it escapes)
-        tool = self.served.tools.get(scope["path"])
-        if tool is None:
+        path, method = scope["path"], scope["method"]
+        tool = self.served.tools.get(path)
+        allow = "POST" if tool is not None else self.beside.get(path)
+        if allow is None:  # 404 whatever the method: no endpoint has this path
             hint = f"Endpoints: {', '.join(sorted(self.served.tools))}; see /docs."
-            return await send_error(send, refusal("not_found", f"no endpoint {scope['path']}", hint=hint))
+            return await send_error(send, refusal("not_found", f"no endpoint {path}", hint=hint))
+        if tool is None or method != "POST":  # a tool is called with POST
+            message = f"{method} {path}: this endpoint takes {allow}"
+            response = error_response(refusal("method_not_allowed", message, hint="See /docs for the endpoints."))
+            response.headers["Allow"] = allow  # HTTP requires a 405 to name the methods it takes
+            return await response(scope, receive, send)
         declared, session, idempotency_key = b"0", None, None
         for name, value in scope["headers"]:
             if name == b"content-length":
@@ -354,6 +373,11 @@ class _ToolCalls:
 
 
 _SESSION_HEADER_KEY = SESSION_HEADER.lower().encode()
+
+
+async def _to_docs(request: Request) -> Response:
+    """GET /: the server's front door sends a person (or a client) to the API documentation."""
+    return RedirectResponse("/docs", status_code=307)
 
 
 async def _bare(request: Request) -> Response:

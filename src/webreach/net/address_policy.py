@@ -35,9 +35,13 @@ IPAddress: TypeAlias = IPv4Address | IPv6Address
 IPNetwork: TypeAlias = IPv4Network | IPv6Network
 
 
-def refusal(message: str, *, rule: str, url: str | None = None, address: str | None = None) -> UrlNotAllowedError:
-    """A UrlNotAllowedError whose hint fits the rule that refused."""
-    return UrlNotAllowedError(message, rule=rule, url=url, address=address, hint=RULE_HINTS.get(rule))
+def refusal(
+    message: str, *, rule: str, url: str | None = None, address: str | None = None, malformed: bool = False
+) -> UrlNotAllowedError:
+    """A UrlNotAllowedError whose hint fits the rule that refused (`malformed`: the URL's form is wrong, a typo)."""
+    return UrlNotAllowedError(
+        message, rule=rule, url=url, address=address, hint=RULE_HINTS.get(rule), malformed=malformed
+    )
 
 
 ADDRESS_RULES = MappingProxyType(

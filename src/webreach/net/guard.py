@@ -195,9 +195,16 @@ class ApprovedTarget:
         return None if self.is_ip_literal else self.host
 
 
-def _refuse(url: str, rule: str, why: str) -> UrlNotAllowedError:
+# rules that say the text is not a well-formed URL (a typo), as opposed to a URL policy refuses
+MALFORMED_RULES = frozenset(
+    {"url_too_long", "control_character", "whitespace", "invalid_url", "empty_host", "invalid_host", "invalid_port"}
+)
+
+
+def _refuse(url: str, rule: str, why: str, *, malformed: bool | None = None) -> UrlNotAllowedError:
     shown = mask_userinfo(url)
-    return refusal(f"Refused {shown!r} (rule {rule}): {why}.", rule=rule, url=shown)
+    typo = rule in MALFORMED_RULES if malformed is None else malformed
+    return refusal(f"Refused {shown!r} (rule {rule}): {why}.", rule=rule, url=shown, malformed=typo)
 
 
 def _check_text(text: str) -> None:
@@ -270,7 +277,10 @@ def parse_url(url: str | httpx.URL) -> ParsedUrl:
         raise _refuse(text, "invalid_url", f"it is not a valid URL ({exc})") from exc
     if parsed.scheme not in DEFAULT_PORTS:
         scheme = parsed.scheme or "no scheme"
-        raise _refuse(text, "scheme", f"{scheme} is not allowed, only absolute http and https URLs")
+        # no scheme at all is a typo (example.org/page); another scheme (file:, ftp:) is one policy refuses
+        raise _refuse(
+            text, "scheme", f"{scheme} is not allowed, only absolute http and https URLs", malformed=not parsed.scheme
+        )
     match = _AUTHORITY.match(text)
     authority = match.group(1) if match else ""
     if parsed.userinfo or "@" in authority:

@@ -29,11 +29,12 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from webreach.errors import NotConfiguredError, UrlNotAllowedError
+from webreach.errors import NotConfiguredError, UnreachableError, UrlNotAllowedError, fake_web_down
 from webreach.net.address_policy import AddressPolicy, IPAddress, canonical
 from webreach.net.guard import LOCALHOST_ADDRESSES, OFFLINE_HINT, Guard, OfflineResolver, ParsedUrl, mask_userinfo
 from webreach.net.guard import parse_url as parse_checked_url
 from webreach.net.transport import GuardedTransport
+from webreach.network_failure import unreachable_cause
 
 RULE = "offline"
 CONTROL_RULE = "fake_web_control"
@@ -160,6 +161,11 @@ class OfflineTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return await self._inner.handle_async_request(request)
+        except httpx.ConnectError as exc:
+            if unreachable_cause(exc) != "refused":
+                raise
+            message, hint = fake_web_down(self.scope.base_url, self.scope.port)
+            raise UnreachableError(message, cause="refused", hint=hint, fake_web=self.scope.base_url) from None
         except UrlNotAllowedError as exc:
             # an engine whose base_url leaves the machine is misconfigured for offline mode: auto moves on
             raise NotConfiguredError(

@@ -4,7 +4,7 @@ This is the only place engine traffic touches the network. Engines stay pure (bu
 module sends what they describe through the Gateway's engine client, never following redirects (a redirect is
 the engine's business: Google /sorry, Baidu wappass and Sogou antispider are CAPTCHAs), and turns every
 transport failure into EngineTimeoutError, UnreachableError (this machine's network: no DNS, no route, refused;
-search/network_failure.py) or UnavailableError.
+network_failure.py) or UnavailableError.
 
 Response headers are kept as the bytes that arrived (a non-ASCII byte in any header, `x-served-by: café`, is
 no reason to fail); engines read them through httpx's tolerant decoding. Anything unexpected the transport
@@ -25,8 +25,8 @@ import httpx
 from webreach.engines import Engine, Tokens
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, UnavailableError, UnreachableError
 from webreach.models import SearchRequest
+from webreach.network_failure import describe, unreachable_cause
 from webreach.policies.contract import EngineResult
-from webreach.search.network_failure import describe, unreachable_cause
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 

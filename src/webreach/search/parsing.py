@@ -30,7 +30,7 @@ import httpx
 
 from webreach.engines import Engine
 from webreach.engines._base import ParsedPage
-from webreach.errors import ParseError
+from webreach.errors import AUTO, ParseError, hint
 
 T = TypeVar("T")
 INLINE_BYTES = 32 * 1024
@@ -69,7 +69,7 @@ class EngineParsing:
             raise ParseError(
                 f"reading its answer ({len(response.content):,} bytes) took longer than {self.seconds:g} s",
                 engine=engine.name,
-                hint="The page is built to be slow to parse; use another engine or engine='auto'.",
+                hint=hint("The page is built to be slow to parse; use another engine or {}.", AUTO),
             ) from None
 
     def close(self) -> None:

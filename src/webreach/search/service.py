@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings
 from webreach.engines import Engine, Provider, Vertical
-from webreach.errors import AllEnginesFailedError, InvalidInputError, NotConfiguredError
+from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.policies.guarded import GuardedCalls
@@ -406,7 +406,10 @@ class Searching:
         request = language_defaults(request)
         if engine not in ("auto", "multi"):
             if engines:
-                raise InvalidInputError("engines applies to engine='auto' or 'multi' only", hint="Drop one of them.")
+                raise InvalidInputError(
+                    f"a list of engines applies to the auto and multi modes only, not to one engine ({engine})",
+                    hint=hint("Use {} or {}, or drop {}.", AUTO, Arg("engine", "multi"), Arg("engines")),
+                )
             return await self._router.single(self._candidate(engine, asked, vertical), request)
         names = [self._check_name(n, vertical) for n in engines] if engines else None
         if engine == "multi":

@@ -32,7 +32,7 @@ from webreach.accounts.ledger import Agent, Reservation
 from webreach.accounts.quotas import iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held
-from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError, WebreachError
+from webreach.errors import AccountingUnavailableError, AgentAuthError, ToolNotAllowedError, WebreachError
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import CHARGED_FAILURES as CHARGED_FAILURES  # its home is backend.py
 from webreach.tools.backend import ToolResult, charged_failure
@@ -117,8 +117,10 @@ class Metering:
         profile = agent.options.get("profile", {})
         tools = profile.get("tools")
         if tools is not None and call.tool.name not in tools:
-            raise InvalidInputError(
+            raise ToolNotAllowedError(
                 f"tool {call.tool.name!r} is not enabled for agent {agent.name!r}",
+                tool=call.tool.name,
+                allowed=tools,
                 hint=f"Available tools: {', '.join(tools) or 'none'}.",
             )
         price = call.tool.price(call.plan)  # the tool's own (tools/definitions.py); an alias's is its target's

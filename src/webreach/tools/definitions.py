@@ -14,7 +14,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from webreach.errors import InvalidInputError, SessionStoreError, UnknownEngineError, WebreachError
+from webreach.errors import InvalidInputError, SessionStoreError, Syntax, UnknownEngineError, WebreachError, tool_syntax
 from webreach.models import ReadRequest, SearchRequest, SearchResponse
 from webreach.state.sessions import SessionStore, storable
 from webreach.tools import render, search_reading
@@ -199,11 +199,12 @@ class SearchResults:
         body.update(question=question, readings=search_reading.readings_json(readings))
         return render.to_text(body)
 
-    def compact_text(self) -> str:
-        text = render.search_text(self.outcomes, self.refs, notes=self.notes)
+    def compact_text(self, syntax: Syntax = tool_syntax) -> str:
+        """The compact answer, next steps written in `syntax` (the agents' tool calls unless a door passes its own)."""
+        text = render.search_text(self.outcomes, self.refs, notes=self.notes, syntax=syntax)
         if self.reading is None:
             return text
-        return f"{text}\n{search_reading.readings_text(*self.reading)}"
+        return f"{text}\n{search_reading.readings_text(*self.reading, syntax=syntax)}"
 
     def reads_made(self) -> int:
         """The page reads charged as web_fetch calls."""

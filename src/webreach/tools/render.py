@@ -102,23 +102,35 @@ def to_text(body: Mapping[str, Any]) -> str:
 # --- search ------------------------------------------------------------------------------------------------
 
 
-def search_text(outcomes: Sequence[SearchOutcome], refs: Mapping[str, int] | None, *, notes: Sequence[str] = ()) -> str:
-    """Compact text: one section per query, then notes and the reading hint."""
+def search_text(
+    outcomes: Sequence[SearchOutcome],
+    refs: Mapping[str, int] | None,
+    *,
+    notes: Sequence[str] = (),
+    syntax: Syntax = tool_syntax,
+) -> str:
+    """Compact text: one section per query, then notes and the reading hint, next steps written in `syntax`
+    (the agents' tool calls by default; the CLI passes its own)."""
     lines: list[str] = []
     for outcome in outcomes:
-        lines += _section(outcome, refs, named=len(outcomes) > 1)
+        lines += _section(outcome, refs, named=len(outcomes) > 1, syntax=syntax)
     lines += [f"Note: {note}" for note in notes]
     if any(outcome.response is not None and outcome.response.results for outcome in outcomes):
-        lines.append(
-            "Read a result with web_fetch(ref=N)." if refs is not None else "Read a result with web_fetch(url)."
-        )
+        lines.append(f"Read a result with {_read_step(refs is not None, syntax)}.")
     return "\n".join(lines)
 
 
-def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None, *, named: bool) -> list[str]:
+def _read_step(by_ref: bool, syntax: Syntax) -> str:
+    """How to read a result: web_fetch(ref=N) for agents, the door's own command otherwise."""
+    if syntax is tool_syntax:  # N and url are placeholders, not JSON strings
+        return "web_fetch(ref=N)" if by_ref else "web_fetch(url)"
+    return syntax(Call("web_fetch", (("ref", "N"),) if by_ref else (("url", "URL"),)))
+
+
+def _section(outcome: SearchOutcome, refs: Mapping[str, int] | None, *, named: bool, syntax: Syntax) -> list[str]:
     if outcome.response is None:
         assert outcome.error is not None
-        return [f'Search "{outcome.query}" failed: {outcome.error.code}: {outcome.error}']
+        return [f'Search "{outcome.query}" failed: {outcome.error.code}: {outcome.error.describe(syntax)}']
     response = outcome.response
     engines = ", ".join(response.meta.engines_used) or response.meta.mode
     merged = len(response.meta.engines_used) > 1
