@@ -269,7 +269,8 @@ class Story:
             f"{self.console.url}/v1/fetch", json={"url": f"{self.web.url}/_pages/article"},
             headers={"Authorization": f"Bearer {self.key}"}, timeout=30, trust_env=False,
         )  # fmt: skip
-        assert fetch.json()["code"] == "invalid_input" and "not enabled for agent" in fetch.json()["message"]
+        assert fetch.status_code == 403 and fetch.json()["code"] == "tool_not_allowed"
+        assert "not enabled for agent" in fetch.json()["message"]
 
     def playground_and_narrow(self) -> None:
         """One engine through the tool pipeline, both views with their token counts; at a narrow width the page
