@@ -62,18 +62,19 @@ def test_canary_bypasses_the_cache(web: FakeWeb, tmp_path: Path) -> None:
 
 def test_parse_health_recorded_by_one_process_is_shown_by_the_next(web: FakeWeb, tmp_path: Path) -> None:
     web.set_scenario("mojeek", case="results-relayout")
+    fresh = {"WEBREACH_CACHE__BACKEND": "memory"}  # each search asks the engine (the CLI's cache would answer)
     for _ in range(2):
-        assert run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--json")[0] == 0
+        assert run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--json", **fresh)[0] == 0
     web.reset("mojeek")
-    code, body, _ = run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--json")
+    code, body, _ = run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--json", **fresh)
     assert code == 0 and body["meta"]["attempts"][0]["parsed_by"] == "engine"
     code, rows, _ = run_cli(web, tmp_path, "engines", "--json")
     health = {row["name"]: row["parse_health"] for row in rows}
     assert health["mojeek"] == health["mojeek"] | {"last_mode": "engine", "answers": 3, "generic": 2}
     assert health["bing"] == health["bing"] | {"last_mode": None, "answers": 0}
     assert health["tavily"] is None  # an API answers JSON: no page to parse
-    code, table, _ = run_cli(web, tmp_path, "engines")
-    assert "(2/3" in table  # the parser column (rich wraps it in a narrow terminal)
+    code, table, _ = run_cli(web, tmp_path, "engines", "--wide")
+    assert "(2/3" in table  # the parser column, shown with --wide (rich wraps it in a narrow terminal)
 
 
 def test_a_search_read_by_the_generic_parser_says_so(web: FakeWeb, tmp_path: Path) -> None:
@@ -82,5 +83,6 @@ def test_a_search_read_by_the_generic_parser_says_so(web: FakeWeb, tmp_path: Pat
     assert code == 0
     assert body["meta"]["attempts"][0]["parsed_by"] == "generic"
     assert body["results"][0]["url"] == "https://docs.python.org/3/"
-    code, text, _ = run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--format", "compact")
+    fresh = {"WEBREACH_CACHE__BACKEND": "memory"}  # the engine asked again (the CLI's cache would answer)
+    code, text, _ = run_cli(web, tmp_path, "search", "python", "-e", "mojeek", "--format", "compact", **fresh)
     assert "generic parser" in text
