@@ -111,3 +111,25 @@ def test_an_idempotency_key_replays_on_another_replica(replicas: Fleet) -> None:
     assert all(body["results"] == bodies[0]["results"] for body in bodies)
     after, journal = replicas.balance()
     assert after == journal == balance - charged, "charged once across the fleet"
+
+
+def test_a_partial_multi_failure_is_not_kept_for_the_fleet(replicas: Fleet, web: FakeWeb) -> None:
+    call = {"query": "fleet partial", "engines": ["mojeek", "yahoo"]}
+    web.set_scenario("mojeek", status=503, times=2)  # fails the first call (a retry included), then answers
+    try:
+        before = web.counts()
+        with replicas.client() as http:
+            partial = http.post("/v1/search_multi", json=call)
+            again = http.post("/v1/search_multi", json=call)
+            whole = http.post("/v1/search_multi", json=call)
+    finally:
+        web.reset("mojeek")
+    asked = {engine: web.count(engine) - before.get(engine, 0) for engine in ("mojeek", "yahoo")}
+    assert len({replica_of(answer) for answer in (partial, again, whole)}) == REPLICAS
+    statuses = [
+        {a["engine"]: (a["status"], a["cached"]) for a in r.json()["meta"]["attempts"]} for r in (partial, again, whole)
+    ]
+    assert statuses[0]["mojeek"][0] != "ok" and statuses[0]["yahoo"] == ("ok", False), statuses
+    assert statuses[1] == {"mojeek": ("ok", False), "yahoo": ("ok", True)}, "the failed part is asked again"
+    assert statuses[2] == {"mojeek": ("ok", True), "yahoo": ("ok", True)}, statuses
+    assert asked["yahoo"] == 1 and asked["mojeek"] >= 2, asked
