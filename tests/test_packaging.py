@@ -10,7 +10,13 @@ from hatchling.builders.wheel import WheelBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "webreach"
-TEST_ONLY = {"webreach/testing/postgres.py", "webreach/testing/redis.py", "webreach/testing/mutations.py"}
+TEST_ONLY = {
+    "webreach/testing/postgres.py",
+    "webreach/testing/redis.py",
+    "webreach/testing/mutations.py",
+    "webreach/testing/balancer.py",
+    "webreach/testing/fleet.py",
+}
 IMPORTS_TEST_ONLY = re.compile(
     r"webreach\.testing(?:\.| import )(?:postgres|mutations)\b"  # absolute: from webreach.testing(.| import )x
     r"|from \.(?:postgres|mutations) "  # relative, inside webreach.testing
