@@ -28,6 +28,7 @@ BOTTOM |= {"engine_attempt"}  # EngineAttempt, below models and errors so neithe
 BOTTOM |= {"defaults"}  # the defaults `webreach --help` shows without loading models (issue 38)
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
 BOTTOM |= {"network_failure"}  # connect failures told apart, for engines (search) and the fake web (net) (issue 41)
+BOTTOM |= {"telemetry"}  # OpenTelemetry spans when the OTEL_* variables ask (issue 37)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
@@ -52,10 +53,11 @@ ALLOWED: dict[str, set[str]] = {
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after", "network_failure"},
-    "extract": {"errors", "models", "nesting", "attribute_floods", "bounded_json"},
+    "extract": {"errors", "models", "nesting", "attribute_floods", "bounded_json", "telemetry"},
     "state": BOTTOM,
     "engines": BOTTOM,
-    "testing": {"net", "clock"},
+    # the fake web on the net seams; the fleet of the replica tests (testing/fleet.py) makes its agent in the ledger
+    "testing": {"net", "clock", "accounts", "config"},
     "models": {"errors", "engine_attempt", "defaults"},
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
@@ -69,6 +71,7 @@ ALLOWED: dict[str, set[str]] = {
     "bounded_json": set(),
     "network_failure": {"errors"},  # connect failures told apart: engines (search) and the fake web (net)
     "local_files": {"errors"},  # the one bounded read of a user's local file: the CLI door and read/ use it
+    "telemetry": {"engine_attempt"},  # an engine attempt's span
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}

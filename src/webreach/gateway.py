@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import random
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +46,12 @@ from webreach.state.breaker_followers import Pickup
 from webreach.state.image_store import ImageStore
 from webreach.state.sessions import SessionStore
 from webreach.state.sqlite_file import default_state_path
+from webreach.telemetry import Tracing
 
 if TYPE_CHECKING:
     from webreach.read.service import Reading
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["CANARY_QUERY", "CanaryResult", "EngineStatus", "Gateway", "ParseHealth", "Pickup", "ReadOverrides"]
 __all__ += ["Accounts", "search"]  # Accounts: the type of Gateway.accounts, for doors (they never import accounts/)
@@ -131,9 +136,11 @@ class Gateway:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         providers: Registry | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self.clock = clock = clock or SystemClock()
         self._network = network
+        self.tracing = tracing  # OpenTelemetry spans (telemetry.py); None: off, no span is made
         self.accounts = Accounts(settings.accounts, clock)  # its database opens on first use
         # the console's settings (configdb/): between the environment and webreach.toml, live on every server
         stored = StoredConfig(
@@ -154,6 +161,8 @@ class Gateway:
         self.state = StateBackends(self._searching, lambda: self.settings)
         if self.accounts.enabled:  # the engines each metered call tried, for the console's recent calls
             self._searching.add_attempt_listener(self.accounts.recent.note_attempt)
+        if tracing is not None:
+            self._searching.add_attempt_listener(tracing.attempt)
 
     @classmethod
     def from_settings(
@@ -165,14 +174,17 @@ class Gateway:
         rng: random.Random | None = None,
         read_overrides: ReadOverrides | None = None,
         providers: Registry | None = None,
+        tracing: Tracing | None = None,
     ) -> Gateway:
         """Build a gateway from settings (loaded from webreach.toml and WEBREACH_* when not given), its network
         seam built here once: `transport` for the engines (offline runs: the fake web's), `read_overrides` for
         the reader (InvalidInputError on a malformed --resolve entry). `providers`: the provider registry its
-        services consult (default: every provider, webreach/providers.py)."""
+        services consult (default: every provider, webreach/providers.py). `tracing`: where spans go (default:
+        OTLP when the OTEL_* variables ask for it, telemetry.py)."""
         settings = settings if settings is not None else Settings()
         network = Network.of(settings, transport, read_overrides or ReadOverrides())
-        return cls(settings, network=network, clock=clock, rng=rng, providers=providers)
+        tracing = tracing if tracing is not None else _tracing()
+        return cls(settings, network=network, clock=clock, rng=rng, providers=providers, tracing=tracing)
 
     async def __aenter__(self) -> Gateway:
         return self
@@ -192,6 +204,8 @@ class Gateway:
             await self._reading.aclose()
         for close in self._network.closers:
             await close()
+        if self.tracing is not None:  # exports what is buffered: a blocking flush, off the loop
+            await asyncio.to_thread(self.tracing.close)
 
     @property
     def _reader(self) -> Reading:
@@ -203,7 +217,7 @@ class Gateway:
             network, settings, offline = self._network, self.settings, self._network.offline
             self._reading = Reading(
                 network.read_settings(settings.read), resolver=network.resolver, clock=self.clock,
-                user_agent=settings.user_agent, network_backend=network.backend,
+                user_agent=settings.user_agent, network_backend=network.backend, tracing=self.tracing,
                 offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
             )  # fmt: skip
         return self._reading
@@ -265,7 +279,12 @@ class Gateway:
         engines: Sequence[str] | None = None,
     ) -> SearchResponse:
         """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge)."""
-        return await self._searching.search(request, engine=engine, engines=engines)
+        if self.tracing is None:
+            return await self._searching.search(request, engine=engine, engines=engines)
+        with self.tracing.span("search", {"webreach.search.engine": engine}) as span:
+            response = await self._searching.search(request, engine=engine, engines=engines)
+            span.set_attribute("webreach.search.results", len(response.results))
+            return response
 
     def engine_names(self) -> list[str]:
         """Every web engine name, for the tools' schema enums and their engine check."""
@@ -275,7 +294,14 @@ class Gateway:
 
     async def read(self, request: ReadRequest) -> Page:
         """Read request.url safely, as one window of clean text."""
-        return await self._reader.read(request)
+        if self.tracing is None:
+            return await self._reader.read(request)
+        # the host only: a URL's path or query may carry a signature or a token
+        attributes = {"server.address": _host(request.url), "webreach.read.reader": request.reader}
+        with self.tracing.span("read", attributes) as span:
+            page = await self._reader.read(request)
+            span.set_attributes({"webreach.read.reader_used": page.reader, "webreach.read.cached": page.cached})
+            return page
 
     def count_tokens(self, text: str) -> int:
         """`text`'s length in o200k tokens (estimated when bpe-openai is not installed), as web_fetch counts."""
@@ -286,6 +312,20 @@ class Gateway:
         from webreach.read.service import extract_file
 
         return await extract_file(path, url=url, format=format, workers=self._reader.workers)
+
+
+def _tracing() -> Tracing | None:
+    """Tracing as the OTEL_* variables ask; without the `otel` extra, a warning and none (searches go on)."""
+    try:
+        return Tracing.from_environment()
+    except ImportError:
+        logger.warning("OTEL_* variables ask for traces, but the OpenTelemetry SDK is missing: "
+                       "pip install 'webreach[otel]' (no traces meanwhile)")  # fmt: skip
+        return None
+
+
+def _host(url: str) -> str:
+    return urllib.parse.urlsplit(url).hostname or ""
 
 
 def search(query: str, *, engine: str = "auto", engines: Sequence[str] | None = None, **fields: Any) -> SearchResponse:

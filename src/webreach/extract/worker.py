@@ -58,6 +58,7 @@ from webreach.extract.extracted import Extracted
 from webreach.extract.pool import WorkerPool, limit_cpu, readable, reap, receive
 from webreach.extract.sniff import sniff
 from webreach.models import ReadFormat
+from webreach.telemetry import Tracing
 
 LOGGER = logging.getLogger(__name__)
 MIB = 1024 * 1024
@@ -91,8 +92,10 @@ class ExtractionWorkers:
     """Runs extractions in killable child processes: heavy bodies each in a fresh child, a bounded number at once;
     other pages in a small pool of reusable children (pool.py)."""
 
-    def __init__(self, budget: WorkerBudget | None = None) -> None:
+    def __init__(self, budget: WorkerBudget | None = None, *, tracing: Tracing | None = None) -> None:
+        """`tracing`: an `extract` span per extraction (None: none, telemetry.py)."""
         self.budget = budget = budget or WorkerBudget()
+        self._tracing = tracing
         self._context = _process_context()
         self._slots = asyncio.Semaphore(budget.max_concurrent)
         self._pool = WorkerPool(self._context, _serve, size=budget.pool_size, memory_bytes=budget.memory_bytes)
@@ -112,6 +115,23 @@ class ExtractionWorkers:
         seconds: float,
     ) -> Extracted:
         """extract(...) in a child process, within `seconds` (waiting for a free child included)."""
+        if self._tracing is None:
+            return await self._extract(body, content_type, url, format, options, seconds)
+        attributes = {"webreach.extract.bytes": len(body), "webreach.extract.format": format}
+        with self._tracing.span("extract", attributes) as span:
+            extracted = await self._extract(body, content_type, url, format, options, seconds)
+            span.set_attribute("webreach.extract.page_type", extracted.page_type or "")
+            return extracted
+
+    async def _extract(
+        self,
+        body: bytes,
+        content_type: str | None,
+        url: str,
+        format: ReadFormat,
+        options: ExtractOptions | None,
+        seconds: float,
+    ) -> Extracted:
         options = replace(options or ExtractOptions(), pdf_seconds=seconds * self.budget.soft_share)
         job = _Job(body, content_type, url, format, options, self.budget.memory_bytes, math.ceil(seconds))
         try:

@@ -177,6 +177,7 @@ def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | Non
         alias_set=config.alias_set,
         offload=accounts.off_loop,  # the profile is a ledger read: never on the event loop
         on_result=on_result,
+        tracing=gateway.tracing,
     )
 
 

@@ -58,6 +58,7 @@ from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_erro
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
 from webreach.read.window import Tokenizer, load_tokenizer, window
+from webreach.telemetry import Tracing
 
 FILE_SECONDS = 120.0  # a local file has no fetch deadline; this bounds a hostile PDF's extraction
 
@@ -108,6 +109,7 @@ class Reading:
         tokenizer: Tokenizer | None = None,
         workers: ExtractionWorkers | None = None,
         offline: OfflineScope | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self.settings = settings = settings or ReadSettings()
         self.clock: Clock = clock or SystemClock()
@@ -133,7 +135,8 @@ class Reading:
                 max_concurrent=settings.extract_workers,
                 memory_bytes=settings.extract_memory,
                 pool_size=settings.extract_pool,
-            )
+            ),
+            tracing=tracing,
         )
         self.jina = self._jina()
         readers: dict[str, Reader] = {

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.state.sessions import SessionStore
+from webreach.telemetry import Tracing
 from webreach.tools import render
 from webreach.tools.aliases import ALIAS_SETS, alias_tools, exposed_tools
 from webreach.tools.arguments import check_depth, check_json_depth
@@ -100,6 +101,7 @@ class Toolbox:
         alias_set: str | None = None,
         offload: Offload | None = None,
         on_result: Callable[[ToolResult], None] | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
@@ -107,7 +109,8 @@ class Toolbox:
         `alias_set` exposes another system's tool names beside ours (tools/aliases.py); `offload` runs a blocking
         lookup (the profile: a database read) off the event loop (None: inline), unless `known_profile` (no I/O: a
         profile read in the last seconds, else None) has it; `on_result` hears every call's
-        result, errors included (the server's metrics); it must not raise or block."""
+        result, errors included (the server's metrics); it must not raise or block; `tracing` makes an
+        `execute_tool` span per call (None: none, telemetry.py)."""
         self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
@@ -118,6 +121,7 @@ class Toolbox:
         self._known_profile = known_profile
         self._offload = offload
         self._on_result = on_result
+        self._tracing = tracing
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
@@ -128,7 +132,7 @@ class Toolbox:
         config = gateway.settings.tools
         return cls(
             gateway, gateway.sessions, enabled=config.enabled, policies=policies, profile=profile,
-            known_profile=known, alias_set=config.alias_set, offload=accounts.off_loop,
+            known_profile=known, alias_set=config.alias_set, offload=accounts.off_loop, tracing=gateway.tracing,
         )  # fmt: skip
 
     def schemas(
@@ -174,10 +178,23 @@ class Toolbox:
 
     async def run(self, context: CallContext) -> ToolResult:
         """The pipeline: check, then policies around the handler; errors come back rendered."""
-        result = await self._run(context)
+        result = await (self._run(context) if self._tracing is None else self._traced(context, self._tracing))
         if self._on_result is not None:
             self._on_result(result)
         return result
+
+    async def _traced(self, context: CallContext, tracing: Tracing) -> ToolResult:
+        """`_run` in an `execute_tool` span (OpenTelemetry GenAI conventions); a made-up tool name is "unknown"."""
+        name = context.tool if context.tool in self.tools else "unknown"
+        attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function"}
+        with tracing.span(f"execute_tool {name}", attributes) as span:
+            result = await self._run(context)
+            if result.error is not None:
+                span.set_attribute("error.type", result.error.code)
+                span.set_status(tracing.error_status())
+            if result.cost is not None:
+                span.set_attribute("webreach.credits_charged", int(result.cost.get("charged") or 0))
+            return result
 
     async def _run(self, context: CallContext) -> ToolResult:
         if context.output not in OUTPUT_FORMATS:
