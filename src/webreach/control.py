@@ -21,6 +21,7 @@ from webreach.images.reverse.service import backends_of
 from webreach.models import EngineAttempt
 from webreach.policies.parse_health import ParseHealth
 from webreach.search.canary import CANARY_QUERY, CanaryResult
+from webreach.search.recent_attempts import RecentAttempts
 from webreach.search.service import EngineStatus, Searching
 from webreach.state.breaker_followers import Pickup
 from webreach.state.sqlite_file import default_state_path
@@ -39,6 +40,9 @@ class Engines:
         self._searching = searching
         self._settings = settings
         self._clock = clock
+        # each engine's last attempts in this process, for the console (success, CAPTCHA rate, latency)
+        self.recent = RecentAttempts()
+        searching.add_attempt_listener(self.recent.note)
         # parse a saved response body with an engine, offline: the search service's own operation, its signature and
         # docs with it (search/service.py: Searching.parse_saved)
         self.parse_saved = searching.parse_saved

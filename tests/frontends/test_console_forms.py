@@ -105,3 +105,13 @@ def test_every_console_form_post_redirects_to_its_result(console: ServerProcess,
     answer = client.post("/console/engines/mojeek/reset", data={"csrf": csrf})
     with httpx.Client(base_url=console.url, trust_env=False) as stranger:
         assert "breaker closed" not in stranger.get(answer.headers["location"]).text
+
+
+def test_the_engines_page_shows_each_engines_recent_answers(client: httpx.Client) -> None:
+    page = client.get("/console/engines")
+    assert 'data-testid="recent-yahoo">—<' in page.text  # nothing asked yet
+    run = {"csrf": hidden(page, "csrf"), "tool": "web_search", "engine": "yahoo", "input": "recent answers"}
+    posted(client, "/console/playground", run)
+    cell = re.findall(r'data-testid="recent-yahoo">(.*?)</td>', client.get("/console/engines").text)[0]
+    assert cell.startswith("100% ok · 0% CAPTCHA · ") and " ms p50 " in cell, cell
+    assert re.search(r"\(\d+ attempts, \d+% cached\)", cell), cell

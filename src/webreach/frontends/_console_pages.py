@@ -135,12 +135,17 @@ class _Pages:
     async def engines(self, request: Request, session: ConsoleSession, **extra: Any) -> Response:
         served = self.gateway()
         statuses = served.engines.statuses()
+        recent = served.engines.recent.summary()
         return self.renderer.page(
             "engines.html",
             csrf=session.csrf,
             title="Engines & health",
             engines=[
-                {**status.model_dump(), "settings": served.settings.engine(status.name)}
+                {
+                    **status.model_dump(),
+                    "settings": served.settings.engine(status.name),
+                    "recent": recent.get(status.name),
+                }
                 for status in statuses
                 if status.vertical == "web"
             ],
