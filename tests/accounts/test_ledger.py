@@ -192,3 +192,18 @@ def test_recent_calls_say_what_each_cost_and_how_it_ended(ledger: Ledger) -> Non
         ("c2", "web_search", 2, 0, "released"),
         ("c1", "web_search", 2, 2, "committed"),
     ]
+
+
+def test_spend_by_day_sums_what_each_utc_day_charged(ledger: Ledger) -> None:
+    add(ledger, credits=100)
+    day = 86_400.0  # T0 is 08:00 UTC: no call below is near midnight
+    ledger.reserve("bot", "c1", price(2), tool="web_search", now=T0 - day, lease=LEASE)
+    ledger.settle("bot", "c1", charged=2, now=T0 - day)
+    ledger.reserve("bot", "c2", price(5), tool="web_fetch", now=T0, lease=LEASE)
+    ledger.settle("bot", "c2", charged=3, now=T0)  # 2 of the 5 held go back
+    ledger.reserve("bot", "c3", price(2), tool="web_search", now=T0, lease=LEASE)
+    ledger.settle("bot", "c3", charged=None, now=T0)  # released: nothing spent
+    ledger.grant("bot", 50, now=T0)  # a grant is not spend
+    spend = ledger.spend_by_day("bot", now=T0, days=3)
+    assert spend == [("2027-01-13", 0), ("2027-01-14", 2), ("2027-01-15", 3)]
+    assert ledger.agent("bot").balance == 145 == ledger.journal_sum("bot")

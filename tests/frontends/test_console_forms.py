@@ -115,3 +115,18 @@ def test_the_engines_page_shows_each_engines_recent_answers(client: httpx.Client
     cell = re.findall(r'data-testid="recent-yahoo">(.*?)</td>', client.get("/console/engines").text)[0]
     assert cell.startswith("100% ok · 0% CAPTCHA · ") and " ms p50 " in cell, cell
     assert re.search(r"\(\d+ attempts, \d+% cached\)", cell), cell
+
+
+def test_an_agents_page_shows_its_spend_per_day(client: httpx.Client) -> None:
+    agents = client.get("/console/agents")
+    create = {"name": "spend-bot", "credits": "10", "csrf": hidden(agents, "csrf"), "once": hidden(agents, "once")}
+    key = re.findall(r'data-testid="new-key" readonly value="([^"]+)"', posted(client, "/console/agents", create).text)
+    searched = client.post(
+        "/v1/search", json={"query": "spend per day", "engine": "yahoo"}, headers={"Authorization": f"Bearer {key[0]}"}
+    )
+    assert searched.status_code == 200, searched.text
+    page = client.get("/console/agents/spend-bot").text
+    rows = re.findall(r"<tr><td>(\d{4}-\d\d-\d\d)</td><td>(\d+)</td>", page.split('data-testid="spend"')[1])
+    charged = searched.json()["cost"]["charged"]
+    assert len(rows) == 14 and charged > 0 and sum(int(credits) for _, credits in rows) == charged
+    assert {credits for _, credits in rows[:-2]} == {"0"}  # today's (yesterday's, had midnight just passed)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webreach.accounts.database import Database, Row, Transaction
-from webreach.accounts.quotas import COUNTERS, HOUR, Usage, check_quota, counted_usage, iso, usage_now
+from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, counted_usage, iso, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
 _AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created"
@@ -255,6 +255,16 @@ class Ledger:
                          | {"charged": charged, "state": state})  # fmt: skip
         return calls
 
+    def spend_by_day(self, name: str, *, now: float, days: int = 14) -> list[tuple[str, int]]:
+        """Credits the agent spent on each of the last `days` UTC days (today last), grants left out: held by
+        reservations, less what settles gave back. One indexed range, summed by the database."""
+        first = int(now // DAY) - days + 1
+        with self.database.transaction(write=False) as tx:
+            _agent(tx, name, lock="")
+            rows = tx.rows(_SPEND_BY_DAY, name, first * DAY)
+        spent = {int(day): -int(amount) for day, amount in rows}
+        return [(iso(day * DAY)[:10], spent.get(day, 0)) for day in range(first, first + days)]
+
     def journal_sum(self, name: str) -> int:
         with self.database.transaction(write=False) as tx:
             row = tx.one("SELECT coalesce(sum(amount), 0) FROM accounts_journal_v1 WHERE agent = ?", name)
@@ -268,6 +278,13 @@ _CALLS = (
     " WHERE r.agent = ? AND r.kind = 'reserve' ORDER BY r.id DESC LIMIT ?"
 )
 
+
+# the agent's spend per UTC day: CAST to an integer, then integer division, reads the same on SQLite and PostgreSQL
+# (PostgreSQL rounds the cast where SQLite truncates: a row within half a second of midnight may count a day early)
+_SPEND_BY_DAY = (
+    "SELECT CAST(at AS BIGINT) / 86400, sum(amount) FROM accounts_journal_v1"
+    " WHERE agent = ? AND kind IN ('reserve', 'commit', 'release') AND at >= ? GROUP BY CAST(at AS BIGINT) / 86400"
+)
 
 # how a reservation was settled (only settle commits; recovery only releases)
 _SETTLED = "SELECT kind FROM accounts_journal_v1 WHERE agent = ? AND call_id = ? AND kind IN ('commit', 'release')"

@@ -211,6 +211,10 @@ class Accounts:
         """Agent `name`'s journal rows, newest first."""
         return self.ledger.journal(name, limit=limit)
 
+    def spend_by_day(self, name: str, *, days: int = 14) -> list[tuple[str, int]]:
+        """Credits agent `name` spent on each of the last `days` UTC days, oldest first (a database read)."""
+        return self.ledger.spend_by_day(name, now=self.clock.now(), days=days)
+
     def grant(self, name: str, credits: int, *, note: str = "") -> Agent:
         """Add `credits` (negative: take back); the balance after stays within MAX_CREDITS."""
         check_amount(credits, "a grant of", most=MAX_CREDITS, least=-MAX_CREDITS)

@@ -75,6 +75,7 @@ class AgentPages:
         try:
             shown = await accounts.off_loop(functools.partial(accounts.show, name, recent=0))
             journal = await accounts.off_loop(functools.partial(accounts.journal, name, limit=LEDGER_ROWS))
+            spend = await accounts.off_loop(accounts.spend_by_day, name)
         except WebreachError as failure:
             return self.renderer.page("refused.html", 404, reason="missing", message=said(failure))
         profile = shown["options"].get("profile", {})
@@ -84,6 +85,8 @@ class AgentPages:
             title=f"Agent {name}",
             agent=shown,
             journal=journal,
+            spend=spend,
+            most_spent=max([credits for _, credits in spend] + [1]),
             tools=list(TOOL_NAMES),
             allowed=profile.get("tools") or list(TOOL_NAMES),
             sizes={size: profile.get(size) for size in PROFILE_SIZES},
