@@ -37,6 +37,7 @@ import httpx
 from webreach.config import Settings
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 from webreach.testing.postgres import fresh_database, throwaway_cluster
 from webreach.tools import Toolbox, account_policies
 
@@ -87,15 +88,7 @@ def percentile(values: list[float], q: float) -> float:
 
 @contextlib.contextmanager
 def server(web: FakeWeb, home: Path, database: str | None) -> Iterator[str]:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "WEBREACH_CONFIG": os.devnull,
-        "WEBREACH_FAKE_WEB": web.url,
-        "WEBREACH_STATE__BACKEND": "memory",
-    }
+    env = process_env(home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory")
     if database:
         env |= {"WEBREACH_ACCOUNTS__ENABLED": "true", "WEBREACH_ACCOUNTS__DATABASE": database}
     command = [sys.executable, "-m", "webreach", "serve", "--port", "0"]

@@ -55,6 +55,7 @@ import httpx
 
 from bench.load import STARTUP, Endpoint, Plan, Run, python_run, wrk_run
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 RESULTS = Path(__file__).parent / "results"
 ARGUMENTS = {"query": "python asyncio", "engine": "mojeek"}
@@ -73,17 +74,10 @@ def server_process(
     fake_web: str, state: str, home: Path, *, http_parser: str = "auto", event_loop: str = "asyncio"
 ) -> Iterator[tuple[str, int]]:
     """Start the HTTP server with the bare route; yield its base URL and process id once it is serving."""
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "WEBREACH_CONFIG": os.devnull,  # no config file
-        "WEBREACH_FAKE_WEB": fake_web,
-        "WEBREACH_STATE__BACKEND": state,
-        "WEBREACH_SERVER__HTTP_PARSER": http_parser,
-        "WEBREACH_SERVER__EVENT_LOOP": event_loop,
-    }
+    env = process_env(
+        home, WEBREACH_FAKE_WEB=fake_web, WEBREACH_STATE__BACKEND=state,
+        WEBREACH_SERVER__HTTP_PARSER=http_parser, WEBREACH_SERVER__EVENT_LOOP=event_loop,
+    )  # fmt: skip
     process = subprocess.Popen([sys.executable, "-c", SERVER_ENTRY], stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert process.stderr is not None

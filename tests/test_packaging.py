@@ -16,6 +16,7 @@ TEST_ONLY = {
     "webreach/testing/mutations.py",
     "webreach/testing/balancer.py",
     "webreach/testing/fleet.py",
+    "webreach/testing/environment.py",
 }
 IMPORTS_TEST_ONLY = re.compile(
     r"webreach\.testing(?:\.| import )(?:postgres|mutations)\b"  # absolute: from webreach.testing(.| import )x

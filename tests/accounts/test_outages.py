@@ -26,6 +26,7 @@ from webreach.config import Settings
 from webreach.errors import AccountingUnavailableError
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
 from webreach.tools import Toolbox, account_policies
 
@@ -212,16 +213,7 @@ async def back(read: Callable[[], T]) -> T:
 
 
 def webreach(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "WEBREACH_CONFIG": os.devnull,
-        "WEBREACH_ACCOUNTS__ENABLED": "true",
-        **{name: value for name, value in os.environ.items() if name == "PYTHONPATH"},
-        **env,
-    }
+    environment = process_env(home, WEBREACH_ACCOUNTS__ENABLED="true", **env)
     command = [sys.executable, "-m", "webreach", *args]
     return subprocess.run(command, env=environment, cwd=home, capture_output=True, text=True, timeout=LIMIT)
 

@@ -7,7 +7,6 @@ lingers) when the `with` block ends, whatever happened inside. Its stderr is col
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
@@ -28,18 +28,7 @@ STDIO_ARGS = ["-m", "webreach", "mcp"]
 
 def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
     """A clean environment for a server process: the fake web, in-memory state, no config file or proxy."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "XDG_DATA_HOME": str(home / "data"),
-        "WEBREACH_FAKE_WEB": web.url,
-        "WEBREACH_STATE__BACKEND": "memory",
-        "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
-        # the server runs the code under test (a worktree's src first), not whatever the venv installed
-        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
-        **extra,
-    }
+    return process_env(home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory", **extra)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
@@ -27,17 +28,7 @@ def web() -> Iterator[FakeWeb]:
 
 
 def _env(tmp_path: Path, fake_web: str) -> dict[str, str]:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "WEBREACH_CONFIG": os.devnull,
-        "WEBREACH_FAKE_WEB": fake_web,
-    }
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
+    return process_env(tmp_path, WEBREACH_FAKE_WEB=fake_web)
 
 
 def run(tmp_path: Path, fake_web: str, *args: str) -> subprocess.CompletedProcess[str]:

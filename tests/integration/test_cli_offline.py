@@ -6,7 +6,6 @@ Every test is bounded: a handful of requests, subprocess timeouts, and the fake 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ import pytest
 
 from secret_keys import GATEWAY_KEY, TEST_KEY
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
@@ -29,15 +29,7 @@ def web() -> Iterator[FakeWeb]:
 
 def run_cli(web: FakeWeb, tmp_path: Path, *args: str, **env: str) -> tuple[int, Any, str]:
     """Run `python -m webreach ARGS` pointed at the fake web; returns (exit code, parsed stdout JSON, stderr)."""
-    environment = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "WEBREACH_FAKE_WEB": web.url,
-        "WEBREACH_CONFIG": os.devnull,  # no config file (a missing named file is an error)
-        **env,
-    }
+    environment = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, **env)
     done = subprocess.run(
         [sys.executable, "-m", "webreach", *args],
         capture_output=True,

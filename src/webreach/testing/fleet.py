@@ -12,7 +12,6 @@ balancer, Redis and the PostgreSQL cluster too, whatever happened inside. A repl
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from webreach.accounts.service import Accounts
 from webreach.clock import SystemClock
 from webreach.config import AccountsSettings
 from webreach.testing.balancer import load_balancer
+from webreach.testing.environment import process_env
 from webreach.testing.postgres import Cluster, fresh_database, restartable_cluster
 from webreach.testing.redis import RedisServer, restartable_redis
 
@@ -145,24 +145,18 @@ def fleet(
 
 def replica_env(fake_web: str, home: Path, redis: str, database: str) -> dict[str, str]:
     """A replica's whole environment: the fake web, Redis state and cache, the PostgreSQL ledger, no config file."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "XDG_DATA_HOME": str(home / "data"),
-        "WEBREACH_CONFIG": os.devnull,
-        "WEBREACH_FAKE_WEB": fake_web,
-        "WEBREACH_STATE__BACKEND": "redis",
-        "WEBREACH_STATE__URL": redis,
-        "WEBREACH_CACHE__BACKEND": "redis",
-        "WEBREACH_ACCOUNTS__ENABLED": "true",
-        "WEBREACH_ACCOUNTS__DATABASE": database,
-        "WEBREACH_READ__ALLOW_CIDRS": '["127.0.0.1/32"]',  # the fake web's own pages
+    return process_env(
+        home,
+        WEBREACH_FAKE_WEB=fake_web,
+        WEBREACH_STATE__BACKEND="redis",
+        WEBREACH_STATE__URL=redis,
+        WEBREACH_CACHE__BACKEND="redis",
+        WEBREACH_ACCOUNTS__ENABLED="true",
+        WEBREACH_ACCOUNTS__DATABASE=database,
+        WEBREACH_READ__ALLOW_CIDRS='["127.0.0.1/32"]',  # the fake web's own pages
         # the names clients and health checks use for the balancer, as a deployment lists its public name
-        "WEBREACH_SERVER__ALLOWED_HOSTS": '["127.0.0.1:*", "127.0.0.1"]',
-        # the code under test (a worktree's src first), not whatever the venv installed
-        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
-    }
+        WEBREACH_SERVER__ALLOWED_HOSTS='["127.0.0.1:*", "127.0.0.1"]',
+    )
 
 
 @contextlib.contextmanager
