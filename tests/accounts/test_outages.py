@@ -213,7 +213,7 @@ async def back(read: Callable[[], T]) -> T:
 
 
 def webreach(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = process_env(home, WEBREACH_ACCOUNTS__ENABLED="true", **env)
+    environment = process_env(home, WEBREACH_ACCOUNTS__ENABLED="true") | env
     command = [sys.executable, "-m", "webreach", *args]
     return subprocess.run(command, env=environment, cwd=home, capture_output=True, text=True, timeout=LIMIT)
 

@@ -28,7 +28,7 @@ STDIO_ARGS = ["-m", "webreach", "mcp"]
 
 def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
     """A clean environment for a server process: the fake web, in-memory state, no config file or proxy."""
-    return process_env(home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory", **extra)
+    return process_env(home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory") | extra
 
 
 @dataclass

@@ -29,7 +29,7 @@ def web() -> Iterator[FakeWeb]:
 
 def run_cli(web: FakeWeb, tmp_path: Path, *args: str, **env: str) -> tuple[int, Any, str]:
     """Run `python -m webreach ARGS` pointed at the fake web; returns (exit code, parsed stdout JSON, stderr)."""
-    environment = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, **env)
+    environment = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url) | env
     done = subprocess.run(
         [sys.executable, "-m", "webreach", *args],
         capture_output=True,

@@ -559,22 +559,31 @@ def mcp(session: str | None, agent: str | None) -> None:
 @cli.command()
 @click.option("--host", type=TEXT, help="Address to bind (default [server] host, 127.0.0.1).")
 @click.option("--port", type=PORT, help="Port (default [server] port, 9090; 0 picks a free one).")
+@click.option(
+    "--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+    help="Server processes sharing the port and the configured state (not the memory backend).",
+)  # fmt: skip
 @log_options
-def serve(host: str | None, port: int | None, **logging: Any) -> None:
+def serve(host: str | None, port: int | None, workers: int, **logging: Any) -> None:
     """Serve MCP (streamable HTTP at /mcp) and the REST API (/v1/...) on one port."""
-    try:
-        from webreach.frontends._serve_logs import LogOptions, secrets_of
-        from webreach.frontends.http import run_http
-    except ImportError as exc:
-        _fail(_extra_missing(exc, "serve"), False)
+    from webreach.frontends._workers import metrics_directory
 
-    settings, merged = _server_settings()
-    port = settings.server.port if port is None else port
-    try:
-        options = LogOptions(**logging)
-        run_http(settings, host=host or settings.server.host, port=port, logs=options, masked=secrets_of(merged))
-    except WebreachError as error:  # a port in use: the same answer as `webreach fakeweb` gives
-        _fail(error, False)
+    with metrics_directory(workers):  # before prometheus-client loads: it picks its value class on import
+        try:
+            from webreach.frontends._serve_logs import LogOptions, secrets_of
+            from webreach.frontends.http import run_http
+        except ImportError as exc:
+            _fail(_extra_missing(exc, "serve"), False)
+        settings, merged = _server_settings()
+        port = settings.server.port if port is None else port
+        try:
+            options = LogOptions(**logging)
+            run_http(
+                settings, host=host or settings.server.host, port=port, logs=options, masked=secrets_of(merged),
+                workers=workers,
+            )  # fmt: skip
+        except WebreachError as error:  # a port in use: the same answer as `webreach fakeweb` gives
+            _fail(error, False)
 
 
 @cli.command()

@@ -81,6 +81,7 @@ from webreach.frontends._readiness import Readiness
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._rest_errors import error_response
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
+from webreach.frontends._workers import Supervisor, check_workers
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
 from webreach.tools.backend import ToolResult
@@ -415,8 +416,10 @@ def run_http(
     bare_route: bool = False,
     logs: LogOptions | None = None,
     masked: Sequence[str] = (),
+    workers: int = 1,
 ) -> None:
-    """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port.
+    """`webreach serve`: serve MCP and REST until interrupted (blocking). Port 0 picks a free port. `workers`
+    processes share the socket (frontends/_workers.py; the CLI sets up their metrics directory first).
 
     `logs` sets the level, the access log and text or JSON lines (frontends/_serve_logs.py; the secrets of
     `settings` masked, and `masked` too: the console's stored keys).
@@ -446,11 +449,26 @@ def run_http(
                 file=sys.stderr,
             )
             raise SystemExit(EXIT_INVALID_INPUT)
-    app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce)  # a short admin token: refused
+    check_workers(workers, settings)
     warning = open_tools_warning(settings, host, address)
     if warning is not None:
         print(announcement(logs, warning, level="warning"), file=sys.stderr, flush=True)
-    config = uvicorn.Config(
+
+    def serve_one(index: int) -> None:
+        # a short admin token is refused here; the first worker announces the address once it serves
+        app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce if index == 0 else None)
+        uvicorn.Server(_uvicorn_config(app, server, settings, logs, masked)).run(sockets=[sock])
+
+    if workers == 1:
+        serve_one(0)
+    else:
+        Supervisor(workers, serve_one).run()
+
+
+def _uvicorn_config(
+    app: Starlette, server: ServerSettings, settings: Settings, logs: LogOptions, masked: Sequence[str]
+) -> uvicorn.Config:
+    return uvicorn.Config(
         app,
         forwarded_allow_ips=server.trusted_proxies,  # whose X-Forwarded-For/-Proto count ([server] trusted_proxies)
         loop=server.event_loop,
@@ -462,4 +480,3 @@ def run_http(
         timeout_graceful_shutdown=5,
         server_header=False,
     )
-    uvicorn.Server(config).run(sockets=[sock])

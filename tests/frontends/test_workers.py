@@ -1,0 +1,78 @@
+"""`webreach serve --workers N` (issue 37): several processes on one port share the state file and one metrics
+directory, so /metrics on any of them counts every worker's calls; a worker that dies is started again; SIGTERM
+stops them all; the memory state backend, which the workers could not share, is refused with a typed error."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
+
+from .serving import http_server
+
+pytestmark = [pytest.mark.network, pytest.mark.slow]
+CALLS = 40
+
+
+def children(pid: int) -> set[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return {int(child) for child in path.read_text().split()} if path.exists() else set()
+
+
+def search(url: str, n: int) -> int:
+    body = {"query": f"workers {n % 4}", "engine": "mojeek"}
+    with httpx.Client(trust_env=False, timeout=60) as client:  # a connection per call: the workers share accepts
+        return client.post(url + "/v1/search", json=body).status_code
+
+
+def counted(url: str) -> float:
+    text = httpx.get(url + "/metrics", trust_env=False, timeout=60).text
+    found = re.findall(r'^webreach_tool_calls_total\{outcome="ok",tool="web_search"\} (\S+)$', text, re.M)
+    return float(found[0]) if found else 0.0
+
+
+def test_two_workers_share_the_port_the_state_and_the_metrics(web: FakeWeb, tmp_path: Path) -> None:
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    env = {
+        "WEBREACH_STATE__BACKEND": "sqlite", "WEBREACH_CACHE__BACKEND": "sqlite",
+        "WEBREACH_ENGINES__MOJEEK__RATE_PER_MINUTE": "6000", "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+    }  # fmt: skip
+    with http_server(web, tmp_path, "--workers", "2", **env) as server:
+        workers = children(server.process.pid)
+        assert len(workers) == 2, workers
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(lambda n: search(server.url, n), range(CALLS)))
+        assert statuses == [200] * CALLS
+        assert counted(server.url) == CALLS, "a scrape of either worker sums both"
+        writers = {int(m.group(1)) for f in metrics.iterdir() if (m := re.match(r"counter_(\d+)\.db", f.name))}
+        assert writers == workers, (writers, workers)  # both workers served calls
+        os.kill(min(workers), signal.SIGKILL)  # a worker dies: the parent starts another
+        deadline = time.monotonic() + 30
+        while len(children(server.process.pid) - {min(workers)}) < 2:
+            assert time.monotonic() < deadline, children(server.process.pid)
+            time.sleep(0.1)
+        assert search(server.url, 0) == 200
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(30) == 0
+    assert "starting it again" in server.output()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children(server.process.pid) | workers)
+
+
+def test_several_workers_on_per_process_state_are_refused(tmp_path: Path, web: FakeWeb) -> None:
+    env = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory")
+    command = [sys.executable, "-m", "webreach", "serve", "--port", "0", "--workers", "3"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "--workers 3 needs state the workers share" in done.stderr and "Traceback" not in done.stderr
