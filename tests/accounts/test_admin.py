@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 from webreach.config import ServerSettings, Settings
 from webreach.frontends.http import build_app
 from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 pytestmark = pytest.mark.network
 BASE = "http://127.0.0.1:9090"
@@ -67,13 +68,8 @@ def test_the_admin_api_refuses_other_machines(web: FakeWeb, tmp_path: Path) -> N
     assert refused.status_code == 401 and refused.json()["code"] == "admin_required"
 
 
-def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "WEBREACH_CONFIG": os.devnull,
-    }
+def cli(home: Path, *args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    env = process_env(home, **settings)
     command = [sys.executable, "-m", "webreach", "agents", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
 
@@ -122,3 +118,25 @@ def test_cli_calls_act_as_the_named_agent_and_print_their_cost(web: FakeWeb, tmp
     assert shown[:2] == ["crawler: balance 1, 10/hour", "quota: 1 calls this hour, 9 calls left"]
     assert shown[2] == "recent calls:" and len(shown) == 4  # the refused call reserved nothing
     assert shown[3].split()[1:] == ["web_search", "charged", "2"] and shown[3].split()[0].endswith("Z")
+
+
+def test_the_audit_log_names_the_door_of_each_change(web: FakeWeb, tmp_path: Path) -> None:
+    database = str(tmp_path / "l.sqlite3")
+    with app(web, database) as admin:
+        assert admin.post("/v1/admin/agents", json={"name": "bot", "credits": 10}).status_code == 200
+        admin.post("/v1/admin/agents/bot/grant", json={"credits": 5, "note": "pilot"})
+        key = admin.post("/v1/admin/agents/bot/rotate-key").json()["key"]
+    on_the_ledger = {"WEBREACH_ACCOUNTS__ENABLED": "true", "WEBREACH_ACCOUNTS__DATABASE": database}
+    granted = cli(tmp_path, "grant", "bot", "2", "--note", "from the shell", "--json", **on_the_ledger)
+    assert granted.returncode == 0, granted.stderr
+    with app(web, database) as admin:
+        listed = admin.get("/v1/admin/audit").json()["audit"]
+        of_bot = admin.get("/v1/admin/audit", params={"agent": "bot", "limit": 1}).json()["audit"]
+    assert [(entry["actor"], entry["action"]) for entry in listed] == [
+        ("cli", "grant"), ("admin-api", "rotate-key"), ("admin-api", "grant"), ("admin-api", "add"),
+    ]  # fmt: skip
+    assert of_bot == listed[:1] and listed[0]["detail"] == {"credits": 2, "note": "from the shell"}
+    assert key not in json.dumps(listed)
+    shown = cli(tmp_path, "audit", "--agent", "bot", "--limit", "2", **on_the_ledger)
+    assert shown.returncode == 0 and shown.stdout.splitlines()[0].split()[1:3] == ["cli", "grant"], shown.stdout
+    assert len(shown.stdout.splitlines()) == 2

@@ -11,6 +11,8 @@ from webreach.accounts.database import open_database
 from webreach.accounts.idempotency import Idempotency, Replay
 from webreach.accounts.ledger import Ledger
 from webreach.accounts.quotas import HOUR
+from webreach.accounts.service import Accounts
+from webreach.config import AccountsSettings
 from webreach.errors import (
     AgentAuthError,
     AgentQuotaError,
@@ -19,6 +21,7 @@ from webreach.errors import (
     InsufficientCreditsError,
     InvalidInputError,
 )
+from webreach.testing import FakeClock
 
 T0 = 1_800_000_000.0
 LEASE = 120.0
@@ -130,7 +133,7 @@ def test_the_schema_is_created_once_and_reopening_migrates_nothing(database_url:
     for _ in range(2):
         reopened = Ledger(open_database(database_url))
         with reopened.database.transaction() as tx:
-            assert tx.rows("SELECT version FROM accounts_schema ORDER BY version") == [(1,), (2,), (3,)]
+            assert tx.rows("SELECT version FROM accounts_schema ORDER BY version") == [(1,), (2,), (3,), (4,)]
         reopened.close()
 
 
@@ -207,3 +210,29 @@ def test_spend_by_day_sums_what_each_utc_day_charged(ledger: Ledger) -> None:
     spend = ledger.spend_by_day("bot", now=T0, days=3)
     assert spend == [("2027-01-13", 0), ("2027-01-14", 2), ("2027-01-15", 3)]
     assert ledger.agent("bot").balance == 145 == ledger.journal_sum("bot")
+
+
+def test_admin_changes_are_audited_in_their_own_transaction(database_url: str) -> None:
+    clock = FakeClock(T0)
+    accounts = Accounts(AccountsSettings(enabled=True, database=database_url), clock)
+    try:
+        _, key = accounts.add("audited", credits=5, actor="cli")
+        accounts.grant("audited", 10, note="top up", actor="console")
+        new_key = accounts.rotate_key("audited", actor="admin-api")
+        accounts.update_agent("audited", limits={"per_hour": 7}, prices={"web_search": 3}, actor="admin-api")
+        accounts.set_disabled("audited")
+        with pytest.raises(InvalidInputError):  # refused: written nowhere, the audit log included
+            accounts.grant("audited", -1000, actor="cli")
+        log = accounts.audit()
+        mine = accounts.audit(name="audited", limit=2)
+    finally:
+        accounts.close()
+    assert [(e["actor"], e["action"]) for e in reversed(log)] == [
+        ("cli", "add"), ("console", "grant"), ("admin-api", "rotate-key"), ("admin-api", "update"),
+        ("operator", "disable"),
+    ]  # fmt: skip
+    assert log[-1]["detail"] == {"credits": 5, "per_hour": 10, "per_day": None} and log[-1]["target"] == "audited"
+    assert log[3]["detail"] == {"credits": 10, "note": "top up"} and log[3]["at"] == "2027-01-15T08:00:00Z"
+    assert log[1]["detail"] == {"limits": {"per_hour": 7}, "prices": {"web_search": 3}}
+    assert key not in repr(log) and new_key not in repr(log) and log[2]["detail"] == {}
+    assert [e["action"] for e in mine] == ["disable", "update"]

@@ -96,6 +96,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # counters written back stale by reservations that ran lease recovery after reading them (issue 35) kept
     # released calls in the windows for good: every agent's are counted afresh from the calls table once
     ("UPDATE accounts_agents_v1 SET hour_used = 0, hour_from = NULL, day_used = 0, day_from = NULL",),
+    # the audit log of admin changes (accounts/audit.py), written in the transaction of each change
+    (
+        """CREATE TABLE IF NOT EXISTS accounts_audit_v1 (
+            id {serial},
+            at DOUBLE PRECISION NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '{}')""",
+        "CREATE INDEX IF NOT EXISTS accounts_audit_target ON accounts_audit_v1 (target, id)",
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from webreach.accounts.audit import Change, write
 from webreach.accounts.database import Database, Row, Transaction
 from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, counted_usage, iso, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
@@ -85,8 +86,17 @@ class Ledger:
     # --- agents ------------------------------------------------------------------------------------------
 
     def add_agent(
-        self, name: str, key_hash: str, *, credits: int, per_hour: int | None, per_day: int | None, now: float
+        self,
+        name: str,
+        key_hash: str,
+        *,
+        credits: int,
+        per_hour: int | None,
+        per_day: int | None,
+        now: float,
+        audit: Change | None = None,
     ) -> Agent:
+        """A new agent; `audit`, its entry, is written in the same transaction."""
         with self.database.transaction() as tx:
             if tx.one("SELECT 1 FROM accounts_agents_v1 WHERE name = ?", name) is not None:
                 raise InvalidInputError(f"agent {name!r} exists", hint="Pick another name, or rotate its key.")
@@ -101,6 +111,8 @@ class Ledger:
             )
             if credits:
                 _grant(tx, name, credits, now, note="initial credits")
+            if audit is not None:
+                write(tx, audit, name)
             return _agent(tx, name, lock="")
 
     def agent(self, name: str) -> Agent:
@@ -117,18 +129,22 @@ class Ledger:
             row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE key_hash = ?", key_hash)
         return None if row is None else Agent.from_row(row)
 
-    def update_agent(self, name: str, **columns: Any) -> Agent:
+    def update_agent(self, name: str, *, audit: Change | None = None, **columns: Any) -> Agent:
         """Set key_hash, disabled, per_hour, per_day or options (a dict) of an existing agent."""
-        return self.change_agent(name, lambda _: columns)
+        return self.change_agent(name, lambda _: columns, audit=audit)
 
-    def change_agent(self, name: str, change: Callable[[Agent], Mapping[str, Any]]) -> Agent:
+    def change_agent(
+        self, name: str, change: Callable[[Agent], Mapping[str, Any]], *, audit: Change | None = None
+    ) -> Agent:
         """Set the columns `change` computes from the agent as it is, in one transaction with its row locked, so
         two concurrent changes (a price for one tool, a price for another) both land; an error `change` raises
-        writes nothing."""
+        writes nothing. `audit`, the change's entry, is written in the same transaction."""
         allowed = {"key_hash", "disabled", "per_hour", "per_day", "options"}
         with self.database.transaction() as tx:
             columns = change(_agent(tx, name, lock=self.database.lock_row))
             assert set(columns) <= allowed, set(columns) - allowed
+            if audit is not None:
+                write(tx, audit, name)
             if not columns:
                 return _agent(tx, name, lock="")
             values = {k: json.dumps(v) if k == "options" else v for k, v in columns.items()}
@@ -136,8 +152,11 @@ class Ledger:
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")
 
-    def grant(self, name: str, credits: int, *, now: float, note: str = "", most: int = 2**63 - 1) -> Agent:
-        """Add credits (a negative grant takes unspent credits back, never below zero; never above `most`)."""
+    def grant(
+        self, name: str, credits: int, *, now: float, note: str = "", most: int = 2**63 - 1, audit: Change | None = None
+    ) -> Agent:
+        """Add credits (a negative grant takes unspent credits back, never below zero; never above `most`);
+        `audit`, the grant's entry, is written in the same transaction."""
         with self.database.transaction() as tx:
             agent = _agent(tx, name, lock=self.database.lock_row)
             if agent.balance + credits < 0:
@@ -151,6 +170,8 @@ class Ledger:
                     hint=f"Grant at most {most - agent.balance}.",
                 )
             _grant(tx, name, credits, now, note=note)
+            if audit is not None:
+                write(tx, audit, name)
             return _agent(tx, name, lock="")
 
     # --- calls -------------------------------------------------------------------------------------------

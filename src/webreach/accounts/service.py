@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from webreach.accounts.agent_cache import AgentCache
+from webreach.accounts.audit import Change, entries
 from webreach.accounts.database import Database, open_database
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation
@@ -129,36 +130,52 @@ class Accounts:
     # --- administration --------------------------------------------------------------------------------
 
     def add(
-        self, name: str, *, credits: int | None = None, per_hour: int | None = None, per_day: int | None = None
+        self,
+        name: str,
+        *,
+        credits: int | None = None,
+        per_hour: int | None = None,
+        per_day: int | None = None,
+        actor: str = "operator",
     ) -> tuple[Agent, str]:
-        """A new agent and its key (shown once). Quotas default to the configured ones."""
+        """A new agent and its key (shown once). Quotas default to the configured ones. `actor`, on this and every
+        change below: the door making it, for the audit log (accounts/audit.py)."""
         key = new_key()
         credits = check_amount(self.settings.credits if credits is None else credits, "credits", most=MAX_CREDITS)
         limits = _checked_limits(
             per_hour=self.settings.per_hour if per_hour is None else per_hour,
             per_day=self.settings.per_day if per_day is None else per_day,
         )
-        agent = self.ledger.add_agent(check_name(name), hash_key(key), credits=credits, now=self.clock.now(), **limits)
+        audit = self._change(actor, "add", credits=credits, **limits)
+        agent = self.ledger.add_agent(
+            check_name(name), hash_key(key), credits=credits, now=self.clock.now(), audit=audit, **limits
+        )
         return agent, key
 
-    def rotate_key(self, name: str) -> str:
-        key = new_key()
-        self.ledger.update_agent(name, key_hash=hash_key(key))
+    def rotate_key(self, name: str, *, actor: str = "operator") -> str:
+        key = new_key()  # never in the audit entry: it records that the key changed
+        self.ledger.update_agent(name, key_hash=hash_key(key), audit=self._change(actor, "rotate-key"))
         self.known.clear()  # the old key stops working here at once
         return key
 
-    def set_disabled(self, name: str, disabled: bool = True) -> Agent:
+    def set_disabled(self, name: str, disabled: bool = True, *, actor: str = "operator") -> Agent:
         self.known.clear()
-        return self.ledger.update_agent(name, disabled=int(disabled))
+        audit = self._change(actor, "disable" if disabled else "enable")
+        return self.ledger.update_agent(name, disabled=int(disabled), audit=audit)
 
-    def set_limits(self, name: str, **limits: int | None) -> Agent:
+    def set_limits(self, name: str, *, actor: str = "operator", **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
-        return self.ledger.update_agent(name, **_checked_limits(**limits))
+        checked = _checked_limits(**limits)
+        return self.ledger.update_agent(name, audit=self._change(actor, "update", limits=checked), **checked)
 
-    def set_options(self, name: str, options: dict[str, Any]) -> Agent:
+    def set_options(self, name: str, options: dict[str, Any], *, actor: str = "operator") -> Agent:
         """Per-agent prices ({"prices": {...}}) and tool profile ({"profile": {...}})."""
         self.known.clear()
-        return self.ledger.update_agent(name, options=check_options(options))
+        checked = check_options(options)
+        return self.ledger.update_agent(name, options=checked, audit=self._change(actor, "update", options=checked))
+
+    def _change(self, actor: str, action: str, **detail: Any) -> Change:
+        return Change(actor, action, self.clock.now(), detail)
 
     def update_agent(
         self,
@@ -167,6 +184,7 @@ class Accounts:
         limits: Mapping[str, int | None] | None = None,
         prices: Mapping[str, int | None] | None = None,
         profile: Mapping[str, Any] | None = None,
+        actor: str = "operator",
     ) -> Agent:
         """The one agent update every door (CLI, REST, console) makes; what is not given is kept.
 
@@ -198,7 +216,9 @@ class Accounts:
             return found
 
         self.known.clear()
-        return self.ledger.change_agent(name, columns)
+        given = {"limits": limits, "prices": prices, "profile": profile}
+        audit = self._change(actor, "update", **{key: dict(value) for key, value in given.items() if value is not None})
+        return self.ledger.change_agent(name, columns, audit=audit)
 
     def agent(self, name: str) -> Agent:
         """Agent `name` (InvalidInputError when there is none)."""
@@ -215,10 +235,15 @@ class Accounts:
         """Credits agent `name` spent on each of the last `days` UTC days, oldest first (a database read)."""
         return self.ledger.spend_by_day(name, now=self.clock.now(), days=days)
 
-    def grant(self, name: str, credits: int, *, note: str = "") -> Agent:
+    def grant(self, name: str, credits: int, *, note: str = "", actor: str = "operator") -> Agent:
         """Add `credits` (negative: take back); the balance after stays within MAX_CREDITS."""
         check_amount(credits, "a grant of", most=MAX_CREDITS, least=-MAX_CREDITS)
-        return self.ledger.grant(name, credits, now=self.clock.now(), note=note, most=MAX_CREDITS)
+        audit = self._change(actor, "grant", credits=credits, note=note)
+        return self.ledger.grant(name, credits, now=self.clock.now(), note=note, most=MAX_CREDITS, audit=audit)
+
+    def audit(self, *, limit: int = 100, name: str | None = None) -> list[dict[str, Any]]:
+        """The audit log of admin changes (of agent `name`), newest first."""
+        return entries(self.ledger.database, limit=limit, target=name)
 
     def show(self, name: str, *, recent: int = 10) -> dict[str, Any]:
         """Balance, quota use, recent calls (what each cost) and recent journal rows of one agent."""

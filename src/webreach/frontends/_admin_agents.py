@@ -8,6 +8,7 @@
     POST /v1/admin/agents/{name}/disable      {"disabled": true|false}
     POST /v1/admin/agents/{name}/settings     {"per_hour"?, "per_day"?, "prices"?, "profile"?}
     GET  /v1/admin/agents/{name}/ledger?limit=N   the journal, newest first
+    GET  /v1/admin/audit?limit=N&agent=NAME   admin changes to agents (accounts/audit.py), newest first
 
 A key appears in exactly two answers (creation and rotation), never in a listing, a log or an error.
 """
@@ -27,6 +28,7 @@ from webreach.frontends._rest_errors import error_response
 from webreach.gateway import Gateway
 
 Handler = Callable[[Request], Any]
+ACTOR = "admin-api"  # who the audit log says made the change
 
 
 def add_agent_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> None:
@@ -39,6 +41,7 @@ def add_agent_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> None
     admin.add("/agents/{name}/disable", api.disable, methods=["POST"], summary="Disable or enable: {disabled}")
     admin.add("/agents/{name}/settings", api.settings, methods=["POST"], summary="Quotas, prices, tool profile")
     admin.add("/agents/{name}/ledger", api.ledger, methods=["GET"], summary="The agent's journal, newest first")
+    admin.add("/audit", api.audit, methods=["GET"], summary="Admin changes to agents, newest first (?limit, ?agent)")
 
 
 class _AgentsApi:
@@ -66,6 +69,7 @@ class _AgentsApi:
                 credits=_count(body, "credits"),
                 per_hour=_count(body, "per_hour"),
                 per_day=_count(body, "per_day"),
+                actor=ACTOR,
             )
             return {"agent": agent.to_json(), "key": key}
 
@@ -82,10 +86,14 @@ class _AgentsApi:
         if credits is None:
             return _error(InvalidInputError("give credits", hint='Send {"credits": 100}.'))
         name, note = request.path_params["name"], str(body.get("note", ""))[:200]
-        return await self._answer(lambda: self.gateway().accounts.grant(name, credits, note=note).to_json())
+        return await self._answer(
+            lambda: self.gateway().accounts.grant(name, credits, note=note, actor=ACTOR).to_json()
+        )
 
     async def rotate(self, request: Request) -> Response:
-        return await self._answer(lambda: {"key": self.gateway().accounts.rotate_key(request.path_params["name"])})
+        return await self._answer(
+            lambda: {"key": self.gateway().accounts.rotate_key(request.path_params["name"], actor=ACTOR)}
+        )
 
     async def disable(self, request: Request) -> Response:
         body = await _body(request)
@@ -93,7 +101,7 @@ class _AgentsApi:
             return body
         disabled = body.get("disabled", True) is not False
         name = request.path_params["name"]
-        return await self._answer(lambda: self.gateway().accounts.set_disabled(name, disabled).to_json())
+        return await self._answer(lambda: self.gateway().accounts.set_disabled(name, disabled, actor=ACTOR).to_json())
 
     async def settings(self, request: Request) -> Response:
         body = await _body(request)
@@ -104,7 +112,7 @@ class _AgentsApi:
         def update() -> dict[str, Any]:  # the one merge rule: Accounts.update_agent
             limits: dict[str, int | None] = {key: _count(body, key) for key in ("per_hour", "per_day") if key in body}
             prices, profile = body.get("prices"), body.get("profile")
-            return accounts.update_agent(name, limits=limits, prices=prices, profile=profile).to_json()
+            return accounts.update_agent(name, limits=limits, prices=prices, profile=profile, actor=ACTOR).to_json()
 
         return await self._answer(update)
 
@@ -114,6 +122,13 @@ class _AgentsApi:
         name = request.path_params["name"]
         accounts = self.gateway().accounts
         return await self._answer(lambda: {"journal": accounts.journal(name, limit=min(limit, 10_000))})
+
+    async def audit(self, request: Request) -> Response:
+        raw = request.query_params.get("limit", "100")
+        limit = min(int(raw), 10_000) if raw.isdigit() else 100
+        agent = request.query_params.get("agent")
+        accounts = self.gateway().accounts
+        return await self._answer(lambda: {"audit": accounts.audit(limit=limit, name=agent)})
 
 
 async def _body(request: Request) -> dict[str, Any] | Response:

@@ -93,9 +93,9 @@ def add(name: str, credits: int | None, per_hour: str | None, per_day: str | Non
     def work(accounts: Accounts) -> dict[str, Any]:
         given = (("per_hour", per_hour), ("per_day", per_day))
         limits = {field: _limit(value) for field, value in given if value is not None}  # checked before adding
-        agent, key = accounts.add(name, credits=credits)
+        agent, key = accounts.add(name, credits=credits, actor="cli")
         if limits:
-            agent = accounts.set_limits(name, **limits)
+            agent = accounts.update_agent(name, limits=limits, actor="cli")
         return {"agent": agent.to_json(), "key": key}
 
     _show(_run(as_json, work), as_json, lambda d: [_agent_line(d["agent"]), f"key (shown once): {d['key']}"])
@@ -138,8 +138,23 @@ def _call_line(call: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def grant(name: str, credits: int, note: str, as_json: bool) -> None:
     """Grant CREDITS to agent NAME (negative: take unspent credits back)."""
-    found = _run(as_json, lambda accounts: accounts.grant(name, credits, note=note).to_json())
+    found = _run(as_json, lambda accounts: accounts.grant(name, credits, note=note, actor="cli").to_json())
     _show(found, as_json, lambda agent: [_agent_line(agent)])
+
+
+@agents.command()
+@click.option("--agent", "name", help="Only the changes to this agent.")
+@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def audit(name: str | None, limit: int, as_json: bool) -> None:
+    """The audit log: who changed which agent, how and when (newest first)."""
+    found = _run(as_json, lambda accounts: {"audit": accounts.audit(limit=limit, name=name)})
+    _show(found, as_json, lambda d: [_audit_line(entry) for entry in d["audit"]] or ["no changes yet"])
+
+
+def _audit_line(entry: dict[str, Any]) -> str:
+    detail = ", ".join(f"{key}={json.dumps(value)}" for key, value in entry["detail"].items())
+    return f"{entry['at']}  {entry['actor']:<9}  {entry['action']:<10}  {entry['target']}  {detail}".rstrip()
 
 
 @agents.command(name="rotate-key")
@@ -147,7 +162,7 @@ def grant(name: str, credits: int, note: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def rotate_key(name: str, as_json: bool) -> None:
     """Give agent NAME a new key; the old one stops working at once."""
-    found = _run(as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name)})
+    found = _run(as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name, actor="cli")})
     _show(found, as_json, lambda data: [f"new key for {name} (shown once): {data['key']}"])
 
 
@@ -157,7 +172,7 @@ def rotate_key(name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def disable(name: str, enable: bool, as_json: bool) -> None:
     """Disable agent NAME: its calls are refused (agent_auth_failed) until enabled again."""
-    found = _run(as_json, lambda accounts: accounts.set_disabled(name, not enable).to_json())
+    found = _run(as_json, lambda accounts: accounts.set_disabled(name, not enable, actor="cli").to_json())
     _show(found, as_json, lambda agent: [_agent_line(agent)])
 
 
@@ -190,7 +205,7 @@ def set_agent(
     def work(accounts: Accounts) -> dict[str, Any]:  # given fields replace, prices and profile merge per key
         limits = {key: _limit(value) for key, value in (("per_hour", per_hour), ("per_day", per_day)) if value}
         prices = dict(_price(item) for item in price)
-        return accounts.update_agent(name, limits=limits, prices=prices, profile=profile).to_json()
+        return accounts.update_agent(name, limits=limits, prices=prices, profile=profile, actor="cli").to_json()
 
     _show(_run(as_json, work), as_json, lambda agent: [_agent_line(agent), f"options: {json.dumps(agent['options'])}"])
 

@@ -63,7 +63,7 @@ class AgentPages:
             credits = whole(form.get("credits", "0") or "0", "credits")
             accounts = self.gateway().accounts
             agent, key = await accounts.off_loop(
-                functools.partial(accounts.add, form.get("name").strip(), credits=credits)
+                functools.partial(accounts.add, form.get("name").strip(), credits=credits, actor="console")
             )
         except WebreachError as failure:
             return {"error": said(failure)}
@@ -104,7 +104,9 @@ class AgentPages:
         try:
             credits = whole(form.get("credits"), "credits", negative=True)
             accounts = self.gateway().accounts
-            await accounts.off_loop(functools.partial(accounts.grant, name, credits, note=form.get("note")[:200]))
+            await accounts.off_loop(
+                functools.partial(accounts.grant, name, credits, note=form.get("note")[:200], actor="console")
+            )
         except WebreachError as failure:
             return self.done(session, f"/agents/{name}", error=said(failure))
         return self.done(session, f"/agents/{name}", notice=f"Granted {credits} credits.")
@@ -117,7 +119,9 @@ class AgentPages:
         try:
             limits = {key: optional_whole(form.get(key), key) for key in ("per_hour", "per_day")}
             profile = profile_of(form)
-            await accounts.off_loop(functools.partial(accounts.update_agent, name, limits=limits, profile=profile))
+            await accounts.off_loop(
+                functools.partial(accounts.update_agent, name, limits=limits, profile=profile, actor="console")
+            )
         except WebreachError as failure:
             return self.done(session, f"/agents/{name}", error=said(failure))
         return self.done(session, f"/agents/{name}", notice="Quotas and tool profile saved.")
