@@ -112,9 +112,10 @@ class Config:
         """The console's settings in the database: per-field sources, the version applied, its problem if any."""
         return self._stored
 
-    def change(self, changes: Mapping[tuple[str, str], Any]) -> None:
+    def change(self, changes: Mapping[tuple[str, str], Any], *, actor: str = "operator") -> None:
         """Store console settings ((scope, field) -> value, None to remove the console's value) and apply them here
-        at once (other servers within CONFIG_POLL). Engine names are checked against the registry."""
+        at once (other servers within CONFIG_POLL). Engine names are checked against the registry. The audit log
+        records `actor` (the door) and the fields set and removed, never a value (keys are settings too)."""
         valid = set(self._engines.names())
         for scope, field in changes:
             if scope.startswith("engine:"):
@@ -123,7 +124,7 @@ class Config:
             unknown = sorted(set(order) - valid) if isinstance(order, list) else []  # other shapes: check_value
             if unknown:
                 raise InvalidInputError(f"unknown engines in {field}: {', '.join(unknown)}")
-        self._apply(self._stored.write(dict(changes)))
+        self._apply(self._stored.write(dict(changes), actor=actor))
 
     async def follow(self) -> None:
         """Apply the settings other processes store, looking at their version every CONFIG_POLL seconds (off the

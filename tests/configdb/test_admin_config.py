@@ -53,3 +53,20 @@ def test_config_api_keeps_secrets_write_only_and_checks_input(web: FakeWeb, tmp_
         removed = api.post("/v1/admin/config", headers=auth, json={"engines": {"tavily": {"api_key": None}}})
         assert removed.json()["engines"]["tavily"]["api_key"]["winner"] == "default"
         assert CONSOLE_KEY not in api.get("/v1/admin/config", headers=auth).text
+
+
+def test_settings_changes_are_audited_without_their_values(web: FakeWeb, tmp_path: Path) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with client(web, tmp_path) as api:
+        change = {"engines": {"tavily": {"api_key": CONSOLE_KEY, "rate_per_minute": 30}}, "auto_order": ["mojeek"]}
+        assert api.post("/v1/admin/config", headers=auth, json=change).status_code == 200
+        assert api.post("/v1/admin/config", headers=auth, json={"auto_order": None}).status_code == 200
+        refused = api.post("/v1/admin/config", headers=auth, json={"engines": {"nope": {"timeout": 3}}})
+        audit = api.get("/v1/admin/audit", headers=auth).json()["audit"]
+    assert refused.status_code == 400
+    assert [(entry["actor"], entry["action"], entry["target"]) for entry in audit] == [
+        ("admin-api", "settings", "settings")
+    ] * 2  # the refused change wrote nothing
+    assert audit[0]["detail"] == {"set": [], "removed": ["routing.auto_order"]}
+    assert audit[1]["detail"]["set"] == ["engine:tavily.api_key", "engine:tavily.rate_per_minute", "routing.auto_order"]
+    assert CONSOLE_KEY not in repr(audit)

@@ -1,10 +1,11 @@
-"""The audit log of admin changes: who changed which agent, how, and when, written in the same transaction as the
-change itself (so a change is never without its entry, and an entry never without its change).
+"""The audit log of admin changes: who changed which agent or setting, how, and when, written in the same
+transaction as the change itself (so a change is never without its entry, and an entry never without its change).
 
 Entries name the door that made the change (`cli`, `console`, `admin-api`, or `operator` for library callers),
-the action (add, grant, rotate-key, disable, enable, update) and its details: amounts, quotas, prices, profiles.
-Never a key: a rotation records that it happened, not what the key became. Read with `webreach agents audit` or
-GET /v1/admin/audit, newest first.
+the action (add, grant, rotate-key, disable, enable, update; `settings` for the console's settings, target
+"settings") and its details: amounts, quotas, prices, profiles; for settings the fields set and removed, never
+their values. Never a key: a rotation records that it happened, not what the key became. Read with
+`webreach agents audit` or GET /v1/admin/audit, newest first.
 """
 
 from __future__ import annotations

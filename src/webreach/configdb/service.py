@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+from webreach.accounts.audit import Change as Audited
 from webreach.accounts.database import Database, database_exists
 from webreach.clock import Clock
 from webreach.config import Settings, layer_values
@@ -100,13 +101,19 @@ class StoredConfig:
             return None if self.problem is not None else self.load()
         return self.load()
 
-    def write(self, changes: Change) -> Settings:
-        """Store `changes` (checked first; secrets sealed) under one new version; the new effective settings."""
+    def write(self, changes: Change, *, actor: str = "operator") -> Settings:
+        """Store `changes` (checked first; secrets sealed) under one new version, with their audit entry (which
+        names the fields, never a value); the new effective settings."""
         encoded = {key: None if value is None else self._encoded(key, value) for key, value in changes.items()}
+        detail = {
+            "set": sorted(f"{scope}.{field}" for (scope, field), value in changes.items() if value is not None),
+            "removed": sorted(f"{scope}.{field}" for (scope, field), value in changes.items() if value is None),
+        }
         with _database_trouble():
             store = self._opened(create=True)
             assert store is not None
-            store.write(encoded, now=self._clock.now())
+            now = self._clock.now()
+            store.write(encoded, now=now, audit=Audited(actor, "settings", now, detail))
         return self.load()
 
     def _opened(self, *, create: bool) -> ConfigStore | None:

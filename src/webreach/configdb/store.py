@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webreach.accounts.audit import Change as Audited
+from webreach.accounts.audit import write as write_audit
 from webreach.accounts.database import Database, Transaction
 
 _SCHEMA = (
@@ -74,9 +76,14 @@ class ConfigStore:
             rows = tx.rows("SELECT scope, field, value, secret, updated FROM config_values_v1 ORDER BY scope, field")
         return version, [StoredValue(s, f, v, bool(secret), float(u)) for s, f, v, secret, u in rows]
 
-    def write(self, changes: dict[tuple[str, str], tuple[str, bool] | None], *, now: float) -> int:
-        """Set (value, secret) or delete (None) each (scope, field), bumping the version once; the new version."""
+    def write(
+        self, changes: dict[tuple[str, str], tuple[str, bool] | None], *, now: float, audit: Audited | None = None
+    ) -> int:
+        """Set (value, secret) or delete (None) each (scope, field), bumping the version once, with the change's
+        audit entry in the same transaction; the new version."""
         with self.database.transaction() as tx:
+            if audit is not None:
+                write_audit(tx, audit, "settings")
             for (scope, field), change in sorted(changes.items()):
                 if change is None:
                     tx.run("DELETE FROM config_values_v1 WHERE scope = ? AND field = ?", scope, field)

@@ -32,7 +32,7 @@ def add_config_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> Non
         served = gateway()
         if request.method == "POST":
             try:
-                served.config.change(await _changes(request, served))
+                served.config.change(await _changes(request, served), actor="admin-api")
             except WebreachError as error:
                 return error_response(error)
         return JSONResponse(config_json(served))

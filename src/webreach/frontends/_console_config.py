@@ -80,7 +80,7 @@ def save(gateway: Gateway, name: str, form: Form) -> dict[str, str]:
         changes = engine_changes(gateway, name, form)
         if not changes:
             return {"notice": "Nothing changed."}
-        gateway.config.change(changes)
+        gateway.config.change(changes, actor="console")
     except WebreachError as failure:
         return {"error": said(failure)}
     return {"notice": f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."}
@@ -164,7 +164,7 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
     label, sample = ORDERS[field]
     action, _, name = form.get("action").partition(":")
     if action == "default":
-        gateway.config.change({("routing", field): None})
+        gateway.config.change({("routing", field): None}, actor="console")
         return f"{label}: back to the default order."
     names = gateway.engines.auto_order(sample)
     if action == "set":  # console.js after a drag and drop: the whole order
@@ -181,7 +181,7 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
         raise InvalidInputError(f"{name!r} is not in the order", hint="Reload the page and try again.")
     else:
         names = moved(names, name, action)
-    gateway.config.change({("routing", field): names})
+    gateway.config.change({("routing", field): names}, actor="console")
     return f"{label}: {', '.join(names) or 'no engines'}."
 
 
