@@ -285,3 +285,28 @@ async def test_hedging_works_with_the_real_clock() -> None:
     assert response.meta.engines_used == ("mojeek",)
     assert statuses(response) == [("duckduckgo", "cancelled", None), ("mojeek", "ok", None)]
     assert slow_search.cancelled
+
+
+async def test_the_hedge_delay_counts_from_the_first_start_not_from_its_first_steps() -> None:
+    """Before: the hedge timer began when its task first ran, after the first engine's synchronous first steps
+    (an HTTP client built on first use), so every hedge came that much late (4 ms in bench/gateway.py)."""
+    clock = FakeClock()
+    hung, _ = candidate("duckduckgo", hang=True)
+
+    async def slow_to_start(request: SearchRequest):  # type: ignore[no-untyped-def]
+        clock.advance(0.004)  # synchronous work before the first await
+        return await hung.search(request)
+
+    fast, _ = candidate("mojeek", ["https://m.example/"])
+    began = clock.now()
+    started: list[float] = []
+
+    async def timed(request: SearchRequest):  # type: ignore[no-untyped-def]
+        started.append(clock.now() - began)
+        return await fast.search(request)
+
+    first = Candidate(name="duckduckgo", index="duckduckgo", search=slow_to_start)
+    second = Candidate(name="mojeek", index="mojeek", search=timed)
+    response = await Router(clock=clock, hedge_delay=1.0, deadline=30.0).auto([first, second], REQUEST)
+    assert response.meta.engines_used == ("mojeek",)
+    assert started == [1.0]
