@@ -41,11 +41,9 @@ from webreach.policies.parse_health import ParseHealth
 from webreach.providers import Registry
 from webreach.search.canary import CANARY_QUERY, CanaryResult
 from webreach.search.service import EngineStatus, Searching
-from webreach.state.backends import open_sessions
+from webreach.state.backends import open_images, open_sessions
 from webreach.state.breaker_followers import Pickup
-from webreach.state.image_store import ImageStore
 from webreach.state.sessions import SessionStore
-from webreach.state.sqlite_file import default_state_path
 from webreach.telemetry import Tracing
 
 if TYPE_CHECKING:
@@ -223,12 +221,8 @@ class Gateway:
         return self._reading
 
     def _open_images(self) -> Images:
-        state = self.settings.state
-        store = ImageStore(
-            (state.path or default_state_path()) if state.backend != "memory" else None,  # not in Redis yet
-            clock=self.clock, ttl=self.settings.tools.session_ttl_seconds,
-            max_bytes=self.settings.images.store_max_bytes, max_images=self.settings.images.store_max_images,
-        )  # fmt: skip
+        ttl = self.settings.tools.session_ttl_seconds
+        store = open_images(self.settings, self._searching.redis, clock=self.clock, ttl=ttl)
         return Images(
             self.settings, store, fetch=self._fetch_image, search=self._searching.search, reverse=self._reverse_search,
             image_engines=self._searching.providers.names("image"),

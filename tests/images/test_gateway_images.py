@@ -75,9 +75,9 @@ async def test_crop_a_token_from_messages(tmp_path: Path) -> None:
         assert again.image is not None and (again.image.token, again.image.width) == ("<obs_2>", 30)
     # the store is the state file: a new gateway (another process) sees the same tokens
     async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
-        assert gateway.images.image("s1", "<obs_2>").height == 20
+        assert (await gateway.images.image("s1", "<obs_2>")).height == 20
         with pytest.raises(UnknownImageTokenError):
-            gateway.images.image("another session", "<obs_2>")
+            await gateway.images.image("another session", "<obs_2>")
 
 
 async def test_image_urls_go_through_the_guard(tmp_path: Path) -> None:

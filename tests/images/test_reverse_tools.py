@@ -3,6 +3,7 @@ storage, public links that expire, and `webreach image add`."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -102,18 +103,18 @@ async def test_crops_come_back_as_public_urls_under_url_storage(web: FakeWeb, tm
         assert result.images == () and "data" not in entry  # a URL, not the bytes
         assert entry["url"].startswith(f"{BASE}/i/") and compact.images == ()
         assert compact.text.startswith(f"<obs_1> -> <obs_2> (30x20) {BASE}/i/")
-        served = gateway.images.store.linked(entry["url"].rsplit("/", 1)[1])
+        served = await gateway.images.store.linked(entry["url"].rsplit("/", 1)[1])
         assert served is not None and Image.open(io.BytesIO(served[0])).size == (60, 40)
 
 
-def test_public_links_expire(tmp_path: Path) -> None:
+async def test_public_links_expire(tmp_path: Path) -> None:
     clock = FakeClock()
     store = ImageStore(tmp_path / "state.sqlite3", clock=clock)
-    link = store.link(png(), "image/png", ttl=60)
-    assert len(link) == 32 and store.linked(link) is not None
-    assert store.link(png(), "image/png", ttl=60) != link  # a new id every time
+    link = await store.link(png(), "image/png", ttl=60)
+    assert len(link) == 32 and await store.linked(link) is not None
+    assert await store.link(png(), "image/png", ttl=60) != link  # a new id every time
     clock.advance(61)
-    assert store.linked(link) is None and store.linked("no-such-link-id-at-all") is None
+    assert await store.linked(link) is None and await store.linked("no-such-link-id-at-all") is None
     store.close()
 
 
@@ -127,8 +128,8 @@ def test_cli_image_add_prints_a_token_and_a_url_another_process_serves(tmp_path:
     token, url = result.output.split()
     assert token == "<obs_1>" and url.startswith(f"{BASE}/i/")
     store = ImageStore(tmp_path / "state.sqlite3")  # the state file: a running server answers this link
-    served = store.linked(url.rsplit("/", 1)[1])
-    assert served is not None and served[0] == png() and store.get("work", "<obs_1>").width == 120
+    served = asyncio.run(store.linked(url.rsplit("/", 1)[1]))
+    assert served is not None and served[0] == png() and asyncio.run(store.get("work", "<obs_1>")).width == 120
     store.close()
     svg = tmp_path / "x.svg"
     svg.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")

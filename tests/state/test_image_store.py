@@ -1,14 +1,20 @@
-"""The session image store: tokens, content addressing, TTL, caps, obs numbering, both backends."""
+"""The session image store: tokens, content addressing, TTL, caps, obs numbering, on every backend (memory, SQLite
+and Redis: a real redis-server the fixture starts on loopback), and two stores sharing one Redis."""
 
 from __future__ import annotations
 
 import sqlite3
+import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from webreach.config import StateSettings
 from webreach.errors import InvalidInputError, UnknownImageTokenError
-from webreach.state.image_store import ImageStore, StoredImage
+from webreach.state.image_store import ImageStore, ImageTokens, StoredImage
+from webreach.state.redis_connection import open_redis
+from webreach.state.redis_image_store import RedisImageStore
 from webreach.testing import FakeClock
 
 
@@ -21,58 +27,81 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture(params=["sqlite", "memory"])
-def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> ImageStore:
-    path = tmp_path / "state.sqlite3" if request.param == "sqlite" else None
-    made = ImageStore(path, clock=clock, ttl=100, max_bytes=1000, max_images=5)
-    request.addfinalizer(made.close)
-    return made
+@pytest.fixture(params=["sqlite", "memory", "redis"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> AsyncIterator[ImageTokens]:
+    caps = {"clock": clock, "ttl": 100, "max_bytes": 1000, "max_images": 5}
+    if request.param != "redis":
+        made = ImageStore(tmp_path / "state.sqlite3" if request.param == "sqlite" else None, **caps)  # type: ignore[arg-type]
+        yield made
+        made.close()
+        return
+    url: str = request.getfixturevalue("redis_url")
+    connection = open_redis(StateSettings(backend="redis", url=url, key_prefix=f"t{uuid.uuid4().hex[:12]}:"))  # type: ignore[arg-type]
+    yield RedisImageStore(connection, **caps)  # type: ignore[arg-type]
+    await connection.aclose()
 
 
-def test_named_and_allocated_tokens(store: ImageStore) -> None:
-    assert store.put("s", image(b"a" * 10, "<image_1>")) == "<image_1>"
-    assert store.put("s", image(b"b" * 10)) == "<obs_1>"
-    assert store.put("s", image(b"c" * 10, "<obs_7>")) == "<obs_7>"
-    assert store.put("s", image(b"d" * 10)) == "<obs_8>"  # never a number the conversation used
-    assert store.get("s", "<image_1>").data == b"a" * 10
+async def test_named_and_allocated_tokens(store: ImageTokens) -> None:
+    assert await store.put("s", image(b"a" * 10, "<image_1>")) == "<image_1>"
+    assert await store.put("s", image(b"b" * 10)) == "<obs_1>"
+    assert await store.put("s", image(b"c" * 10, "<obs_7>")) == "<obs_7>"
+    assert await store.put("s", image(b"d" * 10)) == "<obs_8>"  # never a number the conversation used
+    assert (await store.get("s", "<image_1>")).data == b"a" * 10
     with pytest.raises(UnknownImageTokenError):
-        store.get("other", "<image_1>")  # sessions never see each other's tokens
+        await store.get("other", "<image_1>")  # sessions never see each other's tokens
 
 
-def test_bad_tokens_are_refused(store: ImageStore) -> None:
+async def test_bad_tokens_are_refused(store: ImageTokens) -> None:
     for token in ("image_1", "<image_0>", "<img_1>", "<obs_1> "):
         with pytest.raises(InvalidInputError):
-            store.get("s", token)
+            await store.get("s", token)
 
 
-def test_tokens_expire_after_ttl(store: ImageStore, clock: FakeClock) -> None:
-    store.put("s", image(b"x" * 10, "<image_1>"))
+async def test_tokens_expire_after_ttl(store: ImageTokens, clock: FakeClock) -> None:
+    await store.put("s", image(b"x" * 10, "<image_1>"))
     clock.advance(60)
-    store.get("s", "<image_1>")  # use restarts the TTL
+    await store.get("s", "<image_1>")  # use restarts the TTL
     clock.advance(60)
-    assert store.get("s", "<image_1>").data == b"x" * 10
+    assert (await store.get("s", "<image_1>")).data == b"x" * 10
     clock.advance(101)
     with pytest.raises(UnknownImageTokenError):
-        store.get("s", "<image_1>")
-    assert store.put("s", image(b"y" * 10)) == "<obs_1>"
+        await store.get("s", "<image_1>")
+    assert await store.put("s", image(b"y" * 10)) == "<obs_1>"
 
 
-def test_byte_and_count_caps_evict_least_recently_used(store: ImageStore) -> None:
+async def test_byte_and_count_caps_evict_least_recently_used(store: ImageTokens) -> None:
     for k in range(1, 4):
-        store.put("s", image(bytes([k]) * 400, f"<image_{k}>"))
-    assert store.tokens("s") == ["<image_2>", "<image_3>"]  # 1,200 bytes > 1,000: the oldest went
+        await store.put("s", image(bytes([k]) * 400, f"<image_{k}>"))
+    assert await store.tokens("s") == ["<image_2>", "<image_3>"]  # 1,200 bytes > 1,000: the oldest went
     for k in range(4, 10):
-        store.put("s", image(bytes([k]) * 10, f"<image_{k}>"))
-    assert len(store.tokens("s")) == 5
+        await store.put("s", image(bytes([k]) * 10, f"<image_{k}>"))
+    assert len(await store.tokens("s")) == 5
 
 
-def test_same_bytes_are_stored_once(tmp_path: Path) -> None:
+async def test_same_bytes_are_stored_once(tmp_path: Path) -> None:
     store = ImageStore(tmp_path / "s.sqlite3", clock=FakeClock())
     try:
-        store.put("a", image(b"same", "<image_1>"))
-        store.put("b", image(b"same", "<image_1>"))
+        await store.put("a", image(b"same", "<image_1>"))
+        await store.put("b", image(b"same", "<image_1>"))
     finally:
         store.close()
     with sqlite3.connect(tmp_path / "s.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM image_blobs_v1").fetchone()[0] == 1
     conn.close()
+
+
+async def test_a_token_put_by_one_store_is_read_by_another_on_the_same_redis(redis_url: str) -> None:
+    settings = StateSettings(backend="redis", url=redis_url, key_prefix=f"t{uuid.uuid4().hex[:12]}:")  # type: ignore[arg-type]
+    first, second = open_redis(settings), open_redis(settings)  # two replicas: two clients, two pools
+    try:
+        one, other = RedisImageStore(first), RedisImageStore(second)
+        assert await one.put("s", image(b"shared", "<image_1>")) == "<image_1>"
+        assert await other.put("s", image(b"crop")) == "<obs_1>"
+        assert await one.put("s", image(b"crop 2")) == "<obs_2>"  # never the same <obs_i> twice
+        assert (await other.get("s", "<image_1>")).data == b"shared"
+        link = await one.link(b"public", "image/png", ttl=60)
+        found = await other.linked(link)
+        assert found is not None and found[:2] == (b"public", "image/png") and 0 < found[2] <= 60
+    finally:
+        await first.aclose()
+        await second.aclose()

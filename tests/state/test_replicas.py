@@ -5,9 +5,11 @@ PostgreSQL, HAProxy running deploy/haproxy.cfg, the fake web counting what reach
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 
 import pytest
+from PIL import Image
 
 from webreach.testing import FakeWeb
 
@@ -134,3 +136,18 @@ def test_a_partial_multi_failure_is_not_kept_for_the_fleet(replicas: Fleet, web:
     assert statuses[1] == {"mojeek": ("ok", False), "yahoo": ("ok", True)}, again.json()["meta"]
     assert statuses[2] == {"mojeek": ("ok", True), "yahoo": ("ok", True)}, statuses
     assert asked["yahoo"] == 1 and asked["mojeek"] >= 2, asked
+
+
+def test_an_image_token_added_on_one_replica_crops_on_the_others(replicas: Fleet) -> None:
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 30), "navy").save(picture, format="PNG")
+    with replicas.client(session="fleet-images") as http:
+        added = http.post("/v1/images", files={"file": ("p.png", picture.getvalue(), "image/png")})
+        assert added.status_code == 200, added.text
+        token = added.json()["token"]
+        crops = [http.post("/v1/crop_images", json={"crops": {token: [0, 0, 20, 15]}}) for _ in range(REPLICAS)]
+    assert {replica_of(answer) for answer in [added, *crops]} == {f"replica{n}" for n in range(1, REPLICAS + 1)}
+    made = [answer.json()["crops"][token] for answer in crops]
+    assert all(answer.status_code == 200 for answer in crops), [answer.text for answer in crops]
+    assert [crop["token"] for crop in made] == ["<obs_2>", "<obs_3>", "<obs_4>"]  # one numbering for the fleet
+    assert {(crop["width"], crop["height"]) for crop in made} == {(20, 15)}

@@ -31,7 +31,7 @@ LINK_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 async def public_image(gateway: Gateway, link_id: str) -> Response:
     """The linked image's bytes, or 404."""
-    found = gateway.images.store.linked(link_id) if LINK_ID.fullmatch(link_id) else None
+    found = await gateway.images.store.linked(link_id) if LINK_ID.fullmatch(link_id) else None
     if found is None:
         return error_response(refusal("not_found", "no such image, or it expired"))
     data, mime, left = found

@@ -37,7 +37,7 @@ from webreach.images.reverse.prepare import prepare
 from webreach.images.reverse.service import ReverseSearch
 from webreach.images.storage import Storage, open_storage
 from webreach.models import TOOL_LIMITS, SearchRequest, SearchResponse
-from webreach.state.image_store import TOKEN, ImageStore, StoredImage
+from webreach.state.image_store import TOKEN, ImageTokens, StoredImage
 
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
 # the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
@@ -76,7 +76,7 @@ class Images:
     def __init__(
         self,
         settings: Settings,
-        store: ImageStore,
+        store: ImageTokens,
         *,
         fetch: FetchBytes,
         search: SearchFunction,
@@ -122,13 +122,13 @@ class Images:
             )
             decoded = await self.pixels.check(data, (session, named.token))  # kept: crops of it follow
             image = StoredImage(named.token, data, decoded.mime, *decoded.image.size)
-            self.store.put(session, image)
+            await self.store.put(session, image)
             stored.append(image)
         return stored
 
-    def image(self, session: str, token: str) -> StoredImage:
+    async def image(self, session: str, token: str) -> StoredImage:
         """The image `token` names in `session` (UnknownImageTokenError when none)."""
-        return self.store.get(session, token)
+        return await self.store.get(session, token)
 
     # --- crops -------------------------------------------------------------------------------------------
 
@@ -145,7 +145,7 @@ class Images:
 
     async def _crop_one(self, session: str, token: str, box: Sequence[float], units: Units) -> CropOutcome:
         try:
-            source = self.store.get(session, token)
+            source = await self.store.get(session, token)
             cut = await self.pixels.cut((session, token), source.data, box, units)
         except SessionStoreError:
             raise  # the store is down for every crop alike: one error for the call, not one per crop
@@ -153,7 +153,7 @@ class Images:
             return CropOutcome(token, error=exc, box=tuple(box))
         encoded = cut.encoded
         image = StoredImage("", encoded.data, encoded.mime, encoded.width, encoded.height)
-        new = self.store.put(session, image)
+        new = await self.store.put(session, image)
         made = StoredImage(new, encoded.data, encoded.mime, encoded.width, encoded.height)
         return CropOutcome(token, made, box=tuple(box), pixels=cut.pixels, notes=cut.notes)
 
@@ -184,7 +184,7 @@ class Images:
         """Decode (bounded) and store `data` as a new `<obs_i>` of `session`."""
         decoded = await self.pixels.check(data)
         image = StoredImage("", data, decoded.mime, *decoded.image.size)
-        token = self.store.put(session, image)
+        token = await self.store.put(session, image)
         return StoredImage(token, data, image.mime, image.width, image.height)
 
     async def url_for(self, image: StoredImage) -> str | None:
@@ -196,7 +196,7 @@ class Images:
         stored as a new `<obs_i>`) or base64 data (a data URL or bare); with the URL when one was given."""
         text = image.strip()
         if TOKEN.fullmatch(text):
-            return self.store.get(session, text), None
+            return await self.store.get(session, text), None
         if text[:8].lower().startswith(("http://", "https://")):  # not .lower() of megabytes of base64
             return await self.upload(session, await self._fetch(text, self.input_limits.max_bytes)), text
         return await self.upload(session, await self.pixels.run(decode_base64, text)), None  # megabytes: off the loop

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from webreach.config import ImageSettings
 from webreach.errors import NotConfiguredError, UnavailableError
-from webreach.state.image_store import ImageStore
+from webreach.state.image_store import ImageTokens
 
 EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif", "image/bmp": "bmp"}
 
@@ -43,11 +43,11 @@ class PublicUrlStorage:
 
     mode = "public_url"
 
-    def __init__(self, store: ImageStore, base_url: str, ttl: float) -> None:
+    def __init__(self, store: ImageTokens, base_url: str, ttl: float) -> None:
         self.store, self.base_url, self.ttl = store, base_url.rstrip("/"), ttl
 
     async def url_for(self, data: bytes, mime: str) -> str | None:
-        return f"{self.base_url}/i/{self.store.link(data, mime, self.ttl)}"
+        return f"{self.base_url}/i/{await self.store.link(data, mime, self.ttl)}"
 
 
 class S3Storage:
@@ -85,7 +85,7 @@ class S3Storage:
         self._client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=mime)
 
 
-def open_storage(config: ImageSettings, store: ImageStore) -> Storage:
+def open_storage(config: ImageSettings, store: ImageTokens) -> Storage:
     """The storage the configuration names (NotConfiguredError when it lacks what it needs)."""
     if config.storage == "public_url":
         if not config.public_base_url:

@@ -2,8 +2,8 @@
 
 Kept apart from the stores' own modules so the Redis stores (which import the protocols) and the openers do not
 import each other. One RedisConnection (one pool) serves every Redis store of a Gateway; its owner closes it.
-Stores not moved to Redis yet (breaker followers, images) keep to the machine's state file
-with backend "redis": docs/scaling.md lists which is where.
+Stores not moved to Redis (breaker followers: they wait for this machine's servers) keep to the machine's state
+file with backend "redis": docs/scaling.md lists which is where.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from webreach.config import Settings
 from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
 from webreach.state.cache_store import CacheStore, open_cache_store
+from webreach.state.image_store import ImageStore, ImageTokens
 from webreach.state.parse_health_store import ParseHealthStore, open_parse_health_store
 from webreach.state.sessions import SessionStore, open_session_store
+from webreach.state.sqlite_file import default_state_path
 
 if TYPE_CHECKING:  # the Redis modules import redis (50 ms): only a Redis backend loads them
     from webreach.state.redis_connection import RedisConnection
@@ -78,6 +80,18 @@ def open_sessions(
     if state.backend == "memory":
         return open_session_store("memory", clock=clock, ttl=ttl, max_refs=max_refs)
     return open_session_store("sqlite", state.path, clock=clock, ttl=ttl, max_refs=max_refs)
+
+
+def open_images(settings: Settings, redis: RedisConnection | None, *, clock: Clock, ttl: float) -> ImageTokens:
+    """The image-token store [state] backend names (SQLite: the state file; memory: a private database)."""
+    state, images = settings.state, settings.images
+    caps = {"max_bytes": images.store_max_bytes, "max_images": images.store_max_images}
+    if state.backend == "redis" and redis is not None:
+        from webreach.state.redis_image_store import RedisImageStore
+
+        return RedisImageStore(redis, clock=clock, ttl=ttl, **caps)
+    path = (state.path or default_state_path()) if state.backend != "memory" else None
+    return ImageStore(path, clock=clock, ttl=ttl, **caps)
 
 
 def open_parse_health(

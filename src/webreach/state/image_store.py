@@ -9,23 +9,30 @@ recently used tokens, and bytes no token names any more are deleted.
 A token named by the conversation (`<obs_7>` in a message) is kept as given, and the session's next allocated
 `<obs_i>` is past it, so a crop never takes a number the conversation already used.
 
-One SQLite database: the state file (own versioned tables), or a private in-memory database for backend "memory".
-SQLite errors become SessionStoreError, never a raw sqlite3 error.
+One SQLite database: the state file (own versioned tables), or a private in-memory database for backend "memory";
+with [state] backend = "redis", state/redis_image_store.py keeps the same semantics in Redis for every replica.
+SQLite errors become SessionStoreError, never a raw sqlite3 error. The methods are coroutines: the SQLite work (a
+blob can be megabytes) runs on a worker thread, one operation at a time per store, never on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import secrets
 import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import ImageTooLargeError, InvalidInputError, SessionStoreError, UnknownImageTokenError
 from webreach.state.sqlite_file import SqliteFile
 
+T = TypeVar("T")
 TOKEN = re.compile(r"<(image|obs)_([1-9][0-9]{0,8})>")
 DEFAULT_MAX_BYTES = 100_000_000
 DEFAULT_MAX_IMAGES = 500
@@ -67,6 +74,22 @@ def check_token(token: str) -> str:
     return token
 
 
+class ImageTokens(Protocol):
+    """What the image tools need of a store: tokens per session, and links for public URLs."""
+
+    async def put(self, session: str, image: StoredImage) -> str: ...
+
+    async def get(self, session: str, token: str) -> StoredImage: ...
+
+    async def tokens(self, session: str) -> list[str]: ...
+
+    async def link(self, data: bytes, mime: str, ttl: float) -> str: ...
+
+    async def linked(self, link_id: str) -> tuple[bytes, str, float] | None: ...
+
+    def close(self) -> None: ...
+
+
 class ImageStore:
     """Session images in SQLite: the state file at `path`, or an in-memory database when `path` is None."""
 
@@ -87,9 +110,36 @@ class ImageStore:
             else None
         )
         self._memory: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # one operation at a time on the connection, whatever thread runs it
 
-    def put(self, session: str, image: StoredImage) -> str:
+    async def _off_loop(self, work: Callable[..., T], *args: object) -> T:
+        def locked() -> T:
+            with self._lock:
+                return work(*args)
+
+        return await asyncio.to_thread(locked)
+
+    async def put(self, session: str, image: StoredImage) -> str:
         """Register `image` under its token (a new `<obs_i>` when its token is ""), returning the token."""
+        return await self._off_loop(self._put_now, session, image)
+
+    async def get(self, session: str, token: str) -> StoredImage:
+        """The image `token` names in `session` (UnknownImageTokenError when none or expired); restarts its TTL."""
+        return await self._off_loop(self._get_now, session, token)
+
+    async def tokens(self, session: str) -> list[str]:
+        """The session's live tokens, oldest first."""
+        return await self._off_loop(self._tokens_now, session)
+
+    async def link(self, data: bytes, mime: str, ttl: float) -> str:
+        """A new unguessable id under which `data` is served for `ttl` seconds (the public URL's last part)."""
+        return await self._off_loop(self._link_now, data, mime, ttl)
+
+    async def linked(self, link_id: str) -> tuple[bytes, str, float] | None:
+        """(bytes, MIME type, seconds left) of a live link, None when it is unknown or expired."""
+        return await self._off_loop(self._linked_now, link_id)
+
+    def _put_now(self, session: str, image: StoredImage) -> str:
         if len(image.data) > self.max_bytes:
             raise ImageTooLargeError(f"the image is {len(image.data):,} bytes, over the store's {self.max_bytes:,}")
         if image.token:
@@ -100,8 +150,7 @@ class ImageStore:
         except sqlite3.Error as exc:
             raise SessionStoreError(f"the image store failed: {exc}") from None
 
-    def get(self, session: str, token: str) -> StoredImage:
-        """The image `token` names in `session` (UnknownImageTokenError when none or expired); restarts its TTL."""
+    def _get_now(self, session: str, token: str) -> StoredImage:
         check_token(token)
         now = self._clock.now()
         try:
@@ -122,8 +171,7 @@ class ImageStore:
             raise UnknownImageTokenError(f"no image {token} in this session")
         return StoredImage(token, bytes(row[0]), row[1], row[2], row[3])
 
-    def tokens(self, session: str) -> list[str]:
-        """The session's live tokens, oldest first."""
+    def _tokens_now(self, session: str) -> list[str]:
         try:
             with self._connection() as conn:
                 self._expire(conn, self._clock.now())
@@ -134,8 +182,7 @@ class ImageStore:
             raise SessionStoreError(f"the image store failed: {exc}") from None
         return [row[0] for row in rows]
 
-    def link(self, data: bytes, mime: str, ttl: float) -> str:
-        """A new unguessable id under which `data` is served for `ttl` seconds (the public URL's last part)."""
+    def _link_now(self, data: bytes, mime: str, ttl: float) -> str:
         link_id = secrets.token_urlsafe(24)
         now = self._clock.now()
         try:
@@ -146,8 +193,7 @@ class ImageStore:
             raise SessionStoreError(f"the image store failed: {exc}") from None
         return link_id
 
-    def linked(self, link_id: str) -> tuple[bytes, str, float] | None:
-        """(bytes, MIME type, seconds left) of a live link, None when it is unknown or expired."""
+    def _linked_now(self, link_id: str) -> tuple[bytes, str, float] | None:
         now = self._clock.now()
         try:
             with self._connection() as conn:
@@ -174,7 +220,7 @@ class ImageStore:
                 raise sqlite3.OperationalError(f"cannot open {self._file.path}")
             return conn
         if self._memory is None:
-            self._memory = sqlite3.connect(":memory:", check_same_thread=sqlite3.threadsafety != 3)
+            self._memory = sqlite3.connect(":memory:", check_same_thread=False)  # ops serialized by _lock
             for statement in _SCHEMA:
                 self._memory.execute(statement)
         return self._memory
