@@ -127,7 +127,7 @@ async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) 
         found = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 2}, output="compact")
         too_many = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 11})
         unknown = await tools.call("reverse_image_search", {"image_token": "<image_9>"})
-    assert set(schema["parameters"]["properties"]) == {"image_token", "k"}  # the alias, in the native's place
+    assert set(schema["parameters"]["properties"]) == {"image_token", "k", "messages"}  # in the native's place
     assert found.is_json and not found.is_error
     body = json.loads(found.text)
     assert body["backend"] == "tineye" and body["token"] == "<image_1>" and 1 <= len(body["results"]) <= 2
@@ -135,3 +135,28 @@ async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) 
     error = json.loads(too_many.text)
     assert error["status"] == "error" and error["tool"] == "reverse_image_search" and "k" in error["message"]
     assert json.loads(unknown.text)["code"] == "unknown_image"
+
+
+async def test_the_rollout_gateways_calls_carry_the_conversation(web: FakeWeb) -> None:
+    """seed-contracts.md B: reverse_image_search(image_token, k, messages) and crop_images_by_token(crop_config,
+    messages) name the conversation's images in the same call, several boxes in one crop call."""
+    images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": {"rate_per_minute": 600}}}
+    async with Gateway.from_settings(
+        settings(web).model_copy(update={"images": Settings(images=images).images})
+    ) as gateway:
+        tools = Toolbox.over(gateway)
+        schemas = {s["name"]: s for s in tools.schemas("openai-responses")}
+        crop_config = {"<image_1>": [0, 0, 40, 30], "<obs_9>": [0, 0, 1, 1]}
+        cropped = await tools.call("crop_images_by_token", {"crop_config": crop_config, "messages": picture_messages()})
+        found = await tools.call(
+            "reverse_image_search", {"image_token": "<obs_1>", "k": 1, "messages": picture_messages()}
+        )
+    assert set(schemas["crop_images_by_token"]["parameters"]["properties"]) == {"crop_config", "messages"}
+    crops = json.loads(cropped.text)["crops"]
+    assert crops["<image_1>"]["token"] == "<obs_1>" and (crops["<image_1>"]["width"], crops["<image_1>"]["height"]) == (
+        40,
+        30,
+    )
+    assert "error" in crops["<obs_9>"]  # one box failing does not fail the others
+    body = json.loads(found.text)
+    assert not found.is_error and body["token"] == "<obs_1>" and len(body["results"]) == 1

@@ -29,6 +29,10 @@ from webreach.tools.arguments import QueryText, ToolArguments, UrlText
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import TOOLS, Handler, ToolCall, ToolDefinition
 from webreach.tools.image_tools import Box, Token
+from webreach.tools.reverse_tools import MESSAGES_DESCRIPTION
+
+# the conversation whose <image_k>/<obs_i> text parts name the image_url parts after them (seed-contracts.md B)
+Messages = list[dict[str, Any]] | None
 
 AliasSet = Literal["visual-agent"]
 TOKEN = re.compile(r"^<(image|obs)_[1-9][0-9]{0,8}>$")
@@ -46,23 +50,28 @@ class ReverseImageSearch(ToolArguments):
 
     image_token: Token = Field(description="The image to look up: <image_k> of the task or <obs_i> of a tool.")
     k: int = Field(10, ge=1, le=10, description="How many matches (1-10).")
+    messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
 
 class CropImagesByToken(ToolArguments):
-    """crop_images_by_token: the token map itself, or {"crops": <the map>}."""
+    """crop_images_by_token: {"crop_config": <the map>, "messages": [...]}, the token map itself, or {"crops": <the
+    map>} (the shape this alias took before the rollout gateway's contract named it crop_config)."""
 
-    crops: dict[Token, Box] = Field(
+    crop_config: dict[Token, Box] = Field(
         min_length=1,
         max_length=20,
         description='Token -> [left, top, right, bottom] (pixels, or 0..1 of the size), e.g. {"<image_1>": [0, 0, '
         "0.5, 0.5]}; the token map may also be the whole argument object.",
         json_schema_extra={"additionalProperties": False},
     )
+    messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
         if raw and all(isinstance(key, str) and TOKEN.match(key) for key in raw):
-            raw = {"crops": dict(raw)}  # the other system's call shape: the map is the arguments
+            raw = {"crop_config": dict(raw)}  # the other system's call shape: the map is the arguments
+        elif "crops" in raw and "crop_config" not in raw:
+            raw = {("crop_config" if key == "crops" else key): value for key, value in raw.items()}
         return super().parse(raw)
 
 
@@ -95,13 +104,13 @@ ALIAS_SETS: Mapping[str, tuple[Alias, ...]] = {
             "reverse_image_search", "reverse_image_search",
             "Find where an image of the conversation appears on the web (pages, matching images). Returns a JSON "
             "string.",
-            ReverseImageSearch, lambda a: {"image": a.image_token, "limit": a.k},
+            ReverseImageSearch, lambda a: {"image": a.image_token, "limit": a.k, "messages": a.messages},
         ),
         Alias(
             "crop_images_by_token", "crop_images",
             'Zoom into images of the conversation: {"<image_1>": [left, top, right, bottom]}. Each crop comes back '
             "as a new token <obs_i> with the image. Returns a JSON string mapping each token to its crop.",
-            CropImagesByToken, lambda a: {"crops": a.crops},
+            CropImagesByToken, lambda a: {"crops": a.crop_config, "messages": a.messages},
         ),
         Alias(
             "web_visit", "web_fetch",
