@@ -13,9 +13,10 @@ import pytest
 from PIL import Image
 
 from webreach import Gateway, Settings
+from webreach.models import Page
 from webreach.testing import FakeWeb
 from webreach.tools import TOOL_NAMES, Toolbox
-from webreach.tools.aliases import ALIAS_SETS, alias_tools
+from webreach.tools.aliases import ALIAS_SETS, VISIT_CHARS, alias_tools, condensed
 
 pytestmark = pytest.mark.network
 ALIASES = {"image_search_by_text", "crop_images_by_token", "web_visit"}
@@ -102,7 +103,10 @@ async def test_web_visit_reads_a_page_as_json(web: FakeWeb) -> None:
         page = await tools.call("web_visit", {"url": f"{web.url}/_pages/article"}, output="compact")
         refused = await tools.call("web_visit", {"url": "http://169.254.169.254/latest/meta-data/"})
     body = json.loads(page.text)
-    assert body["content"] and body["final_url"].endswith("/_pages/article")
+    assert list(body) == ["text"]  # seed-contracts.md B: {"text": condensed title, source and main text}
+    lines = body["text"].splitlines()
+    assert lines[1].startswith("Source: ") and len(lines) == 3 and lines[2]
+    assert len(body["text"]) <= VISIT_CHARS and "\n" not in lines[2]
     error = json.loads(refused.text)
     assert error["status"] == "error" and error["tool"] == "web_visit" and error["code"] == "url_not_allowed"
 
@@ -160,3 +164,10 @@ async def test_the_rollout_gateways_calls_carry_the_conversation(web: FakeWeb) -
     assert "error" in crops["<obs_9>"]  # one box failing does not fail the others
     body = json.loads(found.text)
     assert not found.is_error and body["token"] == "<obs_1>" and len(body["results"]) == 1
+
+
+def test_web_visit_text_keeps_the_opening_within_its_budget() -> None:
+    page = Page.model_construct(title="T", sitename=None, final_url="https://a.example/x", content="word\n " * 2000)
+    text = condensed(page)["text"]
+    assert text.startswith("T\nSource: https://a.example/x\nword word") and text.endswith(" …")
+    assert len(text) <= VISIT_CHARS and "\n" not in text.split("\n", 2)[2]

@@ -25,16 +25,19 @@ from typing import Any, Literal, Self
 from pydantic import Field
 
 from webreach.errors import InvalidInputError
+from webreach.models import Page
 from webreach.tools.arguments import QueryText, ToolArguments, UrlText
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import TOOLS, Handler, ToolCall, ToolDefinition
 from webreach.tools.image_tools import Box, Token
+from webreach.tools.render import to_text
 from webreach.tools.reverse_tools import MESSAGES_DESCRIPTION
 
 # the conversation whose <image_k>/<obs_i> text parts name the image_url parts after them (seed-contracts.md B)
 Messages = list[dict[str, Any]] | None
 
 AliasSet = Literal["visual-agent"]
+VISIT_CHARS = 3000  # web_visit's condensed text
 TOKEN = re.compile(r"^<(image|obs)_[1-9][0-9]{0,8}>$")
 
 
@@ -81,6 +84,17 @@ class WebVisit(ToolArguments):
     url: UrlText = Field(description="The http(s) page to read.")
 
 
+def condensed(page: Page) -> dict[str, Any]:
+    """web_visit's answer (seed-contracts.md B): {"text": title, source and the opening of the main text}, within
+    VISIT_CHARS characters (more only where the title and source alone take most of it), cut at a word."""
+    head = [line for line in (page.title, f"Source: {page.sitename or page.final_url}") if line]
+    opening = " ".join(page.content.split())
+    room = max(VISIT_CHARS - sum(len(line) + 1 for line in head), VISIT_CHARS // 6)  # a long title or URL aside
+    if len(opening) > room:
+        opening = opening[: room - 2].rsplit(" ", 1)[0] + " …"
+    return {"text": "\n".join([*head, opening])}
+
+
 @dataclass(frozen=True)
 class Alias:
     """One alias: its name and arguments, the tool it stands for and how its arguments become that tool's."""
@@ -90,6 +104,8 @@ class Alias:
     description: str
     arguments: type[ToolArguments]
     translate: Callable[[Any], dict[str, Any]]
+    # the answer's JSON body from the target's typed answer (None: the target's own JSON output)
+    answer: Callable[[Any], dict[str, Any]] | None = None
 
 
 ALIAS_SETS: Mapping[str, tuple[Alias, ...]] = {
@@ -114,8 +130,9 @@ ALIAS_SETS: Mapping[str, tuple[Alias, ...]] = {
         ),
         Alias(
             "web_visit", "web_fetch",
-            "Read a web page as clean text. Returns a JSON string with the title, final URL and content.",
-            WebVisit, lambda a: {"url": a.url},
+            'Read a web page. Returns a JSON string {"text": ...}: the title, the source and the opening of the main '
+            "text.",
+            WebVisit, lambda a: {"url": a.url, "format": "text"}, condensed,
         ),
     ),
 }  # fmt: skip
@@ -137,14 +154,15 @@ def _definition(alias: Alias, target: ToolDefinition) -> ToolDefinition:
 
     return ToolDefinition(
         name=alias.name, title=target.title, description=alias.description, arguments=alias.arguments,
-        handler=_as_json(target.handler), prepare=prepare, price=target.price, annotations=target.annotations,
-        alias_of=target.name,
+        handler=_as_json(target.handler, alias.answer), prepare=prepare, price=target.price,
+        annotations=target.annotations, alias_of=target.name,
     )  # fmt: skip
 
 
-def _as_json(handler: Handler) -> Handler:
+def _as_json(handler: Handler, body: Callable[[Any], dict[str, Any]] | None = None) -> Handler:
     async def answer(call: ToolCall, plan: Any) -> ToolResult:
-        return await handler(replace(call, output="json"), plan)
+        result = await handler(replace(call, output="json"), plan)
+        return result if body is None else replace(result, text=to_text(body(result.value)))
 
     return answer
 
