@@ -117,8 +117,8 @@ def _searched(handler: Handler) -> Handler:
         result = await handler(replace(call, output="json"), plan)
         results: SearchResults = result.value
         (outcome,) = results.outcomes
-        if outcome.response is None:  # one query: web_search raised its error already
-            raise InvalidInputError("the search gave no answer")
+        if outcome.response is None:  # one query: the native handler raised its error already
+            raise outcome.error or InvalidInputError("the search gave no answer", hint="Search again.")
         text = json.dumps(serp_json(outcome.response), ensure_ascii=False)
         return replace(result, tool=call.tool, text=text, is_json=True)
 
