@@ -176,6 +176,11 @@ class ToolSettings(BaseModel):
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
+    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+        None,
+        description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
+        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
+    )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 

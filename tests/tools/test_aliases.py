@@ -13,9 +13,10 @@ import pytest
 from PIL import Image
 
 from webreach import Gateway, Settings
+from webreach.models import Page
 from webreach.testing import FakeWeb
 from webreach.tools import TOOL_NAMES, Toolbox
-from webreach.tools.aliases import ALIAS_SETS, alias_tools
+from webreach.tools.aliases import ALIAS_SETS, VISIT_CHARS, alias_tools, condensed
 
 pytestmark = pytest.mark.network
 ALIASES = {"image_search_by_text", "crop_images_by_token", "web_visit"}
@@ -102,7 +103,10 @@ async def test_web_visit_reads_a_page_as_json(web: FakeWeb) -> None:
         page = await tools.call("web_visit", {"url": f"{web.url}/_pages/article"}, output="compact")
         refused = await tools.call("web_visit", {"url": "http://169.254.169.254/latest/meta-data/"})
     body = json.loads(page.text)
-    assert body["content"] and body["final_url"].endswith("/_pages/article")
+    assert list(body) == ["text"]  # seed-contracts.md B: {"text": condensed title, source and main text}
+    lines = body["text"].splitlines()
+    assert lines[1].startswith("Source: ") and len(lines) == 3 and lines[2]
+    assert len(body["text"]) <= VISIT_CHARS and "\n" not in lines[2]
     error = json.loads(refused.text)
     assert error["status"] == "error" and error["tool"] == "web_visit" and error["code"] == "url_not_allowed"
 
@@ -127,7 +131,7 @@ async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) 
         found = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 2}, output="compact")
         too_many = await tools.call("reverse_image_search", {"image_token": "<image_1>", "k": 11})
         unknown = await tools.call("reverse_image_search", {"image_token": "<image_9>"})
-    assert set(schema["parameters"]["properties"]) == {"image_token", "k"}  # the alias, in the native's place
+    assert set(schema["parameters"]["properties"]) == {"image_token", "k", "messages"}  # in the native's place
     assert found.is_json and not found.is_error
     body = json.loads(found.text)
     assert body["backend"] == "tineye" and body["token"] == "<image_1>" and 1 <= len(body["results"]) <= 2
@@ -135,3 +139,35 @@ async def test_reverse_image_search_alias_takes_image_token_and_k(web: FakeWeb) 
     error = json.loads(too_many.text)
     assert error["status"] == "error" and error["tool"] == "reverse_image_search" and "k" in error["message"]
     assert json.loads(unknown.text)["code"] == "unknown_image"
+
+
+async def test_the_rollout_gateways_calls_carry_the_conversation(web: FakeWeb) -> None:
+    """seed-contracts.md B: reverse_image_search(image_token, k, messages) and crop_images_by_token(crop_config,
+    messages) name the conversation's images in the same call, several boxes in one crop call."""
+    images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": {"rate_per_minute": 600}}}
+    async with Gateway.from_settings(
+        settings(web).model_copy(update={"images": Settings(images=images).images})
+    ) as gateway:
+        tools = Toolbox.over(gateway)
+        schemas = {s["name"]: s for s in tools.schemas("openai-responses")}
+        crop_config = {"<image_1>": [0, 0, 40, 30], "<obs_9>": [0, 0, 1, 1]}
+        cropped = await tools.call("crop_images_by_token", {"crop_config": crop_config, "messages": picture_messages()})
+        found = await tools.call(
+            "reverse_image_search", {"image_token": "<obs_1>", "k": 1, "messages": picture_messages()}
+        )
+    assert set(schemas["crop_images_by_token"]["parameters"]["properties"]) == {"crop_config", "messages"}
+    crops = json.loads(cropped.text)["crops"]
+    assert crops["<image_1>"]["token"] == "<obs_1>" and (crops["<image_1>"]["width"], crops["<image_1>"]["height"]) == (
+        40,
+        30,
+    )
+    assert "error" in crops["<obs_9>"]  # one box failing does not fail the others
+    body = json.loads(found.text)
+    assert not found.is_error and body["token"] == "<obs_1>" and len(body["results"]) == 1
+
+
+def test_web_visit_text_keeps_the_opening_within_its_budget() -> None:
+    page = Page.model_construct(title="T", sitename=None, final_url="https://a.example/x", content="word\n " * 2000)
+    text = condensed(page)["text"]
+    assert text.startswith("T\nSource: https://a.example/x\nword word") and text.endswith(" …")
+    assert len(text) <= VISIT_CHARS and "\n" not in text.split("\n", 2)[2]

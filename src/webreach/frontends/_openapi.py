@@ -28,6 +28,7 @@ from typing import Any
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import EMPTY_QUERY
 from webreach.tools import DIALECTS, MAX_SESSION_CHARS, NAMED_SESSION_PATTERN, find_tool
+from webreach.tools.arguments import ToolArguments
 
 Schema = dict[str, Any]
 
@@ -88,13 +89,17 @@ def openapi_document(
     session_header: str,
     admin: Mapping[str, str] | None = None,
     unusable: Sequence[str] = (),
+    arguments: Mapping[str, type[ToolArguments]] | None = None,
 ) -> Schema:
     """OpenAPI 3.1 for the REST API, from MCP-dialect tool schemas (name, title, description, inputSchema).
 
     `admin` maps "METHOD /v1/admin/..." to a summary (AdminRoutes.described); `unusable` names the engines this
-    server cannot use (no key or instance URL), which answer 501.
+    server cannot use (no key or instance URL), which answer 501; `arguments` maps each tool name to its arguments
+    model (a drop-in profile's tools: Toolbox.tools; None: the native tools by name).
     """
-    paths: Schema = {rest_path(tool["name"]): {"post": _operation(tool, session_header, unusable)} for tool in tools}
+    paths: Schema = {
+        rest_path(tool["name"]): {"post": _operation(tool, session_header, unusable, arguments)} for tool in tools
+    }
     paths["/v1/tools"] = {"get": _tools_operation()}
     for endpoint, summary in (admin or {}).items():
         method, _, path = endpoint.partition(" ")
@@ -156,7 +161,7 @@ def _admin_operation(method: str, path: str, summary: str) -> Schema:
     return operation
 
 
-def _body_schema(tool: Mapping[str, Any]) -> Schema:
+def _body_schema(tool: Mapping[str, Any], models: Mapping[str, type[ToolArguments]] | None = None) -> Schema:
     """The tool's input schema with what the server also accepts or requires: nulls for optional arguments, and
     exactly one of the arguments its model says so of."""
     schema = dict(tool["inputSchema"])
@@ -164,7 +169,7 @@ def _body_schema(tool: Mapping[str, Any]) -> Schema:
     schema["properties"] = {
         name: prop if name in required else _nullable(prop) for name, prop in schema.get("properties", {}).items()
     }
-    arguments = find_tool(tool["name"]).arguments
+    arguments = models[tool["name"]] if models is not None else find_tool(tool["name"]).arguments
     exclusive = arguments.exactly_one_of
     if exclusive:
         schema["oneOf"] = [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in exclusive]
@@ -195,7 +200,12 @@ def _nullable(prop: Mapping[str, Any]) -> Schema:
     return out
 
 
-def _operation(tool: Mapping[str, Any], session_header: str, unusable: Sequence[str]) -> Schema:
+def _operation(
+    tool: Mapping[str, Any],
+    session_header: str,
+    unusable: Sequence[str],
+    models: Mapping[str, type[ToolArguments]] | None = None,
+) -> Schema:
     return {
         "operationId": tool["name"],
         "summary": tool.get("title") or tool["name"],
@@ -219,7 +229,7 @@ def _operation(tool: Mapping[str, Any], session_header: str, unusable: Sequence[
             IDEMPOTENCY_PARAMETER,
         ],
         "security": [{"agentKey": []}, {}],
-        "requestBody": {"required": True, "content": {"application/json": {"schema": _body_schema(tool)}}},
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _body_schema(tool, models)}}},
         "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses(unusable)},
     }
 

@@ -139,6 +139,7 @@ class _Served:
                     session_header=SESSION_HEADER,
                     admin=self.admin_endpoints,
                     unusable=unusable,
+                    arguments={name: tool.arguments for name, tool in self.toolbox.tools.items()},
                 )
                 async with endpoint.running():
                     if on_ready is not None:
@@ -176,6 +177,7 @@ def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | Non
         profile=profile,
         known_profile=known,
         alias_set=config.alias_set,
+        tool_profile=config.profile,
         offload=accounts.off_loop,  # the profile is a ledger read: never on the event loop
         on_result=on_result,
         tracing=gateway.tracing,

@@ -25,12 +25,19 @@ from typing import Any, Literal, Self
 from pydantic import Field
 
 from webreach.errors import InvalidInputError
+from webreach.models import Page
 from webreach.tools.arguments import QueryText, ToolArguments, UrlText
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import TOOLS, Handler, ToolCall, ToolDefinition
 from webreach.tools.image_tools import Box, Token
+from webreach.tools.render import to_text
+from webreach.tools.reverse_tools import MESSAGES_DESCRIPTION
+
+# the conversation whose <image_k>/<obs_i> text parts name the image_url parts after them (seed-contracts.md B)
+Messages = list[dict[str, Any]] | None
 
 AliasSet = Literal["visual-agent"]
+VISIT_CHARS = 3000  # web_visit's condensed text
 TOKEN = re.compile(r"^<(image|obs)_[1-9][0-9]{0,8}>$")
 
 
@@ -46,23 +53,28 @@ class ReverseImageSearch(ToolArguments):
 
     image_token: Token = Field(description="The image to look up: <image_k> of the task or <obs_i> of a tool.")
     k: int = Field(10, ge=1, le=10, description="How many matches (1-10).")
+    messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
 
 class CropImagesByToken(ToolArguments):
-    """crop_images_by_token: the token map itself, or {"crops": <the map>}."""
+    """crop_images_by_token: {"crop_config": <the map>, "messages": [...]}, the token map itself, or {"crops": <the
+    map>} (the shape this alias took before the rollout gateway's contract named it crop_config)."""
 
-    crops: dict[Token, Box] = Field(
+    crop_config: dict[Token, Box] = Field(
         min_length=1,
         max_length=20,
         description='Token -> [left, top, right, bottom] (pixels, or 0..1 of the size), e.g. {"<image_1>": [0, 0, '
         "0.5, 0.5]}; the token map may also be the whole argument object.",
         json_schema_extra={"additionalProperties": False},
     )
+    messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
         if raw and all(isinstance(key, str) and TOKEN.match(key) for key in raw):
-            raw = {"crops": dict(raw)}  # the other system's call shape: the map is the arguments
+            raw = {"crop_config": dict(raw)}  # the other system's call shape: the map is the arguments
+        elif "crops" in raw and "crop_config" not in raw:
+            raw = {("crop_config" if key == "crops" else key): value for key, value in raw.items()}
         return super().parse(raw)
 
 
@@ -70,6 +82,17 @@ class WebVisit(ToolArguments):
     """web_visit."""
 
     url: UrlText = Field(description="The http(s) page to read.")
+
+
+def condensed(page: Page) -> dict[str, Any]:
+    """web_visit's answer (seed-contracts.md B): {"text": title, source and the opening of the main text}, within
+    VISIT_CHARS characters (more only where the title and source alone take most of it), cut at a word."""
+    head = [line for line in (page.title, f"Source: {page.sitename or page.final_url}") if line]
+    opening = " ".join(page.content.split())
+    room = max(VISIT_CHARS - sum(len(line) + 1 for line in head), VISIT_CHARS // 6)  # a long title or URL aside
+    if len(opening) > room:
+        opening = opening[: room - 2].rsplit(" ", 1)[0] + " …"
+    return {"text": "\n".join([*head, opening])}
 
 
 @dataclass(frozen=True)
@@ -81,6 +104,8 @@ class Alias:
     description: str
     arguments: type[ToolArguments]
     translate: Callable[[Any], dict[str, Any]]
+    # the answer's JSON body from the target's typed answer (None: the target's own JSON output)
+    answer: Callable[[Any], dict[str, Any]] | None = None
 
 
 ALIAS_SETS: Mapping[str, tuple[Alias, ...]] = {
@@ -95,18 +120,19 @@ ALIAS_SETS: Mapping[str, tuple[Alias, ...]] = {
             "reverse_image_search", "reverse_image_search",
             "Find where an image of the conversation appears on the web (pages, matching images). Returns a JSON "
             "string.",
-            ReverseImageSearch, lambda a: {"image": a.image_token, "limit": a.k},
+            ReverseImageSearch, lambda a: {"image": a.image_token, "limit": a.k, "messages": a.messages},
         ),
         Alias(
             "crop_images_by_token", "crop_images",
             'Zoom into images of the conversation: {"<image_1>": [left, top, right, bottom]}. Each crop comes back '
             "as a new token <obs_i> with the image. Returns a JSON string mapping each token to its crop.",
-            CropImagesByToken, lambda a: {"crops": a.crops},
+            CropImagesByToken, lambda a: {"crops": a.crop_config, "messages": a.messages},
         ),
         Alias(
             "web_visit", "web_fetch",
-            "Read a web page as clean text. Returns a JSON string with the title, final URL and content.",
-            WebVisit, lambda a: {"url": a.url},
+            'Read a web page. Returns a JSON string {"text": ...}: the title, the source and the opening of the main '
+            "text.",
+            WebVisit, lambda a: {"url": a.url, "format": "text"}, condensed,
         ),
     ),
 }  # fmt: skip
@@ -128,14 +154,15 @@ def _definition(alias: Alias, target: ToolDefinition) -> ToolDefinition:
 
     return ToolDefinition(
         name=alias.name, title=target.title, description=alias.description, arguments=alias.arguments,
-        handler=_as_json(target.handler), prepare=prepare, price=target.price, annotations=target.annotations,
-        alias_of=target.name,
+        handler=_as_json(target.handler, alias.answer), prepare=prepare, price=target.price,
+        annotations=target.annotations, alias_of=target.name,
     )  # fmt: skip
 
 
-def _as_json(handler: Handler) -> Handler:
+def _as_json(handler: Handler, body: Callable[[Any], dict[str, Any]] | None = None) -> Handler:
     async def answer(call: ToolCall, plan: Any) -> ToolResult:
-        return await handler(replace(call, output="json"), plan)
+        result = await handler(replace(call, output="json"), plan)
+        return result if body is None else replace(result, text=to_text(body(result.value)))
 
     return answer
 

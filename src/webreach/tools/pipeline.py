@@ -27,7 +27,7 @@ from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.state.sessions import SessionStore
 from webreach.telemetry import Tracing
 from webreach.tools import render
-from webreach.tools.aliases import ALIAS_SETS, alias_tools, exposed_tools
+from webreach.tools.aliases import ALIAS_SETS, alias_tools
 from webreach.tools.arguments import check_depth, check_json_depth
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.call_session import DEFAULT_SESSION, store_session
@@ -36,6 +36,7 @@ from webreach.tools.definitions import (
     ToolCall,
     ToolDefinition,
 )
+from webreach.tools.drop_in import surface
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
 
@@ -99,6 +100,7 @@ class Toolbox:
         profile: Callable[[str], Mapping[str, Any]] | None = None,
         known_profile: Callable[[str], Mapping[str, Any] | None] | None = None,
         alias_set: str | None = None,
+        tool_profile: str | None = None,
         offload: Offload | None = None,
         on_result: Callable[[ToolResult], None] | None = None,
         tracing: Tracing | None = None,
@@ -106,16 +108,18 @@ class Toolbox:
         """`sessions` maps refs to URLs (None: results show URLs and refs are refused); `enabled` limits which
         tools exist here (None: all); `policies` run around every checked call, the first outermost; `profile`
         gives a caller's tool profile (tools/profiles.py: the tools it sees, its result and window sizes);
-        `alias_set` exposes another system's tool names beside ours (tools/aliases.py); `offload` runs a blocking
+        `alias_set` exposes another system's tool names beside ours (tools/aliases.py), `tool_profile` another
+        stack's tools instead of ours (tools/drop_in.py); `offload` runs a blocking
         lookup (the profile: a database read) off the event loop (None: inline), unless `known_profile` (no I/O: a
         profile read in the last seconds, else None) has it; `on_result` hears every call's
         result, errors included (the server's metrics); it must not raise or block; `tracing` makes an
         `execute_tool` span per call (None: none, telemetry.py)."""
-        self.tools = {tool.name: tool for tool in exposed_tools(enabled, alias_set)}  # unknown names fail here
+        self.tools = {tool.name: tool for tool in surface(enabled, alias_set, tool_profile)}  # unknown names fail here
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
         self.enabled = enabled
+        self.tool_profile = tool_profile
         self._policies = tuple(policies)
         self._profile = profile
         self._known_profile = known_profile
@@ -132,7 +136,8 @@ class Toolbox:
         config = gateway.settings.tools
         return cls(
             gateway, gateway.sessions, enabled=config.enabled, policies=policies, profile=profile,
-            known_profile=known, alias_set=config.alias_set, offload=accounts.off_loop, tracing=gateway.tracing,
+            known_profile=known, alias_set=config.alias_set, tool_profile=config.profile, offload=accounts.off_loop,
+            tracing=gateway.tracing,
         )  # fmt: skip
 
     def schemas(
@@ -212,6 +217,9 @@ class Toolbox:
 
     def _find(self, name: str) -> ToolDefinition:
         tool = self.tools.get(name)
+        if tool is None and self.tool_profile is not None:
+            shown = ", ".join(name for name, tool in self.tools.items() if not tool.hidden)
+            raise InvalidInputError(f"unknown tool {name!r}", hint=f"Available tools: {shown}.")
         if tool is None:
             # raises the error naming the tools that can be called (a hidden one only where enabled names it)
             find_tool(name, [tool.name for tool in self.tools.values() if self.enabled is not None or not tool.hidden])

@@ -1,0 +1,50 @@
+"""Drop-in tool profiles: a named set of tool definitions that replaces the default tool surface, so an agent stack
+written against another system's tools calls webreach unchanged (seed-contracts.md; docs/decisions.md, issue 39).
+
+    [tools]
+    profile = "serp-chat"
+
+Every profile's tools are definitions over the native tools' plans and handlers (alias_of names the one each runs:
+metering, sessions, the SSRF guard, caching and fallback are the native pipeline's). "visual-agent" is the alias
+set of tools/aliases.py served alone; `alias_set` still adds it beside the native tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import Literal
+
+from webreach.errors import InvalidInputError
+from webreach.tools.aliases import alias_tools, exposed_tools
+from webreach.tools.definitions import ToolDefinition
+from webreach.tools.index_profile import index_tools
+from webreach.tools.serp_profile import serp_tools
+
+ProfileName = Literal["visual-agent", "serp-chat", "numeric-index"]
+PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
+    "visual-agent": lambda: tuple(alias_tools("visual-agent")),
+    "serp-chat": serp_tools,
+    "numeric-index": index_tools,
+}
+
+
+def profile_tools(profile: str) -> tuple[ToolDefinition, ...]:
+    """The tools of `profile`; InvalidInputError naming the profiles for an unknown one."""
+    if profile not in PROFILES:
+        raise InvalidInputError(f"unknown tool profile {profile!r}", hint=f"Valid profiles: {', '.join(PROFILES)}.")
+    return PROFILES[profile]()
+
+
+def surface(enabled: Collection[str] | None, alias_set: str | None, profile: str | None) -> list[ToolDefinition]:
+    """The tools a toolbox exposes: a profile's alone (those `enabled` names, when it names any), else the native
+    tools with an alias set's (tools/aliases.py exposed_tools)."""
+    if profile is None:
+        return exposed_tools(enabled, alias_set)
+    tools = profile_tools(profile)
+    names = [tool.name for tool in tools]
+    unknown = sorted(set(enabled or ()) - set(names))
+    if unknown:
+        raise InvalidInputError(
+            f"unknown tool {', '.join(unknown)} in profile {profile!r}", hint=f"Valid tools: {', '.join(names)}."
+        )
+    return [tool for tool in tools if enabled is None or tool.name in enabled]
