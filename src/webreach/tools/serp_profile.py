@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from webreach.defaults import ResultLimit
 from webreach.errors import InvalidInputError
 from webreach.models import Hit, Page, SearchRequest, SearchResponse
 from webreach.tools.arguments import QueryText, ToolArguments, UrlText, WebFetchArguments
@@ -44,7 +45,8 @@ class SerpSearch(ToolArguments):
 
     query: QueryText = Field(description="What to search for.")
     engine: SerpEngine = Field("auto", description="auto (fallback across engines) or one engine.")
-    limit: int = Field(8, ge=1, le=10, description="How many results (1-10).")
+    # the contract's own bounds (seed-contracts.md A), not web_search's: a drop-in answers as the stack expects
+    limit: int = ResultLimit(default=8, maximum=10).field("How many results (1-10).")
     page: int = Field(1, ge=1, le=10, description="Result page (1-based).")
     site: str | None = Field(None, description="Keep to this domain (becomes site:DOMAIN).")
 
@@ -56,7 +58,7 @@ class SerpSearchMulti(ToolArguments):
     engines: list[Literal["baidu", "bing", "duckduckgo", "searxng"]] = Field(
         min_length=1, max_length=4, description="The engines to ask together."
     )
-    limit: int = Field(8, ge=1, le=10, description="How many merged results (1-10).")
+    limit: int = ResultLimit(default=8, maximum=10).field("How many merged results (1-10).")
     page: int = Field(1, ge=1, le=10, description="Result page (1-based).")
     site: str | None = Field(None, description="Keep to this domain (becomes site:DOMAIN).")
 
