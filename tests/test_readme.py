@@ -21,9 +21,11 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -57,6 +59,10 @@ PENDING_OFFLINE_READ: dict[str, str] = {}
 # line -> text its output must hold (the fake web's own pages, issue 41: these lines read them offline)
 EXPECTED_OUTPUT: dict[str, str] = {
     "webreach fetch https://app.example.com/ --reader browser": "Tide pool field notes",
+    "webreach image search": "image: https://",
+    "webreach image add photo.png": "<obs_1>",
+    "webreach image crop '<obs_1>=0,0,0.5,0.5'": "<obs_1> -> <obs_2> (32x24)",
+    "webreach image reverse '<obs_1>'": "page: https://",
 }
 # line -> the exit code the README documents for it (every other line must exit 0)
 EXPECTED_CODES: dict[str, int] = {}
@@ -129,6 +135,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
     (workdir / "saved").mkdir()
     article = "<p>" + "A saved article with enough words in one paragraph to count as content. " * 5 + "</p>"
     (workdir / "saved" / "article.html").write_text(f"<html><title>Saved</title><body>{article}</body></html>")
+    # `webreach image add photo.png`: a real PNG, 64x48 of one colour
+    (workdir / "photo.png").write_bytes(_png(64, 48))
     bin_dir = str(Path(sys.executable).parent)
     with FakeWeb.in_thread() as web:
         env = {
@@ -147,6 +155,17 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
             yield state
         finally:
             _stop_background(state)
+
+
+def _png(width: int, height: int) -> bytes:
+    """A one-colour PNG of that size, written by hand (zlib and CRC from the standard library)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\xcc\x22\x22" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def _runnable(line: Line) -> bool:
