@@ -211,6 +211,10 @@ class ImageFields(BaseModel):
     height: int | None = None
 
 
+# an ISO date with a midnight time that says nothing more (no zone, or UTC): the day only
+MIDNIGHT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?")
+
+
 class Hit(BaseModel):
     """One search result as every engine reports it."""
 
@@ -230,6 +234,16 @@ class Hit(BaseModel):
     )  # fmt: skip
     score: float | None = None
     image: ImageFields | None = Field(None, description="Image hits only: the image itself.", exclude_if=_unset)
+
+    @field_validator("date")
+    @classmethod
+    def _day_only_at_midnight(cls, value: str | None) -> str | None:
+        """A date with a midnight time and no other zone than UTC ("2024-07-30T00:00:00", what SearXNG and some
+        APIs send for a day) is the day itself, as every other engine gives it: one form, YYYY-MM-DD."""
+        if value is None:
+            return None
+        found = MIDNIGHT.fullmatch(value.strip())
+        return found[1] if found else value
 
     @field_validator("engines")
     @classmethod
