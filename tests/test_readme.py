@@ -21,9 +21,11 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,8 +47,6 @@ README_SERVER = "127.0.0.1:9090"
 SKIPPED: dict[str, str] = {
     "python3 -m venv .venv && .venv/bin/pip install": "installs from the package index; .ci/run does it",
     "bash scripts/setup-tests && .venv/bin/python -m pytest -q": "runs this test suite; .ci/run runs it verbatim",
-    "webreach fetch https://example.com/report.pdf": "needs the real web (example.com is a placeholder)",
-    "webreach fetch https://app.example.com/ --reader browser": "needs the real web (a placeholder JavaScript app)",
     ".venv/bin/pip install -q '.[mcp]'": "installs from the package index (the extras are installed here)",
     ".venv/bin/pip install -q '.[server]'": "installs from the package index (the extras are installed here)",
     'claude mcp add webreach -- "$PWD/.venv/bin/webreach" mcp': "needs the Claude Code CLI",
@@ -56,6 +56,14 @@ SKIPPED: dict[str, str] = {
 # in its recordings and routes the reader to them (issue 10, "search then read, offline"). Marked xfail, not
 # strict: remove a line from here once it passes.
 PENDING_OFFLINE_READ: dict[str, str] = {}
+# line -> text its output must hold (the fake web's own pages, issue 41: these lines read them offline)
+EXPECTED_OUTPUT: dict[str, str] = {
+    "webreach fetch https://app.example.com/ --reader browser": "Tide pool field notes",
+    "webreach image search": "image: https://",
+    "webreach image add photo.png": "<obs_1>",
+    "webreach image crop '<obs_1>=0,0,0.5,0.5'": "<obs_1> -> <obs_2> (32x24)",
+    "webreach image reverse '<obs_1>'": "page: https://",
+}
 # line -> the exit code the README documents for it (every other line must exit 0)
 EXPECTED_CODES: dict[str, int] = {}
 LONG_RUNNING = re.compile(r"^(?:\.venv/bin/)?webreach (fakeweb|serve)\b")
@@ -127,6 +135,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
     (workdir / "saved").mkdir()
     article = "<p>" + "A saved article with enough words in one paragraph to count as content. " * 5 + "</p>"
     (workdir / "saved" / "article.html").write_text(f"<html><title>Saved</title><body>{article}</body></html>")
+    # `webreach image add photo.png`: a real PNG, 64x48 of one colour
+    (workdir / "photo.png").write_bytes(_png(64, 48))
     bin_dir = str(Path(sys.executable).parent)
     with FakeWeb.in_thread() as web:
         env = {
@@ -145,6 +155,17 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
             yield state
         finally:
             _stop_background(state)
+
+
+def _png(width: int, height: int) -> bytes:
+    """A one-colour PNG of that size, written by hand (zlib and CRC from the standard library)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\xcc\x22\x22" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def _runnable(line: Line) -> bool:
@@ -213,7 +234,7 @@ def _stop_background(state: Scratch) -> None:
 
 def test_every_line_the_tables_name_is_still_in_the_readme() -> None:
     assert len(COMMANDS) >= 20
-    for table in (SKIPPED, PENDING_OFFLINE_READ, EXPECTED_CODES):
+    for table in (SKIPPED, PENDING_OFFLINE_READ, EXPECTED_CODES, EXPECTED_OUTPUT):
         for key in table:
             assert any(command.startswith(key) for command in COMMANDS), f"not in the README any more: {key}"
 
@@ -235,6 +256,10 @@ def test_readme_command(index: int, scratch: Scratch, request: pytest.FixtureReq
     print(done.stdout[-4000:], done.stderr[-4000:], file=sys.stderr)
     expected = EXPECTED_CODES.get(_listed(command, EXPECTED_CODES) or "", 0)
     assert done.returncode == expected, done.stderr
+    wanted = EXPECTED_OUTPUT.get(_listed(command, EXPECTED_OUTPUT) or "")
+    assert wanted is None or wanted in done.stdout, done.stdout
+    if "> report.txt" in command:  # the PDF read to a file: the fake web's report, as text
+        assert "Tide report" in (scratch.workdir / "report.txt").read_text(encoding="utf-8")
     if command.startswith("curl") and done.stdout.lstrip().startswith("{"):
         answer = json.loads(done.stdout)
         assert answer.get("status") != "error", answer

@@ -633,13 +633,15 @@ class UrlNotAllowedError(FetchError):
 
 
 class HostResolutionError(FetchError):
-    """The host name did not resolve; `reason` is not_found, timeout, no_addresses, offline or failed."""
+    """The host name did not resolve; `reason` is not_found, timeout, no_addresses, offline (fake-web mode),
+    machine_offline (no name resolves on this machine, not even a well-known one) or failed."""
 
     code = "unavailable"
     hints: ClassVar[dict[str, str]] = {
         "not_found": "The name does not exist in DNS; check the host name for typos.",
         "timeout": "DNS did not answer in time; retry shortly.",
         "no_addresses": "The name has no address records; check the host name.",
+        "machine_offline": OFFLINE_HINT,
     }
 
     def __init__(self, message: str, *, host: str, reason: str, hint: str | Hint | None = None) -> None:

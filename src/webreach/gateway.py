@@ -35,7 +35,7 @@ from webreach.images.service import Images
 from webreach.images.storage import Storage
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
-from webreach.net.guard import Resolver, StaticResolver, SystemResolver
+from webreach.net.guard import Resolver, StaticResolver, system_resolver
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.policies.parse_health import ParseHealth
 from webreach.providers import Registry
@@ -100,7 +100,7 @@ class Network:
         net/fake_web.py), so a result of an offline search can still be read."""
         answers = overrides.answers()
         if not settings.fake_web:
-            resolver = StaticResolver(answers, fallback=SystemResolver()) if answers else None
+            resolver = StaticResolver(answers, fallback=system_resolver()) if answers else None
             return cls(transport=transport, resolver=resolver, overrides=overrides)
         offline = OfflineScope.of(settings.fake_web)
         fake = FakeWebResolver(offline)

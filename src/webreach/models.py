@@ -10,7 +10,7 @@ import re
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from webreach.defaults import DEFAULT_LIMIT as DEFAULT_LIMIT
 from webreach.defaults import DEFAULT_MAX_CHARS as DEFAULT_MAX_CHARS
@@ -211,6 +211,10 @@ class ImageFields(BaseModel):
     height: int | None = None
 
 
+# an ISO date with a midnight time that says nothing more (no zone, or UTC): the day only
+MIDNIGHT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?")
+
+
 class Hit(BaseModel):
     """One search result as every engine reports it."""
 
@@ -224,9 +228,29 @@ class Hit(BaseModel):
     date: str | None = Field(None, description="Publication date, ISO 8601 where known, else as shown.")
     source: str | None = Field(None, description="Site or publisher name.")
     engine: str = Field(description="Engine that produced this hit (the first one, when merged).")
-    engines: tuple[str, ...] = Field((), description="Every engine that found it (multi mode).")
+    engines: tuple[str, ...] = Field(
+        (), description="Every engine that found it: several when merged (multi), else its one engine.",
+        validate_default=True,
+    )  # fmt: skip
     score: float | None = None
     image: ImageFields | None = Field(None, description="Image hits only: the image itself.", exclude_if=_unset)
+
+    @field_validator("date")
+    @classmethod
+    def _day_only_at_midnight(cls, value: str | None) -> str | None:
+        """A date with a midnight time and no other zone than UTC ("2024-07-30T00:00:00", what SearXNG and some
+        APIs send for a day) is the day itself, as every other engine gives it: one form, YYYY-MM-DD."""
+        if value is None:
+            return None
+        found = MIDNIGHT.fullmatch(value.strip())
+        return found[1] if found else value
+
+    @field_validator("engines")
+    @classmethod
+    def _at_least_its_engine(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """`engines` is never empty (issue 41: auto and single-engine answers said `engines: []`)."""
+        engine = info.data.get("engine")
+        return value or ((engine,) if isinstance(engine, str) else value)
 
     @cached_property
     def derived(self) -> dict[str, Any]:

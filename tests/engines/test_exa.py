@@ -65,7 +65,7 @@ def test_results_take_highlights_as_snippets_and_fall_back_for_empty_titles() ->
     assert_good_hits(hits)
     assert hits[0].title == "https://a.example/1"
     assert hits[0].snippet == "one … two"
-    assert (hits[0].date, hits[0].source) == ("2024-01-02T00:00:00.000Z", "a.example")
+    assert (hits[0].date, hits[0].source) == ("2024-01-02", "a.example")  # a midnight is the day (issue 41)
     assert (len(hits[1].snippet), hits[1].source) == (500, "Jane Doe")
 
 

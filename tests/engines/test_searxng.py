@@ -98,7 +98,7 @@ def test_results_map_to_hits_with_plain_text() -> None:
     assert [(hit.rank, hit.url) for hit in hits] == [(1, "https://example.org/a"), (2, "https://example.org/b")]
     assert hits[0].title == "A & B"
     assert hits[0].snippet == "Some snippet text"
-    assert hits[0].date == "2024-05-01T00:00:00"
+    assert hits[0].date == "2024-05-01"  # a bare midnight is the day, as every engine gives it (issue 41)
     assert hits[0].source == "bing"
     assert hits[1].date is None
 

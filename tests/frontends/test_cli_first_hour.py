@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from webreach.frontends._cli_hints import program_name
 from webreach.testing import FakeWeb
 from webreach.testing.environment import process_env
 
@@ -134,3 +135,31 @@ def test_the_cli_writes_next_steps_in_its_own_syntax(web: FakeWeb, tmp_path: Pat
     assert "`-e auto`" in wrong.stderr and "--engines" in wrong.stderr
     for said in (compact.stdout + compact.stderr, wrong.stderr):
         assert not [phrase for phrase in AGENT_PHRASES if phrase in said], said
+
+
+def test_hints_spell_the_venv_path_when_the_venv_is_not_activated(tmp_path: Path) -> None:
+    """README (a) runs `.venv/bin/webreach` without activating the venv: the hint's command must run as printed."""
+    bin_dir = Path(sys.executable).parent
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = _env(tmp_path, f"http://127.0.0.1:{port}")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p and Path(p) != bin_dir)
+    done = subprocess.run(
+        [str(bin_dir / "webreach"), "search", "python asyncio"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=bin_dir.parent.parent, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    venv_command = f"{bin_dir.parent.name}/bin/webreach fakeweb --port {port}"
+    assert f"`{venv_command} &`" in done.stderr, done.stderr
+    assert "`webreach fakeweb" not in done.stderr
+
+
+def test_program_name_is_webreach_only_when_path_finds_this_program(tmp_path: Path) -> None:
+    script = tmp_path / ".venv" / "bin" / "webreach"
+    script.parent.mkdir(parents=True)
+    script.touch()
+    assert program_name(str(script), None, str(tmp_path)) == ".venv/bin/webreach"
+    assert program_name(str(script), "/usr/local/bin/webreach", str(tmp_path)) == ".venv/bin/webreach"
+    assert program_name(str(script), str(script), str(tmp_path)) == "webreach"
+    assert program_name(str(script), None, "/elsewhere") == str(script)
+    assert program_name("/x/webreach/__main__.py", None, str(tmp_path)) == "webreach"

@@ -204,6 +204,20 @@ def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
         assert documented == ["/v1/search", "/v1/tools", "/healthz"]
 
 
+def test_openapi_documents_both_image_routes(client: TestClient) -> None:
+    """Issue 41: /openapi.json left out POST /v1/images and GET /i/{id}; both are served, both are documented."""
+    paths = client.get("/openapi.json").json()["paths"]
+    upload = paths["/v1/images"]["post"]
+    form = upload["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form["required"] == ["file"] and "file" in form["properties"]
+    assert upload["parameters"][0]["name"] == "X-Webreach-Session" and {"200", "413", "415"} <= set(upload["responses"])
+    public = paths["/i/{link_id}"]["get"]
+    assert public["parameters"][0]["name"] == "link_id" and {"200", "404"} <= set(public["responses"])
+    assert client.get("/i/" + "x" * 32).status_code == 404  # the documented answer for an unknown link
+    page = client.get("/docs").text
+    assert "POST /v1/images" in page and "-F file=@photo.jpg" in page and "GET /i/{link_id}" in page
+
+
 def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
     assert client.get("/v1/tools", params={"dialect": "mcp"}).json() == mcp_schemas()
     openai = client.get("/v1/tools").json()
@@ -217,7 +231,11 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     assert document["openapi"].startswith("3.1")
     tools = mcp_schemas()
     admin = {path for path in document["paths"] if path.startswith("/v1/admin")}
-    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin
+    images = {"/v1/images", "/i/{link_id}"}
+    assert (
+        set(document["paths"])
+        == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin | images
+    )
     assert {"/v1/admin", "/v1/admin/engines", "/v1/admin/engines/{name}/reset"} <= admin
     assert {"/v1/admin/agents", "/v1/admin/agents/{name}/grant", "/v1/admin/agents/{name}/ledger"} <= admin
     assert document["paths"]["/v1/admin/agents"]["post"]["security"] == [{"adminToken": []}, {}]

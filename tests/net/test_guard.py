@@ -21,7 +21,7 @@ from webreach.net import (
     parse_url,
 )
 from webreach.net.address_policy import ADDRESS_RULES, DENY_TABLE, RULE_HINTS, embedded_ipv4
-from webreach.net.guard import OfflineResolver, mask_userinfo
+from webreach.net.guard import OfflineAwareResolver, OfflineResolver, mask_userinfo
 
 from .ssrf_cases import CASES
 from .ssrf_core import ALLOW, FAKE_DNS, Case, render, summarize, verdict
@@ -352,3 +352,33 @@ async def test_offline_resolver_still_lets_literals_and_localhost_through() -> N
     assert (await guard.check("http://8.8.8.8/")).addresses == (IPv4Address("8.8.8.8"),)
     assert (await guard.check("http://127.0.0.1:8765/_pages/x")).addresses == (IPv4Address("127.0.0.1"),)
     assert IPv4Address("127.0.0.1") in (await guard.check("http://localhost:8765/")).addresses
+
+
+async def test_a_read_on_a_machine_that_resolves_nothing_says_offline_not_typo() -> None:
+    """Issue 41: offline, a read said the name "does not exist in DNS; check for typos" while search said the
+    machine looks offline. The default resolver asks once for a name that always exists before blaming the name."""
+    nothing_resolves = OfflineAwareResolver(StaticResolver({}))
+    with pytest.raises(HostResolutionError) as caught:
+        await Guard(AddressPolicy(), nothing_resolves).check("https://docs.python.org/3/")
+    error = caught.value
+    assert (error.code, error.reason, error.host, error.retryable) == (
+        "unavailable",
+        "machine_offline",
+        "docs.python.org",
+        True,
+    )
+    assert "this machine looks offline" in error.message
+    assert "typo" not in str(error)
+    assert "webreach fakeweb --port 8765" in str(error)  # what to do: the fake web
+
+
+async def test_a_missing_name_on_a_machine_that_resolves_others_is_still_not_found() -> None:
+    online = OfflineAwareResolver(StaticResolver({"example.com": ["93.184.215.14"]}))
+    with pytest.raises(HostResolutionError) as caught:
+        await Guard(AddressPolicy(), online).check("https://docs.pyhton.org/3/")
+    assert caught.value.reason == "not_found"
+    assert "typos" in str(caught.value)
+
+
+def test_the_default_resolvers_are_offline_aware() -> None:
+    assert isinstance(Guard().resolver, OfflineAwareResolver)

@@ -80,3 +80,29 @@ async def test_a_recorded_page_is_served_where_the_index_names_one(tmp_path: Pat
         resolved = await client.get(f"{web.url}/_fakeweb/resolve", params={"host": "site.example"})
         unknown = await client.get(f"{web.url}/_fakeweb/resolve", params={"host": "other.example"})
         assert (resolved.status_code, unknown.status_code) == (200, 404)
+
+
+async def test_the_readmes_pdf_and_javascript_app_are_served_offline() -> None:
+    """Issue 41: the README's PDF and browser lines failed offline; the fake web serves both under their README
+    addresses, the PDF read to text, the app's direct read a needs_browser shell."""
+    from webreach import NeedsBrowserError
+    from webreach.testing.own_pages import APP_URL, REPORT_PAGES, REPORT_TITLE, REPORT_URL
+
+    async with (
+        FakeWeb() as web,
+        Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway,
+    ):
+        report = await gateway.read(ReadRequest(url=REPORT_URL, format="text"))
+        assert report.title == REPORT_TITLE and all(text in report.content for text in REPORT_PAGES)
+        with pytest.raises(NeedsBrowserError):
+            await gateway.read(ReadRequest(url=APP_URL, reader="direct"))
+    assert web.sites.serves("example.com") and web.sites.serves("app.example.com")
+
+
+def test_webreach_fakeweb_says_what_it_is_and_lists_its_own_pages() -> None:
+    from webreach.testing.own_pages import APP_URL, REPORT_URL, banner
+
+    text = banner("http://127.0.0.1:8765")
+    assert "whatever its query" in text and "filters" in text
+    for page in (REPORT_URL, APP_URL, "http://127.0.0.1:8765/_pages/article", "http://127.0.0.1:8765/_js/article"):
+        assert page in text

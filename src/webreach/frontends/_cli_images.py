@@ -1,5 +1,10 @@
-"""`webreach image add FILE`: a local image into a session's store, printing its token and URL (the CLI door of
-the hidden image_upload tool; the file is read here, the tool stores it).
+"""`webreach image add|search|reverse|crop`: the image tools from the command line, each a tool call through the
+same pipeline as MCP and REST (cli.py's _call_tool: session, profile checks, metering).
+
+`add FILE` stores a local image in a session's store, printing its token and URL (the CLI door of the hidden
+image_upload tool; the file is read here, the tool stores it); `search QUERY` is image_search; `reverse IMAGE`
+is reverse_image_search, IMAGE a token, an http(s) URL or a local file; `crop TOKEN=L,T,R,B ...` is crop_images
+over tokens of the session, printing each new token (and its URL with URL storage).
 
 The file is read as every local file the CLI takes (local_files.read_local, in a worker thread): capped at the
 image limit whatever its size claims, and a FIFO or device never hangs the command (no writer reads as empty,
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
+from webreach.defaults import TOOL_LIMITS
 from webreach.errors import InvalidInputError
 from webreach.local_files import read_local
 
@@ -43,6 +49,34 @@ class CallTool(Protocol):
     ) -> ToolResult: ...
 
 
+async def _image_file(gateway: Gateway, file: Path) -> str:
+    """FILE's bytes, base64-encoded, read with the image limit as the cap (a FIFO or device never hangs)."""
+    limit = gateway.settings.images.max_input_bytes
+    try:
+        data = await asyncio.to_thread(read_local, file, limit)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot read {file}: {exc.strerror or exc}", hint="Pass a readable image file."
+        ) from None
+    if len(data) > limit:
+        raise InvalidInputError(f"{file} is over the {limit:,}-byte image limit")
+    if not data:
+        raise InvalidInputError(f"{file} is empty (a FIFO or device without data?)", hint="Pass an image file.")
+    return base64.b64encode(data).decode("ascii")
+
+
+def _box(spec: str) -> tuple[str, list[str]]:
+    """TOKEN=L,T,R,B as the token and its four numbers (as text: the tool reads and checks them)."""
+    token, _, box = spec.partition("=")
+    numbers = [part.strip() for part in box.split(",")]
+    if not token.strip() or len(numbers) != 4 or not all(numbers):
+        raise InvalidInputError(
+            f"cannot read the crop {spec!r}",
+            hint="Write each crop as TOKEN=LEFT,TOP,RIGHT,BOTTOM, e.g. '<image_1>=0,0,0.5,0.5'.",
+        )
+    return token.strip(), numbers
+
+
 def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_tool: CallTool) -> None:  # type: ignore[type-arg]
     """Register `webreach image ...` on `cli`, running work through the CLI's `run`, its tool calls `call_tool`."""
 
@@ -61,18 +95,7 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_t
         """Store FILE (JPEG, PNG, WebP, GIF or BMP) and print its new token and, with URL storage, its URL."""
 
         async def work(gateway: Gateway) -> None:
-            limit = gateway.settings.images.max_input_bytes
-            try:
-                data = await asyncio.to_thread(read_local, file, limit)
-            except OSError as exc:
-                raise InvalidInputError(
-                    f"cannot read {file}: {exc.strerror or exc}", hint="Pass a readable image file."
-                ) from None
-            if len(data) > limit:
-                raise InvalidInputError(f"{file} is over the {limit:,}-byte image limit")
-            if not data:
-                raise InvalidInputError(f"{file} is empty (a FIFO or device without data?)", hint="Pass an image file.")
-            arguments = {"image": base64.b64encode(data).decode("ascii")}
+            arguments = {"image": await _image_file(gateway, file)}
             result = await call_tool(gateway, agent, "image_upload", arguments, session=session, as_json=True)
             body = result.data or {}
             click.echo(
@@ -80,3 +103,75 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_t
             )
 
         run(as_json, work)
+
+    _add_tool_commands(image, run, text, call_tool)
+
+
+def _add_tool_commands(image: click.Group, run: Run, text: click.ParamType, call_tool: CallTool) -> None:  # type: ignore[type-arg]
+    """`image search`, `image reverse` and `image crop`: image_search, reverse_image_search and crop_images."""
+    session_option = click.option("--session", type=text, help="Session of the tokens (default: the default session).")
+    json_option = click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON answer.")
+    agent_option = click.option(
+        "--agent", type=text, help="The agent to act as when accounts are enabled (default [accounts] agent)."
+    )
+
+    def call(tool: str, build: Callable[[Gateway], Awaitable[dict[str, Any]]], options: dict[str, Any]) -> None:
+        """Run `tool` with the arguments `build` makes (inside the run, so its errors are typed output too)."""
+        session, as_json, agent = options.pop("session"), options.pop("as_json"), options.pop("agent")
+
+        async def work(gateway: Gateway) -> None:
+            arguments = {**await build(gateway), **options}
+            result = await call_tool(gateway, agent, tool, arguments, session=session, as_json=as_json)
+            click.echo(result.text)
+
+        run(as_json, work)
+
+    @image.command(name="search")
+    @click.argument("query", type=text)
+    @click.option("-e", "--engine", type=text, default="auto", show_default=True, help="auto, multi or an engine.")
+    @click.option("--engines", type=text, help="Comma-separated image engines: the order for auto, the set for multi.")
+    @click.option("-n", "--limit", type=int, default=TOOL_LIMITS["image_search"].default, show_default=True)
+    @click.option("--size", type=text, help="small, medium, large or wallpaper.")
+    @click.option("--safesearch", type=text, help="off, moderate or strict.")
+    @session_option
+    @json_option
+    @agent_option
+    def search(query: str, engines: str | None, **options: Any) -> None:
+        """Find images by text (image_search): each with its image URL, page and size."""
+        listed = [part.strip() for part in engines.split(",") if part.strip()] if engines else None
+
+        async def build(_: Gateway) -> dict[str, Any]:
+            return {"query": query, "engines": listed}
+
+        call("image_search", build, options)
+
+    @image.command(name="reverse")
+    @click.argument("image_ref", metavar="IMAGE", type=text)
+    @click.option("-n", "--limit", type=int, default=TOOL_LIMITS["reverse_image_search"].default, show_default=True)
+    @click.option("--backend", type=text, help="auto (fallback across backends) or one backend.")
+    @session_option
+    @json_option
+    @agent_option
+    def reverse(image_ref: str, **options: Any) -> None:
+        """Find pages showing IMAGE (reverse_image_search): a token such as <image_1>, an http(s) URL or a file."""
+        path = Path(image_ref)
+        named = image_ref.startswith("<") or "://" in image_ref or not path.exists()
+
+        async def build(gateway: Gateway) -> dict[str, Any]:
+            return {"image": image_ref if named else await _image_file(gateway, path)}
+
+        call("reverse_image_search", build, options)
+
+    @image.command(name="crop")
+    @click.argument("boxes", metavar="TOKEN=L,T,R,B...", nargs=-1, required=True, type=text)
+    @click.option("--units", type=click.Choice(["auto", "pixels", "relative"]), default="auto", show_default=True)
+    @session_option
+    @json_option
+    @agent_option
+    def crop(boxes: tuple[str, ...], **options: Any) -> None:
+        """Crop images of the session by token (crop_images), printing each crop's new token."""
+
+        async def build(_: Gateway) -> dict[str, Any]:
+            return {"crops": dict(_box(spec) for spec in boxes)}
+
+        call("crop_images", build, options)

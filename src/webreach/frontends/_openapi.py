@@ -12,7 +12,8 @@ cannot say in JSON Schema is the forgiving side only (numbers as strings, case a
 The docs page is plain HTML rendered from the same document, with no
 script or stylesheet fetched from elsewhere; it shows an example error body (the schema is in /openapi.json).
 
-GET /v1/tools and the admin endpoints are listed too. Admin operations carry the `adminToken` bearer scheme as
+GET /v1/tools, the image routes (POST /v1/images, a multipart upload; GET /i/{link_id}, a public image link) and
+the admin endpoints are listed too. Admin operations carry the `adminToken` bearer scheme as
 optional security (`[{"adminToken": []}, {}]`): required once `[server] admin_token` is set, and without one
 the server answers loopback clients only (frontends/_admin.py); OpenAPI cannot express "loopback", so the
 description says it.
@@ -32,6 +33,8 @@ from webreach.tools.arguments import ToolArguments
 
 Schema = dict[str, Any]
 
+ERROR_REF = "#/components/schemas/Error"
+IMAGE_TOOLS = frozenset({"crop_images", "reverse_image_search"})
 ERROR_SCHEMA: Schema = {
     "type": "object",
     "required": ["status", "code", "message", "retry_after"],
@@ -101,6 +104,8 @@ def openapi_document(
         rest_path(tool["name"]): {"post": _operation(tool, session_header, unusable, arguments)} for tool in tools
     }
     paths["/v1/tools"] = {"get": _tools_operation()}
+    if IMAGE_TOOLS & {tool["name"] for tool in tools}:  # the tokens an upload answers are for these tools
+        paths.update(_image_paths(session_header))
     for endpoint, summary in (admin or {}).items():
         method, _, path = endpoint.partition(" ")
         paths.setdefault(path, {})[method.lower()] = _admin_operation(method, path, summary)
@@ -210,35 +215,76 @@ def _operation(
         "operationId": tool["name"],
         "summary": tool.get("title") or tool["name"],
         "description": tool["description"],
-        "parameters": [
-            {
-                "name": session_header,
-                "in": "header",
-                "required": False,
-                "schema": {
-                    "type": "string",
-                    "default": "default",
-                    "minLength": 1,
-                    "maxLength": MAX_SESSION_CHARS,
-                    "pattern": NAMED_SESSION_PATTERN,
-                },
-                "description": "Session whose numbered refs this call records or resolves: "
-                f"1-{MAX_SESSION_CHARS} characters, no control characters, not starting with '@' (reserved for "
-                "agents' own sessions); sent as UTF-8 (bytes that are not UTF-8 are read as Latin-1).",
-            },
-            IDEMPOTENCY_PARAMETER,
-        ],
+        "parameters": [_session_parameter(session_header), IDEMPOTENCY_PARAMETER],
         "security": [{"agentKey": []}, {}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": _body_schema(tool, models)}}},
         "responses": {"200": {"description": "The tool's JSON output."}, **_error_responses(unusable)},
     }
 
 
+def _session_parameter(session_header: str) -> Schema:
+    return {
+        "name": session_header,
+        "in": "header",
+        "required": False,
+        "schema": {
+            "type": "string",
+            "default": "default",
+            "minLength": 1,
+            "maxLength": MAX_SESSION_CHARS,
+            "pattern": NAMED_SESSION_PATTERN,
+        },
+        "description": "Session whose numbered refs this call records or resolves: "
+        f"1-{MAX_SESSION_CHARS} characters, no control characters, not starting with '@' (reserved for "
+        "agents' own sessions); sent as UTF-8 (bytes that are not UTF-8 are read as Latin-1).",
+    }
+
+
+def _image_paths(session_header: str) -> Schema:
+    """POST /v1/images (a multipart upload, the image_upload tool's REST door) and GET /i/{link_id} (a public_url
+    link): frontends/_image_routes.py."""
+    upload: Schema = {
+        "operationId": "image_upload",
+        "summary": "Upload an image",
+        "description": "Store an image in the session's image store (JPEG, PNG, WebP, GIF or BMP, at most [images] "
+        "max_input_bytes) and answer its new token (<obs_N>) for crop_images and reverse_image_search, and its "
+        "URL when [images] storage is public_url. Metered like a tool call when accounts are on.",
+        "parameters": [_session_parameter(session_header), IDEMPOTENCY_PARAMETER],
+        "security": [{"agentKey": []}, {}],
+        "requestBody": {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": {"file": {"type": "string", "contentMediaType": "application/octet-stream",
+                                                "description": "The image file."}},
+                    }
+                }
+            },
+        },
+        "responses": {"200": {"description": 'JSON: {"token": "<obs_1>", "url": ... or null}.'}, **_error_responses()},
+    }  # fmt: skip
+    public: Schema = {
+        "operationId": "public_image",
+        "summary": "A public image link",
+        "description": "The bytes of an image stored with [images] storage = public_url, for reverse-search "
+        "backends to fetch (no key: the id is 192 random bits). Unknown or expired ids are 404.",
+        "parameters": [{"name": "link_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {
+            "200": {"description": "The image, with its content type.", "content": {"image/*": {}}},
+            "404": {"description": "not_found", "content": {"application/json": {"schema": {"$ref": ERROR_REF}}}},
+        },
+    }
+    return {"/v1/images": {"post": upload}, "/i/{link_id}": {"get": public}}
+
+
 def _error_responses(unusable: Sequence[str] = ()) -> Schema:
     by_status: dict[int, list[str]] = {}
     for code, status in HTTP_STATUS.items():
         by_status.setdefault(status, []).append(code)
-    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    error = {"application/json": {"schema": {"$ref": ERROR_REF}}}
     responses = {
         str(status): {"description": ", ".join(sorted(codes)), "content": error}
         for status, codes in sorted(by_status.items())
@@ -271,10 +317,12 @@ def docs_html(document: Mapping[str, Any], *, base_url: str) -> str:
             parts.append(f"<h2><code>{method.upper()} {_e(path)}</code> {_e(operation['summary'])}</h2>")
             parts.append(f"<p>{_e(operation.get('description', ''))}</p>")
             body = operation.get("requestBody")
-            if body:
+            if body and "application/json" in body["content"]:
                 schema = body["content"]["application/json"]["schema"]
                 parts.append(_properties_table(schema))
                 parts.append(f"<pre>{_e(_curl(base_url, path, schema))}</pre>")
+            elif body:  # a multipart upload
+                parts.append(f"<pre>{_e(f'curl -s {base_url}{path} -F file=@photo.jpg')}</pre>")
     parts.append(
         "<h2>Errors</h2><p>Every error is JSON with an HTTP status by its <code>code</code> (act on the code, "
         "show the message; <code>retry_after</code> says when to come back). For example:</p>"

@@ -592,9 +592,13 @@ def serve(host: str | None, port: int | None, workers: int, **logging: Any) -> N
 def fakeweb(host: str, port: int) -> None:
     """Serve recorded engine responses on loopback (point WEBREACH_FAKE_WEB at the printed URL)."""
     from webreach.testing.fakeweb import serve
+    from webreach.testing.own_pages import banner
+
+    def announce(url: str) -> None:
+        click.echo(f"fake web on {url}\n{banner(url)}", err=True)
 
     try:
-        asyncio.run(serve(host, port, announce=lambda url: click.echo(f"fake web on {url}", err=True)))
+        asyncio.run(serve(host, port, announce=announce))
     except ValueError as exc:
         _fail(InvalidInputError(str(exc), hint="Use a loopback address such as 127.0.0.1."), False)
     except OSError as exc:  # the port in use, or not ours to bind

@@ -28,7 +28,9 @@ Decisions, in the order the checks run (each refusal is UrlNotAllowedError with 
 - Resolution: every returned address must pass; one private answer among public ones refuses the whole name
   (fail closed, as pydantic-ai does, rather than picking a good record). Resolution failures are not policy
   refusals: they raise HostResolutionError (code unavailable, retryable) with reason not_found, timeout,
-  no_addresses or failed. Resolvers bound their own time (SystemResolver: 5 s, as smokescreen does).
+  no_addresses or failed, or machine_offline when not even a well-known name resolves (OfflineAwareResolver,
+  the default: a read offline says the machine is offline, not that the name has a typo). Resolvers bound
+  their own time (SystemResolver: 5 s, as smokescreen does).
   OfflineResolver (the Gateway's in fake-web mode) resolves nothing and says so: reason offline.
 - Offline (fake-web) mode also gives the guard an `OfflineScope` (net/offline.py): then only the fake web's own
   address and port pass, IP literals and allowed CIDRs included, and everything else is refused [offline].
@@ -56,6 +58,8 @@ from webreach.net.address_policy import AddressPolicy, Denial, IPAddress, canoni
 MAX_URL_LENGTH = 8192
 DEFAULT_PORTS = MappingProxyType({"http": 80, "https": 443})
 DNS_TIMEOUT = 5.0
+PROBE_HOST = "example.com"  # reserved by IANA (RFC 2606): it resolves wherever DNS works
+PROBE_TIMEOUT = 1.0
 LOCALHOST_ADDRESSES: tuple[IPAddress, ...] = (IPv4Address("127.0.0.1"), IPv6Address("::1"))
 
 _LABEL = re.compile(r"[a-z0-9_-]{1,63}")
@@ -101,6 +105,41 @@ class SystemResolver:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
         families = (socket.AF_INET, socket.AF_INET6)
         return [ip_address(str(info[4][0]).partition("%")[0]) for info in infos if info[0] in families]
+
+
+class OfflineAwareResolver:
+    """A resolver that tells a name that does not exist from a machine that resolves nothing: when `inner` fails
+    on a name, it asks once for `probe` (a name that always exists, IANA's example.com); if that fails too, the
+    machine looks offline and the error says so (reason machine_offline) instead of blaming the name."""
+
+    def __init__(self, inner: Resolver, probe: str = PROBE_HOST, probe_timeout: float = PROBE_TIMEOUT) -> None:
+        self.inner = inner
+        self.probe = probe
+        self.probe_timeout = probe_timeout
+
+    async def resolve(self, host: str, port: int) -> list[IPAddress]:
+        try:
+            return await self.inner.resolve(host, port)
+        except OSError as exc:
+            if _host_key(host) == self.probe or not await self._offline():
+                raise
+            raise HostResolutionError(
+                f"Could not resolve {host}, and this machine looks offline: no name resolves, not even {self.probe}.",
+                host=host,
+                reason="machine_offline",
+            ) from exc
+
+    async def _offline(self) -> bool:
+        try:
+            async with asyncio.timeout(self.probe_timeout):
+                return not await self.inner.resolve(self.probe, 443)
+        except (OSError, TimeoutError):
+            return True
+
+
+def system_resolver() -> Resolver:
+    """The default resolver: the operating system's, telling an offline machine from a missing name."""
+    return OfflineAwareResolver(SystemResolver())
 
 
 def _host_key(host: str) -> str:
@@ -318,7 +357,7 @@ class Guard:
         self, policy: AddressPolicy | None = None, resolver: Resolver | None = None, offline: OfflineScope | None = None
     ) -> None:
         self.policy = policy if policy is not None else AddressPolicy()
-        self.resolver: Resolver = resolver if resolver is not None else SystemResolver()
+        self.resolver: Resolver = resolver if resolver is not None else system_resolver()
         # offline (fake-web) mode: only the fake web's endpoint passes, whatever the policy says (net/offline.py)
         self.offline = offline
 

@@ -47,7 +47,7 @@ from webreach.models import Page, ReadFormat, ReadRequest
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.decoding import BoundedDecoder
 from webreach.net.fetcher import DEFAULT_USER_AGENT, Budgets, Fetcher
-from webreach.net.guard import Guard, Resolver, StaticResolver, SystemResolver
+from webreach.net.guard import Guard, Resolver, StaticResolver, system_resolver
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
@@ -114,7 +114,7 @@ class Reading:
         self.settings = settings = settings or ReadSettings()
         self.clock: Clock = clock or SystemClock()
         self.user_agent = user_agent
-        self.resolver: Resolver = resolver or SystemResolver()
+        self.resolver: Resolver = resolver or system_resolver()
         self._seams = (network_backend, connect_observer)
         self.offline = offline  # fake-web mode: nothing but the fake web is reachable (net/offline.py)
         self.guard = Guard(AddressPolicy(settings.allow_cidrs), self.resolver, offline)

@@ -12,6 +12,8 @@ is answered here, whatever its port or scheme:
   web's stand-in;
 - anything else on such a host (robots.txt included): 404, so robots.txt allows everything.
 
+The fake web's own named pages (own_pages.py: the README's PDF and JavaScript app) are answered the same way.
+
 `serves(host)` answers the control API's GET /_fakeweb/resolve?host=H, which is how webreach's fake-web mode
 resolves names (net/fake_web.py): a host is "on the fake web" when some result URL is on it.
 """
@@ -25,6 +27,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from webreach.testing.own_pages import OWN_PAGES
 from webreach.testing.recordings import load_recording
 from webreach.testing.scenarios import Reply
 from webreach.testing.wire import Request
@@ -63,7 +66,7 @@ class Sites:
         index = recordings_dir / INDEX_FILE
         results = json.loads(index.read_text(encoding="utf-8"))["results"] if index.is_file() else []
         self._pages = {_entry_key(item["url"]): SiteEntry(**item) for item in results}
-        self._hosts = frozenset(key.partition("/")[0] for key in self._pages)
+        self._hosts = frozenset(key.partition("/")[0] for key in (*self._pages, *OWN_PAGES))
 
     def __len__(self) -> int:
         return len(self._pages)
@@ -90,7 +93,10 @@ class Sites:
     def reply(self, request: Request) -> Reply:
         """The page for the request's URL, or a 404 page."""
         target = request.path + (f"?{request.query}" if request.query else "")
-        entry = self._pages.get(site_key(request_host(request), target))
+        key = site_key(request_host(request), target)
+        if key in OWN_PAGES:
+            return OWN_PAGES[key]
+        entry = self._pages.get(key)
         if entry is None:
             return Reply(404, HTML, b"<!DOCTYPE html><html><body><h1>Not on the fake web</h1></body></html>")
         if entry.page is not None:
