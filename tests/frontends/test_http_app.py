@@ -352,3 +352,17 @@ def test_the_root_points_to_the_docs(client: TestClient) -> None:
     response = client.get("/", follow_redirects=False)
     assert response.status_code in (302, 307, 308) and response.headers["location"] == "/docs"
     assert client.get("/").status_code == 200  # the docs page itself
+
+
+def test_an_engine_is_tested_over_json_as_the_console_tests_it(client: TestClient, web: FakeWeb) -> None:
+    before = web.count("mojeek")
+    app = build_app(settings(web), server=ServerSettings(port=9090))
+    with TestClient(app, base_url=BASE, client=("127.0.0.1", 50000)) as local:  # loopback: no token needed
+        tested = local.post("/v1/admin/engines/mojeek/test")
+        unknown = local.post("/v1/admin/engines/nope/test")
+    assert tested.status_code == 200, tested.text
+    probe = tested.json()["probe"]
+    assert (probe["engine"], probe["status"]) == ("mojeek", "ok") and probe["hits"] > 0 and probe["latency_ms"] >= 0
+    assert web.count("mojeek") == before + 1, "asked for real, past the cache"
+    assert unknown.status_code == 400 and unknown.json()["code"] == "invalid_input"
+    assert client.post("/v1/admin/engines/mojeek/test").status_code == 401  # the admin gate: not loopback

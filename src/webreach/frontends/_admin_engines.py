@@ -2,6 +2,8 @@
 
     GET  /v1/admin/engines                every engine's state: {"status": "ok", "engines": [...]}
     POST /v1/admin/engines/{name}/reset   close one engine's circuit breaker ("all": every engine's)
+    POST /v1/admin/engines/{name}/test    "Test connection": ask the engine for real, past cache and breaker
+                                          (Engines.probe, what the console's button runs): {"status", "probe"}
 
 Engines are web search's, image search's (`vertical` "images") and reverse image search's backends ("reverse").
 
@@ -45,7 +47,21 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
             served.engines.reset(each)
         return JSONResponse({**_states(served), "reset": names})
 
+    async def test(request: Request) -> Response:
+        served = gateway()
+        name = str(request.path_params["name"])
+        if name not in served.engine_names():
+            return error_response(UnknownEngineError([name], served.engine_names()))
+        probe = await served.engines.probe(name)  # changes no breaker and spends no agent's credits
+        return JSONResponse({"status": "ok", "probe": probe.model_dump()})
+
     admin.add("/engines", engines, methods=["GET"], summary="Every engine's state: breaker, failures, suspension.")
+    admin.add(
+        "/engines/{name}/test",
+        test,
+        methods=["POST"],
+        summary="Test connection: ask the engine for real (past its cache and breaker); what the console shows.",
+    )
     admin.add(
         "/engines/{name}/reset",
         reset,
