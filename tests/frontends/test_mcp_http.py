@@ -90,3 +90,18 @@ async def test_fetch_by_ref_after_search(server: ServerProcess) -> None:
     if fetched is None:
         pytest.xfail(READ_PENDING_REASON)
     assert_ref_resolved(fetched, "docs.python.org")
+
+
+async def test_a_client_given_the_bare_server_url_speaks_mcp_at_the_root(server: ServerProcess) -> None:
+    """Issue 39: a gateway's MCP client configured with `http://host:9090` posts to `/`; before, it got 405 (GET /
+    sends a browser to /docs, and still does)."""
+    with anyio.fail_after(TIME_LIMIT):
+        async with (
+            httpx2.AsyncClient(timeout=TIME_LIMIT) as http,
+            Client(streamable_http_client(server.url, http_client=http), mode="legacy") as mcp,
+        ):
+            tools = await mcp.list_tools()
+            found = await mcp.call_tool("web_search", {"query": "python asyncio", "engine": "mojeek", "limit": 2})
+    assert "web_search" in [tool.name for tool in tools.tools] and not found.is_error
+    browser = httpx.get(server.url + "/", trust_env=False, follow_redirects=False)
+    assert browser.status_code == 307 and browser.headers["location"] == "/docs"

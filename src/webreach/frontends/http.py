@@ -2,7 +2,8 @@
 
 Starlette and uvicorn are imported only by this door: this module and the frontends/_*.py parts it mounts. Routes:
 
-    POST /mcp                        MCP streamable HTTP (frontends/mcp.py)
+    POST /mcp                        MCP streamable HTTP (frontends/mcp.py); also at / for clients given the bare
+                                     server URL (frontends/_root.py; a plain GET / goes to /docs)
     POST /v1/search, /v1/search_multi, /v1/fetch
                                      one per exposed tool: the JSON body is the tool's arguments, the answer its
                                      JSON output (Toolbox.call(..., output="json")); session from the
@@ -80,6 +81,7 @@ from webreach.frontends._openapi import docs_html, openapi_document, rest_path
 from webreach.frontends._readiness import Readiness
 from webreach.frontends._recent_refs import DEFAULT_WINDOW, RecentRefs
 from webreach.frontends._rest_errors import error_response
+from webreach.frontends._root import RootDoor
 from webreach.frontends._serve_logs import LogOptions, announcement, log_config, secrets_of
 from webreach.frontends._workers import Supervisor, check_workers
 from webreach.gateway import Gateway
@@ -215,17 +217,19 @@ def build_app(
     max_body_bytes = server.max_body_bytes
     limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
     tool_calls = _ToolCalls(served, limits)
+    mcp_door = AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)
     routes: list[BaseRoute] = [
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
         Route("/v1/tools", rest.tools, methods=["GET"]),
         *image_routes(served),
-        Route("/mcp", AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)),
+        Route("/mcp", mcp_door),
         Route("/healthz", rest.healthz, methods=["GET"]),
         Route("/readyz", Readiness(served.ready).answer, methods=["GET"]),
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
-        Route("/", _to_docs, methods=["GET"]),
+        # MCP clients given the bare server URL post to / (frontends/_root.py); a browser's GET goes to /docs
+        Route("/", RootDoor(mcp_door, Route("/", _to_docs).app)),
     ]
     if bare_route:
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
