@@ -105,3 +105,28 @@ async def test_a_token_put_by_one_store_is_read_by_another_on_the_same_redis(red
     finally:
         await first.aclose()
         await second.aclose()
+
+
+async def test_bytes_another_session_names_survive_this_sessions_eviction(store: ImageTokens) -> None:
+    await store.put("a", image(b"shared" * 100, "<image_1>"))
+    await store.put("b", image(b"shared" * 100, "<image_1>"))  # the same 600 bytes, stored once
+    await store.put("a", image(b"n" * 600, "<image_2>"))  # 1,200 > 1,000: a's <image_1> is evicted
+    assert await store.tokens("a") == ["<image_2>"]
+    assert (await store.get("b", "<image_1>")).data == b"shared" * 100  # b still names those bytes
+
+
+async def test_redis_deletes_a_blob_once_no_session_names_it(redis_url: str) -> None:
+    prefix = f"t{uuid.uuid4().hex[:12]}:"
+    connection = open_redis(StateSettings(backend="redis", url=redis_url, key_prefix=prefix))  # type: ignore[arg-type]
+    store = RedisImageStore(connection, max_bytes=1000)
+    blob = f"{prefix}img:blob:{image(b's' * 600).digest}"
+    try:
+        await store.put("a", image(b"s" * 600, "<image_1>"))
+        await store.put("b", image(b"s" * 600, "<image_1>"))
+        await store.put("a", image(b"n" * 600, "<image_2>"))  # a lets go; b still names the bytes
+        assert await connection.client.exists(blob) == 1
+        await store.put("b", image(b"m" * 600, "<image_2>"))  # b lets go too: nobody names them
+        assert await connection.client.exists(blob) == 0
+        assert 0 < await connection.client.pttl(f"{prefix}img:blob:{image(b'm' * 600).digest}") <= 86_400_000
+    finally:
+        await connection.aclose()
