@@ -3,11 +3,17 @@ and the stores use Redis again once it is back, without a restart."""
 
 from __future__ import annotations
 
+import io
+import json
 import logging
+from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from webreach import Gateway, Settings, Toolbox
 from webreach.config import StateSettings
+from webreach.errors import ImageStoreError, SessionStoreError, UnknownImageTokenError
 from webreach.models import Hit
 from webreach.state.bucket_store import Pace
 from webreach.state.cache_store import CacheEntry
@@ -47,3 +53,33 @@ async def test_stores_carry_on_through_an_outage_and_recover(caplog: pytest.LogC
         await connection.aclose()
     finally:
         started.__exit__(None, None, None)
+
+
+async def test_image_tokens_fail_typed_through_an_outage_and_recover(tmp_path: Path) -> None:
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 30), (30, 200, 30)).save(picture, format="PNG")
+    crop = json.dumps({"crops": {"<obs_1>": [0, 0, 20, 15]}})
+    try:
+        started = restartable_redis()
+        server = started.__enter__()
+    except RedisUnavailable as missing:
+        pytest.skip(str(missing))
+    try:
+        state = StateSettings(backend="redis", url=server.url, timeout=0.5, path=tmp_path / "state.sqlite3")  # type: ignore[arg-type]
+        async with Gateway.from_settings(Settings(state=state)) as gateway:
+            tools = Toolbox.over(gateway)
+            assert (await gateway.images.upload("s", picture.getvalue())).token == "<obs_1>"
+            server.stop()
+            down = await tools.call("crop_images", crop, session="s")
+            server.start()  # an empty Redis: the token is gone, but the store works again without a restart
+            gone = await tools.call("crop_images", crop, session="s")
+            assert (await gateway.images.upload("s", picture.getvalue())).token == "<obs_1>"
+            back = await tools.call("crop_images", crop, session="s", output="json")
+    finally:
+        started.__exit__(None, None, None)
+    assert isinstance(down.error, ImageStoreError) and isinstance(down.error, SessionStoreError)
+    assert (down.error.code, down.error.retryable) == ("session_store_unavailable", True)
+    assert "image store" in down.text and "pass the image itself" in down.text, down.text
+    assert "refs" not in down.text.lower(), "a crop's advice, not a search's (was: read the result by its url)"
+    assert isinstance(gone.error, UnknownImageTokenError)
+    assert not back.is_error and json.loads(back.text)["crops"]["<obs_1>"]["token"] == "<obs_2>"

@@ -17,7 +17,7 @@ names are never lost. A session whose tokens expired by TTL keeps its field: suc
 Give Redis a `maxmemory` with `volatile-lru`: an evicted blob makes its token unknown (typed
 UnknownImageTokenError), nothing worse.
 
-Redis trouble raises SessionStoreError, as the SQLite store does.
+Redis trouble raises ImageStoreError (a SessionStoreError), as the SQLite store does.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import math
 import secrets
 
 from webreach.clock import Clock, SystemClock
-from webreach.errors import ImageTooLargeError, SessionStoreError, UnknownImageTokenError
+from webreach.errors import ImageStoreError, ImageTooLargeError, UnknownImageTokenError
 from webreach.state.image_store import DEFAULT_MAX_BYTES, DEFAULT_MAX_IMAGES, StoredImage, check_token
 from webreach.state.redis_connection import REDIS_ERRORS, RedisConnection
 
@@ -119,7 +119,7 @@ class RedisImageStore:
         try:
             token = await self._put(keys=keys, args=args)
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
         return bytes(token).decode() if isinstance(token, bytes) else str(token)
 
     async def get(self, session: str, token: str) -> StoredImage:
@@ -130,7 +130,7 @@ class RedisImageStore:
         try:
             found = await self._get(keys=self._keys(session), args=args)
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         if not found:
             raise UnknownImageTokenError(f"no image {token} in this session")
         mime, width, height, data = found
@@ -141,7 +141,7 @@ class RedisImageStore:
         try:
             found = await self._redis.client.zrangebyscore(self._keys(session)[1], low, "+inf")
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         return [bytes(token).decode() for token in found]
 
     async def link(self, data: bytes, mime: str, ttl: float) -> str:
@@ -153,7 +153,7 @@ class RedisImageStore:
                 pipe.pexpire(key, math.ceil(ttl * 1000))
                 await pipe.execute()
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
         return link_id
 
     async def linked(self, link_id: str) -> tuple[bytes, str, float] | None:
@@ -164,7 +164,7 @@ class RedisImageStore:
                 pipe.pttl(key)
                 (data, mime), left_ms = await pipe.execute()
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         if data is None or mime is None or left_ms is None or left_ms <= 0:
             return None
         return bytes(data), bytes(mime).decode(), left_ms / 1000
