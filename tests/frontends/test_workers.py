@@ -76,3 +76,37 @@ def test_several_workers_on_per_process_state_are_refused(tmp_path: Path, web: F
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "--workers 3 needs state the workers share" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sigterm_to_the_parent_lets_every_workers_calls_in_flight_finish(web: FakeWeb, tmp_path: Path) -> None:
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    env = {
+        "WEBREACH_STATE__BACKEND": "sqlite", "WEBREACH_CACHE__BACKEND": "sqlite",
+        "WEBREACH_ENGINES__MOJEEK__RATE_PER_MINUTE": "6000", "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+    }  # fmt: skip
+    web.set_scenario("mojeek", latency=1.5)  # each call is in flight for 1.5 s at the engine
+    try:
+        with (
+            http_server(web, tmp_path, "--workers", "2", **env) as server,
+            concurrent.futures.ThreadPoolExecutor(4) as pool,
+        ):
+            before = web.count("mojeek")
+            calls = [pool.submit(search, server.url, n) for n in range(4)]  # 4 distinct queries: no cache hit
+            deadline = time.monotonic() + 30
+            while web.count("mojeek") < before + 4:  # every call has reached the engine
+                assert time.monotonic() < deadline, web.count("mojeek") - before
+                time.sleep(0.02)
+            server.process.send_signal(signal.SIGTERM)  # the parent's PID, as an operator or Kubernetes would
+            statuses = [call.result(timeout=30) for call in calls]
+            assert server.process.wait(30) == 0, server.output()
+    finally:
+        web.reset("mojeek")
+    assert statuses == [200] * 4, "the calls in flight were answered, not cut"
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(metrics))
+    served = registry.get_sample_value("webreach_tool_calls_total", {"tool": "web_search", "outcome": "ok"})
+    assert served == 4, "each call finished and was counted before its worker exited"
