@@ -44,13 +44,18 @@ def counted(url: str) -> float:
     return float(found[0]) if found else 0.0
 
 
-def test_two_workers_share_the_port_the_state_and_the_metrics(web: FakeWeb, tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+def test_two_workers_share_the_port_the_state_and_the_metrics(
+    web: FakeWeb, tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
     metrics = tmp_path / "metrics"
     metrics.mkdir()
     env = {
-        "WEBREACH_STATE__BACKEND": "sqlite", "WEBREACH_CACHE__BACKEND": "sqlite",
+        "WEBREACH_STATE__BACKEND": backend, "WEBREACH_CACHE__BACKEND": backend,
         "WEBREACH_ENGINES__MOJEEK__RATE_PER_MINUTE": "6000", "PROMETHEUS_MULTIPROC_DIR": str(metrics),
     }  # fmt: skip
+    if backend == "redis":  # each worker opens its own pool after the fork
+        env["WEBREACH_STATE__URL"] = request.getfixturevalue("redis_url")
     with http_server(web, tmp_path, "--workers", "2", **env) as server:
         workers = children(server.process.pid)
         assert len(workers) == 2, workers
@@ -60,12 +65,16 @@ def test_two_workers_share_the_port_the_state_and_the_metrics(web: FakeWeb, tmp_
         assert counted(server.url) == CALLS, "a scrape of either worker sums both"
         writers = {int(m.group(1)) for f in metrics.iterdir() if (m := re.match(r"counter_(\d+)\.db", f.name))}
         assert writers == workers, (writers, workers)  # both workers served calls
+        upstream = web.count("mojeek")
+        assert [search(server.url, n) for n in range(8)] == [200] * 8
+        assert web.count("mojeek") == upstream, "whichever worker answers, the shared cache has the 4 queries"
         os.kill(min(workers), signal.SIGKILL)  # a worker dies: the parent starts another
         deadline = time.monotonic() + 30
         while len(children(server.process.pid) - {min(workers)}) < 2:
             assert time.monotonic() < deadline, children(server.process.pid)
             time.sleep(0.1)
-        assert search(server.url, 0) == 200
+        assert [search(server.url, n) for n in range(4)] == [200] * 4
+        assert web.count("mojeek") == upstream, "the new worker reads the same cache"
         server.process.send_signal(signal.SIGTERM)
         assert server.process.wait(30) == 0
     assert "starting it again" in server.output()
