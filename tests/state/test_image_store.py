@@ -3,6 +3,7 @@ and Redis: a real redis-server the fixture starts on loopback), and two stores s
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator
@@ -130,3 +131,29 @@ async def test_redis_deletes_a_blob_once_no_session_names_it(redis_url: str) -> 
         assert 0 < await connection.client.pttl(f"{prefix}img:blob:{image(b'm' * 600).digest}") <= 86_400_000
     finally:
         await connection.aclose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+async def test_two_stores_racing_never_hand_out_one_obs_twice(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Two replicas registering crops of one session at once: 2 x 40 tokens, all distinct, numbered 1..80."""
+    if backend == "sqlite":  # two stores on one state file: two processes on one machine
+        one, other = (ImageStore(tmp_path / "state.sqlite3") for _ in range(2))
+        stores: tuple[ImageTokens, ImageTokens] = (one, other)
+    else:
+        settings = StateSettings(  # type: ignore[arg-type]
+            backend="redis", url=request.getfixturevalue("redis_url"), key_prefix=f"t{uuid.uuid4().hex[:12]}:"
+        )
+        connections = (open_redis(settings), open_redis(settings))  # two replicas: two clients, two pools
+        stores = (RedisImageStore(connections[0]), RedisImageStore(connections[1]))
+    try:
+        puts = [stores[n % 2].put("s", image(f"crop {n}".encode())) for n in range(80)]
+        tokens = await asyncio.gather(*puts)
+    finally:
+        for store in stores:
+            store.close()
+        if backend == "redis":
+            for connection in connections:
+                await connection.aclose()
+    assert sorted(tokens, key=lambda t: int(t[5:-1])) == [f"<obs_{n}>" for n in range(1, 81)]
