@@ -3,6 +3,7 @@ and the stores use Redis again once it is back, without a restart."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -17,9 +18,11 @@ from webreach.errors import ImageStoreError, SessionStoreError, UnknownImageToke
 from webreach.models import Hit
 from webreach.state.bucket_store import Pace
 from webreach.state.cache_store import CacheEntry
+from webreach.state.image_store import StoredImage
 from webreach.state.redis_bucket_store import RedisBucketStore
 from webreach.state.redis_cache_store import RedisCacheStore
 from webreach.state.redis_connection import open_redis
+from webreach.state.redis_image_store import RedisImageStore
 from webreach.testing.redis import RedisUnavailable, restartable_redis
 
 pytestmark = pytest.mark.redis
@@ -83,3 +86,30 @@ async def test_image_tokens_fail_typed_through_an_outage_and_recover(tmp_path: P
     assert "refs" not in down.text.lower(), "a crop's advice, not a search's (was: read the result by its url)"
     assert isinstance(gone.error, UnknownImageTokenError)
     assert not back.is_error and json.loads(back.text)["crops"]["<obs_1>"]["token"] == "<obs_2>"
+
+
+async def test_a_hung_redis_fails_image_calls_typed_within_the_state_timeout() -> None:
+    """SIGSTOP: the connection stays open and nothing answers; [state] timeout bounds each call (wait_for is only
+    the test's own guard against a hang, not a timing assertion)."""
+    try:
+        started = restartable_redis()
+        server = started.__enter__()
+    except RedisUnavailable as missing:
+        pytest.skip(str(missing))
+    try:
+        connection = open_redis(StateSettings(backend="redis", url=server.url, timeout=0.3))  # type: ignore[arg-type]
+        store = RedisImageStore(connection)
+        picture = StoredImage("", b"bytes", "image/png", 1, 1)
+        assert await store.put("s", picture) == "<obs_1>"
+        server.pause()
+        try:
+            with pytest.raises(ImageStoreError):
+                await asyncio.wait_for(store.get("s", "<obs_1>"), 60)
+            with pytest.raises(ImageStoreError):
+                await asyncio.wait_for(store.put("s", picture), 60)
+        finally:
+            server.resume()
+        assert (await store.get("s", "<obs_1>")).data == b"bytes"  # answered again, data intact, no restart
+        await connection.aclose()
+    finally:
+        started.__exit__(None, None, None)
