@@ -29,6 +29,7 @@ BOTTOM |= {"defaults"}  # the defaults `webreach --help` shows without loading m
 BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser sees them (issue 35)
 BOTTOM |= {"network_failure"}  # connect failures told apart, for engines (search) and the fake web (net) (issue 41)
 BOTTOM |= {"telemetry"}  # OpenTelemetry spans when the OTEL_* variables ask (issue 37)
+BOTTOM |= {"sqlite_wal"}  # WAL switched on while other processes open the same file (state/, accounts/)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
     "frontends": {"tools", "gateway", "testing"} | BOTTOM,
@@ -72,6 +73,7 @@ ALLOWED: dict[str, set[str]] = {
     "network_failure": {"errors"},  # connect failures told apart: engines (search) and the fake web (net)
     "local_files": {"errors"},  # the one bounded read of a user's local file: the CLI door and read/ use it
     "telemetry": {"engine_attempt"},  # an engine attempt's span
+    "sqlite_wal": set(),  # SQLite in WAL mode, retried while another process switches the same file
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}

@@ -18,6 +18,7 @@ WebreachError                        .code .retryable .retry_after .engine .hint
 │   └── SuspendedError               suspended            circuit breaker open after the engine failed; .retry_after
 │       └── ThrottledError           throttled            our own rate limit for the engine; .retry_after
 ├── SessionStoreError                session_store_unavailable  refs cannot be stored now; output falls back to URLs
+│   └── ImageStoreError              session_store_unavailable  image tokens cannot be stored or read now
 ├── ConfigStoreError                 config_store_unavailable   the console's settings database cannot be used now
 ├── StateBackendError                state_backend_unavailable  [state] backend unusable (Redis down, extra missing)
 ├── AccountingUnavailableError       accounting_unavailable     the ledger's database cannot be used now; retryable
@@ -481,6 +482,15 @@ class SessionStoreError(WebreachError):
     retryable = True
     default_hint: ClassVar[str | Hint] = hint(
         "Numbered refs are unavailable for now; read the result by its {} instead.", Arg("url")
+    )
+
+
+class ImageStoreError(SessionStoreError):
+    """The image store (image tokens and their bytes: state/image_store.py, redis_image_store.py) cannot be used
+    right now; the same code as refs', its own advice."""
+
+    default_hint: ClassVar[str | Hint] = (
+        "Image tokens are unavailable for now: pass the image itself (its URL or bytes) instead, or retry shortly."
     )
 
 

@@ -7,12 +7,16 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.core import Metric
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
+from starlette.requests import Request
 from starlette.testclient import TestClient
 
 from secret_keys import GATEWAY_KEY, JINA_KEY, find_secrets
@@ -21,7 +25,7 @@ from webreach.clock import SystemClock
 from webreach.config import AccountsSettings, ServerSettings, Settings
 from webreach.frontends._metrics import Metrics
 from webreach.frontends.http import build_app
-from webreach.gateway import Gateway
+from webreach.gateway import EngineStatus, Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
@@ -170,3 +174,27 @@ def test_worker_processes_add_up_in_one_scrape(tmp_path: Path) -> None:
     assert value(text, "webreach_engine_attempts_total", engine="mojeek", status="ok", code="") == 3
     assert value(text, "webreach_engine_attempt_seconds_count", engine="mojeek") == 3
     assert value(text, "webreach_engine_cache_total", engine="mojeek", result="miss") == 3
+
+
+async def test_a_scrape_renders_off_the_event_loop_and_reads_breakers_on_it() -> None:
+    """Rendering every series takes about 20 ms for 30 engines: the loop's calls must not wait for it."""
+    threads: dict[str, int] = {}
+
+    def statuses() -> list[EngineStatus]:
+        threads["breakers"] = threading.get_ident()
+        return []
+
+    class Rendered(Collector):
+        def collect(self) -> Iterator[Metric]:
+            threads["render"] = threading.get_ident()
+            return iter(())
+
+    metrics = Metrics(lambda: ("web_search",), statuses)
+    metrics.registry.register(Rendered())
+    metrics.calls.labels("web_search", "ok").inc()
+    response = await metrics.answer(Request({"type": "http", "method": "GET", "path": "/metrics", "headers": []}))
+    assert threads["breakers"] == threading.get_ident(), "the engines' state is read on the loop that owns it"
+    assert threads["render"] != threading.get_ident(), "the exposition is rendered on a worker thread"
+    text = bytes(response.body).decode()
+    assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="ok") == 1
+    assert "# TYPE webreach_engine_breaker_state gauge" in text

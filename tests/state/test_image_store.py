@@ -3,6 +3,7 @@ and Redis: a real redis-server the fixture starts on loopback), and two stores s
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator
@@ -105,3 +106,54 @@ async def test_a_token_put_by_one_store_is_read_by_another_on_the_same_redis(red
     finally:
         await first.aclose()
         await second.aclose()
+
+
+async def test_bytes_another_session_names_survive_this_sessions_eviction(store: ImageTokens) -> None:
+    await store.put("a", image(b"shared" * 100, "<image_1>"))
+    await store.put("b", image(b"shared" * 100, "<image_1>"))  # the same 600 bytes, stored once
+    await store.put("a", image(b"n" * 600, "<image_2>"))  # 1,200 > 1,000: a's <image_1> is evicted
+    assert await store.tokens("a") == ["<image_2>"]
+    assert (await store.get("b", "<image_1>")).data == b"shared" * 100  # b still names those bytes
+
+
+async def test_redis_deletes_a_blob_once_no_session_names_it(redis_url: str) -> None:
+    prefix = f"t{uuid.uuid4().hex[:12]}:"
+    connection = open_redis(StateSettings(backend="redis", url=redis_url, key_prefix=prefix))  # type: ignore[arg-type]
+    store = RedisImageStore(connection, max_bytes=1000)
+    blob = f"{prefix}img:blob:{image(b's' * 600).digest}"
+    try:
+        await store.put("a", image(b"s" * 600, "<image_1>"))
+        await store.put("b", image(b"s" * 600, "<image_1>"))
+        await store.put("a", image(b"n" * 600, "<image_2>"))  # a lets go; b still names the bytes
+        assert await connection.client.exists(blob) == 1
+        await store.put("b", image(b"m" * 600, "<image_2>"))  # b lets go too: nobody names them
+        assert await connection.client.exists(blob) == 0
+        assert 0 < await connection.client.pttl(f"{prefix}img:blob:{image(b'm' * 600).digest}") <= 86_400_000
+    finally:
+        await connection.aclose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+async def test_two_stores_racing_never_hand_out_one_obs_twice(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Two replicas registering crops of one session at once: 2 x 40 tokens, all distinct, numbered 1..80."""
+    if backend == "sqlite":  # two stores on one state file: two processes on one machine
+        one, other = (ImageStore(tmp_path / "state.sqlite3") for _ in range(2))
+        stores: tuple[ImageTokens, ImageTokens] = (one, other)
+    else:
+        settings = StateSettings(  # type: ignore[arg-type]
+            backend="redis", url=request.getfixturevalue("redis_url"), key_prefix=f"t{uuid.uuid4().hex[:12]}:"
+        )
+        connections = (open_redis(settings), open_redis(settings))  # two replicas: two clients, two pools
+        stores = (RedisImageStore(connections[0]), RedisImageStore(connections[1]))
+    try:
+        puts = [stores[n % 2].put("s", image(f"crop {n}".encode())) for n in range(80)]
+        tokens = await asyncio.gather(*puts)
+    finally:
+        for store in stores:
+            store.close()
+        if backend == "redis":
+            for connection in connections:
+                await connection.aclose()
+    assert sorted(tokens, key=lambda t: int(t[5:-1])) == [f"<obs_{n}>" for n in range(1, 81)]

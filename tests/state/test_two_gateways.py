@@ -4,12 +4,15 @@ other knows. Real HTTP over loopback to the fake web, which counts the upstream 
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from webreach import (
     BlockedError,
@@ -22,6 +25,7 @@ from webreach import (
     Toolbox,
 )
 from webreach.config import CacheSettings, StateSettings
+from webreach.errors import UnknownImageTokenError
 from webreach.search.service import EngineStatus
 from webreach.testing import FakeWeb
 
@@ -108,3 +112,22 @@ async def test_a_ref_given_by_one_replica_reads_on_the_other(web: FakeWeb, redis
         unknown = await Toolbox.over(second).call("web_fetch", {"ref": 999})
     assert unknown.is_error and "unknown_ref" in unknown.text
     assert not read.is_error and f"URL: {first_url}" in read.text, "the second replica read the first one's ref"
+
+
+async def test_an_image_token_added_on_one_replica_crops_on_the_other(
+    web: FakeWeb, redis_url: str, tmp_path: Path
+) -> None:
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(picture, format="PNG")
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(replica(web, redis_url, tmp_path / "a"))
+        second = await stack.enter_async_context(replica(web, redis_url, tmp_path / "b"))
+        added = await first.images.upload("agent", picture.getvalue())
+        crop = json.dumps({"crops": {added.token: [0, 0, 20, 15]}})
+        cut = await Toolbox.over(second).call("crop_images", crop, session="agent", output="json")
+        again = await Toolbox.over(first).call("crop_images", crop, session="agent", output="json")
+        elsewhere = await Toolbox.over(second).call("crop_images", crop, session="another agent")
+    assert added.token == "<obs_1>"
+    assert not cut.is_error and json.loads(cut.text)["crops"][added.token]["token"] == "<obs_2>"
+    assert not again.is_error and json.loads(again.text)["crops"][added.token]["token"] == "<obs_3>", "numbered once"
+    assert isinstance(elsewhere.error, UnknownImageTokenError), "sessions stay apart across replicas"

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from webreach.errors import AccountingUnavailableError, InvalidInputError
+from webreach.sqlite_wal import enable_wal
 
 Row = tuple[Any, ...]
 
@@ -174,7 +175,7 @@ class SqliteDatabase:
             _open_private(path)
             # check_same_thread off: the bench and tests may call from worker threads; the lock serialises them
             self._conn = sqlite3.connect(path, timeout=0.05, isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._conn, within=busy_timeout)  # another worker may be creating the same ledger
             # NORMAL in WAL survives a killed process (only power loss can lose the commits since the last
             # checkpoint)
             self._conn.execute("PRAGMA synchronous=NORMAL")

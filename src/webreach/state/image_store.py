@@ -11,8 +11,9 @@ A token named by the conversation (`<obs_7>` in a message) is kept as given, and
 
 One SQLite database: the state file (own versioned tables), or a private in-memory database for backend "memory";
 with [state] backend = "redis", state/redis_image_store.py keeps the same semantics in Redis for every replica.
-SQLite errors become SessionStoreError, never a raw sqlite3 error. The methods are coroutines: the SQLite work (a
-blob can be megabytes) runs on a worker thread, one operation at a time per store, never on the event loop.
+SQLite errors become ImageStoreError (a SessionStoreError), never a raw sqlite3 error. The methods are coroutines:
+the SQLite work (a blob can be megabytes) runs on a worker thread, one operation at a time per store, never on the
+event loop.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from webreach.clock import Clock, SystemClock
-from webreach.errors import ImageTooLargeError, InvalidInputError, SessionStoreError, UnknownImageTokenError
+from webreach.errors import ImageStoreError, ImageTooLargeError, InvalidInputError, UnknownImageTokenError
 from webreach.state.sqlite_file import SqliteFile
 
 T = TypeVar("T")
@@ -148,7 +149,7 @@ class ImageStore:
             with self._connection() as conn:
                 return self._put(conn, session, image, self._clock.now())
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"the image store failed: {exc}") from None
+            raise ImageStoreError(f"the image store failed: {exc}") from None
 
     def _get_now(self, session: str, token: str) -> StoredImage:
         check_token(token)
@@ -166,7 +167,7 @@ class ImageStore:
                         "UPDATE image_tokens_v1 SET seen_at = ? WHERE session = ? AND token = ?", (now, session, token)
                     )
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"the image store failed: {exc}") from None
+            raise ImageStoreError(f"the image store failed: {exc}") from None
         if row is None:
             raise UnknownImageTokenError(f"no image {token} in this session")
         return StoredImage(token, bytes(row[0]), row[1], row[2], row[3])
@@ -179,7 +180,7 @@ class ImageStore:
                     "SELECT token FROM image_tokens_v1 WHERE session = ? ORDER BY seen_at, rowid", (session,)
                 ).fetchall()
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"the image store failed: {exc}") from None
+            raise ImageStoreError(f"the image store failed: {exc}") from None
         return [row[0] for row in rows]
 
     def _link_now(self, data: bytes, mime: str, ttl: float) -> str:
@@ -190,7 +191,7 @@ class ImageStore:
                 conn.execute("DELETE FROM image_links_v1 WHERE expires <= ?", (now,))
                 conn.execute("INSERT INTO image_links_v1 VALUES (?, ?, ?, ?)", (link_id, mime, data, now + ttl))
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"the image store failed: {exc}") from None
+            raise ImageStoreError(f"the image store failed: {exc}") from None
         return link_id
 
     def _linked_now(self, link_id: str) -> tuple[bytes, str, float] | None:
@@ -201,7 +202,7 @@ class ImageStore:
                     "SELECT data, mime, expires FROM image_links_v1 WHERE id = ? AND expires > ?", (link_id, now)
                 ).fetchone()
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"the image store failed: {exc}") from None
+            raise ImageStoreError(f"the image store failed: {exc}") from None
         return (bytes(row[0]), row[1], row[2] - now) if row is not None else None
 
     def close(self) -> None:

@@ -10,12 +10,14 @@ mime, width, height, data); <prefix>img:link:<id> (hash: mime, data) for public 
 (expire, allocate, store, evict, TTLs), so two replicas never hand out the same <obs_i>; get() is one more.
 
 Memory bound: every key has a TTL (a session's keys `ttl` after its last use, a blob `ttl` after the last token
-naming it was used, a link its own lifetime); a session holds at most `max_bytes` of images. A blob no token
-names any more is deleted by the eviction that dropped its last token when that token was this session's only
-reference, else left to its TTL (another session may name the same bytes). Give Redis a `maxmemory` with
-`volatile-lru`: an evicted blob makes its token unknown (typed UnknownImageTokenError), nothing worse.
+naming it was used, a link its own lifetime); a session holds at most `max_bytes` of images. A blob records the
+sessions naming it (a `ref:<session hash>` field each); the eviction that drops a session's last token for it
+removes that session's field, and the blob is deleted once no session is left, so bytes another session still
+names are never lost. A session whose tokens expired by TTL keeps its field: such a blob waits for its own TTL.
+Give Redis a `maxmemory` with `volatile-lru`: an evicted blob makes its token unknown (typed
+UnknownImageTokenError), nothing worse.
 
-Redis trouble raises SessionStoreError, as the SQLite store does.
+Redis trouble raises ImageStoreError (a SessionStoreError), as the SQLite store does.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ import math
 import secrets
 
 from webreach.clock import Clock, SystemClock
-from webreach.errors import ImageTooLargeError, SessionStoreError, UnknownImageTokenError
+from webreach.errors import ImageStoreError, ImageTooLargeError, UnknownImageTokenError
 from webreach.state.image_store import DEFAULT_MAX_BYTES, DEFAULT_MAX_IMAGES, StoredImage, check_token
 from webreach.state.redis_connection import REDIS_ERRORS, RedisConnection
 
 # KEYS: tok, seen, next, blob. ARGV: token ('' allocates), digest, size, now, now - ttl, life ms, max bytes,
-# max images, mime, width, height, data, blob key prefix. Returns the token.
+# max images, mime, width, height, data, blob key prefix, this session's ref field. Returns the token.
 _PUT = """
 local tok, seen, nxt, blob = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 for _, old in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. ARGV[5])) do
@@ -44,7 +46,7 @@ if obs then
   local after = tonumber(obs) + 1
   if after > tonumber(redis.call('GET', nxt) or '1') then redis.call('SET', nxt, after) end
 end
-redis.call('HSET', blob, 'mime', ARGV[9], 'width', ARGV[10], 'height', ARGV[11], 'data', ARGV[12])
+redis.call('HSET', blob, 'mime', ARGV[9], 'width', ARGV[10], 'height', ARGV[11], 'data', ARGV[12], ARGV[14], 1)
 redis.call('PEXPIRE', blob, ARGV[6])
 redis.call('HSET', tok, token, ARGV[2] .. ' ' .. ARGV[3])
 redis.call('ZADD', seen, ARGV[4], token)
@@ -60,7 +62,11 @@ for _, member in ipairs(redis.call('ZREVRANGE', seen, 0, -1)) do
     for _, value in ipairs(redis.call('HVALS', tok)) do
       if string.sub(value, 1, #digest) == digest then still = true end
     end
-    if not still and digest ~= ARGV[2] then redis.call('DEL', ARGV[13] .. digest) end
+    if not still and digest ~= ARGV[2] then
+      local gone = ARGV[13] .. digest
+      redis.call('HDEL', gone, ARGV[14])
+      if redis.call('HLEN', gone) <= 4 then redis.call('DEL', gone) end  -- mime, width, height, data: no ref left
+    end
   end
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
@@ -108,12 +114,12 @@ class RedisImageStore:
         now, digest = self._clock.now(), image.digest
         args: list[str | int | bytes] = [image.token, digest, len(image.data), repr(now), repr(now - self.ttl)]
         args += [self._life_ms, self.max_bytes, self.max_images, image.mime, image.width, image.height, image.data]
-        args.append(self._redis.key("img", "blob:"))
+        args += [self._redis.key("img", "blob:"), f"ref:{_hashed(session)}"]
         keys = [*self._keys(session), self._redis.key("img", f"blob:{digest}")]
         try:
             token = await self._put(keys=keys, args=args)
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
         return bytes(token).decode() if isinstance(token, bytes) else str(token)
 
     async def get(self, session: str, token: str) -> StoredImage:
@@ -124,7 +130,7 @@ class RedisImageStore:
         try:
             found = await self._get(keys=self._keys(session), args=args)
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         if not found:
             raise UnknownImageTokenError(f"no image {token} in this session")
         mime, width, height, data = found
@@ -135,7 +141,7 @@ class RedisImageStore:
         try:
             found = await self._redis.client.zrangebyscore(self._keys(session)[1], low, "+inf")
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         return [bytes(token).decode() for token in found]
 
     async def link(self, data: bytes, mime: str, ttl: float) -> str:
@@ -147,7 +153,7 @@ class RedisImageStore:
                 pipe.pexpire(key, math.ceil(ttl * 1000))
                 await pipe.execute()
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be written: {type(exc).__name__}") from None
         return link_id
 
     async def linked(self, link_id: str) -> tuple[bytes, str, float] | None:
@@ -158,7 +164,7 @@ class RedisImageStore:
                 pipe.pttl(key)
                 (data, mime), left_ms = await pipe.execute()
         except REDIS_ERRORS as exc:
-            raise SessionStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
+            raise ImageStoreError(f"the image store (Redis) could not be read: {type(exc).__name__}") from None
         if data is None or mime is None or left_ms is None or left_ms <= 0:
             return None
         return bytes(data), bytes(mime).decode(), left_ms / 1000
@@ -171,5 +177,10 @@ class RedisImageStore:
         return math.ceil(self.ttl * 1000)
 
     def _keys(self, session: str) -> list[str]:
-        name = hashlib.sha256(session.encode()).hexdigest()[:32]
+        name = _hashed(session)
         return [self._redis.key("img", f"{name}:{part}") for part in ("tok", "seen", "next")]
+
+
+def _hashed(session: str) -> str:
+    """The session's name in keys and blob ref fields: never the session itself (it may be an agent's name)."""
+    return hashlib.sha256(session.encode()).hexdigest()[:32]

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from webreach.config import user_directory
+from webreach.sqlite_wal import enable_wal
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ class SqliteFile:
         serialized = sqlite3.threadsafety == 3
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, check_same_thread=not serialized)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            enable_wal(conn, within=self.busy_timeout)  # another process may be creating the same file
             conn.execute("PRAGMA synchronous=NORMAL")
             for statement in self.schema:
                 conn.execute(statement)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -83,11 +84,22 @@ class RedisServer:
                 raise RedisUnavailable(f"redis-server did not start on port {self.port}: {log}")
             time.sleep(0.02)
 
+    def pause(self) -> None:
+        """Freeze it (SIGSTOP): connections stay open and nothing answers, as when a server hangs."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused server answer again (SIGCONT), its data intact."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         """Stop it (every client is disconnected, as when a real server restarts); the data is gone."""
         process, self._process = self._process, None
         if process is None:
             return
+        process.send_signal(signal.SIGCONT)  # a paused server cannot act on SIGTERM
         process.terminate()
         try:
             process.wait(timeout=START_TIMEOUT)
