@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import zlib
 
+from webreach.testing.pdfs import write_pdf
+
 CHUNK = 1 << 20
 
 
@@ -33,19 +35,3 @@ def bomb_pdf(*, pages: int = 1, inflated: int = 70 * CHUNK) -> bytes:
         objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     return write_pdf(objects)
-
-
-def write_pdf(objects: list[bytes], *, trailer: str = "") -> bytes:
-    """A PDF file of `objects` (numbered from 1, the first the catalog) with its cross-reference table;
-    `trailer` adds entries to the trailer dictionary (e.g. "/Info 9 0 R")."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    extra = f" {trailer}" if trailer else ""
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{extra} >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)

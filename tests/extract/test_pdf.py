@@ -7,33 +7,18 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from extract.hostile_pdf import bomb_pdf, write_pdf
+from extract.hostile_pdf import bomb_pdf
 from webreach.errors import ExtractionError, ResponseTooLargeError
 from webreach.extract.cascade import extract
 from webreach.extract.pdf import read_pdf
+from webreach.testing.pdfs import text_pdf
 
 URL = "https://notes.example/tide-tables.pdf"
 
 
 def build_pdf(pages: list[str], *, title: str = "Tide tables", author: str = "Ana Ruiz") -> bytes:
     """A minimal, valid PDF written by hand: one Helvetica text line per page and an info dictionary."""
-    count = len(pages)
-    font, info = 3 + 2 * count, 4 + 2 * count
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-    ]
-    for index, text in enumerate(pages):
-        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode() if text else b""
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * index} 0 R "
-            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    objects.append(f"<< /Title ({title}) /Author ({author}) /CreationDate (D:20240305100000Z) >>".encode())
-    return write_pdf(objects, trailer=f"/Info {info} 0 R")
+    return text_pdf(pages, title=title, author=author, created="D:20240305100000Z")
 
 
 def encrypt(pdf: bytes, user_password: str) -> bytes:

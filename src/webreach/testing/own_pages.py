@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from types import MappingProxyType
 
+from webreach.testing.pdfs import text_pdf
 from webreach.testing.scenarios import Reply
 
 REPORT_URL = "https://example.com/report.pdf"
@@ -41,36 +42,9 @@ for (const text of %(paragraphs)s) {
 """
 
 
-def _pdf(objects: list[bytes], info: int) -> bytes:
-    """A PDF file of `objects` (numbered from 1, the first the catalog) with its cross-reference table."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info {info} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
-
-
 def report_pdf() -> bytes:
     """The report: one Helvetica text line per page, a title and an author in its information dictionary."""
-    count = len(REPORT_PAGES)
-    font, info = 3 + 2 * count, 4 + 2 * count
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode()]
-    for index, text in enumerate(REPORT_PAGES):
-        content = f"BT /F1 11 Tf 72 720 Td ({text}) Tj ET".encode()
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * index} 0 R "
-            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    objects.append(f"<< /Title ({REPORT_TITLE}) /Author (The fake web) /CreationDate (D:20260801090000Z) >>".encode())
-    return _pdf(objects, info)
+    return text_pdf(REPORT_PAGES, title=REPORT_TITLE, author="The fake web", created="D:20260801090000Z", font_size=11)
 
 
 def app_page() -> bytes:
