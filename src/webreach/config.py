@@ -174,7 +174,8 @@ RESERVED_PATHS = ("v1", "i", "admin", "console", "docs", "openapi.json", "health
 
 
 def check_mcp_path(path: str) -> str:
-    """`path` when an MCP endpoint may take it (ValueError naming what is wrong)."""
+    """`path` (without a trailing slash) when an MCP endpoint may take it (ValueError naming what is wrong)."""
+    path = path.rstrip("/") or "/" if path.startswith("/") else path
     first = path.strip("/").split("/", 1)[0]
     if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or ".." in path.split("/"):
         raise ValueError(
