@@ -194,6 +194,9 @@ async def test_the_rollout_environment_at_the_server_root(gateway: Gateway) -> N
     # /mcp beside the root keeps the server's own surface
     native, _ = await replay(f"{gateway.base}/mcp")
     assert "web_search" in native and "文搜文" not in native
+    metrics = httpx.get(f"{gateway.base}/metrics").text  # the profile's calls are counted under their own names
+    assert 'webreach_tool_calls_total{outcome="ok",tool="文搜文"} 2.0' in metrics
+    assert 'webreach_tool_calls_total{outcome="error",tool="web_visit"} 1.0' in metrics
 
 
 async def test_web_visit_reads_a_url_a_search_returned(gateway: Gateway) -> None:

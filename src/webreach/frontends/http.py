@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +90,7 @@ from webreach.frontends._workers import Supervisor, check_workers
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
 from webreach.tools.backend import ToolResult
+from webreach.tools.drop_in import profile_tools
 
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
 # a profile's Toolbox and path -> its MCP endpoint and the door in front of it (build_app)
@@ -110,11 +111,16 @@ class _Served:
     admin_endpoints: dict[str, str] = field(default_factory=dict)  # "METHOD /v1/admin/..." -> summary
     metrics: Metrics | None = None  # GET /metrics: fed by the engines' attempts and the tools' results
     doors: dict[str, ASGIApp] = field(default_factory=dict)  # a profile's MCP path -> its door (_mcp_paths.py)
+    profile_names: frozenset[str] = frozenset()  # the tools of the profiles at those paths (metric labels)
 
     def ready(self) -> Gateway:
         if self.gateway is None:
             raise RuntimeError("the server is not started")
         return self.gateway
+
+    def tool_names(self) -> Collection[str]:
+        """Every tool served here, on /mcp and the profiles' paths: the tool labels of the metrics."""
+        return self.ready_tools().tools.keys() | self.profile_names
 
     def ready_tools(self) -> Toolbox:
         if self.toolbox is None:
@@ -150,14 +156,24 @@ class _Served:
                     unusable=unusable,
                     arguments={name: tool.arguments for name, tool in self.toolbox.tools.items()},
                 )
-                paths = profile_paths(gateway.settings.tools)
-                door = lambda path, name: profile_door(served_tools(gateway, on_result, profile=name), path)  # noqa: E731
-                async with endpoint.running(), profile_doors(paths, door, self.doors):
+                async with endpoint.running(), self.profile_endpoints(gateway, on_result, profile_door):
                     if on_ready is not None:
                         on_ready()
                     yield
             finally:
                 self.gateway = self.toolbox = None
+
+    def profile_endpoints(
+        self, gateway: Gateway, on_result: Callable[[ToolResult], None] | None, profile_door: ProfileDoor
+    ) -> AbstractAsyncContextManager[None]:
+        """The profiles' MCP paths served while the returned context is entered (frontends/_mcp_paths.py)."""
+        paths = profile_paths(gateway.settings.tools)
+        self.profile_names = frozenset(tool.name for name in set(paths.values()) for tool in profile_tools(name))
+
+        def door(path: str, profile: str) -> tuple[mcp.McpHttpEndpoint, ASGIApp]:
+            return profile_door(served_tools(gateway, on_result, profile=profile), path)
+
+        return profile_doors(paths, door, self.doors)
 
 
 def image_routes(served: _Served) -> list[Route]:
@@ -212,7 +228,7 @@ def build_app(
     """
     server = server or ServerSettings()
     open_gateway: GatewayOpener = (lambda: Gateway.from_settings(source)) if isinstance(source, Settings) else source
-    metrics = Metrics(lambda: served.ready_tools().tools, lambda: served.ready().engines.statuses())
+    metrics = Metrics(lambda: served.tool_names(), lambda: served.ready().engines.statuses())
     served = _Served(metrics=metrics)
     hosts, origins = server.hosts(), server.origins()
     # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
