@@ -10,6 +10,7 @@ import io
 import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -243,8 +244,14 @@ async def test_a_default_server_offers_the_profile_at_its_own_path(server: Serve
 
 
 def test_the_contract_over_stdio(web: FakeWeb, tmp_path: Path) -> None:
-    env = server_env(web, tmp_path, WEBREACH_TOOLS__PROFILE="rollout-gateway", **REVERSE)
-    parameters = StdioServerParameters(command=sys.executable, args=STDIO_ARGS, env=env, cwd=os.fspath(tmp_path))
+    env = server_env(web, tmp_path, **REVERSE)
+    args = [*STDIO_ARGS, "--profile", "rollout-gateway"]  # or [tools] profile / WEBREACH_TOOLS__PROFILE
+    parameters = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=os.fspath(tmp_path))
     listed, results = anyio.run(replay, parameters, *CONTRACT_CALLS)
     check_schemas(listed)
     check_contract_calls(results, lambda shown: Image.open(io.BytesIO(base64.b64decode(shown))))
+    unknown = subprocess.run(
+        [sys.executable, *STDIO_ARGS, "--profile", "rollout"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert unknown.returncode == 2 and "unknown tool profile 'rollout'" in unknown.stderr
+    assert "rollout-gateway" in unknown.stderr and not unknown.stdout
