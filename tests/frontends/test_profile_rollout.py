@@ -92,6 +92,13 @@ async def replay(
             return listed, [await mcp.call_tool(name, arguments) for name, arguments in calls]
 
 
+async def instructions(url: str) -> str:
+    """What the server at `url` tells the model when a client connects."""
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(url, read_timeout_seconds=TIME_LIMIT) as mcp:
+            return mcp.instructions or ""
+
+
 def answer(result: Any) -> dict[str, Any]:
     """A contract answer: one text part, a JSON string indented 2."""
     (part,) = result.content
@@ -241,6 +248,10 @@ async def test_a_default_server_offers_the_profile_at_its_own_path(server: Serve
     serp, _ = await replay(f"{server.url}/mcp/serp-chat")
     native, _ = await replay(f"{server.url}/mcp")
     assert set(serp) == {"serp_search", "serp_search_multi", "browse_url"} and "web_search" in native
+    # each path's instructions name only its own surface's tools
+    told = await instructions(f"{server.url}/mcp/rollout-gateway")
+    assert "'rollout-gateway' tool profile" in told and "web_fetch" not in told
+    assert "web_fetch(ref=N)" in await instructions(f"{server.url}/mcp")
 
 
 def test_the_contract_over_stdio(web: FakeWeb, tmp_path: Path) -> None:

@@ -233,7 +233,10 @@ def build_app(
     hosts, origins = server.hosts(), server.origins()
     # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
     endpoint = mcp.http_endpoint(
-        lambda: contextlib.nullcontext(served.ready_tools()), allowed_hosts=hosts, allowed_origins=origins
+        lambda: contextlib.nullcontext(served.ready_tools()),
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+        profile=source.tools.profile if isinstance(source, Settings) else None,
     )
     rest = _Rest(served)
     admin = AdminRoutes(AdminGate.from_settings(server))
@@ -251,7 +254,10 @@ def build_app(
     def profile_door(toolbox: Toolbox, path: str) -> tuple[mcp.McpHttpEndpoint, ASGIApp]:
         """A profile's MCP endpoint and its door: agent keys and body caps as /mcp's; at / a browser gets /docs."""
         opened = mcp.http_endpoint(
-            lambda: contextlib.nullcontext(toolbox), allowed_hosts=hosts, allowed_origins=origins
+            lambda: contextlib.nullcontext(toolbox),
+            allowed_hosts=hosts,
+            allowed_origins=origins,
+            profile=toolbox.tool_profile,
         )
         door: ASGIApp = AgentDoor(McpBodyCap(opened.app, limits, lambda: toolbox), served.ready)
         return opened, RootDoor(door, to_docs) if door_path(path) == "/" else door
