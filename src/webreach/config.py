@@ -177,7 +177,7 @@ def check_mcp_path(path: str) -> str:
     """`path` (without a trailing slash) when an MCP endpoint may take it (ValueError naming what is wrong)."""
     path = path.rstrip("/") or "/" if path.startswith("/") else path
     first = path.strip("/").split("/", 1)[0]
-    if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or ".." in path.split("/"):
+    if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or {".", ".."} & set(path.split("/")):
         raise ValueError(
             f"{path!r} cannot serve MCP: use / or a path such as /mcp/<name> (letters, digits, . _ -), none of "
             f"/mcp itself or the server's own {', '.join('/' + name for name in RESERVED_PATHS)}"
