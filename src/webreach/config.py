@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -165,6 +166,25 @@ class ReadSettings(BaseModel):
     cache_max_entries: int = Field(128, ge=1)
 
 
+# the drop-in tool profiles (tools/drop_in.py PROFILES; tests/tools/test_drop_in.py checks the two agree)
+ProfileName = Literal["visual-agent", "serp-chat", "numeric-index", "rollout-gateway"]
+# an MCP path a profile may take: / or segments of letters, digits, . _ -; none of the server's own routes
+MCP_PATH = re.compile(r"^/(?:[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*)?$")
+RESERVED_PATHS = ("v1", "i", "admin", "console", "docs", "openapi.json", "healthz", "readyz", "metrics", "bench")
+
+
+def check_mcp_path(path: str) -> str:
+    """`path` (without a trailing slash) when an MCP endpoint may take it (ValueError naming what is wrong)."""
+    path = path.rstrip("/") or "/" if path.startswith("/") else path
+    first = path.strip("/").split("/", 1)[0]
+    if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or {".", ".."} & set(path.split("/")):
+        raise ValueError(
+            f"{path!r} cannot serve MCP: use / or a path such as /mcp/<name> (letters, digits, . _ -), none of "
+            f"/mcp itself or the server's own {', '.join('/' + name for name in RESERVED_PATHS)}"
+        )
+    return path
+
+
 class ToolSettings(BaseModel):
     """The agent tools: which are exposed, and how long numbered refs live."""
 
@@ -176,12 +196,25 @@ class ToolSettings(BaseModel):
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+    profile: ProfileName | None = Field(
         None,
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
-        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
+        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
+        "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token).",
+    )
+    mcp_paths: dict[str, ProfileName] | None = Field(
+        None,
+        description="MCP endpoints serving a profile beside /mcp, path -> profile (frontends/_mcp_paths.py), e.g. "
+        '{"/" = "rollout-gateway"} for a client given the bare server URL. None: every profile at /mcp/<profile> '
+        "(none when [tools] enabled narrows the tools); {}: none.",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
+
+    @field_validator("mcp_paths")
+    @classmethod
+    def _mcp_paths(cls, paths: dict[str, ProfileName] | None) -> dict[str, ProfileName] | None:
+        return None if paths is None else {check_mcp_path(path): profile for path, profile in paths.items()}
+
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
@@ -363,6 +396,11 @@ class ImageSettings(BaseModel):
     reverse_settings: dict[str, EngineSettings] = Field(
         default_factory=dict,
         description="Per reverse backend: key, base URL, rate, timeout (over its web engine's, where it shares one).",
+    )
+    upload_dir: Path | None = Field(
+        None,
+        description="The directory the rollout gateway's hidden upload_file_to_cloud(file_path) may read images from "
+        "(files below it only, no symbolic links followed; None: the tool refuses every path).",
     )
     upload_max_side: int = Field(2048, ge=64, description="Images are downscaled to this longest side before upload.")
     upload_max_bytes: int = Field(4_000_000, ge=10_000, description="Images are re-encoded to stay under this.")

@@ -91,6 +91,8 @@ class ToolDefinition(Generic[Args, Plan]):
     alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
     # hidden tools are in no default list or schema; [tools] enabled naming one shows it (image_upload)
     hidden: bool = False
+    # a drop-in profile's own error text (tool name, error) where its contract fixes the shape; None: error_body
+    error_text: Callable[[str, WebreachError], str] | None = None
 
 
 # --- web_search ----------------------------------------------------------------------------------------------

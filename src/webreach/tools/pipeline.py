@@ -212,8 +212,10 @@ class Toolbox:
                 proceed = _wrapped(policy, prepared, proceed)
             return await proceed()
         except WebreachError as exc:
-            alias = context.tool in self.tools and self.tools[context.tool].alias_of is not None
-            return error_result(context.tool, exc, output="json" if alias else context.output)
+            tool = self.tools.get(context.tool)
+            if tool is not None and tool.error_text is not None:  # a contract's own error shape (tools/drop_in.py)
+                return ToolResult(tool=context.tool, text=tool.error_text(context.tool, exc), is_json=True, error=exc)
+            return error_result(context.tool, exc, output="json" if tool and tool.alias_of else context.output)
 
     def _find(self, name: str) -> ToolDefinition:
         tool = self.tools.get(name)
