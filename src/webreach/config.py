@@ -25,7 +25,7 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -165,6 +165,11 @@ class ReadSettings(BaseModel):
     cache_max_entries: int = Field(128, ge=1)
 
 
+# the drop-in tool profiles (tools/drop_in.py), named here so accounts/ can check an agent's without importing tools/
+ToolProfileName = Literal["visual-agent", "serp-chat", "numeric-index", "credits-server"]
+TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfileName)
+
+
 class ToolSettings(BaseModel):
     """The agent tools: which are exposed, and how long numbered refs live."""
 
@@ -176,10 +181,12 @@ class ToolSettings(BaseModel):
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+    profile: ToolProfileName | None = Field(
         None,
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
-        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
+        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
+        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text); per agent as "
+        "well (webreach agents set NAME --profile ...).",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")

@@ -134,6 +134,14 @@ class _Served:
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
+                if gateway.accounts.enabled:  # an agent's profile may name a drop-in surface with tools of its own
+                    surfaces = self.toolbox.surfaces.values()
+                    self.tools |= {
+                        rest_path(name): name
+                        for tools in surfaces
+                        for name in tools
+                        if rest_path(name) not in self.tools
+                    }
                 unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(
                     schemas,
@@ -270,7 +278,7 @@ class _Rest:
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return error_response(error)
         tools = self.served.ready_tools()
-        return JSONResponse(tools.schemas(dialect, visible=await tools.visible_tools(caller)))
+        return JSONResponse(await tools.caller_schemas(dialect, caller))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
