@@ -377,7 +377,9 @@ class _ToolCalls:
             idempotency_key=idempotency_key,
         )
         content = result.text.encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+        # a drop-in profile's text answer (browse_url, credits-server's web_fetch) is text, not JSON
+        kind = b"application/json" if result.is_json else b"text/plain; charset=utf-8"
+        headers = [(b"content-type", kind), (b"content-length", str(len(content)).encode())]
         status = 200
         if result.error is not None:
             status = http_status(result.error.code)

@@ -6,7 +6,8 @@ definitions over the native web_search and web_fetch plans and handlers.
 
 Priced and metered as the native tools (2 and 1 credits by default, [accounts] prices); refusals made around the
 handler (credits, the agent's hourly quota, the SSRF guard's refusal of an internal address) stay explicit typed
-errors. A failed search answers '[]' as the contract says, and is not charged (ToolResult.answered = 0).
+errors. A failed search answers '[]' as the contract says, and is not charged (ToolResult.answered = 0). The answers
+are the contract's exactly (bare: no cost appended; REST sends web_fetch's text as text/plain).
 """
 
 from __future__ import annotations
@@ -89,13 +90,13 @@ def credits_tools() -> tuple[ToolDefinition, ...]:
             description=f"Search the web. Returns a JSON list of at most {MAX_RESULTS} results, each with title, "
             "url and snippet; an empty list when the search failed.",
             arguments=CreditsSearch, handler=_searched(search.handler), prepare=plan_credits_search,
-            price=price_search, alias_of="web_search",
+            price=price_search, alias_of="web_search", bare=True,
         ),
         ToolDefinition(
             name="web_fetch", title="Read a web page",
             description=f"Read a public web page and return its main text as plain text (at most {MAX_CHARS:,} "
             "characters). Internal addresses are refused.",
             arguments=CreditsFetch, handler=_fetched(fetch.handler), prepare=lambda args, engines: args,
-            alias_of="web_fetch",
+            alias_of="web_fetch", bare=True,
         ),
     )  # fmt: skip
