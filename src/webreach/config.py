@@ -124,6 +124,7 @@ MIB = 1024 * 1024
 CONFIG_ENV = "WEBREACH_CONFIG"
 DEFAULT_CONFIG_FILE = "webreach.toml"
 JINA_READER_URL = "https://r.jina.ai"
+JINA_FREE_RATE, JINA_KEYED_RATE = 20.0, 200.0  # r.jina.ai's requests a minute without a key and with one
 
 
 def _default_order() -> list[ReaderChoice]:
@@ -152,6 +153,9 @@ class ReadSettings(BaseModel):
     jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
     jina_api_key: SecretStr | None = None
     jina_timeout: float = Field(30.0, gt=0)
+    jina_rate_per_minute: float | None = Field(
+        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+    )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
     extract_workers: int = Field(

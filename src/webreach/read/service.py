@@ -31,7 +31,7 @@ from types import TracebackType
 import httpcore
 
 from webreach.clock import Clock, SystemClock
-from webreach.config import MIB, ReadSettings
+from webreach.config import JINA_FREE_RATE, JINA_KEYED_RATE, MIB, ReadSettings
 from webreach.errors import (
     ExtractionError,
     FetchUnavailableError,
@@ -57,6 +57,7 @@ from webreach.read.question_read import QuestionReading
 from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
+from webreach.read.readers.reader_pace import ReaderPace
 from webreach.read.window import Tokenizer, load_tokenizer, window
 from webreach.telemetry import Tracing
 
@@ -157,6 +158,7 @@ class Reading:
         return JinaReader(
             Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
+            pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
         )  # fmt: skip
 
     def _browser(self) -> Renderer:
