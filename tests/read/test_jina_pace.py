@@ -12,11 +12,11 @@ from webreach.config import ReadSettings
 from webreach.errors import WebreachError
 from webreach.models import ReadRequest
 from webreach.net import AddressPolicy, Guard, StaticResolver
-from webreach.read.service import Reading
 from webreach.read.readers import ReaderChain
 from webreach.read.readers.direct import DirectReader
 from webreach.read.readers.jina import JinaReader
 from webreach.read.readers.reader_pace import ReaderPace
+from webreach.read.service import Reading
 
 pytestmark = pytest.mark.network
 PUBLIC_DNS = {"public.test": "93.184.216.34", "site.test": "93.184.216.34"}  # to the Jina reader's guard
