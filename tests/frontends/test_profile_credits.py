@@ -28,7 +28,8 @@ from .serving import http_server
 pytestmark = pytest.mark.network
 TIME_LIMIT = 60
 INTERNAL = "http://169.254.169.254/latest/meta-data/"
-ENGINE = "mojeek"  # the engine auto tries first here (auto_order)
+ENGINE = "jina"  # keyless, first in auto_order as the contract has it
+KEYLESS = json.dumps({"keyless": "true"})
 
 
 class Crew:
@@ -70,8 +71,9 @@ def crew(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cre
     home = tmp_path_factory.mktemp("credits")
     env = {
         "WEBREACH_ACCOUNTS__ENABLED": "true", "WEBREACH_ACCOUNTS__DATABASE": f"sqlite://{home / 'ledger.sqlite3'}",
-        "WEBREACH_AUTO_ORDER": json.dumps([ENGINE, "duckduckgo"]),
-        f"WEBREACH_ENGINES__{ENGINE.upper()}__RATE_PER_MINUTE": "6000",
+        # the contract's provider order: Jina without a key, then the browser, then plain HTTP (DuckDuckGo to search)
+        "WEBREACH_AUTO_ORDER": json.dumps([ENGINE, "duckduckgo"]), "WEBREACH_ENGINES__JINA__OPTIONS": KEYLESS,
+        "WEBREACH_READ__READER_ORDER": json.dumps(["jina", "browser", "direct"]),
     }  # fmt: skip
     cli_env = process_env(home, WEBREACH_FAKE_WEB=web.url) | env
     crew = Crew(cli_env, home)
@@ -101,6 +103,9 @@ def test_rest_calls_answer_the_contracts_shapes_and_charge_exactly(crew: Crew, w
     read = crew.rest("rest", "fetch", {"url": found[0]["url"]})
     assert read.status_code == 200 and read.headers["content-type"].startswith("text/plain")
     assert 0 < len(read.text) <= 2000 and not read.text.lstrip().startswith("{")
+    assert "Read by the fake Jina" in read.text  # the contract's first reader: Jina
+    searched_at = [request for request in web.requests() if request.engine == "jina"]
+    assert searched_at and all("authorization" not in request.headers for request in searched_at)  # keyless
     internal = crew.rest("rest", "fetch", {"url": INTERNAL})
     assert internal.status_code == 403 and internal.json()["code"] == "url_not_allowed"
     assert internal.json()["cost"]["charged"] == 0

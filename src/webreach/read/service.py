@@ -151,12 +151,13 @@ class Reading:
         self.questions = QuestionReading(self.cache, self.tokenizer)
 
     def _jina(self) -> JinaReader:
-        # a strict guard of its own: pages the operator allowed in private networks never go to a third party
+        # a strict guard of its own: pages the operator allowed in private networks never go to a third party; in
+        # fake-web mode the fake web's scope decides, as for every other reader (its sites resolve to loopback)
         settings = self.settings
         key = settings.jina_api_key.get_secret_value() if settings.jina_api_key else None
         transport = OfflineTransport(self.offline) if self.offline is not None else None
         return JinaReader(
-            Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
+            Guard(AddressPolicy(), self.resolver, self.offline), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
             pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
         )  # fmt: skip
