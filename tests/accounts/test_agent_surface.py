@@ -10,6 +10,7 @@ import pytest
 
 from webreach import Gateway, Settings
 from webreach.errors import InvalidInputError
+from webreach.frontends._body_limits import carries_images
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
@@ -61,6 +62,8 @@ async def test_two_agents_of_one_toolbox_see_different_surfaces(web: FakeWeb, tm
         crew = await tools.caller_schemas("openai-responses", "crew")
         plain = await tools.caller_schemas("openai-responses", "plain")
         refused = await tools.call("web_search", {"query": "python asyncio", "limit": 3}, caller="crew")
+        # an agent's surface may have image tools the server's own surface lacks: they get the image body cap
+        assert carries_images(tools, "crop_images_by_token") and not carries_images(tools, "web_search")
     assert [(schema["name"], set(schema["parameters"]["properties"])) for schema in crew] == [
         ("web_search", {"query"}),
         ("web_fetch", {"url"}),
