@@ -25,7 +25,7 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -37,6 +37,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 
 
@@ -167,11 +168,6 @@ class ReadSettings(BaseModel):
     )
     cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
     cache_max_entries: int = Field(128, ge=1)
-
-
-# the drop-in tool profiles (tools/drop_in.py), named here so accounts/ can check an agent's without importing tools/
-ToolProfileName = Literal["visual-agent", "serp-chat", "numeric-index", "credits-server"]
-TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfileName)
 
 
 class ToolSettings(BaseModel):

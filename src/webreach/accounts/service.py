@@ -33,7 +33,8 @@ from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
-from webreach.config import TOOL_PROFILES, AccountsSettings, user_directory
+from webreach.config import AccountsSettings, user_directory
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from webreach.config import TOOL_PROFILES
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code

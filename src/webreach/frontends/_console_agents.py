@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from webreach.config import TOOL_PROFILES
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.gateway import Gateway

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 
-from webreach.config import ToolProfileName
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
 from webreach.tools.credits_profile import credits_tools
