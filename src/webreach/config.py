@@ -38,6 +38,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 
 
@@ -125,6 +126,7 @@ MIB = 1024 * 1024
 CONFIG_ENV = "WEBREACH_CONFIG"
 DEFAULT_CONFIG_FILE = "webreach.toml"
 JINA_READER_URL = "https://r.jina.ai"
+JINA_FREE_RATE, JINA_KEYED_RATE = 20.0, 200.0  # r.jina.ai's requests a minute without a key and with one
 
 
 def _default_order() -> list[ReaderChoice]:
@@ -153,6 +155,9 @@ class ReadSettings(BaseModel):
     jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
     jina_api_key: SecretStr | None = None
     jina_timeout: float = Field(30.0, gt=0)
+    jina_rate_per_minute: float | None = Field(
+        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+    )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
     extract_workers: int = Field(
@@ -166,8 +171,9 @@ class ReadSettings(BaseModel):
     cache_max_entries: int = Field(128, ge=1)
 
 
-# the drop-in tool profiles (tools/drop_in.py PROFILES; tests/tools/test_drop_in.py checks the two agree)
-ProfileName = Literal["visual-agent", "serp-chat", "numeric-index", "rollout-gateway"]
+# the drop-in tool profiles (defaults.py, plain for the CLI's start-up; tests/tools/test_drop_in.py checks they
+# agree with tools/drop_in.py PROFILES)
+ProfileName = ToolProfileName
 # an MCP path a profile may take: / or segments of letters, digits, . _ -; none of the server's own routes
 MCP_PATH = re.compile(r"^/(?:[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*)?$")
 RESERVED_PATHS = ("v1", "i", "admin", "console", "docs", "openapi.json", "healthz", "readyz", "metrics", "bench")
@@ -200,7 +206,9 @@ class ToolSettings(BaseModel):
         None,
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
         "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
-        "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token).",
+        "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token), "
+        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text); per agent as "
+        "well (webreach agents set NAME --profile ...).",
     )
     mcp_paths: dict[str, ProfileName] | None = Field(
         None,

@@ -147,6 +147,14 @@ class _Served:
             try:
                 schemas = self.toolbox.schemas("mcp")
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
+                if gateway.accounts.enabled:  # an agent's profile may name a drop-in surface with tools of its own
+                    surfaces = self.toolbox.surfaces.values()
+                    self.tools |= {
+                        rest_path(name): name
+                        for tools in surfaces
+                        for name in tools
+                        if rest_path(name) not in self.tools
+                    }
                 unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(
                     schemas,
@@ -315,7 +323,7 @@ class _Rest:
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return error_response(error)
         tools = self.served.ready_tools()
-        return JSONResponse(tools.schemas(dialect, visible=await tools.visible_tools(caller)))
+        return JSONResponse(await tools.caller_schemas(dialect, caller))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -414,7 +422,9 @@ class _ToolCalls:
             idempotency_key=idempotency_key,
         )
         content = result.text.encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+        # a drop-in profile's text answer (browse_url, credits-server's web_fetch) is text, not JSON
+        kind = b"application/json" if result.is_json else b"text/plain; charset=utf-8"
+        headers = [(b"content-type", kind), (b"content-length", str(len(content)).encode())]
         status = 200
         if result.error is not None:
             status = http_status(result.error.code)

@@ -147,6 +147,9 @@ async def _list_tools(
 ) -> types.ListToolsResult:
     state = ctx.lifespan_context
     caller = _headers(ctx.request).get(AGENT_HEADER) or state.default_agent
+    if await state.toolbox.surface_of(caller) is not None:  # the agent's profile names a drop-in profile
+        schemas = await state.toolbox.caller_schemas("mcp", caller)
+        return types.ListToolsResult(tools=[types.Tool.model_validate(schema) for schema in schemas])
     visible = await state.toolbox.visible_tools(caller)
     if visible is None:
         return types.ListToolsResult(tools=state.tools)

@@ -84,7 +84,10 @@ class Metering:
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
-        return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+        cost = cost_of(held, charged, balance)
+        if call.tool.bare and result.error is None:  # a contract's exact answer: the cost is the door's to show
+            return replace(result, cost=cost)
+        return with_cost(result, cost, output=call.context.output)
 
     async def _reserve(self, reserve: Callable[[Transaction], Held], caller: str) -> Held:
         """`reserve` in the ledger's next group commit (the event loop serves other calls meanwhile). A call

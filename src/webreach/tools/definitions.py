@@ -93,6 +93,9 @@ class ToolDefinition(Generic[Args, Plan]):
     hidden: bool = False
     # a drop-in profile's own error text (tool name, error) where its contract fixes the shape; None: error_body
     error_text: Callable[[str, WebreachError], str] | None = None
+    # the answer is a contract's, exactly (tools/credits_profile.py): metering adds no cost to a successful answer's
+    # text (ToolResult.cost still has it)
+    bare: bool = False
 
 
 # --- web_search ----------------------------------------------------------------------------------------------
