@@ -11,7 +11,8 @@ Jina is a proxy that fetches whatever it is given, so the target is checked by a
 resolving to a private, loopback or metadata address is refused here and never sent (no SSRF by proxy). That
 guard should be a strict one (no operator allow_cidrs): an intranet page the operator lets webreach read must
 not be handed to a third party either. The base URL is the operator's configuration and is talked to with an
-ordinary client (no environment proxies, no redirects followed, the answer capped in size and time).
+ordinary client (no environment proxies, no redirects followed, the answer capped in size and time), through the
+operator's proxy when one is set (`proxy`: httpx's own, http/https/socks5; the Jina origin is the operator's).
 
 Jina's own errors: 401/402/403 mean the key is missing, wrong or out of credits (NotConfiguredError, which
 reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError;
@@ -65,6 +66,7 @@ class JinaReader:
         max_bytes: int = MAX_ANSWER_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
         workers: ExtractionWorkers | None = None,
+        proxy: str | None = None,
     ) -> None:
         self.guard = guard
         self.workers = workers  # HTML asked for is extracted in a killable child (a thread without them)
@@ -73,6 +75,7 @@ class JinaReader:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self._transport = transport
+        self._proxy = proxy  # the operator's ([read] jina_proxy or [network] proxy); unused with a transport
         self._client: httpx.AsyncClient | None = None
 
     async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
@@ -111,8 +114,9 @@ class JinaReader:
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                transport=self._transport, trust_env=False, follow_redirects=False, timeout=httpx.Timeout(self.timeout)
-            )
+                transport=self._transport, proxy=None if self._transport else self._proxy, trust_env=False,
+                follow_redirects=False, timeout=httpx.Timeout(self.timeout),
+            )  # fmt: skip
         return self._client
 
     async def _result(self, body: bytes, url: str, target: str, format: ReadFormat) -> ReadResult:

@@ -1,0 +1,172 @@
+"""Every path that leaves the machine goes through `[network] proxy`: engines, the direct reader, Jina, the browser,
+robots.txt, image fetches and reverse-image uploads, each shown on its own against the fake web through a real
+proxy on loopback (webreach.testing.proxy) that counts what it was asked. Guarded paths ask it for the pinned
+address; a name resolving to a private address is refused before the proxy hears anything; per-path settings
+override the network one; the proxy's password appears in no answer, error or log line.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from PIL import Image
+from tests.net.harness import SAFE
+
+from secret_keys import PROXY_PASSWORD
+from webreach import Gateway, Settings
+from webreach.errors import RobotsDisallowedError, UrlNotAllowedError
+from webreach.gateway import ReadOverrides
+from webreach.models import ReadRequest, SearchRequest
+from webreach.testing import FakeWeb
+from webreach.testing.proxy import TestProxy
+
+RESOLVE = ("site.test:127.0.0.1", "private.test:10.0.0.7", "public.test:93.184.216.34")
+
+
+@dataclass
+class World:
+    web: FakeWeb
+    proxy: TestProxy
+    gateway: Gateway
+
+    def url(self, path: str) -> str:
+        return f"http://site.test:{self.web.port}{path}"
+
+    @property
+    def pinned(self) -> str:
+        """What the proxy must be asked for a site.test page: the pinned address, never the name."""
+        return f"127.0.0.1:{self.web.port}"
+
+
+def png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (90, 60), (200, 40, 40)).save(out, format="PNG")
+    return out.getvalue()
+
+
+@asynccontextmanager
+async def world(scheme: str = "http", **settings: Any) -> AsyncIterator[World]:
+    async with FakeWeb(limits=SAFE) as web, TestProxy(credentials=("agent", PROXY_PASSWORD)) as proxy:
+        read = {"allow_cidrs": ["127.0.0.1/32"], "timeout": 10.0, **settings.pop("read", {})}
+        configured = Settings(
+            state={"backend": "memory"}, cache={"backend": "none"}, network={"proxy": proxy.url(scheme)},
+            read=read, **settings,
+        )  # fmt: skip
+        gateway = Gateway.from_settings(configured, read_overrides=ReadOverrides(resolve=RESOLVE))
+        async with gateway:
+            yield World(web, proxy, gateway)
+
+
+@pytest.mark.parametrize("scheme", ["http", "socks5"])
+async def test_an_engine_search_goes_through_the_proxy(scheme: str) -> None:
+    async with FakeWeb(limits=SAFE) as probe:
+        engines = {"mojeek": {"base_url": probe.engine_url("mojeek")}}
+        async with world(scheme, engines=engines) as w:
+            response = await w.gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
+    assert response.results
+    kind = "forward" if scheme == "http" else "socks5"  # httpx's own proxy support: the engine's origin is config
+    assert [(a.kind, a.target, a.authorized) for a in w.proxy.asked] == [(kind, f"127.0.0.1:{probe.port}", True)]
+    assert probe.count("mojeek") == 1
+
+
+async def test_an_engine_with_proxy_direct_skips_the_network_proxy_and_another_uses_its_own() -> None:
+    async with FakeWeb(limits=SAFE) as probe, TestProxy() as own:
+        engines = {
+            "mojeek": {"base_url": probe.engine_url("mojeek"), "proxy": "direct"},
+            "bing": {"base_url": probe.engine_url("bing"), "proxy": own.url()},
+        }
+        async with world(engines=engines) as w:
+            await w.gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
+            await w.gateway.search(SearchRequest.create(query="tide pools"), engine="bing")
+        assert w.proxy.asked == []
+        assert own.targets("forward") == [f"127.0.0.1:{probe.port}"]
+    assert probe.count("mojeek") == probe.count("bing") == 1
+
+
+@pytest.mark.parametrize("scheme", ["http", "socks5"])
+async def test_the_direct_reader_goes_through_the_proxy_to_the_pinned_address(scheme: str) -> None:
+    async with world(scheme) as w:
+        w.web.pages.add("/tide", b"<h1>Tide pools</h1><p>" + b"Anemones hold on. " * 40 + b"</p>", host="site.test")
+        page = await w.gateway.read(ReadRequest.create(url=w.url("/tide"), reader="direct"))
+    assert "Anemones hold on" in page.content
+    assert w.proxy.targets() == [w.pinned]
+    assert w.web.pages.requests[-1].headers["host"] == f"site.test:{w.web.port}"
+
+
+async def test_the_jina_reader_goes_through_the_proxy() -> None:
+    async with FakeWeb(limits=SAFE) as jina:
+        read = {"jina_base_url": f"{jina.url}/_pages/jina"}
+        async with world(read=read) as w:
+            page = await w.gateway.read(ReadRequest.create(url="http://public.test/article", reader="jina"))
+            # Jina is never handed a URL the guard refuses: the proxy hears nothing of it either
+            with pytest.raises(UrlNotAllowedError):
+                await w.gateway.read(ReadRequest.create(url="http://private.test/", reader="jina"))
+    assert page.reader == "jina" and "public.test/article" in page.content
+    assert [(a.kind, a.target) for a in w.proxy.asked] == [("forward", f"127.0.0.1:{jina.port}")]
+
+
+async def test_robots_txt_is_fetched_through_the_proxy() -> None:
+    async with world(read={"robots": True}) as w:
+        w.web.pages.add("/robots.txt", b"User-agent: *\nDisallow: /private", host="site.test")
+        with pytest.raises(RobotsDisallowedError):
+            await w.gateway.read(ReadRequest.create(url=w.url("/private/page"), reader="direct"))
+    assert w.proxy.targets() == [w.pinned]
+    assert [r.path for r in w.web.pages.requests] == ["/robots.txt"]
+
+
+async def test_an_image_fetch_goes_through_the_proxy() -> None:
+    async with world() as w:
+        w.web.pages.add("/cat.png", png(), headers={"content-type": "image/png"}, host="site.test")
+        stored, url = await w.gateway.images.resolve("session", w.url("/cat.png"))
+    assert (stored.width, stored.height, url) == (90, 60, w.url("/cat.png"))
+    assert w.proxy.targets() == [w.pinned]
+
+
+async def test_a_reverse_image_upload_goes_through_the_proxy() -> None:
+    async with FakeWeb(limits=SAFE) as backend:
+        tineye = {"base_url": backend.engine_url("reverse_tineye"), "rate_per_minute": 600}
+        images = {"reverse_backends": ["tineye"], "reverse_settings": {"tineye": tineye}}
+        async with world(images=images) as w:
+            token = (await w.gateway.images.upload("s", png())).token
+            found = await w.gateway.images.reverse_search("s", token, limit=5)
+    assert found.backend == "tineye" and found.results
+    assert [(a.kind, a.target) for a in w.proxy.asked] == [("forward", f"127.0.0.1:{backend.port}")]
+
+
+@pytest.mark.browser
+async def test_the_browser_reader_goes_through_the_proxy() -> None:
+    from webreach.read.readers.browser import find_chromium
+
+    if find_chromium() is None:
+        pytest.skip("Chromium is not installed (/usr/bin/chromium); .ci/run installs it")
+    async with world(read={"browser_timeout": 20.0}) as w:
+        page = await w.gateway.read(ReadRequest.create(url=w.url("/_js/article"), reader="browser"))
+    assert page.reader == "browser" and page.title == "How tide pools survive the summer"
+    assert w.proxy.targets() and set(w.proxy.targets()) == {w.pinned}
+
+
+async def test_private_names_are_refused_before_the_proxy_is_asked(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with world() as w:
+        for url in ("http://private.test/", "http://10.0.0.7/", "http://169.254.169.254/latest/meta-data/"):
+            with pytest.raises(UrlNotAllowedError):
+                await w.gateway.read(ReadRequest.create(url=url, reader="direct"))
+            with pytest.raises(UrlNotAllowedError):
+                await w.gateway.images.resolve("session", url)
+    assert w.proxy.asked == []
+    assert PROXY_PASSWORD not in caplog.text
+
+
+async def test_offline_runs_never_use_the_proxy() -> None:
+    async with FakeWeb(limits=SAFE) as web, TestProxy() as proxy:
+        settings = Settings(state={"backend": "memory"}, fake_web=web.url, network={"proxy": proxy.url()})
+        async with Gateway.from_settings(settings) as gateway:
+            await gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
+            page = await gateway.read(ReadRequest.create(url=f"{web.url}/_pages/article", reader="direct"))
+    assert page.content and proxy.asked == []
