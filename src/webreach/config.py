@@ -394,7 +394,7 @@ class ServerSettings(BaseModel):
 class S3Settings(BaseModel):
     """An S3-compatible bucket for [images] storage = "s3" (AWS, MinIO, R2, Ceph ...): presigned GET URLs."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     bucket: str | None = Field(None, description="Bucket the images are put in.")
     endpoint_url: str | None = Field(None, description="The store's endpoint (default: AWS for the region).")
@@ -402,6 +402,13 @@ class S3Settings(BaseModel):
     access_key_id: SecretStr | None = None
     secret_access_key: SecretStr | None = None
     prefix: str = Field("webreach/images/", description="Key prefix of the stored objects.")
+    proxy: SecretStr | None = Field(
+        None, description='Proxy for the store\'s calls, over [network] proxy ("direct": none; http(s) only).'
+    )
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> S3Settings:
+        return check_proxies(self, "proxy")
 
 
 class ImageSettings(BaseModel):

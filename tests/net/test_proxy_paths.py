@@ -7,6 +7,7 @@ override the network one; the proxy's password appears in no answer, error or lo
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 from collections.abc import AsyncIterator
@@ -20,7 +21,7 @@ from tests.net.harness import SAFE
 
 from secret_keys import PROXY_PASSWORD
 from webreach import Gateway, Settings
-from webreach.errors import RobotsDisallowedError, UrlNotAllowedError
+from webreach.errors import NotConfiguredError, RobotsDisallowedError, UrlNotAllowedError
 from webreach.gateway import ReadOverrides
 from webreach.models import ReadRequest, SearchRequest
 from webreach.testing import FakeWeb
@@ -170,3 +171,26 @@ async def test_offline_runs_never_use_the_proxy() -> None:
             await gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
             page = await gateway.read(ReadRequest.create(url=f"{web.url}/_pages/article", reader="direct"))
     assert page.content and proxy.asked == []
+
+
+async def test_an_s3_upload_goes_through_the_proxy() -> None:
+    pytest.importorskip("boto3")
+    data = png()
+    async with FakeWeb(limits=SAFE) as store:
+        key = f"/images/webreach/images/{hashlib.sha256(data).hexdigest()}.png"
+        store.pages.add(key, b"", headers={"etag": '"1"'})  # the bucket's answer to the PUT
+        s3 = {"bucket": "images", "endpoint_url": store.url, "access_key_id": "id", "secret_access_key": "key"}
+        async with world(images={"storage": "s3", "s3": s3}) as w:
+            url = await w.gateway.images.url_for(await w.gateway.images.upload("s", data))
+    assert url is not None and url.startswith(f"{store.url}{key}?")
+    assert [(r.method, r.path) for r in store.pages.requests] == [("PUT", key)]
+    assert [(a.kind, a.target, a.authorized) for a in w.proxy.asked] == [("forward", f"127.0.0.1:{store.port}", True)]
+
+
+async def test_a_socks5_proxy_for_s3_is_refused_with_what_to_set_instead() -> None:
+    pytest.importorskip("boto3")
+    s3 = {"bucket": "images", "endpoint_url": "http://127.0.0.1:9", "access_key_id": "id", "secret_access_key": "k"}
+    async with world("socks5", images={"storage": "s3", "s3": s3}) as w:
+        with pytest.raises(NotConfiguredError, match="SOCKS5") as caught:
+            await w.gateway.images.url_for(await w.gateway.images.upload("s", png()))
+    assert "[images.s3] proxy" in (caught.value.hint or "")
