@@ -21,7 +21,13 @@ from tests.net.harness import SAFE
 
 from secret_keys import PROXY_PASSWORD
 from webreach import Gateway, Settings
-from webreach.errors import NotConfiguredError, RobotsDisallowedError, UrlNotAllowedError
+from webreach.errors import (
+    NotConfiguredError,
+    RobotsDisallowedError,
+    UnreachableError,
+    UrlNotAllowedError,
+    WebreachError,
+)
 from webreach.gateway import ReadOverrides
 from webreach.models import ReadRequest, SearchRequest
 from webreach.testing import FakeWeb
@@ -194,3 +200,41 @@ async def test_a_socks5_proxy_for_s3_is_refused_with_what_to_set_instead() -> No
         with pytest.raises(NotConfiguredError, match="SOCKS5") as caught:
             await w.gateway.images.url_for(await w.gateway.images.upload("s", png()))
     assert "[images.s3] proxy" in (caught.value.hint or "")
+
+
+async def test_a_proxy_refusing_the_credentials_fails_typed_and_never_shows_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with FakeWeb(limits=SAFE) as web, TestProxy(credentials=("agent", "another-password")) as proxy:
+        settings = Settings(
+            state={"backend": "memory"}, cache={"backend": "none"}, read={"allow_cidrs": ["127.0.0.1/32"]},
+            network={"proxy": f"http://agent:{PROXY_PASSWORD}@127.0.0.1:{proxy.port}"},
+            engines={"mojeek": {"base_url": web.engine_url("mojeek")}},
+        )  # fmt: skip
+        async with Gateway.from_settings(settings, read_overrides=ReadOverrides(resolve=RESOLVE)) as gateway:
+            with pytest.raises(WebreachError) as read_error:
+                await gateway.read(ReadRequest.create(url=f"http://site.test:{web.port}/", reader="direct"))
+            with pytest.raises(WebreachError) as search_error:
+                await gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
+    assert "proxy" in read_error.value.message and f"http://***@127.0.0.1:{proxy.port}" in read_error.value.message
+    assert proxy.asked and not any(a.authorized for a in proxy.asked)  # the engine's one retry included
+    assert isinstance(search_error.value, UnreachableError) and search_error.value.cause == "proxy"
+    assert "proxy refused our credentials (HTTP 407" in search_error.value.message
+    for shown in (repr(read_error.value), str(read_error.value), repr(search_error.value), caplog.text):
+        assert PROXY_PASSWORD not in shown
+
+
+async def test_an_https_engine_behind_a_refusing_proxy_is_unreachable_not_the_engines_fault() -> None:
+    async with TestProxy(credentials=("agent", "another-password")) as proxy:
+        settings = Settings(
+            state={"backend": "memory"}, cache={"backend": "none"},
+            network={"proxy": f"http://agent:{PROXY_PASSWORD}@127.0.0.1:{proxy.port}"},
+            engines={"mojeek": {"base_url": "https://search.example/mojeek"}},
+        )  # fmt: skip
+        async with Gateway.from_settings(settings) as gateway:
+            with pytest.raises(UnreachableError) as caught:  # the CONNECT is refused: httpx's ProxyError
+                await gateway.search(SearchRequest.create(query="tide pools"), engine="mojeek")
+    assert caught.value.cause == "proxy" and "407" in caught.value.message
+    assert PROXY_PASSWORD not in repr(caught.value)
+    assert proxy.targets("connect") == ["search.example:443"]  # an engine's origin is the operator's: by name
