@@ -98,3 +98,18 @@ def test_a_malformed_proxy_url_is_refused_without_repeating_it() -> None:
         ProxyUrl.parse(f"ftp://u:{SECRET}@host:21")
     assert SECRET not in str(caught.value)
     assert ProxyUrl.parse("socks5://127.0.0.1").port == 1080
+
+
+async def test_an_https_proxy_carries_a_tls_page_inside_its_own_tls(tmp_path: Path) -> None:
+    ca_pem, chain = _certificates(tmp_path, also_ip="127.0.0.1")  # one CA for the proxy and the site
+    context = ssl.create_default_context(cadata=ca_pem.decode())
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(chain)
+    async with TestProxy(credentials=("agent", SECRET), tls=server) as proxy, tls_server(chain) as (port, names):
+        assert proxy.url().startswith("https://")
+        fetcher = Fetcher(_guard(), budgets=BUDGETS, ssl_context=context, proxy=ProxyUrl.parse(proxy.url()))
+        async with fetcher:
+            fetched = await fetcher.fetch(f"https://site.test:{port}/")
+    assert json.loads(fetched.body) == {"host": f"site.test:{port}"}
+    assert names == ["site.test"]
+    assert [(a.kind, a.target, a.authorized) for a in proxy.asked] == [("connect", f"127.0.0.1:{port}", True)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import base64
 import ssl
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from ipaddress import ip_address
 from typing import Any
@@ -90,11 +90,15 @@ class ProxyTunnelBackend(httpcore.AsyncNetworkBackend):
     """Dials `proxy` and returns a tunnel to the address asked for (which the pinned layer above has approved)."""
 
     def __init__(
-        self, proxy: ProxyUrl, inner: httpcore.AsyncNetworkBackend, proxy_ssl_context: ssl.SSLContext | None = None
+        self,
+        proxy: ProxyUrl,
+        inner: httpcore.AsyncNetworkBackend,
+        proxy_ssl_context: Callable[[], ssl.SSLContext] | None = None,
     ) -> None:
         self.proxy = proxy
         self._inner = inner
-        self._proxy_ssl = proxy_ssl_context
+        # an https:// proxy's TLS context, asked for on first use (the transport's: the same trust store)
+        self._proxy_ssl = proxy_ssl_context or ssl.create_default_context
 
     async def connect_tcp(
         self,
@@ -111,11 +115,9 @@ class ProxyTunnelBackend(httpcore.AsyncNetworkBackend):
 
     async def _connect(self, host: str, port: int, timeout: float | None) -> httpcore.AsyncNetworkStream:
         proxy, target = self.proxy, _authority(host, port)
-        if proxy.scheme == "https" and self._proxy_ssl is None:
-            self._proxy_ssl = ssl.create_default_context()
         connection = httpcore.AsyncHTTPConnection(
             origin=httpcore.Origin(proxy.scheme.encode(), proxy.host.encode("idna"), proxy.port),
-            ssl_context=self._proxy_ssl if proxy.scheme == "https" else None,
+            ssl_context=self._proxy_ssl() if proxy.scheme == "https" else None,
             network_backend=self._inner,
         )
         headers = [(b"Host", target), (b"Accept", b"*/*")]

@@ -188,7 +188,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self.guard = guard
         self._backend = network_backend if network_backend is not None else httpcore.AnyIOBackend()
         if proxy is not None:  # below the pinning: the proxy is asked for the approved address only
-            self._backend = ProxyTunnelBackend(proxy, self._backend)
+            self._backend = ProxyTunnelBackend(proxy, self._backend, lambda: self.ssl_context)
         self._observer = connect_observer
         self._ssl_context = ssl_context
         self._keepalive_expiry = keepalive_expiry

@@ -19,6 +19,7 @@ import asyncio
 import base64
 import contextlib
 import ipaddress
+import ssl
 import struct
 from dataclasses import dataclass
 from types import TracebackType
@@ -44,15 +45,16 @@ class TestProxy:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, credentials: tuple[str, str] | None = None) -> None:
+    def __init__(self, credentials: tuple[str, str] | None = None, tls: ssl.SSLContext | None = None) -> None:
         self.credentials = credentials
+        self.tls = tls  # a server context: clients speak TLS to the proxy (an https:// proxy URL)
         self.asked: list[Asked] = []
         self._server: asyncio.Server | None = None
         self._port: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> TestProxy:
-        self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0, ssl=self.tls)
         self._port = int(self._server.sockets[0].getsockname()[1])
         return self
 
@@ -74,8 +76,9 @@ class TestProxy:
         assert self._port is not None, "start the proxy first (async with)"
         return self._port
 
-    def url(self, scheme: str = "http", *, with_credentials: bool = True) -> str:
-        """The proxy's URL (scheme http or socks5), with its user:password@ when it has them."""
+    def url(self, scheme: str | None = None, *, with_credentials: bool = True) -> str:
+        """The proxy's URL (scheme http, https with `tls`, or socks5), with its user:password@ when it has them."""
+        scheme = scheme or ("https" if self.tls else "http")
         user = f"{self.credentials[0]}:{self.credentials[1]}@" if self.credentials and with_credentials else ""
         return f"{scheme}://{user}127.0.0.1:{self.port}"
 
