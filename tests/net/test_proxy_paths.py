@@ -238,3 +238,15 @@ async def test_an_https_engine_behind_a_refusing_proxy_is_unreachable_not_the_en
     assert caught.value.cause == "proxy" and "407" in caught.value.message
     assert PROXY_PASSWORD not in repr(caught.value)
     assert proxy.targets("connect") == ["search.example:443"]  # an engine's origin is the operator's: by name
+
+
+async def test_the_reader_can_skip_the_network_proxy_while_jina_uses_its_own() -> None:
+    async with FakeWeb(limits=SAFE) as jina, TestProxy() as jina_proxy:
+        read = {"proxy": "direct", "jina_proxy": jina_proxy.url(), "jina_base_url": f"{jina.url}/_pages/jina"}
+        async with world(read=read) as w:
+            w.web.pages.add("/tide", b"<h1>Tide pools</h1><p>" + b"Anemones hold on. " * 40 + b"</p>", host="site.test")
+            direct = await w.gateway.read(ReadRequest.create(url=w.url("/tide"), reader="direct"))
+            via_jina = await w.gateway.read(ReadRequest.create(url="http://public.test/article", reader="jina"))
+        assert "Anemones hold on" in direct.content and via_jina.reader == "jina"
+        assert w.proxy.asked == []  # neither used [network] proxy
+        assert jina_proxy.targets("forward") == [f"127.0.0.1:{jina.port}"]
