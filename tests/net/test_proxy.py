@@ -113,3 +113,12 @@ async def test_an_https_proxy_carries_a_tls_page_inside_its_own_tls(tmp_path: Pa
     assert json.loads(fetched.body) == {"host": f"site.test:{port}"}
     assert names == ["site.test"]
     assert [(a.kind, a.target, a.authorized) for a in proxy.asked] == [("connect", f"127.0.0.1:{port}", True)]
+
+
+async def test_a_redirect_to_a_private_name_is_refused_before_the_proxy_hears_of_it() -> None:
+    async with FakeWeb(limits=SAFE) as web, TestProxy() as proxy:
+        web.pages.add("/hop", b"", status=302, headers={"location": "http://private.test/admin"}, host="site.test")
+        async with Fetcher(_guard(), budgets=BUDGETS, proxy=ProxyUrl.parse(proxy.url())) as fetcher:
+            with pytest.raises(UrlNotAllowedError, match="redirected to a refused URL"):
+                await fetcher.fetch(f"http://site.test:{web.port}/hop")
+    assert proxy.targets() == [f"127.0.0.1:{web.port}"]  # the first hop only
