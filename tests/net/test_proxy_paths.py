@@ -22,6 +22,7 @@ from tests.net.harness import SAFE
 from secret_keys import PROXY_PASSWORD
 from webreach import Gateway, Settings
 from webreach.errors import (
+    FetchUnavailableError,
     NotConfiguredError,
     RobotsDisallowedError,
     UnreachableError,
@@ -250,3 +251,13 @@ async def test_the_reader_can_skip_the_network_proxy_while_jina_uses_its_own() -
         assert "Anemones hold on" in direct.content and via_jina.reader == "jina"
         assert w.proxy.asked == []  # neither used [network] proxy
         assert jina_proxy.targets("forward") == [f"127.0.0.1:{jina.port}"]
+
+
+async def test_a_proxy_refusing_jina_calls_says_it_is_the_proxy() -> None:
+    async with FakeWeb(limits=SAFE) as jina, TestProxy(credentials=("agent", "another-password")) as refusing:
+        read = {"jina_proxy": f"http://agent:{PROXY_PASSWORD}@127.0.0.1:{refusing.port}"}
+        read["jina_base_url"] = f"{jina.url}/_pages/jina"
+        async with world(read=read) as w:
+            with pytest.raises(FetchUnavailableError, match=r"outbound proxy refused our credentials \(HTTP 407\)"):
+                await w.gateway.read(ReadRequest.create(url="http://public.test/article", reader="jina"))
+    assert [a.authorized for a in refusing.asked] == [False]

@@ -14,7 +14,7 @@ not be handed to a third party either. The base URL is the operator's configurat
 ordinary client (no environment proxies, no redirects followed, the answer capped in size and time), through the
 operator's proxy when one is set (`proxy`: httpx's own, http/https/socks5; the Jina origin is the operator's).
 
-Jina's own errors: 401/402/403 mean the key is missing, wrong or out of credits (NotConfiguredError, which
+A 407 is the operator's proxy refusing us (FetchUnavailableError saying so). Jina's own errors: 401/402/403 mean the key is missing, wrong or out of credits (NotConfiguredError, which
 reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError;
 other 4xx ExtractionError (Jina could not read the page); 5xx FetchUnavailableError.
 """
@@ -150,6 +150,9 @@ class JinaReader:
     def _service_error(self, status: int, headers: httpx.Headers, body: bytes, url: str) -> WebreachError:
         message = _message(body) or httpx.codes.get_reason_phrase(status)
         said = f"The Jina reader answered {status} for {url}: {message}"
+        if status == 407:  # only a proxy answers 407: ours ([read] jina_proxy or [network] proxy), not Jina
+            said = f"The outbound proxy refused our credentials (HTTP 407) on the way to the Jina reader for {url}."
+            return FetchUnavailableError(said, url=url)
         if status in (401, 402, 403):
             return NotConfiguredError(
                 said,
