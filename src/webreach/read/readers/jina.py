@@ -15,8 +15,9 @@ ordinary client (no environment proxies, no redirects followed, the answer cappe
 operator's proxy when one is set (`proxy`: httpx's own, http/https/socks5; the Jina origin is the operator's).
 
 A 407 is the operator's proxy refusing us (FetchUnavailableError saying so). Jina's own errors: 401/402/403
-mean the key is missing, wrong or out of credits (NotConfiguredError, which reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError;
-other 4xx ExtractionError (Jina could not read the page); 5xx FetchUnavailableError.
+mean the key is missing, wrong or out of credits (NotConfiguredError, which reader="auto" skips); 429 is
+FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError; other 4xx ExtractionError (Jina
+could not read the page); 5xx FetchUnavailableError.
 """
 
 from __future__ import annotations
