@@ -27,7 +27,8 @@ from typing import Any, TypeVar
 
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.audit import Change, entries
-from webreach.accounts.database import Database, open_database
+from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.accounts.quotas import Usage, iso
@@ -85,6 +86,7 @@ class Accounts:
         self._opening = threading.Lock()  # concurrent first calls open one database, not one each
         self.recent = RecentCalls()  # this process's metered calls, for the console
         self.known = AgentCache(settings.key_cache_seconds, clock)  # agents authenticated in the last seconds
+        self._group: GroupCommit | None = None
 
     @property
     def enabled(self) -> bool:
@@ -121,6 +123,16 @@ class Accounts:
         if self._ledger is None:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
+
+    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T] | None:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop;
+        None when the database runs inline (no worker thread): call it in a transaction of your own."""
+        worker = self.worker
+        if worker is None:
+            return None
+        if self._group is None:
+            self._group = GroupCommit(self.ledger.database, worker)
+        return self._group.submit(agent, work)
 
     def close(self) -> None:
         if self._ledger is not None:
@@ -304,10 +316,20 @@ class Accounts:
 
     def reserve(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Held:
         """Hold the call's price for agent `name` (`price_of` reads the agent's options and may refuse)."""
-        held = self.ledger.reserve(
-            name, uuid.uuid4().hex, price_of, tool=tool, now=self.clock.now(), lease=self.settings.lease_seconds
+        with self.ledger.database.transaction() as tx:
+            return self.reserving(name, tool, price_of)(tx)
+
+    def reserving(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Callable[[Transaction], Held]:
+        """reserve(), as work for a transaction (queued(): a group commit's)."""
+        call_id, now, lease = uuid.uuid4().hex, self.clock.now(), self.settings.lease_seconds
+        return lambda tx: Held(
+            self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease), tool
         )
-        return Held(held, tool)
+
+    def settling(self, held: Held, *, charged: int | None) -> Callable[[Transaction], int | None]:
+        """settle()'s one attempt, as work for a transaction (queued(): a group commit's)."""
+        agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
+        return lambda tx: self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
 
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from webreach.accounts.database import Transaction
 from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation
 from webreach.accounts.quotas import iso
@@ -59,7 +60,7 @@ class Metering:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
         held = await self._reserve(
-            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+            self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price)), caller
         )
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -85,13 +86,13 @@ class Metering:
         )
         return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
 
-    async def _reserve(self, reserve: Callable[[], Held]) -> Held:
-        """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
+    async def _reserve(self, reserve: Callable[[Transaction], Held], caller: str) -> Held:
+        """`reserve` in the ledger's next group commit (the event loop serves other calls meanwhile). A call
         cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
-        worker = self.accounts.worker
-        if worker is None:
-            return reserve()
-        future = asyncio.get_running_loop().run_in_executor(worker, reserve)
+        future = self.accounts.queued(caller, reserve)
+        if future is None:  # a database used inline
+            with self.accounts.ledger.database.transaction() as tx:
+                return reserve(tx)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -101,16 +102,25 @@ class Metering:
     def _release_once_held(self, future: asyncio.Future[Held]) -> None:
         if not future.cancelled() and future.exception() is None:
             held = future.result()
-            worker = self.accounts.worker
-            asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
+            # no one waits for it: if it fails too, the lease gives the hold back
+            release = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=None))
+            if release is not None:
+                release.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not logged
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
-        """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
-        the caller's cancellation is raised after it)."""
-        worker = self.accounts.worker
-        if worker is None:
-            return self.accounts.settle(held, charged=charged)
-        future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
+        """Settle in the ledger's next group commit; shielded, so a cancelled call's settlement still completes.
+        A batch that failed is tried once more (a settle is idempotent: a commit found made is not made twice)."""
+        try:
+            return await self._settle_once(held, charged)
+        except AccountingUnavailableError:
+            return await self._settle_once(held, charged)
+
+    async def _settle_once(self, held: Held, charged: int | None) -> int | None:
+        settle = self.accounts.settling(held, charged=charged)
+        future = self.accounts.queued(held.reservation.agent, settle)
+        if future is None:  # a database used inline
+            with self.accounts.ledger.database.transaction() as tx:
+                return settle(tx)
         return await asyncio.shield(future)
 
     def _price(self, agent: Agent, call: PreparedCall, read_price: list[int]) -> int:
