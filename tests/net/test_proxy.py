@@ -6,6 +6,7 @@ target under fake DNS names. A name resolving to a private address is refused be
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import ssl
@@ -15,9 +16,9 @@ import pytest
 from tests.net.harness import BUDGETS, DNS, SAFE
 from tests.net.test_transport import _certificates, tls_server
 
-from webreach.errors import FetchUnavailableError, InvalidInputError, UrlNotAllowedError
+from webreach.errors import FetchTimeoutError, FetchUnavailableError, InvalidInputError, UrlNotAllowedError
 from webreach.net import AddressPolicy, Guard, StaticResolver
-from webreach.net.fetcher import Fetcher
+from webreach.net.fetcher import Budgets, Fetcher
 from webreach.net.proxy import ProxyUrl
 from webreach.testing import FakeWeb
 from webreach.testing.connects import ConnectRecorder
@@ -122,3 +123,22 @@ async def test_a_redirect_to_a_private_name_is_refused_before_the_proxy_hears_of
             with pytest.raises(UrlNotAllowedError, match="redirected to a refused URL"):
                 await fetcher.fetch(f"http://site.test:{web.port}/hop")
     assert proxy.targets() == [f"127.0.0.1:{web.port}"]  # the first hop only
+
+
+async def test_a_proxy_that_never_answers_ends_at_the_deadline_and_its_socket_is_closed() -> None:
+    closed = asyncio.Event()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(1024):  # takes the CONNECT, never answers; b"" when webreach closes its side
+            pass
+        closed.set()
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    # the whole fetch's deadline comes before any per-read timeout: the CONNECT is cancelled, not timed out
+    budgets = Budgets(total_seconds=0.5, connect_seconds=5, read_seconds=5)
+    async with server, Fetcher(_guard(), budgets=budgets, proxy=ProxyUrl.parse(f"http://127.0.0.1:{port}")) as f:
+        with pytest.raises(FetchTimeoutError):
+            await f.fetch("http://site.test:8080/")
+        await asyncio.wait_for(closed.wait(), 5)

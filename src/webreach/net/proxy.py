@@ -140,6 +140,9 @@ class ProxyTunnelBackend(httpcore.AsyncNetworkBackend):
             raise httpcore.ProxyError(
                 f"the proxy {proxy.shown} could not be used: {exc or type(exc).__name__}"
             ) from exc
+        except BaseException:  # cancelled (the fetch's deadline): the socket to the proxy is closed, not leaked
+            await connection.aclose()
+            raise
         if not 200 <= response.status < 300:
             await connection.aclose()
             reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
