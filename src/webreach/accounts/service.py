@@ -35,6 +35,7 @@ from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")
@@ -203,7 +204,8 @@ class Accounts:
         - `limits`: per_hour / per_day; a key given replaces that quota (None: unlimited), a key left out keeps it.
         - `prices`: merged per tool; a tool given gets that price, None removes the agent's own price (back to
           the configured one), tools left out keep theirs.
-        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars) the same way;
+        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars, surface: a
+          drop-in tool profile the agent sees instead of webreach's tools, tools/drop_in.py) the same way;
           None removes the key (all tools, no size limit).
         Checked in full before anything is written (InvalidInputError), then written in one update."""
         unknown = set(limits or {}) - {"per_hour", "per_day"}
@@ -380,6 +382,12 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     tools = profile.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
         raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
+    surface = profile.get("surface")
+    if surface is not None and surface not in TOOL_PROFILES:
+        raise InvalidInputError(
+            f"profile.surface must name a drop-in tool profile, not {surface!r}",
+            hint=f"Valid profiles: {', '.join(TOOL_PROFILES)} (or null for webreach's own tools).",
+        )
     for key in ("default_results", "max_results", "default_chars", "max_chars"):
         value = profile.get(key)
         if value is not None and not (type(value) is int and 1 <= value <= MAX_CALLS):

@@ -84,7 +84,10 @@ class Metering:
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
-        return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+        cost = cost_of(held, charged, balance)
+        if call.tool.bare and result.error is None:  # a contract's exact answer: the cost is the door's to show
+            return replace(result, cost=cost)
+        return with_cost(result, cost, output=call.context.output)
 
     async def _reserve(self, reserve: Callable[[Transaction], Held], caller: str) -> Held:
         """`reserve` in the ledger's next group commit (the event loop serves other calls meanwhile). A call
@@ -158,6 +161,9 @@ def _charge(price: int, error: WebreachError | None) -> int | None:
     return None
 
 
+INDENTED_COST = ',\n  "cost": '  # the cost member of an answer indented 2 (with_cost)
+
+
 def cost_line(cost: dict[str, Any]) -> str:
     """The one compact line saying what a call cost."""
     left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
@@ -187,6 +193,9 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
     line after compact text."""
     if result.is_json:
         text = result.text.rstrip()
+        if text.endswith("\n}"):  # indented 2 (a drop-in contract's answer): the member indented as its siblings
+            member = json.dumps(cost, indent=2).replace("\n", "\n  ")
+            return replace(result, text=f"{text[:-2]}{INDENTED_COST}{member}\n}}", cost=cost)
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
         return replace(result, text=spliced, cost=cost)
     return replace(result, text=f"{result.text}\n{cost_line(cost)}", cost=cost)
@@ -250,6 +259,13 @@ class Idempotent:
 def without_cost(result: ToolResult) -> tuple[ToolResult, int | None]:
     """A result with the cost `with_cost` added taken off again, and what it said was charged (None: none)."""
     text = result.text.rstrip()
+    if result.is_json and text.endswith("\n}") and INDENTED_COST in text:
+        at = text.rfind(INDENTED_COST)
+        try:
+            cost = json.loads(text[at + len(INDENTED_COST) : -2])
+        except ValueError:
+            return result, None
+        return replace(result, text=text[:at] + "\n}"), int(cost.get("charged", 0))
     if result.is_json:
         at = text.rfind(', "cost": ')  # with_cost appends it last
         if at < 0 or not text.endswith("}"):
