@@ -26,7 +26,8 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -41,18 +42,59 @@ from pydantic_settings import (
 from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 
+DIRECT = "direct"  # a path's proxy setting that means "no proxy here", over [network] proxy
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def check_proxies(model: M, *fields: str) -> M:
+    """`model` when each proxy field in `fields` is well formed (check_proxy). Checked on the built model, so a
+    refusal's input is the model, whose repr masks secrets (a field validator's would be the password itself)."""
+    for name in fields:
+        value = getattr(model, name)
+        if value is not None and not check_proxy(value.get_secret_value()):
+            raise ValueError(
+                f"{name}: a proxy must be a URL like http://127.0.0.1:3128, https://proxy.example:443 or "
+                'socks5://user:password@127.0.0.1:1080 (scheme, host and port only), or "direct" for none'
+            )
+    return model
+
+
+def check_proxy(text: str) -> bool:
+    """Whether `text` is a proxy setting: "direct" or scheme://[user:password@]host[:port] with no path."""
+    text = text.strip()
+    if text == DIRECT:
+        return True
+    try:
+        parts = urlsplit(text)
+        host, _ = parts.hostname, parts.port  # a port that is not a number raises here
+    except ValueError:
+        host = None
+    return host is not None and parts.scheme in PROXY_SCHEMES and parts.path in ("", "/") and not parts.query
+
+
+def effective_proxy(own: SecretStr | None, default: SecretStr | None) -> str | None:
+    """The proxy URL one outbound path uses: its own setting, else [network] proxy; "direct" means none."""
+    chosen = own if own is not None else default
+    text = chosen.get_secret_value().strip() if chosen is not None else ""
+    return None if not text or text == DIRECT else text
+
 
 class EngineSettings(BaseModel):
     """Per-engine configuration; every field is optional and falls back to the engine's defaults."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
 
     enabled: bool = True
     api_key: SecretStr | None = None
     base_url: str | None = Field(None, description="Override the engine's origin (mirrors, the fake web).")
     rate_per_minute: float | None = Field(None, gt=0, description="Token-bucket refill rate.")
     timeout: float | None = Field(None, gt=0, description="Seconds for one engine request.")
-    proxy: SecretStr | None = Field(None, description="Proxy URL for this engine's traffic only.")
+    proxy: SecretStr | None = Field(
+        None, description='Proxy for this engine\'s traffic, over [network] proxy ("direct": none for this engine).'
+    )
     options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
     unreadable: str | None = Field(
         None,
@@ -64,6 +106,10 @@ class EngineSettings(BaseModel):
     def key(self) -> str | None:
         """The API key as plain text, for the one place that puts it on the wire."""
         return self.api_key.get_secret_value() if self.api_key else None
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> EngineSettings:
+        return check_proxies(self, "proxy")
 
 
 class CacheSettings(BaseModel):
@@ -136,7 +182,7 @@ def _default_order() -> list[ReaderChoice]:
 class ReadSettings(BaseModel):
     """How pages are read (environment WEBREACH_READ__<FIELD>): guard allowances, budgets, readers, cache."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
 
     allow_cidrs: list[str] = Field(
         default_factory=list, description="Private networks the reader may reach (metadata addresses never)."
@@ -155,6 +201,14 @@ class ReadSettings(BaseModel):
     jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
     jina_api_key: SecretStr | None = None
     jina_timeout: float = Field(30.0, gt=0)
+    proxy: SecretStr | None = Field(
+        None,
+        description="Proxy for the reader's own fetches (direct and browser readers, robots.txt, image fetches), "
+        'over [network] proxy ("direct": none).',
+    )
+    jina_proxy: SecretStr | None = Field(
+        None, description='Proxy for the Jina reader\'s calls to Jina, over [network] proxy ("direct": none).'
+    )
     jina_rate_per_minute: float | None = Field(
         None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
     )
@@ -169,6 +223,27 @@ class ReadSettings(BaseModel):
     )
     cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
     cache_max_entries: int = Field(128, ge=1)
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> ReadSettings:
+        return check_proxies(self, "proxy", "jina_proxy")
+
+
+class NetworkSettings(BaseModel):
+    """How webreach leaves the machine: one outbound proxy for every path (environment WEBREACH_NETWORK__PROXY)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
+
+    proxy: SecretStr | None = Field(
+        None,
+        description="Proxy for everything that leaves the machine (engines, readers, robots.txt, images, reverse "
+        "image search): http://, https:// or socks5://, with user:password@ when it needs them. [engines.<name>] "
+        'proxy, [read] proxy and [read] jina_proxy override it per path; "direct" there means no proxy.',
+    )
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> NetworkSettings:
+        return check_proxies(self, "proxy")
 
 
 # the drop-in tool profiles (defaults.py, plain for the CLI's start-up; tests/tools/test_drop_in.py checks they
@@ -360,7 +435,7 @@ class ServerSettings(BaseModel):
 class S3Settings(BaseModel):
     """An S3-compatible bucket for [images] storage = "s3" (AWS, MinIO, R2, Ceph ...): presigned GET URLs."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     bucket: str | None = Field(None, description="Bucket the images are put in.")
     endpoint_url: str | None = Field(None, description="The store's endpoint (default: AWS for the region).")
@@ -368,6 +443,13 @@ class S3Settings(BaseModel):
     access_key_id: SecretStr | None = None
     secret_access_key: SecretStr | None = None
     prefix: str = Field("webreach/images/", description="Key prefix of the stored objects.")
+    proxy: SecretStr | None = Field(
+        None, description='Proxy for the store\'s calls, over [network] proxy ("direct": none; http(s) only).'
+    )
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> S3Settings:
+        return check_proxies(self, "proxy")
 
 
 class ImageSettings(BaseModel):
@@ -432,6 +514,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         frozen=True,
+        hide_input_in_errors=True,  # proxy URLs and keys hold passwords: errors name the field, never the value
     )
 
     engines: dict[str, EngineSettings] = Field(default_factory=dict)
@@ -452,6 +535,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     accounts: AccountsSettings = Field(default_factory=AccountsSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
+    network: NetworkSettings = Field(default_factory=NetworkSettings)
     secret_key: SecretStr | None = Field(
         None,
         description="Fernet key encrypting the secrets the console stores in the database (env "

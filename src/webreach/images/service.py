@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from webreach.config import ImageSettings, Settings
+from webreach.config import ImageSettings, Settings, effective_proxy
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
 from webreach.images.base64_pieces import b64decode
@@ -86,6 +86,7 @@ class Images:
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
+        self._proxy = effective_proxy(config.s3.proxy, settings.network.proxy)  # for an S3 store's uploads
         self.store = store
         self._fetch = fetch
         self.input_limits = ImageLimits(config.max_input_bytes, config.max_input_pixels, config.max_input_side)
@@ -163,7 +164,7 @@ class Images:
     @property
     def storage(self) -> Storage:
         if self._storage is None:
-            self._storage = open_storage(self.settings, self.store)
+            self._storage = open_storage(self.settings, self.store, self._proxy)
         return self._storage
 
     @property

@@ -58,7 +58,7 @@ class S3Storage:
 
     mode = "s3"
 
-    def __init__(self, config: ImageSettings) -> None:
+    def __init__(self, config: ImageSettings, proxy: str | None = None) -> None:
         s3 = config.s3
         if not s3.bucket:
             raise NotConfiguredError('[images] storage = "s3" needs [images.s3] bucket')
@@ -72,7 +72,7 @@ class S3Storage:
             "s3", endpoint_url=s3.endpoint_url, region_name=s3.region,
             aws_access_key_id=s3.access_key_id.get_secret_value() if s3.access_key_id else None,
             aws_secret_access_key=s3.secret_access_key.get_secret_value() if s3.secret_access_key else None,
-            config=Config(signature_version="s3v4"),
+            config=Config(signature_version="s3v4", proxies=_proxies(proxy)),
         )  # fmt: skip
 
     async def url_for(self, data: bytes, mime: str) -> str | None:
@@ -90,12 +90,26 @@ class S3Storage:
         self._client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=mime)
 
 
-def open_storage(config: ImageSettings, store: ImageTokens) -> Storage:
-    """The storage the configuration names (NotConfiguredError when it lacks what it needs)."""
+def _proxies(proxy: str | None) -> dict[str, str] | None:
+    """botocore's `proxies` routing every call through `proxy` (None: direct). botocore speaks to HTTP(S) proxies
+    only, so a SOCKS5 one is NotConfiguredError saying what to set instead."""
+    if proxy is None:
+        return None
+    if proxy.startswith("socks"):
+        raise NotConfiguredError(
+            "S3 uploads cannot go through a SOCKS5 proxy (botocore speaks HTTP proxies only)",
+            hint='Set [images.s3] proxy to an http:// or https:// proxy, or "direct".',
+        )
+    return {"http": proxy, "https": proxy}
+
+
+def open_storage(config: ImageSettings, store: ImageTokens, proxy: str | None = None) -> Storage:
+    """The storage the configuration names (NotConfiguredError when it lacks what it needs); an S3 store's calls
+    go through `proxy` (the caller's choice: [images.s3] proxy, else [network] proxy)."""
     if config.storage == "public_url":
         if not config.public_base_url:
             raise NotConfiguredError('[images] storage = "public_url" needs [images] public_base_url')
         return PublicUrlStorage(store, config.public_base_url, config.url_ttl_seconds)
     if config.storage == "s3":
-        return S3Storage(config)
+        return S3Storage(config, proxy)
     return InlineStorage()
