@@ -52,6 +52,12 @@ class EngineSettings(BaseModel):
     timeout: float | None = Field(None, gt=0, description="Seconds for one engine request.")
     proxy: SecretStr | None = Field(None, description="Proxy URL for this engine's traffic only.")
     options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
+    display_name: str | None = Field(
+        None, max_length=64, description="The provider's name as users see it (the desktop-agent profile's output)."
+    )
+    default: bool = Field(
+        False, description="The default provider (the desktop-agent profile searches it); at most one engine."
+    )
     unreadable: str | None = Field(
         None,
         description="Set by the console's database layer (configdb/), not by hand: why a secret stored there cannot "
@@ -62,6 +68,11 @@ class EngineSettings(BaseModel):
     def key(self) -> str | None:
         """The API key as plain text, for the one place that puts it on the wire."""
         return self.api_key.get_secret_value() if self.api_key else None
+
+
+def options_text(options: Mapping[str, str]) -> str:
+    """Engine options as the console's form shows and takes them: "engine=baidu, other=value"."""
+    return ", ".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
 class CacheSettings(BaseModel):
@@ -176,10 +187,11 @@ class ToolSettings(BaseModel):
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+    profile: Literal["visual-agent", "serp-chat", "numeric-index", "desktop-agent"] | None = Field(
         None,
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
-        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
+        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
+        "desktop-agent (web_search(query, count, freshness) on the default provider).",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
@@ -424,6 +436,13 @@ class Settings(BaseSettings):
     def _redis_cache_has_url(self) -> Settings:
         if self.cache.backend == "redis" and self.state.url is None:
             raise ValueError('[cache] backend = "redis" uses the Redis of [state] url, which is not set')
+        return self
+
+    @model_validator(mode="after")
+    def _one_default_provider(self) -> Settings:
+        defaults = sorted(name for name, engine in self.engines.items() if engine.default)
+        if len(defaults) > 1:
+            raise ValueError(f"only one engine may be the default provider; {', '.join(defaults)} all say default")
         return self
 
     @model_validator(mode="after")

@@ -21,11 +21,13 @@ from typing import Any, Literal
 
 from pydantic import SecretStr
 
-from webreach.config import EngineSettings, Settings
+from webreach.config import EngineSettings, Settings, options_text
 
 Source = Literal["environment", "arguments", "console", "webreach.toml", "default"]
 PRECEDENCE: tuple[Source, ...] = ("environment", "arguments", "console", "webreach.toml", "default")
-ENGINE_FIELDS = ("enabled", "api_key", "base_url", "rate_per_minute", "timeout", "proxy")
+ENGINE_FIELDS = (
+    "enabled", "api_key", "base_url", "rate_per_minute", "timeout", "proxy", "display_name", "default", "options",
+)  # fmt: skip
 SECRET_FIELDS = frozenset({"api_key", "proxy"})
 ROUTING_FIELDS = ("auto_order", "auto_order_zh")
 ROUTING = "routing"
@@ -99,6 +101,8 @@ class Layers:
             if isinstance(value, Unreadable):
                 updates[field] = None
                 updates["unreadable"] = value.message
+            elif field == "options":  # the console's options add to (and override) the file's, one by one
+                updates[field] = {**self.base.engine(name).options, **value}
             else:
                 updates[field] = SecretStr(value) if field in SECRET_FIELDS else value
         return updates
@@ -158,7 +162,7 @@ def _find(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def _default(field: str) -> Any:
-    if field in ROUTING_FIELDS:
+    if field in ROUTING_FIELDS or field == "options":
         return None
     return EngineSettings.model_fields[field].default
 
@@ -173,6 +177,8 @@ def _shown(value: Any, secret: bool) -> str:
         return "not set"
     if isinstance(value, SecretStr):
         return "set (hidden)"
+    if isinstance(value, dict):
+        return options_text(value) or "(empty)"
     if isinstance(value, list):
         return ", ".join(str(item) for item in value) or "(empty)"
     if isinstance(value, float):

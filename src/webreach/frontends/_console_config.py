@@ -20,6 +20,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from webreach.config import options_text
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.frontends._console_agents import said
@@ -32,6 +33,9 @@ LABELS = {
     "rate_per_minute": "Rate per minute",
     "timeout": "Timeout (seconds)",
     "proxy": "Proxy URL",
+    "display_name": "Display name",
+    "default": "Default provider",
+    "options": "Engine options",
 }
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
 
@@ -114,16 +118,17 @@ def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, s
     stored = gateway.config.stored
     scope = f"engine:{name}"
     changes: dict[tuple[str, str], Any] = {}
-    enabled = {"on": True, "off": False, "": None}.get(form.get("enabled"))
-    if enabled != stored.stored(scope, "enabled"):
-        changes[(scope, "enabled")] = enabled
+    for field in ("enabled", "default"):
+        chosen = {"on": True, "off": False, "": None}.get(form.get(field))
+        if chosen != stored.stored(scope, field):
+            changes[(scope, field)] = chosen
     for field in ("api_key", "proxy"):
         if form.get(f"clear_{field}") == "on":
             if stored.stored(scope, field):
                 changes[(scope, field)] = None
         elif form.get(field).strip():
             changes[(scope, field)] = form.get(field).strip()
-    for field in ("base_url", "rate_per_minute", "timeout"):
+    for field in ("base_url", "rate_per_minute", "timeout", "display_name", "options"):
         text = form.get(field).strip()
         held = stored.stored(scope, field)
         if not text:
@@ -198,6 +203,8 @@ def moved(names: list[str], name: str, action: str) -> list[str]:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return options_text(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -17,14 +17,16 @@ from typing import Literal
 from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
 from webreach.tools.definitions import ToolDefinition
+from webreach.tools.desktop_profile import desktop_tools
 from webreach.tools.index_profile import index_tools
 from webreach.tools.serp_profile import serp_tools
 
-ProfileName = Literal["visual-agent", "serp-chat", "numeric-index"]
+ProfileName = Literal["visual-agent", "serp-chat", "numeric-index", "desktop-agent"]
 PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
     "visual-agent": lambda: tuple(alias_tools("visual-agent")),
     "serp-chat": serp_tools,
     "numeric-index": index_tools,
+    "desktop-agent": desktop_tools,
 }
 
 

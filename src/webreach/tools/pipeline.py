@@ -157,8 +157,13 @@ class Toolbox:
         """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""
         shown = (await self._profile_of(caller)).get("tools")
         if shown is None:
-            return None if self.enabled is None else list(self.tools)
-        return [name for name in self.tools if name in shown]
+            visible = None if self.enabled is None else list(self.tools)
+        else:
+            visible = [name for name in self.tools if name in shown]
+        unoffered = {n for n, tool in self.tools.items() if tool.offered is not None and not tool.offered(self.backend)}
+        if not unoffered:
+            return visible
+        return [name for name in (self.tools if visible is None else visible) if name not in unoffered]
 
     async def call(
         self,

@@ -1,0 +1,198 @@
+"""The "desktop-agent" drop-in profile (seed-contracts.md C) replayed as the desktop agent calls it: `webreach serve`
+with `[tools] profile = "desktop-agent"` on loopback, the official MCP client over HTTP, the providers answered by
+the fake web's recorded responses, every answer checked line by line."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+from secret_keys import TEST_KEY
+from webreach.testing import FakeWeb
+
+from .serving import ServerProcess, http_server
+
+pytestmark = pytest.mark.network
+TIME_LIMIT = 60
+PROFILE = {"WEBREACH_TOOLS__PROFILE": "desktop-agent"}
+# the contract's cache: 15 minutes, at most 100 entries
+CACHE = {"WEBREACH_CACHE__TTL_SECONDS": "900", "WEBREACH_CACHE__MAX_ENTRIES": "100"}
+PROVIDERS = {
+    "WEBREACH_ENGINES__BRAVE_API__API_KEY": TEST_KEY,
+    "WEBREACH_ENGINES__TAVILY__API_KEY": TEST_KEY,
+    "WEBREACH_ENGINES__TAVILY__DISPLAY_NAME": "Tavily AI",
+    "WEBREACH_ENGINES__TAVILY__TIMEOUT": "2",
+    "WEBREACH_ENGINES__SERPAPI__API_KEY": TEST_KEY,
+}
+RESULT_LINE = re.compile(r"^(\d+)\. (.+)$")
+
+
+@pytest.fixture(scope="module")
+def desktop(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    home = tmp_path_factory.mktemp("desktop")
+    with http_server(web, home, **PROFILE, **CACHE, **PROVIDERS) as process:
+        configure(process, {"tavily": {"default": True}})  # the settings page's "set as default", in the database
+        yield process
+
+
+def configure(server: ServerProcess, engines: dict[str, Any]) -> dict[str, Any]:
+    """POST the engines' settings to the admin API; its answer (never holding a key)."""
+    answer = httpx.post(f"{server.url}/v1/admin/config", json={"engines": engines}, trust_env=False, timeout=30)
+    assert answer.status_code == 200, answer.text
+    assert TEST_KEY not in answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+async def calls(server: ServerProcess, *wanted: tuple[str, dict[str, Any]]) -> list[Any]:
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(f"{server.url}/mcp", read_timeout_seconds=TIME_LIMIT) as mcp:
+            return [await mcp.call_tool(name, arguments) for name, arguments in wanted]
+
+
+async def listed(server: ServerProcess) -> dict[str, Any]:
+    with anyio.fail_after(TIME_LIMIT):
+        async with Client(f"{server.url}/mcp", read_timeout_seconds=TIME_LIMIT) as mcp:
+            return {tool.name: tool.input_schema for tool in (await mcp.list_tools()).tools}
+
+
+def text(result: Any) -> str:
+    value: str = result.content[0].text
+    return value
+
+
+def results(answer: str) -> list[tuple[int, str, str]]:
+    """(number, title, url) of every result in an answer."""
+    lines = answer.splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        match = RESULT_LINE.match(line)
+        if match:
+            assert lines[index + 1].startswith("   URL: http"), answer
+            found.append((int(match.group(1)), match.group(2), lines[index + 1][len("   URL: ") :]))
+    return found
+
+
+def error(result: Any) -> dict[str, Any]:
+    assert result.is_error
+    body: dict[str, Any] = json.loads(text(result))
+    return body
+
+
+def reset_breaker(server: ServerProcess, engine: str) -> None:
+    answer = httpx.post(f"{server.url}/v1/admin/engines/{engine}/reset", trust_env=False, timeout=30)
+    assert answer.status_code == 200, answer.text
+
+
+async def test_the_profile_offers_the_contracts_web_search(desktop: ServerProcess) -> None:
+    tools = await listed(desktop)
+    assert set(tools) == {"web_search"}
+    schema = tools["web_search"]
+    assert set(schema["properties"]) == {"query", "count", "freshness"} and schema["required"] == ["query"]
+    count = schema["properties"]["count"]
+    assert count["default"] == 5 and count["anyOf"][0] == {"maximum": 10, "minimum": 1, "type": "integer"}
+    assert schema["properties"]["freshness"]["anyOf"][0]["enum"] == ["day", "week", "month", "year"]
+
+
+async def test_web_search_answers_from_the_default_provider(desktop: ServerProcess, web: FakeWeb) -> None:
+    web.clear_requests()
+    plain, counted, too_many, bad_freshness = await calls(
+        desktop,
+        ("web_search", {"query": "python asyncio"}),
+        ("web_search", {"query": "python asyncio tasks", "count": 2, "freshness": "week"}),
+        ("web_search", {"query": "python asyncio", "count": 11}),
+        ("web_search", {"query": "python asyncio", "freshness": "hour"}),
+    )
+    assert not plain.is_error
+    answer = text(plain)
+    assert answer.startswith("[search results - from Tavily AI]\n")  # marked external, the display name
+    found = results(answer)
+    assert [number for number, _, _ in found] == list(range(1, len(found) + 1)) and 1 <= len(found) <= 5
+    assert found[0][1].startswith("asyncio") and found[0][2] == "https://docs.python.org/3/library/asyncio.html"
+    assert TEST_KEY not in answer
+    assert len(results(text(counted))) <= 2
+    sent = [json.loads(request.body) for request in web.requests("tavily")]
+    assert sent[0]["max_results"] == 5 and "time_range" not in sent[0]
+    assert sent[1]["max_results"] == 2 and sent[1]["time_range"] == "week"  # Tavily's own parameters
+    assert not web.requests("brave_api") and not web.requests("serpapi")  # only the default provider is asked
+    assert error(too_many)["code"] == "invalid_input" and "count" in error(too_many)["message"]
+    assert error(bad_freshness)["code"] == "invalid_input"
+
+
+async def test_the_cache_keys_on_provider_lowercased_query_and_count(desktop: ServerProcess, web: FakeWeb) -> None:
+    web.clear_requests()
+    first, shouted, other_count = await calls(
+        desktop,
+        ("web_search", {"query": "Rust Async Runtime", "count": 3}),
+        ("web_search", {"query": "rust async RUNTIME", "count": 3}),
+        ("web_search", {"query": "rust async runtime", "count": 4}),
+    )
+    assert text(first) == text(shouted)  # answered from the cache: the query's case is not part of the key
+    assert len(web.requests("tavily")) == 2  # the first call and the other count, nothing for the shouted one
+    assert not other_count.is_error
+
+
+@pytest.mark.parametrize(
+    ("scenario", "code", "sentence"),
+    [
+        ({"case": "auth_failed"}, "auth_failed", "Invalid API key for Tavily AI: check the settings."),
+        ({"status": 403}, "auth_failed", "Invalid API key for Tavily AI: check the settings."),
+        ({"fault": "retry_after", "retry_after": "7"}, "rate_limited", "Searches are too frequent, retry later."),
+        ({"case": "unavailable"}, "unavailable", "Search service unavailable: Tavily AI."),
+        ({"latency": 6.0}, "timeout", "Tavily AI did not answer in time: check the network."),
+    ],
+)
+async def test_failures_answer_the_contracts_sentences(
+    desktop: ServerProcess, web: FakeWeb, scenario: dict[str, Any], code: str, sentence: str
+) -> None:
+    web.set_scenario("tavily", **scenario)
+    try:
+        (failed,) = await calls(desktop, ("web_search", {"query": f"failing search {code} {len(scenario)}"}))
+    finally:
+        web.reset("tavily")
+        reset_breaker(desktop, "tavily")
+    body = error(failed)
+    assert body["code"] == code and body["message"] == sentence, body
+    assert TEST_KEY not in text(failed)
+    if code == "rate_limited":
+        assert body["retry_after"] == 7
+
+
+async def test_the_default_provider_and_serpapis_engine_are_set_in_the_database(
+    desktop: ServerProcess, web: FakeWeb
+) -> None:
+    changed = configure(
+        desktop, {"serpapi": {"default": True, "options": {"engine": "baidu"}, "display_name": "Baidu"}}
+    )
+    try:
+        engines = changed["engines"]
+        assert engines["serpapi"]["default"]["layers"][0] == {"source": "console", "value": "true"}
+        assert engines["tavily"]["default"]["layers"][0] == {"source": "console", "value": "false"}  # one default
+        assert engines["serpapi"]["options"]["layers"][0] == {"source": "console", "value": "engine=baidu"}
+        web.clear_requests()
+        (answer,) = await calls(desktop, ("web_search", {"query": "python asyncio", "count": 4, "freshness": "day"}))
+        assert text(answer).startswith("[search results - from Baidu]\n"), text(answer)
+        assert results(text(answer)) and TEST_KEY not in text(answer)
+        (sent,) = web.requests("serpapi")
+        params = parse_qs(sent.query)
+        assert params["engine"] == ["baidu"] and params["rn"] == ["4"] and params["gpc"][0].startswith("stf=")
+        assert not web.requests("tavily")
+    finally:
+        back = configure(desktop, {"tavily": {"default": True}, "serpapi": {"options": None, "display_name": None}})
+    assert back["engines"]["serpapi"]["default"]["layers"][0] == {"source": "console", "value": "false"}
+
+
+async def test_with_no_provider_the_tool_is_not_offered(web: FakeWeb, tmp_path: Path) -> None:
+    with http_server(web, tmp_path, **PROFILE) as bare:
+        assert await listed(bare) == {}
+        (refused,) = await calls(bare, ("web_search", {"query": "python asyncio"}))
+    assert error(refused)["code"] == "not_configured"
