@@ -196,3 +196,25 @@ async def test_with_no_provider_the_tool_is_not_offered(web: FakeWeb, tmp_path: 
         assert await listed(bare) == {}
         (refused,) = await calls(bare, ("web_search", {"query": "python asyncio"}))
     assert error(refused)["code"] == "not_configured"
+
+
+async def test_tavilys_ai_answer_is_surfaced_when_its_option_asks_for_it(desktop: ServerProcess, web: FakeWeb) -> None:
+    configure(desktop, {"tavily": {"options": {"include_answer": "basic"}}})
+    web.set_scenario("tavily", case="results-answer")
+    try:
+        web.clear_requests()
+        first, again = await calls(
+            desktop,
+            ("web_search", {"query": "what is asyncio", "count": 3}),
+            ("web_search", {"query": "What is asyncio", "count": 3}),
+        )
+    finally:
+        web.reset("tavily")
+        configure(desktop, {"tavily": {"options": None}})
+    lines = text(first).splitlines()
+    assert lines[0] == "[search results - from Tavily AI]" and lines[1] == ""
+    assert lines[2].startswith("AI answer: asyncio is Python's standard library")
+    assert [number for number, _, _ in results(text(first))] == [1, 2, 3]
+    (sent,) = web.requests("tavily")  # the second call came from the cache, answer included
+    assert json.loads(sent.body)["include_answer"] == "basic"
+    assert text(again) == text(first)

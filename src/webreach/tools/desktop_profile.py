@@ -93,9 +93,12 @@ def offered(backend: ToolBackend) -> bool:
     return default_provider(backend.engine_settings()) is not None
 
 
-def desktop_text(provider: str, hits: tuple[Hit, ...], secret: str | None) -> str:
-    """The answer: the external-content mark, the numbered results; never the key, at most MAX_CHARS."""
+def desktop_text(provider: str, hits: tuple[Hit, ...], secret: str | None, answer: str | None = None) -> str:
+    """The answer: the external-content mark, the provider's AI answer if any, the numbered results; never the
+    key, at most MAX_CHARS."""
     lines = [f"[search results - from {provider}]", ""]
+    if answer:
+        lines += [f"AI answer: {answer}", ""]
     if not hits:
         lines.append("No results.")
     for position, hit in enumerate(hits, 1):
@@ -147,7 +150,7 @@ def _searched(handler: Handler) -> Handler:
         if outcome.response is None:
             failure = outcome.error or InvalidInputError("the search gave no answer", hint="Search again.")
             raise user_error(failure, name)
-        text = desktop_text(name, outcome.response.results, settings.key())
+        text = desktop_text(name, outcome.response.results, settings.key(), outcome.response.answer)
         return replace(result, tool=call.tool, text=text, is_json=False)
 
     return answer
