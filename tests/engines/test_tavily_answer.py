@@ -4,6 +4,7 @@ through the cache (every store's payload) into SearchResponse.answer."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import SecretStr
 
@@ -11,7 +12,14 @@ from secret_keys import TEST_KEY
 from webreach.config import EngineSettings
 from webreach.engines.tavily import Tavily
 from webreach.models import Hit, SearchRequest
-from webreach.state.cache_store import decode_hits, decode_payload, encode_hits
+from webreach.state.cache_store import (
+    CacheEntry,
+    MemoryCacheStore,
+    SqliteCacheStore,
+    decode_hits,
+    decode_payload,
+    encode_hits,
+)
 from webreach.testing.recordings import engine_recordings
 
 
@@ -39,3 +47,13 @@ def test_the_cache_payload_keeps_the_answer_and_reads_old_rows() -> None:
     assert decode_payload(encode_hits(hits)) == (hits, None)
     assert decode_hits(encode_hits(hits, "an answer")) == hits
     assert decode_payload('{"answer": "no hits key"}') is None
+
+
+async def test_the_sqlite_and_memory_stores_keep_the_answer(tmp_path: Path) -> None:
+    hits = (Hit(rank=1, title="t", url="https://e.com/", engine="tavily"),)
+    entry = CacheEntry(hits, stored_at=0.0, fresh_until=100.0, keep_until=200.0, answer="an answer")
+    for store in (SqliteCacheStore(tmp_path / "cache.sqlite3"), MemoryCacheStore(10)):
+        await store.set("k", entry)
+        kept = await store.get("k", now=1.0)
+        assert kept is not None and kept.answer == "an answer" and kept.hits == hits
+        store.close()
