@@ -100,3 +100,19 @@ def test_provider_settings_options_and_one_default(
         moved = api.post("/v1/admin/config", headers=auth, json={"engines": {"tavily": {"default": True}}}).json()
         assert moved["engines"]["serpapi"]["default"]["layers"][0] == {"source": "console", "value": "false"}
         assert moved["engines"]["tavily"]["default"]["layers"][0] == {"source": "console", "value": "true"}
+
+
+def test_the_cache_ttl_and_size_are_set_in_the_database(web: FakeWeb, tmp_path: Path) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with client(web, tmp_path) as api:
+        shown = api.get("/v1/admin/config", headers=auth).json()["cache"]
+        assert shown["ttl_seconds"]["winner"] == "default" and shown["max_entries"]["layers"][0]["value"] == "2000"
+        assert shown["ttl_seconds"]["variable"] == "WEBREACH_CACHE__TTL_SECONDS"
+        for bad in ({"cache": {"ttl_seconds": -1}}, {"cache": {"max_entries": 0}}, {"cache": {"max_entries": 1.5}},
+                    {"cache": {"size": 3}}, {"cache": [900]}):  # fmt: skip
+            refused = api.post("/v1/admin/config", headers=auth, json=bad)
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_input", bad
+        saved = api.post("/v1/admin/config", headers=auth, json={"cache": {"ttl_seconds": 900, "max_entries": 100}})
+        cache = saved.json()["cache"]
+        assert cache["ttl_seconds"]["layers"][0] == {"source": "console", "value": "900"}
+        assert cache["max_entries"]["layers"][0] == {"source": "console", "value": "100"}

@@ -57,3 +57,13 @@ async def test_the_sqlite_and_memory_stores_keep_the_answer(tmp_path: Path) -> N
         kept = await store.get("k", now=1.0)
         assert kept is not None and kept.answer == "an answer" and kept.hits == hits
         store.close()
+
+
+async def test_a_resized_memory_store_keeps_the_newest_entries() -> None:
+    store = MemoryCacheStore(3)
+    for key in "abc":
+        await store.set(key, CacheEntry((), stored_at=0.0, fresh_until=100.0, keep_until=200.0))
+    store.resize(2)
+    assert [await store.get(key, now=1.0) is not None for key in "abc"] == [False, True, True]
+    await store.set("d", CacheEntry((), stored_at=0.0, fresh_until=100.0, keep_until=200.0))
+    assert store.max_entries == 2 and await store.get("b", now=1.0) is None

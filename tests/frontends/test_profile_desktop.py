@@ -24,8 +24,8 @@ from .serving import ServerProcess, http_server
 pytestmark = pytest.mark.network
 TIME_LIMIT = 60
 PROFILE = {"WEBREACH_TOOLS__PROFILE": "desktop-agent"}
-# the contract's cache: 15 minutes, at most 100 entries
-CACHE = {"WEBREACH_CACHE__TTL_SECONDS": "900", "WEBREACH_CACHE__MAX_ENTRIES": "100"}
+# the contract's cache: 15 minutes, at most 100 entries (set in the database, as the settings page would)
+CACHE = {"ttl_seconds": 900, "max_entries": 100}
 PROVIDERS = {
     "WEBREACH_ENGINES__BRAVE_API__API_KEY": TEST_KEY,
     "WEBREACH_ENGINES__TAVILY__API_KEY": TEST_KEY,
@@ -39,14 +39,16 @@ RESULT_LINE = re.compile(r"^(\d+)\. (.+)$")
 @pytest.fixture(scope="module")
 def desktop(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     home = tmp_path_factory.mktemp("desktop")
-    with http_server(web, home, **PROFILE, **CACHE, **PROVIDERS) as process:
+    with http_server(web, home, **PROFILE, **PROVIDERS) as process:
         configure(process, {"tavily": {"default": True}})  # the settings page's "set as default", in the database
+        configure(process, {}, cache=CACHE)
         yield process
 
 
-def configure(server: ServerProcess, engines: dict[str, Any]) -> dict[str, Any]:
-    """POST the engines' settings to the admin API; its answer (never holding a key)."""
-    answer = httpx.post(f"{server.url}/v1/admin/config", json={"engines": engines}, trust_env=False, timeout=30)
+def configure(server: ServerProcess, engines: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """POST the engines' (and `more`) settings to the admin API; its answer (never holding a key)."""
+    body = {"engines": engines, **more}
+    answer = httpx.post(f"{server.url}/v1/admin/config", json=body, trust_env=False, timeout=30)
     assert answer.status_code == 200, answer.text
     assert TEST_KEY not in answer.text
     body: dict[str, Any] = answer.json()
@@ -218,3 +220,21 @@ async def test_tavilys_ai_answer_is_surfaced_when_its_option_asks_for_it(desktop
     (sent,) = web.requests("tavily")  # the second call came from the cache, answer included
     assert json.loads(sent.body)["include_answer"] == "basic"
     assert text(again) == text(first)
+
+
+async def test_the_cache_size_set_in_the_database_applies_at_once(desktop: ServerProcess, web: FakeWeb) -> None:
+    shown = configure(desktop, {}, cache={"max_entries": 1})["cache"]["max_entries"]
+    assert shown["winner"] == "console" and shown["layers"][0]["value"] == "1"
+    try:
+        web.clear_requests()
+        await calls(
+            desktop,
+            ("web_search", {"query": "cache size one a"}),
+            ("web_search", {"query": "cache size one b"}),  # evicts a: one entry at most
+            ("web_search", {"query": "cache size one b"}),  # from the cache
+            ("web_search", {"query": "cache size one a"}),  # asked again
+        )
+    finally:
+        configure(desktop, {}, cache=CACHE)
+    asked = [json.loads(request.body)["query"] for request in web.requests("tavily")]
+    assert asked == ["cache size one a", "cache size one b", "cache size one a"]

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import SecretStr
 
-from webreach.config import EngineSettings, Settings, options_text
+from webreach.config import CacheSettings, EngineSettings, Settings, options_text
 
 Source = Literal["environment", "arguments", "console", "webreach.toml", "default"]
 PRECEDENCE: tuple[Source, ...] = ("environment", "arguments", "console", "webreach.toml", "default")
@@ -31,6 +31,8 @@ ENGINE_FIELDS = (
 SECRET_FIELDS = frozenset({"api_key", "proxy"})
 ROUTING_FIELDS = ("auto_order", "auto_order_zh")
 ROUTING = "routing"
+CACHE_FIELDS = ("ttl_seconds", "max_entries")  # [cache]: scope "cache"
+CACHE = "cache"
 
 
 def engine_scope(name: str) -> str:
@@ -90,6 +92,9 @@ class Layers:
         for field in ROUTING_FIELDS:
             if self._console_wins(ROUTING, field):
                 update[field] = self.stored[(ROUTING, field)]
+        cache = {field: self.stored[(CACHE, field)] for field in CACHE_FIELDS if self._console_wins(CACHE, field)}
+        if cache:
+            update["cache"] = self.base.cache.model_copy(update=cache)
         return self.base.model_copy(update=update)
 
     def _engine_updates(self, name: str) -> dict[str, Any]:
@@ -111,6 +116,8 @@ class Layers:
         return (scope, field) in self.stored and self._below_console(scope, field) not in ("environment", "arguments")
 
     def _path(self, scope: str, field: str) -> tuple[str, ...]:
+        if scope == CACHE:
+            return (CACHE, field)
         return (field,) if scope == ROUTING else ("engines", scope[7:], field)
 
     def _below_console(self, scope: str, field: str) -> Source:
@@ -122,6 +129,8 @@ class Layers:
             return "webreach.toml"
         if scope == ROUTING:
             return "arguments" if field in self.base.model_fields_set else "default"
+        if scope == CACHE:
+            return "arguments" if field in self.base.cache.model_fields_set else "default"
         configured = self.base.engines.get(path[1])
         return "arguments" if configured is not None and field in configured.model_fields_set else "default"
 
@@ -141,7 +150,7 @@ class Layers:
         toml_value = _find(self.toml, path)
         if toml_value is not None:
             layers.append(Layer("webreach.toml", _shown(toml_value, secret)))
-        default = _default(field)
+        default = _default(scope, field)
         layers.append(Layer("default", "built in" if default is None and not secret else _shown(default, secret)))
         variable = "WEBREACH_" + "__".join(part.upper() for part in path)
         return FieldView(field, secret, tuple(layers), layers[0].source, variable)
@@ -149,6 +158,8 @@ class Layers:
     def _base_value(self, scope: str, field: str) -> Any:
         if scope == ROUTING:
             return getattr(self.base, field)
+        if scope == CACHE:
+            return getattr(self.base.cache, field)
         return getattr(self.base.engine(scope[7:]), field)
 
 
@@ -161,7 +172,9 @@ def _find(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
-def _default(field: str) -> Any:
+def _default(scope: str, field: str) -> Any:
+    if scope == CACHE:
+        return CacheSettings.model_fields[field].default
     if field in ROUTING_FIELDS or field == "options":
         return None
     return EngineSettings.model_fields[field].default

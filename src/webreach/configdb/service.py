@@ -28,6 +28,8 @@ from webreach.accounts.database import Database, database_exists
 from webreach.clock import Clock
 from webreach.config import Settings, layer_values
 from webreach.configdb.layers import (
+    CACHE,
+    CACHE_FIELDS,
     ENGINE_FIELDS,
     ROUTING,
     ROUTING_FIELDS,
@@ -45,6 +47,8 @@ logger = logging.getLogger(__name__)
 Change = dict[tuple[str, str], Any]  # (scope, field) -> new value, None to delete the console's value
 MAX_TEXT = 2048
 MAX_NAME = 64
+MAX_CACHE_ENTRIES = 1_000_000
+MAX_CACHE_TTL = 30 * 86_400.0
 MAX_OPTIONS = 16
 OPTION_KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
 
@@ -54,6 +58,7 @@ class StoredConfig:
 
     engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
     routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
+    cache_fields = CACHE_FIELDS  # and the search cache's (scope "cache")
 
     def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
         self.base = base
@@ -204,6 +209,9 @@ class StoredConfig:
     def routing_view(self) -> list[FieldView]:
         return [self._layers.view(ROUTING, field) for field in ROUTING_FIELDS]
 
+    def cache_view(self) -> list[FieldView]:
+        return [self._layers.view(CACHE, field) for field in CACHE_FIELDS]
+
     def stored(self, scope: str, field: str) -> Any:
         """The console's own value of a field (None when it holds none); secrets only as True (set)."""
         value = self._layers.stored.get((scope, field))
@@ -238,6 +246,8 @@ def check_value(field: str, value: Any) -> Any:
         return _options(value)
     if field in ("rate_per_minute", "timeout"):
         return _positive(field, value)
+    if field in CACHE_FIELDS:
+        return _cache_number(field, value)
     if field in ROUTING_FIELDS:
         if isinstance(value, list) and all(isinstance(n, str) and 0 < len(n) <= 64 for n in value):
             return list(value)
@@ -274,6 +284,20 @@ def _options(value: Any) -> dict[str, str]:
             raise InvalidInputError(f"option {key} must not hold control characters")
         checked[key] = text.strip()
     return checked
+
+
+def _cache_number(field: str, value: Any) -> float | int:
+    """ttl_seconds: 0 (caching off) to 30 days; max_entries: a whole number from 1 to 1,000,000."""
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if field == "max_entries":
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        if not isinstance(number, int) or not 1 <= number <= MAX_CACHE_ENTRIES:
+            raise InvalidInputError(f"max_entries must be a whole number from 1 to {MAX_CACHE_ENTRIES:,}")
+        return number
+    if number is None or not math.isfinite(number) or not 0 <= number <= MAX_CACHE_TTL:
+        raise InvalidInputError(f"ttl_seconds must be seconds from 0 (no caching) to {MAX_CACHE_TTL:g}")
+    return float(number)
 
 
 def _positive(field: str, value: Any) -> float:

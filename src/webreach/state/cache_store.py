@@ -62,6 +62,10 @@ class CacheStore(Protocol):
         """Store `entry`, replacing any previous one, evicting others to stay within the size bound."""
         ...
 
+    def resize(self, max_entries: int) -> None:
+        """Take a new size bound while running (the console's [cache] max_entries); no I/O."""
+        ...
+
     def close(self) -> None:
         """Release files or connections."""
         ...
@@ -95,6 +99,15 @@ class MemoryCacheStore:
     async def set(self, key: str, entry: CacheEntry) -> None:
         self._entries[key] = entry  # past max_entries, the least recently used goes
 
+    def resize(self, max_entries: int) -> None:
+        """A new bound (the console's [cache] max_entries): the newest entries that fit stay."""
+        if max_entries == self.max_entries:
+            return
+        kept: LRUCache[str, CacheEntry] = LRUCache(maxsize=max_entries)
+        for key in list(self._entries)[-max_entries:]:  # in the order they were stored: the newest stay
+            kept[key] = self._entries[key]
+        self._entries, self.max_entries = kept, max_entries
+
     def close(self) -> None:
         return None
 
@@ -106,6 +119,9 @@ class NullCacheStore:
         return None
 
     async def set(self, key: str, entry: CacheEntry) -> None:
+        return None
+
+    def resize(self, max_entries: int) -> None:
         return None
 
     def close(self) -> None:
@@ -132,6 +148,10 @@ class SqliteCacheStore(SqliteStore):
 
     async def set(self, key: str, entry: CacheEntry) -> None:
         self._set(key, entry)
+
+    def resize(self, max_entries: int) -> None:
+        """The next write trims the file to the new bound (oldest first)."""
+        self.max_entries = max_entries
 
     def _get(self, key: str, now: float) -> CacheEntry | None:
         conn = self._file.connection(create=True)

@@ -61,6 +61,9 @@ class RedisCacheStore:
             return
         self._log.worked()
 
+    def resize(self, max_entries: int) -> None:
+        return None  # Redis bounds its memory itself (maxmemory), not by a count
+
     def close(self) -> None:
         return None  # the connection is the Gateway's (RedisConnection.aclose)
 
