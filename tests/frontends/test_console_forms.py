@@ -148,3 +148,21 @@ def test_the_engine_form_sets_display_name_options_and_the_one_default(client: h
     cleared = {"csrf": hidden(other, "csrf"), "default": "", "display_name": "", "options": ""}
     for name in ("serpapi", "bocha"):
         posted(client, f"/console/engines/{name}", cleared)
+
+
+def test_the_cache_form_sets_ttl_and_size(client: httpx.Client) -> None:
+    page = client.get("/console/engines")
+    assert 'data-testid="cache-ttl_seconds"' in page.text
+    csrf = hidden(page, "csrf")
+    saved = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "900", "max_entries": "100"})
+    assert "Saved" in saved.text
+    for field, value in (("ttl_seconds", "900"), ("max_entries", "100")):
+        assert re.search(rf'data-testid="cache-winner-{field}">console<', saved.text), field
+        assert f"console: {value}" in saved.text
+    assert (
+        "max_entries must be a whole number"
+        in posted(client, "/console/cache", {"csrf": csrf, "max_entries": "0"}).text
+    )
+    assert "must be a number" in posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "soon"}).text
+    cleared = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "", "max_entries": ""})
+    assert re.search(r'data-testid="cache-winner-ttl_seconds">default<', cleared.text)

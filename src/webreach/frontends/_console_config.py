@@ -37,6 +37,7 @@ LABELS = {
     "default": "Default provider",
     "options": "Engine options",
 }
+CACHE_LABELS = {"ttl_seconds": "Cache TTL (seconds)", "max_entries": "Cache size (entries)"}
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
 
 
@@ -75,6 +76,14 @@ class ConfigPages:
                 message = reorder(self.gateway(), field, form_of(request))
             except WebreachError as failure:
                 message = said(failure)
+        return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
+
+    async def cache(self, request: Request, session: ConsoleSession) -> Response:
+        """The search cache's TTL and size (blank: the console's value removed), then 303 to the engines page."""
+        try:
+            message = save_cache(self.gateway(), form_of(request))
+        except WebreachError as failure:  # shown as the order forms' refusals are: the engines page's notice
+            message = said(failure)
         return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
 
 
@@ -137,6 +146,44 @@ def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, s
         elif held is None or text != _text(held):
             changes[(scope, field)] = text
     return changes
+
+
+def cache_context(gateway: Gateway) -> list[dict[str, Any]]:
+    """The cache's fields for the engines page: each one's winner, sources and the console's own value."""
+    stored = gateway.config.stored
+    views = stored.cache_view()
+    return [
+        {
+            "field": view.field,
+            "label": CACHE_LABELS[view.field],
+            "winner": view.winner,
+            "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+            "console": "" if (held := stored.stored("cache", view.field)) is None else _text(held),
+        }
+        for view in views
+    ]
+
+
+def save_cache(gateway: Gateway, form: Form) -> str:
+    """Store the cache form's changes (text is checked by the database layer); the notice to show."""
+    stored = gateway.config.stored
+    changes: dict[tuple[str, str], Any] = {}
+    for field in stored.cache_fields:
+        text, held = form.get(field).strip(), stored.stored("cache", field)
+        if not text:
+            if held is not None:
+                changes[("cache", field)] = None
+            continue
+        try:
+            number = float(text)
+        except ValueError:
+            raise InvalidInputError(f"{CACHE_LABELS[field]} must be a number") from None
+        if held is None or number != held:
+            changes[("cache", field)] = number
+    if not changes:
+        return "Nothing changed."
+    gateway.config.change(changes, actor="console")
+    return f"Saved {', '.join(CACHE_LABELS[f] for _, f in sorted(changes))}."
 
 
 def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
