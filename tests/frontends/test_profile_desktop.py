@@ -188,6 +188,10 @@ async def test_the_default_provider_and_serpapis_engine_are_set_in_the_database(
         params = parse_qs(sent.query)
         assert params["engine"] == ["baidu"] and params["rn"] == ["4"] and params["gpc"][0].startswith("stf=")
         assert not web.requests("tavily")
+        # the settings page's "test connection" for the provider: one real request past cache and breaker
+        tested = httpx.post(f"{desktop.url}/v1/admin/engines/serpapi/test", trust_env=False, timeout=30)
+        assert tested.status_code == 200 and tested.json()["status"] == "ok" and TEST_KEY not in tested.text
+        assert len(web.requests("serpapi")) == 2
     finally:
         back = configure(desktop, {"tavily": {"default": True}, "serpapi": {"options": None, "display_name": None}})
     assert back["engines"]["serpapi"]["default"]["layers"][0] == {"source": "console", "value": "false"}
