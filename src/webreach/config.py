@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -37,6 +38,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 
 
@@ -135,6 +137,7 @@ MIB = 1024 * 1024
 CONFIG_ENV = "WEBREACH_CONFIG"
 DEFAULT_CONFIG_FILE = "webreach.toml"
 JINA_READER_URL = "https://r.jina.ai"
+JINA_FREE_RATE, JINA_KEYED_RATE = 20.0, 200.0  # r.jina.ai's requests a minute without a key and with one
 
 
 def _default_order() -> list[ReaderChoice]:
@@ -163,6 +166,9 @@ class ReadSettings(BaseModel):
     jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
     jina_api_key: SecretStr | None = None
     jina_timeout: float = Field(30.0, gt=0)
+    jina_rate_per_minute: float | None = Field(
+        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+    )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
     extract_workers: int = Field(
@@ -176,6 +182,26 @@ class ReadSettings(BaseModel):
     cache_max_entries: int = Field(128, ge=1)
 
 
+# the drop-in tool profiles (defaults.py, plain for the CLI's start-up; tests/tools/test_drop_in.py checks they
+# agree with tools/drop_in.py PROFILES)
+ProfileName = ToolProfileName
+# an MCP path a profile may take: / or segments of letters, digits, . _ -; none of the server's own routes
+MCP_PATH = re.compile(r"^/(?:[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*)?$")
+RESERVED_PATHS = ("v1", "i", "admin", "console", "docs", "openapi.json", "healthz", "readyz", "metrics", "bench")
+
+
+def check_mcp_path(path: str) -> str:
+    """`path` (without a trailing slash) when an MCP endpoint may take it (ValueError naming what is wrong)."""
+    path = path.rstrip("/") or "/" if path.startswith("/") else path
+    first = path.strip("/").split("/", 1)[0]
+    if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or {".", ".."} & set(path.split("/")):
+        raise ValueError(
+            f"{path!r} cannot serve MCP: use / or a path such as /mcp/<name> (letters, digits, . _ -), none of "
+            f"/mcp itself or the server's own {', '.join('/' + name for name in RESERVED_PATHS)}"
+        )
+    return path
+
+
 class ToolSettings(BaseModel):
     """The agent tools: which are exposed, and how long numbered refs live."""
 
@@ -187,13 +213,28 @@ class ToolSettings(BaseModel):
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index", "desktop-agent"] | None = Field(
+    profile: ProfileName | None = Field(
         None,
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
         "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
-        "desktop-agent (web_search(query, count, freshness) on the default provider).",
+        "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token), "
+        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text), desktop-agent "
+        "(web_search(query, count, freshness) on the default provider); per agent as well (webreach agents set "
+        "NAME --profile ...).",
+    )
+    mcp_paths: dict[str, ProfileName] | None = Field(
+        None,
+        description="MCP endpoints serving a profile beside /mcp, path -> profile (frontends/_mcp_paths.py), e.g. "
+        '{"/" = "rollout-gateway"} for a client given the bare server URL. None: every profile at /mcp/<profile> '
+        "(none when [tools] enabled narrows the tools); {}: none.",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
+
+    @field_validator("mcp_paths")
+    @classmethod
+    def _mcp_paths(cls, paths: dict[str, ProfileName] | None) -> dict[str, ProfileName] | None:
+        return None if paths is None else {check_mcp_path(path): profile for path, profile in paths.items()}
+
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
@@ -375,6 +416,11 @@ class ImageSettings(BaseModel):
     reverse_settings: dict[str, EngineSettings] = Field(
         default_factory=dict,
         description="Per reverse backend: key, base URL, rate, timeout (over its web engine's, where it shares one).",
+    )
+    upload_dir: Path | None = Field(
+        None,
+        description="The directory the rollout gateway's hidden upload_file_to_cloud(file_path) may read images from "
+        "(files below it only, no symbolic links followed; None: the tool refuses every path).",
     )
     upload_max_side: int = Field(2048, ge=64, description="Images are downscaled to this longest side before upload.")
     upload_max_bytes: int = Field(4_000_000, ge=10_000, description="Images are re-encoded to stay under this.")

@@ -93,6 +93,12 @@ class Provider:
         )
         return ParseError(f"could not read its answer ({type(exc).__name__})", engine=self.name)
 
+    @property
+    def keyless(self) -> bool:
+        """Running without the key it normally needs, at an anonymous tier (Jina's): the default auto order puts
+        such an engine last; a configured order may put it anywhere."""
+        return False
+
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""
         if self.settings.unreadable:

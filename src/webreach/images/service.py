@@ -36,6 +36,7 @@ from webreach.images.reverse.models import ReverseSearchResponse
 from webreach.images.reverse.prepare import prepare
 from webreach.images.reverse.service import ReverseSearch
 from webreach.images.storage import Storage, open_storage
+from webreach.local_files import read_under
 from webreach.models import TOOL_LIMITS, SearchRequest, SearchResponse
 from webreach.state.image_store import TOKEN, ImageTokens, StoredImage
 
@@ -186,6 +187,17 @@ class Images:
         image = StoredImage("", data, decoded.mime, *decoded.image.size)
         token = await self.store.put(session, image)
         return StoredImage(token, data, image.mime, image.width, image.height)
+
+    async def upload_file(self, session: str, name: str) -> StoredImage:
+        """The image file `name` names inside [images] upload_dir (local_files.read_under: nothing outside it, no
+        symbolic links), stored as a new `<obs_i>` of `session`."""
+        root = self.settings.upload_dir
+        if root is None:
+            raise InvalidInputError(
+                "local files cannot be uploaded here: no upload directory is configured",
+                hint="Ask the operator to set [images] upload_dir, or pass the image as a URL or base64 data.",
+            )
+        return await self.upload(session, await self.pixels.run(read_under, root, name, self.input_limits.max_bytes))
 
     async def url_for(self, image: StoredImage) -> str | None:
         """A URL of the image per the storage mode (None with storage = inline)."""

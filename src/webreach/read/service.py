@@ -31,7 +31,7 @@ from types import TracebackType
 import httpcore
 
 from webreach.clock import Clock, SystemClock
-from webreach.config import MIB, ReadSettings
+from webreach.config import JINA_FREE_RATE, JINA_KEYED_RATE, MIB, ReadSettings
 from webreach.errors import (
     ExtractionError,
     FetchUnavailableError,
@@ -57,6 +57,7 @@ from webreach.read.question_read import QuestionReading
 from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
+from webreach.read.readers.reader_pace import ReaderPace
 from webreach.read.window import Tokenizer, load_tokenizer, window
 from webreach.telemetry import Tracing
 
@@ -150,13 +151,15 @@ class Reading:
         self.questions = QuestionReading(self.cache, self.tokenizer)
 
     def _jina(self) -> JinaReader:
-        # a strict guard of its own: pages the operator allowed in private networks never go to a third party
+        # a strict guard of its own: pages the operator allowed in private networks never go to a third party; in
+        # fake-web mode the fake web's scope decides, as for every other reader (its sites resolve to loopback)
         settings = self.settings
         key = settings.jina_api_key.get_secret_value() if settings.jina_api_key else None
         transport = OfflineTransport(self.offline) if self.offline is not None else None
         return JinaReader(
-            Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
+            Guard(AddressPolicy(), self.resolver, self.offline), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
+            pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
         )  # fmt: skip
 
     def _browser(self) -> Renderer:

@@ -321,7 +321,9 @@ class Searching:
         if configured:
             return [self._check_name(n, vertical) for n in configured]
         known = self.engine_names() if vertical == "web" else self.image_engine_names()
-        return default_order(query, known, self.usable, vertical)
+        order = default_order(query, known, self.usable, vertical)
+        # an anonymous tier (keyless Jina) is tried after the rest unless a configured order says otherwise
+        return sorted(order, key=lambda name: self._engines[name].keyless)
 
     def multi_engines(self, query: str, vertical: Vertical = "web") -> list[str]:
         """The engines multi mode fans out to by default."""

@@ -13,9 +13,11 @@ guard should be a strict one (no operator allow_cidrs): an intranet page the ope
 not be handed to a third party either. The base URL is the operator's configuration and is talked to with an
 ordinary client (no environment proxies, no redirects followed, the answer capped in size and time).
 
-Jina's own errors: 401/402/403 mean the key is missing, wrong or out of credits (NotConfiguredError, which
-reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError;
-other 4xx ExtractionError (Jina could not read the page); 5xx FetchUnavailableError.
+Requests are paced in this process (reader_pace.py) at read.jina_rate_per_minute, by default Jina's published
+tiers: 20 a minute without a key, 200 with one. Jina's own errors: 401/402/403 mean the key is missing, wrong or
+out of credits (NotConfiguredError, which reader="auto" skips); 429 is FetchUnavailableError with retry_after;
+451 (refused by Jina) PageBlockedError; other 4xx ExtractionError (Jina could not read the page); 5xx
+FetchUnavailableError.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadFormat, ReadRequest
 from webreach.net.guard import Guard
 from webreach.read.readers import ReadResult, as_fetch_error
+from webreach.read.readers.reader_pace import ReaderPace
 from webreach.retry_after import retry_after_seconds
 
 DEFAULT_BASE_URL = JINA_READER_URL
@@ -65,8 +68,10 @@ class JinaReader:
         max_bytes: int = MAX_ANSWER_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
         workers: ExtractionWorkers | None = None,
+        pace: ReaderPace | None = None,
     ) -> None:
         self.guard = guard
+        self.pace = pace  # Jina's rate for this reader (keyless: its free tier), None: unpaced
         self.workers = workers  # HTML asked for is extracted in a killable child (a thread without them)
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
@@ -77,6 +82,8 @@ class JinaReader:
 
     async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         target = str((await self.guard.check(url)).url)  # refused URLs never reach the proxy
+        if self.pace is not None:
+            await self.pace.take()  # throttled (reader='auto' moves on) when no slot is free soon
         timeout = self.timeout if seconds is None else min(self.timeout, seconds)  # what the read has left
         try:
             async with asyncio.timeout(timeout):
