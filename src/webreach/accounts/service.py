@@ -125,15 +125,21 @@ class Accounts:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
-    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T] | None:
-        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop;
-        None when the database runs inline (no worker thread): call it in a transaction of your own."""
+    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T]:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop; a
+        database without a worker thread runs it now, in a transaction of its own."""
         worker = self.worker
-        if worker is None:
-            return None
-        if self._group is None:
-            self._group = GroupCommit(self.ledger.database, worker)
-        return self._group.submit(agent, work)
+        if worker is not None:
+            if self._group is None:
+                self._group = GroupCommit(self.ledger.database, worker)
+            return self._group.submit(agent, work)
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        try:
+            with self.ledger.database.transaction() as tx:
+                done.set_result(work(tx))
+        except Exception as exc:
+            done.set_exception(exc)
+        return done
 
     def close(self) -> None:
         if self._ledger is not None:

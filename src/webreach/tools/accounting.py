@@ -93,9 +93,6 @@ class Metering:
         """`reserve` in the ledger's next group commit (the event loop serves other calls meanwhile). A call
         cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
         future = self.accounts.queued(caller, reserve)
-        if future is None:  # a database used inline
-            with self.accounts.ledger.database.transaction() as tx:
-                return reserve(tx)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -107,8 +104,7 @@ class Metering:
             held = future.result()
             # no one waits for it: if it fails too, the lease gives the hold back
             release = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=None))
-            if release is not None:
-                release.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not logged
+            release.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not logged
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
         """Settle in the ledger's next group commit; shielded, so a cancelled call's settlement still completes.
@@ -119,11 +115,7 @@ class Metering:
             return await self._settle_once(held, charged)
 
     async def _settle_once(self, held: Held, charged: int | None) -> int | None:
-        settle = self.accounts.settling(held, charged=charged)
-        future = self.accounts.queued(held.reservation.agent, settle)
-        if future is None:  # a database used inline
-            with self.accounts.ledger.database.transaction() as tx:
-                return settle(tx)
+        future = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=charged))
         return await asyncio.shield(future)
 
     def _price(self, agent: Agent, call: PreparedCall, read_price: list[int]) -> int:
