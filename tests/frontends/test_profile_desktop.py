@@ -242,3 +242,23 @@ async def test_the_cache_size_set_in_the_database_applies_at_once(desktop: Serve
         configure(desktop, {}, cache=CACHE)
     asked = [json.loads(request.body)["query"] for request in web.requests("tavily")]
     assert asked == ["cache size one a", "cache size one b", "cache size one a"]
+
+
+async def test_a_plain_server_offers_the_profile_at_its_own_path_once_a_provider_is_set(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    with http_server(web, tmp_path) as plain:
+
+        async def at_path() -> set[str]:
+            with anyio.fail_after(TIME_LIMIT):
+                async with Client(f"{plain.url}/mcp/desktop-agent", read_timeout_seconds=TIME_LIMIT) as mcp:
+                    return {tool.name for tool in (await mcp.list_tools()).tools}
+
+        assert await at_path() == set()  # no provider configured: not offered
+        configure(plain, {"bocha": {"api_key": TEST_KEY}})
+        assert await at_path() == {"web_search"}
+        with anyio.fail_after(TIME_LIMIT):
+            async with Client(f"{plain.url}/mcp/desktop-agent", read_timeout_seconds=TIME_LIMIT) as mcp:
+                answer = await mcp.call_tool("web_search", {"query": "python asyncio", "count": 2})
+        assert text(answer).startswith("[search results - from Bocha]\n") and len(results(text(answer))) <= 2
+        assert TEST_KEY not in plain.output()
