@@ -96,6 +96,12 @@ class EngineSettings(BaseModel):
         None, description='Proxy for this engine\'s traffic, over [network] proxy ("direct": none for this engine).'
     )
     options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
+    display_name: str | None = Field(
+        None, max_length=64, description="The provider's name as users see it (the desktop-agent profile's output)."
+    )
+    default: bool = Field(
+        False, description="The default provider (the desktop-agent profile searches it); at most one engine."
+    )
     unreadable: str | None = Field(
         None,
         description="Set by the console's database layer (configdb/), not by hand: why a secret stored there cannot "
@@ -110,6 +116,11 @@ class EngineSettings(BaseModel):
     @model_validator(mode="after")
     def _proxy_form(self) -> EngineSettings:
         return check_proxies(self, "proxy")
+
+
+def options_text(options: Mapping[str, str]) -> str:
+    """Engine options as the console's form shows and takes them: "engine=baidu, other=value"."""
+    return ", ".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
 class CacheSettings(BaseModel):
@@ -282,8 +293,9 @@ class ToolSettings(BaseModel):
         description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
         "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
         "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token), "
-        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text); per agent as "
-        "well (webreach agents set NAME --profile ...).",
+        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text), desktop-agent "
+        "(web_search(query, count, freshness) on the default provider); per agent as well (webreach agents set "
+        "NAME --profile ...).",
     )
     mcp_paths: dict[str, ProfileName] | None = Field(
         None,
@@ -554,6 +566,13 @@ class Settings(BaseSettings):
     def _redis_cache_has_url(self) -> Settings:
         if self.cache.backend == "redis" and self.state.url is None:
             raise ValueError('[cache] backend = "redis" uses the Redis of [state] url, which is not set')
+        return self
+
+    @model_validator(mode="after")
+    def _one_default_provider(self) -> Settings:
+        defaults = sorted(name for name, engine in self.engines.items() if engine.default)
+        if len(defaults) > 1:
+            raise ValueError(f"only one engine may be the default provider; {', '.join(defaults)} all say default")
         return self
 
     @model_validator(mode="after")

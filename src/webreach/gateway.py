@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import random
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -26,7 +26,7 @@ import httpx
 
 from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
-from webreach.config import JINA_READER_URL, NetworkSettings, ReadSettings, Settings
+from webreach.config import JINA_READER_URL, EngineSettings, NetworkSettings, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
 from webreach.control import Config, Engines, StateBackends
 from webreach.extract.extracted import Extracted
@@ -288,6 +288,10 @@ class Gateway:
     def engine_names(self) -> list[str]:
         """Every web engine name, for the tools' schema enums and their engine check."""
         return self._searching.engine_names()
+
+    def engine_settings(self) -> Mapping[str, EngineSettings]:
+        """The configured engines' settings as they are now (the console's changes included)."""
+        return self.settings.engines
 
     # --- reading -------------------------------------------------------------------------------------------
 

@@ -280,6 +280,9 @@ class SearchResponse(BaseModel):
     query: str
     results: tuple[Hit, ...]
     meta: SearchMeta
+    answer: str | None = Field(
+        None, description="The provider's AI answer, when it wrote one (Tavily with include_answer).", exclude_if=_unset
+    )
 
 
 ReadFormat = Literal["markdown", "text", "html", "json"]

@@ -130,3 +130,39 @@ def test_an_agents_page_shows_its_spend_per_day(client: httpx.Client) -> None:
     charged = searched.json()["cost"]["charged"]
     assert len(rows) == 14 and charged > 0 and sum(int(credits) for _, credits in rows) == charged
     assert {credits for _, credits in rows[:-2]} == {"0"}  # today's (yesterday's, had midnight just passed)
+
+
+def test_the_engine_form_sets_display_name_options_and_the_one_default(client: httpx.Client) -> None:
+    page = client.get("/console/engines/serpapi")
+    assert 'name="default"' in page.text and 'name="options"' in page.text and 'name="display_name"' in page.text
+    fields = {"csrf": hidden(page, "csrf"), "default": "on", "display_name": "Bing (SerpAPI)", "options": "engine=bing"}
+    saved = posted(client, "/console/engines/serpapi", fields)
+    assert "Saved" in saved.text
+    for field, shown in (("default", "true"), ("display_name", "Bing (SerpAPI)"), ("options", "engine=bing")):
+        assert re.search(rf'data-testid="winner-{field}">console<', saved.text), field
+        assert f"console: {shown}" in saved.text
+    assert "key=value pairs" in posted(client, "/console/engines/serpapi", {**fields, "options": "engine"}).text
+    other = client.get("/console/engines/bocha")
+    posted(client, "/console/engines/bocha", {"csrf": hidden(other, "csrf"), "default": "on"})
+    assert "console: false" in client.get("/console/engines/serpapi").text  # one default: the old one cleared
+    cleared = {"csrf": hidden(other, "csrf"), "default": "", "display_name": "", "options": ""}
+    for name in ("serpapi", "bocha"):
+        posted(client, f"/console/engines/{name}", cleared)
+
+
+def test_the_cache_form_sets_ttl_and_size(client: httpx.Client) -> None:
+    page = client.get("/console/engines")
+    assert 'data-testid="cache-ttl_seconds"' in page.text
+    csrf = hidden(page, "csrf")
+    saved = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "900", "max_entries": "100"})
+    assert "Saved" in saved.text
+    for field, value in (("ttl_seconds", "900"), ("max_entries", "100")):
+        assert re.search(rf'data-testid="cache-winner-{field}">console<', saved.text), field
+        assert f"console: {value}" in saved.text
+    assert (
+        "max_entries must be a whole number"
+        in posted(client, "/console/cache", {"csrf": csrf, "max_entries": "0"}).text
+    )
+    assert "must be a number" in posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "soon"}).text
+    cleared = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "", "max_entries": ""})
+    assert re.search(r'data-testid="cache-winner-ttl_seconds">default<', cleared.text)

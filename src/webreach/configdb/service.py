@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,8 @@ from webreach.accounts.database import Database, database_exists
 from webreach.clock import Clock
 from webreach.config import Settings, check_proxy, layer_values
 from webreach.configdb.layers import (
+    CACHE,
+    CACHE_FIELDS,
     ENGINE_FIELDS,
     ROUTING,
     ROUTING_FIELDS,
@@ -43,6 +46,11 @@ from webreach.errors import ConfigStoreError, InvalidInputError, WebreachError
 logger = logging.getLogger(__name__)
 Change = dict[tuple[str, str], Any]  # (scope, field) -> new value, None to delete the console's value
 MAX_TEXT = 2048
+MAX_NAME = 64
+MAX_CACHE_ENTRIES = 1_000_000
+MAX_CACHE_TTL = 30 * 86_400.0
+MAX_OPTIONS = 16
+OPTION_KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 class StoredConfig:
@@ -50,6 +58,7 @@ class StoredConfig:
 
     engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
     routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
+    cache_fields = CACHE_FIELDS  # and the search cache's (scope "cache")
 
     def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
         self.base = base
@@ -104,6 +113,7 @@ class StoredConfig:
     def write(self, changes: Change, *, actor: str = "operator") -> Settings:
         """Store `changes` (checked first; secrets sealed) under one new version, with their audit entry (which
         names the fields, never a value); the new effective settings."""
+        changes = {**self._defaults_cleared(changes), **changes}
         encoded = {key: None if value is None else self._encoded(key, value) for key, value in changes.items()}
         detail = {
             "set": sorted(f"{scope}.{field}" for (scope, field), value in changes.items() if value is not None),
@@ -115,6 +125,26 @@ class StoredConfig:
             now = self._clock.now()
             store.write(encoded, now=now, audit=Audited(actor, "settings", now, detail))
         return self.load()
+
+    def _defaults_cleared(self, changes: Change) -> Change:
+        """One default provider: making an engine the default stores default=false for every other engine that is
+        the default now (by the console's value or the file's)."""
+        chosen = {scope for (scope, field), value in changes.items() if field == "default" and value is True}
+        if not chosen:
+            return {}
+        if len(chosen) > 1:
+            raise InvalidInputError("only one engine can be the default provider", hint="Set default on one engine.")
+        effective = self._layers.effective()
+        named = {engine_scope(name) for name, engine in effective.engines.items() if engine.default}
+        named |= {scope for (scope, field), value in self._layers.stored.items() if field == "default" and value}
+        for scope in sorted(named - chosen):
+            pinned = self._layers.view(scope, "default")
+            if pinned.winner in ("environment", "arguments"):
+                raise InvalidInputError(
+                    f"{scope[7:]} is the default provider by {pinned.variable}, which the console cannot override",
+                    hint=f"Unset {pinned.variable} (or set it to false), then choose the default here.",
+                )
+        return {(scope, "default"): False for scope in named - chosen}
 
     def _opened(self, *, create: bool) -> ConfigStore | None:
         if self._store is None:
@@ -179,6 +209,9 @@ class StoredConfig:
     def routing_view(self) -> list[FieldView]:
         return [self._layers.view(ROUTING, field) for field in ROUTING_FIELDS]
 
+    def cache_view(self) -> list[FieldView]:
+        return [self._layers.view(CACHE, field) for field in CACHE_FIELDS]
+
     def stored(self, scope: str, field: str) -> Any:
         """The console's own value of a field (None when it holds none); secrets only as True (set)."""
         value = self._layers.stored.get((scope, field))
@@ -205,12 +238,16 @@ def _digest(session_id: str) -> str:
 
 def check_value(field: str, value: Any) -> Any:
     """`value` as the field takes it, or InvalidInputError saying what is wrong."""
-    if field == "enabled":
+    if field in ("enabled", "default"):
         if isinstance(value, bool):
             return value
-        raise InvalidInputError("enabled must be true or false")
+        raise InvalidInputError(f"{field} must be true or false")
+    if field == "options":
+        return _options(value)
     if field in ("rate_per_minute", "timeout"):
         return _positive(field, value)
+    if field in CACHE_FIELDS:
+        return _cache_number(field, value)
     if field in ROUTING_FIELDS:
         if isinstance(value, list) and all(isinstance(n, str) and 0 < len(n) <= 64 for n in value):
             return list(value)
@@ -229,7 +266,44 @@ def check_value(field: str, value: Any) -> Any:
                 hint="e.g. http://proxy.example:3128",
             )
         return value.strip()
+    if field == "display_name" and len(value.strip()) > MAX_NAME:
+        raise InvalidInputError(f"display_name must be at most {MAX_NAME} characters")
     return value.strip()
+
+
+def _options(value: Any) -> dict[str, str]:
+    """Engine options from an object of texts or the console's "key=value, key=value" text."""
+    if isinstance(value, str):
+        pairs = [part.partition("=") for part in value.split(",") if part.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise InvalidInputError("options must be key=value pairs separated by commas", hint="e.g. engine=baidu")
+        value = {key.strip(): text.strip() for key, _, text in pairs}
+    if not isinstance(value, dict) or len(value) > MAX_OPTIONS:
+        raise InvalidInputError(f'options must be an object of at most {MAX_OPTIONS} texts, e.g. {{"engine": "baidu"}}')
+    checked: dict[str, str] = {}
+    for key, text in value.items():
+        if not isinstance(key, str) or not OPTION_KEY.fullmatch(key):
+            raise InvalidInputError(f"option name {key!r} must be letters, digits or _ (at most 64)")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_NAME:
+            raise InvalidInputError(f"option {key} must be non-empty text of at most {MAX_NAME} characters")
+        if any(ord(c) < 32 or ord(c) == 127 for c in text):
+            raise InvalidInputError(f"option {key} must not hold control characters")
+        checked[key] = text.strip()
+    return checked
+
+
+def _cache_number(field: str, value: Any) -> float | int:
+    """ttl_seconds: 0 (caching off) to 30 days; max_entries: a whole number from 1 to 1,000,000."""
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if field == "max_entries":
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        if not isinstance(number, int) or not 1 <= number <= MAX_CACHE_ENTRIES:
+            raise InvalidInputError(f"max_entries must be a whole number from 1 to {MAX_CACHE_ENTRIES:,}")
+        return number
+    if number is None or not math.isfinite(number) or not 0 <= number <= MAX_CACHE_TTL:
+        raise InvalidInputError(f"ttl_seconds must be seconds from 0 (no caching) to {MAX_CACHE_TTL:g}")
+    return float(number)
 
 
 def _positive(field: str, value: Any) -> float:

@@ -20,6 +20,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from webreach.config import options_text
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.frontends._console_agents import said
@@ -32,7 +33,11 @@ LABELS = {
     "rate_per_minute": "Rate per minute",
     "timeout": "Timeout (seconds)",
     "proxy": "Proxy URL",
+    "display_name": "Display name",
+    "default": "Default provider",
+    "options": "Engine options",
 }
+CACHE_LABELS = {"ttl_seconds": "Cache TTL (seconds)", "max_entries": "Cache size (entries)"}
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
 
 
@@ -71,6 +76,14 @@ class ConfigPages:
                 message = reorder(self.gateway(), field, form_of(request))
             except WebreachError as failure:
                 message = said(failure)
+        return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
+
+    async def cache(self, request: Request, session: ConsoleSession) -> Response:
+        """The search cache's TTL and size (blank: the console's value removed), then 303 to the engines page."""
+        try:
+            message = save_cache(self.gateway(), form_of(request))
+        except WebreachError as failure:  # shown as the order forms' refusals are: the engines page's notice
+            message = said(failure)
         return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
 
 
@@ -114,16 +127,17 @@ def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, s
     stored = gateway.config.stored
     scope = f"engine:{name}"
     changes: dict[tuple[str, str], Any] = {}
-    enabled = {"on": True, "off": False, "": None}.get(form.get("enabled"))
-    if enabled != stored.stored(scope, "enabled"):
-        changes[(scope, "enabled")] = enabled
+    for field in ("enabled", "default"):
+        chosen = {"on": True, "off": False, "": None}.get(form.get(field))
+        if chosen != stored.stored(scope, field):
+            changes[(scope, field)] = chosen
     for field in ("api_key", "proxy"):
         if form.get(f"clear_{field}") == "on":
             if stored.stored(scope, field):
                 changes[(scope, field)] = None
         elif form.get(field).strip():
             changes[(scope, field)] = form.get(field).strip()
-    for field in ("base_url", "rate_per_minute", "timeout"):
+    for field in ("base_url", "rate_per_minute", "timeout", "display_name", "options"):
         text = form.get(field).strip()
         held = stored.stored(scope, field)
         if not text:
@@ -132,6 +146,44 @@ def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, s
         elif held is None or text != _text(held):
             changes[(scope, field)] = text
     return changes
+
+
+def cache_context(gateway: Gateway) -> list[dict[str, Any]]:
+    """The cache's fields for the engines page: each one's winner, sources and the console's own value."""
+    stored = gateway.config.stored
+    views = stored.cache_view()
+    return [
+        {
+            "field": view.field,
+            "label": CACHE_LABELS[view.field],
+            "winner": view.winner,
+            "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+            "console": "" if (held := stored.stored("cache", view.field)) is None else _text(held),
+        }
+        for view in views
+    ]
+
+
+def save_cache(gateway: Gateway, form: Form) -> str:
+    """Store the cache form's changes (text is checked by the database layer); the notice to show."""
+    stored = gateway.config.stored
+    changes: dict[tuple[str, str], Any] = {}
+    for field in stored.cache_fields:
+        text, held = form.get(field).strip(), stored.stored("cache", field)
+        if not text:
+            if held is not None:
+                changes[("cache", field)] = None
+            continue
+        try:
+            number = float(text)
+        except ValueError:
+            raise InvalidInputError(f"{CACHE_LABELS[field]} must be a number") from None
+        if held is None or number != held:
+            changes[("cache", field)] = number
+    if not changes:
+        return "Nothing changed."
+    gateway.config.change(changes, actor="console")
+    return f"Saved {', '.join(CACHE_LABELS[f] for _, f in sorted(changes))}."
 
 
 def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
@@ -198,6 +250,8 @@ def moved(names: list[str], name: str, action: str) -> list[str]:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return options_text(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

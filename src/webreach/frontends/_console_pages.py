@@ -5,6 +5,7 @@
                                                  the auto orders (frontends/_console_config.py)
     GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
+    POST /console/cache                          the search cache's TTL and size (_console_config.py)
     POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
     /console/agents[/...]                        agents, credits, quotas, profiles, recent calls (_console_agents.py)
@@ -41,7 +42,7 @@ from webreach.frontends._console import (
     read_form,
 )
 from webreach.frontends._console_agents import AgentPages
-from webreach.frontends._console_config import ConfigPages, orders_context
+from webreach.frontends._console_config import ConfigPages, cache_context, orders_context
 from webreach.frontends._errors import retry_after_header
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
@@ -64,6 +65,7 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
         Route(f"{CONSOLE}/engines", guard(pages.engines), methods=["GET"]),
         Route(f"{CONSOLE}/engines/{{name}}", guard(config.engine), methods=["GET", "POST"]),
         Route(f"{CONSOLE}/order/{{field}}", guard(config.order), methods=["POST"]),
+        Route(f"{CONSOLE}/cache", guard(config.cache), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
         Route(f"{CONSOLE}/agents", guard(agents.agents), methods=["GET", "POST"]),
@@ -152,6 +154,7 @@ class _Pages:
             # image engines and reverse-image backends run on their web engine's settings: listed with their state
             image_engines=[status.model_dump() for status in statuses if status.vertical != "web"],
             orders=orders_context(served),
+            cache=cache_context(served),
             problem=served.config.stored.problem,
             **extra,
         )

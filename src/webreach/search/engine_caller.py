@@ -56,7 +56,7 @@ class EngineCaller:
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
         parsed = await self._parsing.handle(self.engine, response)
-        return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by)
+        return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by, answer=parsed.answer)
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
         warm_up = self.engine.warm_up(request)

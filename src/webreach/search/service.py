@@ -141,9 +141,11 @@ class Searching:
 
     def reconfigure(self, settings: Settings) -> None:
         """Take new settings while running (the console's, on every server sharing its database): engines, their
-        policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache and clients stay.
+        policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache (resized to
+        [cache] max_entries, its TTL read anew by the stacks) and clients stay.
         Searches already running finish with what they started with."""
         self.settings = settings
+        self._state.cache.resize(settings.cache.max_entries)  # its TTL is read by the policy stacks built below
         engines = self._created_engines()
         self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
         searches = {name: self._policy_stack(engine) for name, engine in engines.items()}

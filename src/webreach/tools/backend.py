@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, Protocol, TypeVar
 
+from webreach.config import EngineSettings
 from webreach.errors import FetchError, WebreachError
 from webreach.images.crop import Units
 from webreach.images.hits import ImageSearchResponse
@@ -88,6 +89,10 @@ class ToolBackend(Protocol):
 
     def engine_names(self) -> list[str]:
         """Every engine name, for schema enums and for checking an agent's engine argument."""
+        ...
+
+    def engine_settings(self) -> Mapping[str, EngineSettings]:
+        """The configured engines' settings as they are now (the console's changes included)."""
         ...
 
     @property

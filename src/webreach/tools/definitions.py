@@ -96,6 +96,9 @@ class ToolDefinition(Generic[Args, Plan]):
     # the answer is a contract's, exactly (tools/credits_profile.py): metering adds no cost to a successful answer's
     # text (ToolResult.cost still has it)
     bare: bool = False
+    # whether the tool is offered now, by the backend's current settings (None: always): a drop-in tool that needs
+    # something configured is left out of tools/list until it is (tools/desktop_profile.py)
+    offered: Callable[[ToolBackend], bool] | None = None
 
 
 # --- web_search ----------------------------------------------------------------------------------------------

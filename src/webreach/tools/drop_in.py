@@ -23,6 +23,7 @@ from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
 from webreach.tools.credits_profile import credits_tools
 from webreach.tools.definitions import ToolDefinition
+from webreach.tools.desktop_profile import desktop_tools
 from webreach.tools.index_profile import index_tools
 from webreach.tools.rollout_profile import rollout_tools
 from webreach.tools.serp_profile import serp_tools
@@ -35,6 +36,7 @@ PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
     "numeric-index": index_tools,
     "rollout-gateway": rollout_tools,
     "credits-server": credits_tools,
+    "desktop-agent": desktop_tools,
 }
 
 

@@ -168,8 +168,13 @@ class Toolbox:
         profile = await self._profile_of(caller)
         shown, offered = profile.get("tools"), self._tools_for(profile)
         if shown is None:
-            return None if self.enabled is None and offered is self.tools else list(offered)
-        return [name for name in offered if name in shown]
+            visible = None if self.enabled is None and offered is self.tools else list(offered)
+        else:
+            visible = [name for name in offered if name in shown]
+        unoffered = {n for n, tool in offered.items() if tool.offered is not None and not tool.offered(self.backend)}
+        if not unoffered:
+            return visible
+        return [name for name in (offered if visible is None else visible) if name not in unoffered]
 
     async def surface_of(self, caller: str | None) -> str | None:
         """The drop-in profile `caller`'s agent profile names (None: this toolbox's own tools)."""
