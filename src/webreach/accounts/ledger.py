@@ -250,17 +250,19 @@ class Ledger:
             return usage_now(tx, _agent(tx, name, lock=""), now)
 
     def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
-        """The agent's newest journal rows first."""
+        """The agent's newest journal rows first, each with `balance`: the balance right after it (the sum of every
+        row up to it, in the order the agent's lock wrote them: the balance is that sum at every commit)."""
         with self.database.transaction(write=False) as tx:
             _agent(tx, name, lock="")
             rows = tx.rows(
-                "SELECT id, call_id, kind, amount, at, tool, note FROM accounts_journal_v1 WHERE agent = ?"
-                " ORDER BY id DESC LIMIT ?",
+                "SELECT id, call_id, kind, amount, at, tool, note, sum(amount) OVER (ORDER BY id)"
+                " FROM accounts_journal_v1 WHERE agent = ? ORDER BY id DESC LIMIT ?",
                 name,
                 limit,
             )
         keys = ("id", "call_id", "kind", "amount", "at", "tool", "note")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        # PostgreSQL sums BIGINTs into NUMERIC: the balance as the whole number it is
+        return [{**dict(zip(keys, row[:-1], strict=True)), "balance": int(row[-1])} for row in rows]
 
     def calls(self, name: str, *, limit: int = 10) -> list[dict[str, Any]]:
         """The agent's newest calls: tool, when, credits held and charged, and how each ended (committed,

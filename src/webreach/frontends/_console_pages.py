@@ -42,6 +42,7 @@ from webreach.frontends._console import (
 )
 from webreach.frontends._console_agents import AgentPages
 from webreach.frontends._console_config import ConfigPages, orders_context
+from webreach.frontends._console_words import engine_row, probe_view
 from webreach.frontends._errors import retry_after_header
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
@@ -49,7 +50,7 @@ from webreach.tools import Toolbox
 
 def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> list[Route]:
     """Every /console route, each page behind the access rule and the CSRF check."""
-    pages = _Pages(gateway, Renderer(), access)
+    pages = _Pages(gateway, Renderer(logins=access.needs_login()), access)
     guard = Gatekeeper(access, pages.renderer).guarded
     agents = AgentPages(gateway, pages.renderer, access)
     config = ConfigPages(gateway, pages.renderer, access)
@@ -136,33 +137,38 @@ class _Pages:
         served = self.gateway()
         statuses = served.engines.statuses()
         recent = served.engines.recent.summary()
+        testable = set(served.engine_names()) | set(served.engines.image_names())
         return self.renderer.page(
             "engines.html",
             csrf=session.csrf,
             title="Engines & health",
             engines=[
                 {
-                    **status.model_dump(),
+                    **engine_row(status, testable=status.name in testable),
                     "settings": served.settings.engine(status.name),
+                    "timeout": served.settings.engine(status.name).timeout or served.settings.engine_timeout,
                     "recent": recent.get(status.name),
                 }
                 for status in statuses
                 if status.vertical == "web"
             ],
             # image engines and reverse-image backends run on their web engine's settings: listed with their state
-            image_engines=[status.model_dump() for status in statuses if status.vertical != "web"],
+            image_engines=[
+                engine_row(status, testable=status.name in testable) for status in statuses if status.vertical != "web"
+            ],
             orders=orders_context(served),
             problem=served.config.stored.problem,
             **extra,
         )
 
     async def test_engine(self, request: Request, session: ConsoleSession) -> Response:
+        """A real probe search; the answer comes back to the page the button was on (the engine's, or the list)."""
         name = str(request.path_params["name"])
         served = self.gateway()
-        if name not in served.engine_names():
+        if name not in served.engine_names() and name not in served.engines.image_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         probe = await served.engines.probe(name)
-        return self.done(session, "/engines", probe=probe.model_dump())
+        return self.done(session, _back(request, name, served), probe=probe_view(probe))
 
     async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
         name = str(request.path_params["name"])
@@ -170,7 +176,8 @@ class _Pages:
         if name not in served.engines.breaker_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         served.engines.reset(name)
-        return self.done(session, "/engines", notice=f"{name}: breaker closed; the next call asks it again.")
+        notice = f"{name}: breaker closed; the next call asks it again."
+        return self.done(session, _back(request, name, served), notice=notice)
 
     def done(self, session: ConsoleSession, page: str, **result: Any) -> Response:
         """303 to the console's `page`, which shows `result`."""
@@ -193,6 +200,13 @@ class _Pages:
             asked=shown.get("asked", {}),
             views=shown.get("views", []),
         )
+
+
+def _back(request: Request, name: str, gateway: Gateway) -> str:
+    """The page a test or reset answers on: the engine's own page when the button was there, else the list."""
+    if form_of(request).get("back") == "engine" and name in gateway.engine_names():
+        return f"/engines/{name}"
+    return "/engines"
 
 
 async def _run(gateway: Gateway, tool: str, engine: str, text: str) -> list[dict[str, Any]]:
