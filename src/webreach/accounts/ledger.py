@@ -152,6 +152,26 @@ class Ledger:
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")
 
+    def delete_agent(self, name: str, *, audit: Change | None = None) -> int:
+        """Remove agent `name` with its journal, quota counters and idempotency records; the balance it had (gone
+        with it). Refused while one of its calls holds a reservation (InvalidInputError): disable it first, so
+        none starts, and delete once the running ones have settled. `audit` is written in the same transaction
+        (the audit log keeps the agent's history)."""
+        with self.database.transaction() as tx:
+            agent = _agent(tx, name, lock=self.database.lock_row)
+            running = tx.one("SELECT count(*) FROM accounts_open_v1 WHERE agent = ?", name)
+            if running is not None and int(running[0]):
+                raise InvalidInputError(
+                    f"agent {name!r} has {int(running[0])} call(s) running, so it cannot be deleted now",
+                    hint="Disable it first, then delete it once its calls have finished (a minute at most).",
+                )
+            for table in ("accounts_journal_v1", "accounts_calls_v1", "accounts_idempotency_v1"):
+                tx.run(f"DELETE FROM {table} WHERE agent = ?", name)  # table names are the ones above
+            tx.run("DELETE FROM accounts_agents_v1 WHERE name = ?", name)
+            if audit is not None:
+                write(tx, audit, name)
+            return agent.balance
+
     def grant(
         self, name: str, credits: int, *, now: float, note: str = "", most: int = 2**63 - 1, audit: Change | None = None
     ) -> Agent:

@@ -163,6 +163,14 @@ class Accounts:
         audit = self._change(actor, "disable" if disabled else "enable")
         return self.ledger.update_agent(name, disabled=int(disabled), audit=audit)
 
+    def delete(self, name: str, *, actor: str = "operator") -> int:
+        """Delete agent `name` (its key stops working at once); the balance it had. Refused while a call of it
+        runs (accounts/ledger.py: Ledger.delete_agent)."""
+        self.known.clear()
+        balance = self.ledger.delete_agent(name, audit=self._change(actor, "delete"))
+        self.known.clear()  # a key read between the clear and the delete is dropped too
+        return balance
+
     def set_limits(self, name: str, *, actor: str = "operator", **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
         checked = _checked_limits(**limits)

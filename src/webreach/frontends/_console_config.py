@@ -230,7 +230,7 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
         names = moved(names, name, action)
     if not names:  # an empty order is no order: auto would ask the default list, not "no engines"
         raise InvalidInputError(
-            f"{name} is the last engine in the order ({label}), so it cannot be removed",
+            f"the order ({label}) needs at least one engine: {name} is its last",
             hint="Add another engine first, or use the default order.",
         )
     gateway.config.change({("routing", field): names}, actor="console")

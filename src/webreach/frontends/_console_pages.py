@@ -7,7 +7,8 @@
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
     POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
-    /console/agents[/...]                        agents, credits, quotas, profiles, recent calls (_console_agents.py)
+    /console/agents[/...]                        agents, credits, quotas, profiles, recent calls, key rotation,
+                                                 disable, delete (_console_agents.py)
     GET  /console/playground, POST ...           a tool call through the tool pipeline: JSON and compact views
     GET  /console/static/console.css, console.js
 
@@ -71,6 +72,9 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
         Route(f"{CONSOLE}/agents/{{name}}", guard(agents.agent), methods=["GET"]),
         Route(f"{CONSOLE}/agents/{{name}}/grant", guard(agents.grant), methods=["POST"]),
         Route(f"{CONSOLE}/agents/{{name}}/settings", guard(agents.settings), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/rotate", guard(agents.rotate), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/disable", guard(agents.disable), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/delete", guard(agents.delete), methods=["POST"]),
         Route(f"{CONSOLE}/playground", guard(pages.playground), methods=["GET", "POST"]),
     ]
 

@@ -19,7 +19,10 @@ from webreach.gateway import CanaryResult, EngineStatus
 # the fields providers put their human message in, most telling first (Brave: error.detail, Google: error.message,
 # Serper/Bocha: message, Tavily: detail.error, SerpApi/Exa: error)
 _MESSAGE_FIELDS = ("message", "detail", "error_description", "error", "msg")
-_QUOTED = re.compile(r'"(' + "|".join(_MESSAGE_FIELDS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# a field's text up to its closing quote, or to the end where the excerpt was cut inside it
+_QUOTED = re.compile(r'"(' + "|".join(_MESSAGE_FIELDS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)("|$)')
+# ledger rows in words: a call holds its price, then settles (gives back what it did not spend) or is released
+ENTRY_WORDS = {"grant": "grant", "reserve": "held for a call", "commit": "settled", "release": "released"}
 STATUS_WORDS = {
     "ok": "Connected",
     "generic": "Connected, but only the generic parser read the page",
@@ -46,7 +49,7 @@ def sentence(text: str, *, capital: bool = True) -> str:
     if not text:
         return ""
     text = text[0].upper() + text[1:] if capital else text
-    return text if text.endswith((".", "!", "?")) else f"{text}."
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
 
 
 def said(error: WebreachError) -> str:
@@ -65,6 +68,8 @@ def provider_says(text: str) -> str | None:
     except ValueError:  # cut at the message's length limit: take the first message-like field
         match = _QUOTED.search(text[start:])
         found = _unescaped(match.group(2)) if match else None
+        if match and not match.group(3) and found and not found.endswith((".", "!", "?")):
+            found += "…"  # the excerpt ends inside the provider's message
     return found.strip() or None if found else None
 
 
