@@ -137,16 +137,22 @@ def test_an_agents_key_is_rotated_it_is_disabled_enabled_and_deleted(
 ) -> None:
     agents = client.get("/console/agents")
     create = {"name": "life-bot", "credits": "10", "csrf": hidden(agents, "csrf"), "once": hidden(agents, "once")}
+    create["key_days"] = "3"
     first = re.findall(
         r'data-testid="new-key" readonly value="([^"]+)"', posted(client, "/console/agents", create).text
     )
     page = client.get("/console/agents/life-bot")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", shown_text(page, "key-expires"))
     csrf = hidden(page, "csrf")
     rotated = posted(client, "/console/agents/life-bot/rotate", {"csrf": csrf, "once": hidden(page, "once", 1)})
     second = re.findall(r'data-testid="new-key" readonly value="([^"]+)"', rotated.text)
     assert second and second != first and "the old one no longer works" in rotated.text
     assert search(console, first[0]).status_code == 401 and search(console, second[0]).status_code == 200
-    assert 'data-testid="new-key"' not in client.get("/console/agents/life-bot").text  # shown once
+    after = client.get("/console/agents/life-bot")
+    assert 'data-testid="new-key"' not in after.text  # shown once
+    assert shown_text(after, "key-expires") == "never"  # a new key starts without the old one's expiry
+    wrong = posted(client, "/console/agents/life-bot/rotate", {"csrf": csrf, "once": "w" * 24, "key_days": "0"})
+    assert "Key validity in days 0 is out of range. Give a whole number from 1 to 3650." in html.unescape(wrong.text)
     disabled = posted(client, "/console/agents/life-bot/disable", {"csrf": csrf, "disabled": "on"})
     assert shown_text(disabled, "disabled") == "yes" and search(console, second[0]).status_code == 401
     enabled = posted(client, "/console/agents/life-bot/disable", {"csrf": csrf, "disabled": "off"})

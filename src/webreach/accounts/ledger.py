@@ -31,7 +31,8 @@ from webreach.accounts.database import Database, Row, Transaction
 from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, counted_usage, iso, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
-_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created"
+_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
+AGENT_WIDTH = 8  # the columns above: a row read with the quota counters has them after these
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,17 @@ class Agent:
     per_day: int | None
     options: dict[str, Any] = field(default_factory=dict)  # prices and tool profile overrides
     created: float = 0.0
+    key_expires: float | None = None  # epoch seconds after which its key is refused (None: never)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Agent:
-        name, balance, disabled, per_hour, per_day, options, created = row
-        return cls(name, int(balance), bool(disabled), per_hour, per_day, json.loads(options), float(created))
+        name, balance, disabled, per_hour, per_day, options, created, expires = row
+        options = json.loads(options)
+        expires = None if expires is None else float(expires)
+        return cls(name, int(balance), bool(disabled), per_hour, per_day, options, float(created), expires)
+
+    def key_expired(self, now: float) -> bool:
+        return self.key_expires is not None and now >= self.key_expires
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +67,7 @@ class Agent:
             "per_day": self.per_day,
             "options": self.options,
             "created": iso(self.created),
+            "key_expires": None if self.key_expires is None else iso(self.key_expires),
         }
 
 
@@ -94,6 +102,7 @@ class Ledger:
         per_hour: int | None,
         per_day: int | None,
         now: float,
+        key_expires: float | None = None,
         audit: Change | None = None,
     ) -> Agent:
         """A new agent; `audit`, its entry, is written in the same transaction."""
@@ -101,13 +110,14 @@ class Ledger:
             if tx.one("SELECT 1 FROM accounts_agents_v1 WHERE name = ?", name) is not None:
                 raise InvalidInputError(f"agent {name!r} exists", hint="Pick another name, or rotate its key.")
             tx.run(
-                "INSERT INTO accounts_agents_v1 (name, key_hash, balance, per_hour, per_day, created)"
-                " VALUES (?, ?, 0, ?, ?, ?)",
+                "INSERT INTO accounts_agents_v1 (name, key_hash, balance, per_hour, per_day, created, key_expires)"
+                " VALUES (?, ?, 0, ?, ?, ?, ?)",
                 name,
                 key_hash,
                 per_hour,
                 per_day,
                 now,
+                key_expires,
             )
             if credits:
                 _grant(tx, name, credits, now, note="initial credits")
@@ -130,7 +140,7 @@ class Ledger:
         return None if row is None else Agent.from_row(row)
 
     def update_agent(self, name: str, *, audit: Change | None = None, **columns: Any) -> Agent:
-        """Set key_hash, disabled, per_hour, per_day or options (a dict) of an existing agent."""
+        """Set key_hash, key_expires, disabled, per_hour, per_day or options (a dict) of an existing agent."""
         return self.change_agent(name, lambda _: columns, audit=audit)
 
     def change_agent(
@@ -139,7 +149,7 @@ class Ledger:
         """Set the columns `change` computes from the agent as it is, in one transaction with its row locked, so
         two concurrent changes (a price for one tool, a price for another) both land; an error `change` raises
         writes nothing. `audit`, the change's entry, is written in the same transaction."""
-        allowed = {"key_hash", "disabled", "per_hour", "per_day", "options"}
+        allowed = {"key_hash", "key_expires", "disabled", "per_hour", "per_day", "options"}
         with self.database.transaction() as tx:
             columns = change(_agent(tx, name, lock=self.database.lock_row))
             assert set(columns) <= allowed, set(columns) - allowed
@@ -205,12 +215,12 @@ class Ledger:
             row = _locked_with_counters(tx, name, self.database.lock_row)
             if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
                 row = _locked_with_counters(tx, name, "")
-            agent = Agent.from_row(row[:7])
+            agent = Agent.from_row(row[:AGENT_WIDTH])
             if agent.disabled:
                 raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
             price = price_of(agent)
             balance = agent.balance
-            usage, counters = counted_usage(tx, agent, row[7:], now)
+            usage, counters = counted_usage(tx, agent, row[AGENT_WIDTH:], now)
             check_quota(tx, agent, usage, now)
             if balance < price:
                 raise InsufficientCreditsError(

@@ -66,9 +66,12 @@ class AgentPages:
             return {"notice": REPLAYED}
         try:
             credits = whole(form.get("credits", "0") or "0", "credits")
+            days = optional_whole(form.get("key_days"), "Key valid for (days)")
             accounts = self.gateway().accounts
             agent, key = await accounts.off_loop(
-                functools.partial(accounts.add, form.get("name").strip(), credits=credits, actor="console")
+                functools.partial(
+                    accounts.add, form.get("name").strip(), credits=credits, key_days=days, actor="console"
+                )
             )
         except WebreachError as failure:
             return {"error": said(failure)}
@@ -139,7 +142,8 @@ class AgentPages:
             return self.done(session, f"/agents/{name}", notice=REPLAYED)
         accounts = self.gateway().accounts
         try:
-            key = await accounts.off_loop(functools.partial(accounts.rotate_key, name, actor="console"))
+            days = optional_whole(form_of(request).get("key_days"), "Key valid for (days)")
+            key = await accounts.off_loop(functools.partial(accounts.rotate_key, name, key_days=days, actor="console"))
         except WebreachError as failure:
             return self.done(session, f"/agents/{name}", error=said(failure))
         notice = "New key made: the old one no longer works."
@@ -195,7 +199,7 @@ def whole(raw: str, field: str, *, negative: bool = False) -> int:
     text = raw.strip()
     digits = text[1:] if negative and text.startswith("-") else text
     if not digits.isdigit() or len(digits) > 12:
-        raise InvalidInputError(f"{field} must be a whole number", hint="Enter a number such as 100.")
+        raise InvalidInputError(f"{field} must be a whole number", hint="Enter a number such as 30.")
     return int(text)
 
 
