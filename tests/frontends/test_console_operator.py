@@ -113,6 +113,9 @@ def test_image_engines_have_a_test_and_reverse_backends_do_not(client: httpx.Cli
     assert 'aria-label="Test connection to tineye"' not in page.text
     shown = posted(client, "/console/engines/images_bing/test", {"csrf": hidden(page, "csrf"), "back": "list"})
     assert shown_text(shown, "probe-status") == "ok" and int(shown_text(shown, "probe-hits")) > 0
+    admin = client.post("/v1/admin/engines/images_bing/test")  # the admin API's twin, loopback without a token
+    assert admin.status_code == 200 and admin.json()["probe"]["status"] == "ok", admin.text
+    assert "error" not in admin.json()["probe"]  # the error object stays in the process
 
 
 def test_the_last_engine_of_an_order_stays_and_the_page_says_what_auto_asks(client: httpx.Client) -> None:

@@ -192,7 +192,9 @@ def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
         source: str = view.winner
         if view.winner == "default":
             follows = field == "auto_order_zh" and gateway.settings.auto_order
-            source = "the any-language order (none of its own)" if follows else "default (usable engines, built in)"
+            source = "the any-language order (none of its own)" if follows else "default: every usable engine"
+        elif not getattr(gateway.settings, field):  # set, but to no engine: auto does not ask "no engines"
+            source = f"{view.winner}, empty: auto asks every usable engine"
         shown.append(
             {
                 "field": field,
