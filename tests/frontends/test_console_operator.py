@@ -208,3 +208,17 @@ def test_the_ledger_shows_the_balance_after_each_row_and_one_date_format(
 def test_no_log_out_without_logins(client: httpx.Client) -> None:
     page = client.get("/console/engines")
     assert page.status_code == 200 and "Log out" not in page.text
+
+
+def test_the_admin_api_makes_expiring_keys_and_deletes_agents(console: ServerProcess, client: httpx.Client) -> None:
+    made = client.post("/v1/admin/agents", json={"name": "rest-bot", "credits": 4, "key_days": 2})
+    assert made.status_code == 200, made.text
+    assert made.json()["agent"]["key_expires"].endswith("Z")
+    rotated = client.post("/v1/admin/agents/rest-bot/rotate-key")  # no body: a key without expiry
+    assert rotated.status_code == 200 and client.get("/v1/admin/agents/rest-bot").json()["key_expires"] is None
+    refused = client.post("/v1/admin/agents/rest-bot/rotate-key", json={"key_days": 0})
+    assert refused.status_code == 400 and refused.json()["code"] == "invalid_input"
+    deleted = client.post("/v1/admin/agents/rest-bot/delete")
+    assert deleted.json() == {"deleted": "rest-bot", "balance": 4}
+    assert search(console, rotated.json()["key"]).status_code == 401
+    assert client.get("/v1/admin/agents/rest-bot").status_code == 400  # no agent 'rest-bot' (invalid_input)
