@@ -1,8 +1,8 @@
 """The agents admin API under /v1/admin/agents (behind the admin gate): the REST twin of `webreach agents`.
 
     GET  /v1/admin/agents                     every agent: balance, quotas, disabled
-    POST /v1/admin/agents                     {"name", "credits"?, "per_hour"?, "per_day"?, "key_days"?} -> the agent and
-                                              its key (key_days: the key is refused that many days from now)
+    POST /v1/admin/agents                     {"name", "credits"?, "per_hour"?, "per_day"?, "key_days"?} -> the agent
+                                              and its key (key_days: the key is refused that many days from now)
     GET  /v1/admin/agents/{name}              balance, quota use, recent calls
     POST /v1/admin/agents/{name}/grant        {"credits": N, "note"?}
     POST /v1/admin/agents/{name}/rotate-key   {"key_days"?} -> the new key (the old one stops working at once)
