@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 
 from webreach.errors import Arg, AuthFailedError, InvalidInputError
-from webreach.frontends._console_words import console_syntax, engine_row, left, provider_says, said, when
-from webreach.gateway import EngineStatus
+from webreach.frontends._console_words import (
+    console_syntax,
+    engine_row,
+    left,
+    probe_view,
+    provider_says,
+    said,
+    when,
+)
+from webreach.gateway import CanaryResult, EngineStatus
 
 
 @pytest.mark.parametrize(
@@ -72,3 +80,12 @@ def test_every_time_reads_the_same() -> None:
     assert when("1970-01-12T13:46:40Z") == "1970-01-12 13:46:40 UTC"
     assert when("1970-01-12T14:46:40+01:00") == "1970-01-12 13:46:40 UTC"
     assert when(None) == "—"
+
+
+def test_a_body_without_a_message_is_left_out_not_shown_as_json() -> None:
+    from webreach.frontends._console_words import probe_view
+    from webreach.gateway import CanaryResult
+
+    refused = AuthFailedError('rejected the API key (HTTP 401): {"id": 7, "ok": false}', engine="exa")
+    result = CanaryResult(engine="exa", status="error", code=refused.code, message=str(refused), error=refused)
+    assert probe_view(result)["message"] == "exa rejected the API key (HTTP 401)."

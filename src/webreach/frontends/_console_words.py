@@ -112,7 +112,7 @@ def probe_view(result: CanaryResult) -> dict[str, Any]:
     error = result.error
     raw = error.message if error is not None else (result.message or "")
     quoted = provider_says(raw)
-    head = raw.split(": {", 1)[0] if quoted else raw
+    head = re.split(r":\s*[{\[]", raw, maxsplit=1)[0]  # the quoted body never shows as JSON, message or not
     named = error is not None and bool(error.engine)
     view["message"] = sentence(f"{result.engine} {head}" if named else head, capital=not named)
     if quoted:
