@@ -83,9 +83,6 @@ def test_every_time_reads_the_same() -> None:
 
 
 def test_a_body_without_a_message_is_left_out_not_shown_as_json() -> None:
-    from webreach.frontends._console_words import probe_view
-    from webreach.gateway import CanaryResult
-
     refused = AuthFailedError('rejected the API key (HTTP 401): {"id": 7, "ok": false}', engine="exa")
     result = CanaryResult(engine="exa", status="error", code=refused.code, message=str(refused), error=refused)
     assert probe_view(result)["message"] == "exa rejected the API key (HTTP 401)."
