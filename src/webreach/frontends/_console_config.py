@@ -2,7 +2,9 @@
 
     GET  /console/engines/{name}    one engine's settings: per field every source's value and the winner
     POST /console/engines/{name}    store the console's values (a blank field removes the console's value; a
-                                    secret left blank is kept, and is never sent back to the browser)
+                                    secret left blank is kept, and is never sent back to the browser); when a
+                                    value is refused nothing is stored and the page shows each error at its
+                                    field with what was typed (secrets excepted)
     POST /console/order/{field}     auto_order / auto_order_zh: move an engine up, down or first (the default
                                     engine), remove or add one, or go back to the default order
 

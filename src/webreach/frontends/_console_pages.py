@@ -5,7 +5,9 @@
                                                  the auto orders (frontends/_console_config.py)
     GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
-    POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe)
+    POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe, as
+                                                 the admin API's test), web and image engines; the answer shows
+                                                 on the page the button was on (form field `back`)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
     /console/agents[/...]                        agents, credits, quotas, profiles, recent calls, key rotation,
                                                  disable, delete (_console_agents.py)
