@@ -152,7 +152,9 @@ def test_s3_storage_round_trip_through_a_local_s3_server(tmp_path: Path) -> None
             (fetched,) = web.reverse.fetched()
         assert response.backend == "serpapi_lens" and response.results
         assert fetched.ok and fetched.url.startswith(f"{endpoint}/webreach-test/webreach/images/")
-        assert "Signature=" in fetched.url or "X-Amz-Signature=" in fetched.url  # presigned
+        # presigned with SigV4 (issue 41), expiring with url_ttl_seconds (900 by default), and it read the object
+        assert "X-Amz-Algorithm=AWS4-HMAC-SHA256" in fetched.url and "X-Amz-Signature=" in fetched.url
+        assert "X-Amz-Expires=900" in fetched.url
     finally:
         s3.stop()
 

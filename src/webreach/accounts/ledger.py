@@ -212,46 +212,60 @@ class Ledger:
         """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
         refusal (disabled, quota, credits)."""
         with self.database.transaction() as tx:
-            row = _locked_with_counters(tx, name, self.database.lock_row)
-            if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
-                row = _locked_with_counters(tx, name, "")
-            agent = Agent.from_row(row[:AGENT_WIDTH])
-            if agent.disabled:
-                raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
-            price = price_of(agent)
-            balance = agent.balance
-            usage, counters = counted_usage(tx, agent, row[AGENT_WIDTH:], now)
-            check_quota(tx, agent, usage, now)
-            if balance < price:
-                raise InsufficientCreditsError(
-                    f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
-                )
-            tx.run(
-                "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
-                " day_from = ? WHERE name = ?",
-                price,
-                usage.hour_used + 1,
-                counters[0],
-                usage.day_used + 1,
-                counters[1],
-                name,
+            return self.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease)
+
+    def reserve_in(
+        self,
+        tx: Transaction,
+        name: str,
+        call_id: str,
+        price_of: Callable[[Agent], int],
+        *,
+        tool: str,
+        now: float,
+        lease: float,
+    ) -> Reservation:
+        """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        row = _locked_with_counters(tx, name, self.database.lock_row)
+        if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
+            row = _locked_with_counters(tx, name, "")
+        agent = Agent.from_row(row[:AGENT_WIDTH])
+        if agent.disabled:
+            raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
+        price = price_of(agent)
+        balance = agent.balance
+        usage, counters = counted_usage(tx, agent, row[AGENT_WIDTH:], now)
+        check_quota(tx, agent, usage, now)
+        if balance < price:
+            raise InsufficientCreditsError(
+                f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
             )
-            _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
-            tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
-            tx.run(
-                "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
-                name,
-                call_id,
-                price,
-                now + lease,
-            )
-            used = replace(
-                usage,
-                hour_used=usage.hour_used + 1,
-                day_used=usage.day_used + 1,
-                hour_resets_at=usage.hour_resets_at or now + HOUR,
-            )
-            return Reservation(name, call_id, price, balance - price, used)
+        tx.run(
+            "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
+            " day_from = ? WHERE name = ?",
+            price,
+            usage.hour_used + 1,
+            counters[0],
+            usage.day_used + 1,
+            counters[1],
+            name,
+        )
+        _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
+        tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
+        tx.run(
+            "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
+            name,
+            call_id,
+            price,
+            now + lease,
+        )
+        used = replace(
+            usage,
+            hour_used=usage.hour_used + 1,
+            day_used=usage.day_used + 1,
+            hour_resets_at=usage.hour_resets_at or now + HOUR,
+        )
+        return Reservation(name, call_id, price, balance - price, used)
 
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
@@ -260,14 +274,18 @@ class Ledger:
         Idempotent: a commit found already made (a retry after its COMMIT went unacknowledged) returns the balance.
         """
         with self.database.transaction() as tx:
-            agent = _agent(tx, name, lock=self.database.lock_row)
-            row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-            if row is None:
-                done = tx.one(_SETTLED, name, call_id)
-                return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
-            held = int(row[0])
-            back = held if charged is None else held - min(charged, held)
-            return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
+            return self.settle_in(tx, name, call_id, charged=charged, now=now)
+
+    def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
+        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        agent = _agent(tx, name, lock=self.database.lock_row)
+        row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+        if row is None:
+            done = tx.one(_SETTLED, name, call_id)
+            return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
+        held = int(row[0])
+        back = held if charged is None else held - min(charged, held)
+        return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
 
     def recover(self, name: str, *, now: float) -> int:
         """Release the agent's reservations whose lease passed; the credits given back."""

@@ -27,13 +27,15 @@ from typing import Any, TypeVar
 
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.audit import Change, entries
-from webreach.accounts.database import Database, open_database
+from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")
@@ -86,6 +88,7 @@ class Accounts:
         self._opening = threading.Lock()  # concurrent first calls open one database, not one each
         self.recent = RecentCalls()  # this process's metered calls, for the console
         self.known = AgentCache(settings.key_cache_seconds, clock)  # agents authenticated in the last seconds
+        self._group: GroupCommit | None = None
 
     @property
     def enabled(self) -> bool:
@@ -122,6 +125,22 @@ class Accounts:
         if self._ledger is None:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
+
+    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T]:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop; a
+        database without a worker thread runs it now, in a transaction of its own."""
+        worker = self.worker
+        if worker is not None:
+            if self._group is None:
+                self._group = GroupCommit(self.ledger.database, worker)
+            return self._group.submit(agent, work)
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        try:
+            with self.ledger.database.transaction() as tx:
+                done.set_result(work(tx))
+        except Exception as exc:
+            done.set_exception(exc)
+        return done
 
     def close(self) -> None:
         if self._ledger is not None:
@@ -213,7 +232,8 @@ class Accounts:
         - `limits`: per_hour / per_day; a key given replaces that quota (None: unlimited), a key left out keeps it.
         - `prices`: merged per tool; a tool given gets that price, None removes the agent's own price (back to
           the configured one), tools left out keep theirs.
-        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars) the same way;
+        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars, surface: a
+          drop-in tool profile the agent sees instead of webreach's tools, tools/drop_in.py) the same way;
           None removes the key (all tools, no size limit).
         Checked in full before anything is written (InvalidInputError), then written in one update."""
         unknown = set(limits or {}) - {"per_hour", "per_day"}
@@ -332,10 +352,20 @@ class Accounts:
 
     def reserve(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Held:
         """Hold the call's price for agent `name` (`price_of` reads the agent's options and may refuse)."""
-        held = self.ledger.reserve(
-            name, uuid.uuid4().hex, price_of, tool=tool, now=self.clock.now(), lease=self.settings.lease_seconds
+        with self.ledger.database.transaction() as tx:
+            return self.reserving(name, tool, price_of)(tx)
+
+    def reserving(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Callable[[Transaction], Held]:
+        """reserve(), as work for a transaction (queued(): a group commit's)."""
+        call_id, now, lease = uuid.uuid4().hex, self.clock.now(), self.settings.lease_seconds
+        return lambda tx: Held(
+            self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease), tool
         )
-        return Held(held, tool)
+
+    def settling(self, held: Held, *, charged: int | None) -> Callable[[Transaction], int | None]:
+        """settle()'s one attempt, as work for a transaction (queued(): a group commit's)."""
+        agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
+        return lambda tx: self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
 
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""
@@ -386,6 +416,12 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     tools = profile.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
         raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
+    surface = profile.get("surface")
+    if surface is not None and surface not in TOOL_PROFILES:
+        raise InvalidInputError(
+            f"profile.surface must name a drop-in tool profile, not {surface!r}",
+            hint=f"Valid profiles: {', '.join(TOOL_PROFILES)} (or null for webreach's own tools).",
+        )
     for key in ("default_results", "max_results", "default_chars", "max_chars"):
         value = profile.get(key)
         if value is not None and not (type(value) is int and 1 <= value <= MAX_CALLS):

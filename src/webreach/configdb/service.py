@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from webreach.accounts.audit import Change as Audited
 from webreach.accounts.database import Database, database_exists
 from webreach.clock import Clock
-from webreach.config import Settings, layer_values
+from webreach.config import Settings, check_proxy, layer_values
 from webreach.configdb.layers import (
     ENGINE_FIELDS,
     ROUTING,
@@ -223,8 +223,14 @@ def check_value(field: str, value: Any, *, label: str | None = None) -> Any:
         raise InvalidInputError(f"{name} must not hold control characters")
     if field == "base_url":
         return _url(field, value.strip(), ("http", "https"), name)
-    if field == "proxy":
-        return _url(field, value.strip(), ("http", "https", "socks5", "socks5h"), name)
+    if field == "proxy":  # the same form as in webreach.toml (config.check_proxy), "direct" included
+        if not check_proxy(value):
+            raise InvalidInputError(
+                f"{name} must be a URL starting with http://, https://, socks5:// or socks5h:// (scheme, host and port "
+                'only), or "direct" for none over [network] proxy',
+                hint="e.g. http://proxy.example:3128",
+            )
+        return value.strip()
     return value.strip()
 
 

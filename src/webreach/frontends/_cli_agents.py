@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code
@@ -202,6 +203,12 @@ def disable(name: str, enable: bool, as_json: bool) -> None:
 @click.option("--max-results", type=click.IntRange(min=1), help="At most this many results per search.")
 @click.option("--default-chars", type=click.IntRange(min=1), help="web_fetch window when none is asked for.")
 @click.option("--max-chars", type=click.IntRange(min=1), help="At most this many characters per web_fetch window.")
+@click.option(
+    "--profile",
+    "surface",
+    type=click.Choice([*TOOL_PROFILES, "none"]),
+    help="A drop-in tool profile this agent sees instead of webreach's tools, e.g. credits-server ('none': ours).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def set_agent(
     name: str,
@@ -209,12 +216,15 @@ def set_agent(
     per_day: str | None,
     price: tuple[str, ...],
     tools: str | None,
+    surface: str | None,
     as_json: bool,
     **sizes: int | None,
 ) -> None:
     """Change agent NAME's quotas, prices or tool profile."""
 
     profile: dict[str, Any] = {key: value for key, value in sizes.items() if value is not None}
+    if surface is not None:
+        profile["surface"] = None if surface == "none" else surface
     if tools is not None:
         profile["tools"] = [t.strip() for t in tools.split(",") if t.strip()]
 

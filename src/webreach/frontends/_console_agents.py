@@ -23,6 +23,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
 from webreach.frontends._console_words import ENTRY_WORDS, said
@@ -99,6 +100,8 @@ class AgentPages:
             tools=list(TOOL_NAMES),
             allowed=profile.get("tools") or list(TOOL_NAMES),
             sizes={size: profile.get(size) for size in PROFILE_SIZES},
+            surfaces=TOOL_PROFILES,
+            surface=profile.get("surface"),
             calls=[call.to_json() for call in accounts.recent.calls(agent=name, limit=RECENT_ROWS)],
             metered=accounts.enabled,
             **extra,
@@ -192,6 +195,10 @@ def profile_of(form: Form) -> dict[str, Any]:
         if value is not None and value < 1:
             raise InvalidInputError(f"{size} must be at least 1", hint="Leave it blank for no limit.")
         profile[size] = value
+    surface = form.get("surface").strip()
+    if surface and surface not in TOOL_PROFILES:
+        raise InvalidInputError(f"unknown tool profile {surface!r}", hint=f"Choose one of {', '.join(TOOL_PROFILES)}.")
+    profile["surface"] = surface or None
     return profile
 
 

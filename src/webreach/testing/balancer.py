@@ -19,6 +19,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from webreach.testing.server_process import stop
+
 START_TIMEOUT = 20.0
 
 
@@ -72,9 +74,4 @@ def load_balancer(config: Path, replicas: Sequence[str], *, host: str = "127.0.0
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)

@@ -45,6 +45,10 @@ class ImageOperations(Protocol):
         """The image an agent named (token, URL or base64), with the URL when one was given."""
         ...
 
+    async def upload_file(self, session: str, name: str) -> StoredImage:
+        """The image file `name` names inside the operator's upload directory, stored as a new <obs_i>."""
+        ...
+
     async def url_for(self, image: StoredImage) -> str | None:
         """A URL of the image per the storage mode (None when inline)."""
         ...

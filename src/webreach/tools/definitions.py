@@ -91,6 +91,11 @@ class ToolDefinition(Generic[Args, Plan]):
     alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
     # hidden tools are in no default list or schema; [tools] enabled naming one shows it (image_upload)
     hidden: bool = False
+    # a drop-in profile's own error text (tool name, error) where its contract fixes the shape; None: error_body
+    error_text: Callable[[str, WebreachError], str] | None = None
+    # the answer is a contract's, exactly (tools/credits_profile.py): metering adds no cost to a successful answer's
+    # text (ToolResult.cost still has it)
+    bare: bool = False
 
 
 # --- web_search ----------------------------------------------------------------------------------------------

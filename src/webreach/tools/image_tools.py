@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -101,7 +102,7 @@ async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult
     )  # fmt: skip
     response = await call.backend.images.search(request, args.engine, args.engines)
     text = json_text(response) if call.output == "json" else image_text(response)
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", value=response)
 
 
 def image_text(response: ImageSearchResponse) -> str:
@@ -125,6 +126,14 @@ def _attempt(attempt: EngineAttempt) -> str:
     count = f" {attempt.count}" if attempt.status == "ok" else ""
     ignored = f" (ignored: {', '.join(attempt.unsupported)})" if attempt.unsupported else ""
     return f"{attempt.engine} {said}{count}{ignored}"
+
+
+@dataclass(frozen=True)
+class Crops:
+    """What crop_images made (its ToolResult.value): each box's outcome and, with URL storage, each crop's URL."""
+
+    outcomes: tuple[CropOutcome, ...]
+    urls: dict[str, str | None]
 
 
 async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
@@ -152,7 +161,10 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
     answered = made if made < len(outcomes) else None
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
+    return ToolResult(
+        tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered,
+        value=Crops(tuple(outcomes), urls),
+    )  # fmt: skip
 
 
 def _entry(outcome: CropOutcome, *, urls: dict[str, str | None] | None = None) -> dict[str, Any]:

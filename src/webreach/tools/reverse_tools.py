@@ -54,7 +54,7 @@ async def reverse_image_search(call: ToolCall, args: ReverseImageSearchArguments
         await images.register(call.session, args.messages)
     response = await images.reverse_search(call.session, args.image, limit=args.limit, backend=args.backend)
     text = json_text(response) if call.output == "json" else reverse_text(response)
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", value=response)
 
 
 def reverse_text(response: ReverseSearchResponse) -> str:
