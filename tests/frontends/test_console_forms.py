@@ -93,7 +93,7 @@ def test_every_console_form_post_redirects_to_its_result(console: ServerProcess,
     assert "Saved Timeout" in saved.text
     assert 'role="status">Saved' not in client.get("/console/engines/mojeek").text  # shown once
     refused = posted(client, "/console/engines/mojeek", {"csrf": csrf, "timeout": "-1"})
-    assert 'role="alert"' in refused.text and "timeout must be a number" in refused.text
+    assert 'role="alert"' in refused.text and "Timeout (seconds) must be a number" in refused.text
     assert "breaker closed" in posted(client, "/console/engines/mojeek/reset", {"csrf": csrf}).text
     assert 'data-testid="probe-status"' in posted(client, "/console/engines/mojeek/test", {"csrf": csrf}).text
     run = {"csrf": csrf, "tool": "web_search", "engine": "mojeek", "input": "python asyncio"}

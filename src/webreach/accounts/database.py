@@ -109,6 +109,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             detail TEXT NOT NULL DEFAULT '{}')""",
         "CREATE INDEX IF NOT EXISTS accounts_audit_target ON accounts_audit_v1 (target, id)",
     ),
+    # an optional expiry of the agent's key (epoch seconds; NULL: never), cleared when a new key is made
+    ("ALTER TABLE accounts_agents_v1 ADD COLUMN key_expires DOUBLE PRECISION",),
 )
 
 

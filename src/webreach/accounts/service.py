@@ -43,6 +43,7 @@ KEY_PREFIX = "wr_"
 # the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
 MAX_CREDITS = 2**53 - 1
 MAX_CALLS = 2**31 - 1  # a quota (the column is a 32-bit INTEGER in PostgreSQL)
+MAX_KEY_DAYS = 3650  # a key valid for ten years at most: for longer, give none
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -155,32 +156,53 @@ class Accounts:
         credits: int | None = None,
         per_hour: int | None = None,
         per_day: int | None = None,
+        key_days: int | None = None,
         actor: str = "operator",
     ) -> tuple[Agent, str]:
-        """A new agent and its key (shown once). Quotas default to the configured ones. `actor`, on this and every
-        change below: the door making it, for the audit log (accounts/audit.py)."""
+        """A new agent and its key (shown once). Quotas default to the configured ones; `key_days`: the key is
+        refused that many days from now (None: never). `actor`, on this and every change below: the door making
+        it, for the audit log (accounts/audit.py)."""
         key = new_key()
         credits = check_amount(self.settings.credits if credits is None else credits, "credits", most=MAX_CREDITS)
         limits = _checked_limits(
             per_hour=self.settings.per_hour if per_hour is None else per_hour,
             per_day=self.settings.per_day if per_day is None else per_day,
         )
-        audit = self._change(actor, "add", credits=credits, **limits)
+        expires = self._key_expires(key_days)
+        expiry = {} if expires is None else {"key_expires": expires}
+        audit = self._change(actor, "add", credits=credits, **expiry, **limits)
         agent = self.ledger.add_agent(
-            check_name(name), hash_key(key), credits=credits, now=self.clock.now(), audit=audit, **limits
-        )
+            check_name(name), hash_key(key), credits=credits, now=self.clock.now(), key_expires=expires, audit=audit,
+            **limits,
+        )  # fmt: skip
         return agent, key
 
-    def rotate_key(self, name: str, *, actor: str = "operator") -> str:
+    def rotate_key(self, name: str, *, key_days: int | None = None, actor: str = "operator") -> str:
+        """A new key for agent `name` (the old one stops at once), valid `key_days` days (None: no expiry)."""
         key = new_key()  # never in the audit entry: it records that the key changed
-        self.ledger.update_agent(name, key_hash=hash_key(key), audit=self._change(actor, "rotate-key"))
+        expires = self._key_expires(key_days)
+        audit = self._change(actor, "rotate-key", **({} if expires is None else {"key_expires": expires}))
+        self.ledger.update_agent(name, key_hash=hash_key(key), key_expires=expires, audit=audit)
         self.known.clear()  # the old key stops working here at once
         return key
+
+    def _key_expires(self, days: int | None) -> float | None:
+        if days is None:
+            return None
+        return self.clock.now() + check_amount(days, "key validity in days", most=MAX_KEY_DAYS, least=1) * 86400.0
 
     def set_disabled(self, name: str, disabled: bool = True, *, actor: str = "operator") -> Agent:
         self.known.clear()
         audit = self._change(actor, "disable" if disabled else "enable")
         return self.ledger.update_agent(name, disabled=int(disabled), audit=audit)
+
+    def delete(self, name: str, *, actor: str = "operator") -> int:
+        """Delete agent `name` (its key stops working at once); the balance it had. Refused while a call of it
+        runs (accounts/ledger.py: Ledger.delete_agent)."""
+        self.known.clear()
+        balance = self.ledger.delete_agent(name, audit=self._change(actor, "delete"))
+        self.known.clear()  # a key read between the clear and the delete is dropped too
+        return balance
 
     def set_limits(self, name: str, *, actor: str = "operator", **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
@@ -292,13 +314,19 @@ class Accounts:
             self.known.keep(agent, key_hash)
         if agent.disabled:
             raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
+        if agent.key_expired(self.clock.now()):
+            raise AgentAuthError(
+                f"the key of agent {agent.name!r} expired at {iso(agent.key_expires or 0.0)}",
+                hint="Ask an operator for a new key.",
+            )
         return agent.name
 
     def known_caller(self, key: str | None) -> str | None:
         """The agent `key` belongs to when it was authenticated in the last `key_cache_seconds` (no database
         read: callable on the event loop); None means ask `authenticate`."""
         agent = self.known.by_key(hash_key(key)) if key else None
-        return agent.name if agent is not None and not agent.disabled else None
+        usable = agent is not None and not agent.disabled and not agent.key_expired(self.clock.now())
+        return agent.name if agent is not None and usable else None
 
     def profile(self, name: str) -> dict[str, Any]:
         """Agent `name`'s tool profile (tools/profiles.py); {} for none or an unknown agent (refused elsewhere)."""

@@ -236,38 +236,40 @@ def _digest(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def check_value(field: str, value: Any) -> Any:
-    """`value` as the field takes it, or InvalidInputError saying what is wrong."""
+def check_value(field: str, value: Any, *, label: str | None = None) -> Any:
+    """`value` as the field takes it, or InvalidInputError saying what is wrong (naming the field `label`, as a
+    form shows it, when given)."""
+    name = label or field
     if field in ("enabled", "default"):
         if isinstance(value, bool):
             return value
-        raise InvalidInputError(f"{field} must be true or false")
+        raise InvalidInputError(f"{name} must be true or false")
     if field == "options":
         return _options(value)
     if field in ("rate_per_minute", "timeout"):
-        return _positive(field, value)
+        return _positive(field, value, name)
     if field in CACHE_FIELDS:
         return _cache_number(field, value)
     if field in ROUTING_FIELDS:
         if isinstance(value, list) and all(isinstance(n, str) and 0 < len(n) <= 64 for n in value):
             return list(value)
-        raise InvalidInputError(f"{field} must be a list of engine names")
+        raise InvalidInputError(f"{name} must be a list of engine names")
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
-        raise InvalidInputError(f"{field} must be non-empty text of at most {MAX_TEXT} characters")
+        raise InvalidInputError(f"{name} must be non-empty text of at most {MAX_TEXT} characters")
     if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise InvalidInputError(f"{field} must not hold control characters")
+        raise InvalidInputError(f"{name} must not hold control characters")
     if field == "base_url":
-        return _url(field, value.strip(), ("http", "https"))
+        return _url(field, value.strip(), ("http", "https"), name)
     if field == "proxy":  # the same form as in webreach.toml (config.check_proxy), "direct" included
         if not check_proxy(value):
             raise InvalidInputError(
-                "proxy must be a URL starting with http://, https://, socks5:// or socks5h:// (scheme, host and port "
+                f"{name} must be a URL starting with http://, https://, socks5:// or socks5h:// (scheme, host and port "
                 'only), or "direct" for none over [network] proxy',
                 hint="e.g. http://proxy.example:3128",
             )
         return value.strip()
     if field == "display_name" and len(value.strip()) > MAX_NAME:
-        raise InvalidInputError(f"display_name must be at most {MAX_NAME} characters")
+        raise InvalidInputError(f"{name} must be at most {MAX_NAME} characters")
     return value.strip()
 
 
@@ -306,7 +308,7 @@ def _cache_number(field: str, value: Any) -> float | int:
     return float(number)
 
 
-def _positive(field: str, value: Any) -> float:
+def _positive(field: str, value: Any, name: str) -> float:
     number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
     if isinstance(value, str):
         try:
@@ -315,11 +317,11 @@ def _positive(field: str, value: Any) -> float:
             number = None
     limit = 600.0 if field == "timeout" else 1_000_000.0
     if number is None or not math.isfinite(number) or not 0 < number <= limit:
-        raise InvalidInputError(f"{field} must be a number above 0 and at most {limit:g}", hint="e.g. 30.")
+        raise InvalidInputError(f"{name} must be a number above 0 and at most {limit:,.0f}", hint="e.g. 30.")
     return float(number)
 
 
-def _url(field: str, value: str, schemes: tuple[str, ...]) -> str:
+def _url(field: str, value: str, schemes: tuple[str, ...], name: str) -> str:
     try:
         parts = urlsplit(value)
         host, _ = parts.hostname, parts.port  # a port that is not a number raises here
@@ -327,7 +329,7 @@ def _url(field: str, value: str, schemes: tuple[str, ...]) -> str:
         host = None
     if host is None or parts.scheme not in schemes:
         raise InvalidInputError(
-            f"{field} must be a URL starting with {' or '.join(s + '://' for s in schemes)}",
+            f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)}",
             hint="e.g. http://127.0.0.1:8888" if field == "base_url" else "e.g. http://proxy.example:3128",
         )
     return value.rstrip("/") if field == "base_url" else value

@@ -223,7 +223,8 @@ class Provider:
 
     def _detail(self, response: httpx.Response) -> str:
         """A short, key-free excerpt of an error body for the message."""
-        text = self.redact(" ".join(response.text[:200].split()))
+        # whitespace collapsed before the cut: a pretty-printed body keeps 200 characters of what it says
+        text = self.redact(" ".join(response.text[:4000].split())[:200])
         return f": {text}" if text else ""
 
     def redact(self, text: str) -> str:

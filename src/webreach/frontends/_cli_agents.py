@@ -1,4 +1,4 @@
-"""`webreach agents ...`: add, list, show, grant, rotate-key, disable, set and ledger (the CLI twin of the
+"""`webreach agents ...`: add, list, show, grant, rotate-key, disable, delete, set and ledger (the CLI twin of the
 /v1/admin/agents API). The ledger is the one [accounts] database names (default accounts.sqlite3 in the user data
 directory), so an operator manages a server's agents from its machine while it runs.
 
@@ -87,14 +87,17 @@ def agents() -> None:
 @click.option("--credits", type=click.IntRange(min=0), help="Starting credits (default [accounts] credits).")
 @click.option("--per-hour", help="Calls per hour (default [accounts] per_hour; 'none': unlimited).")
 @click.option("--per-day", help="Calls per day (default [accounts] per_day; 'none': unlimited).")
+@click.option("--key-days", type=int, help="The key is refused this many days from now (default: never).")
 @click.option("--json", "as_json", is_flag=True)
-def add(name: str, credits: int | None, per_hour: str | None, per_day: str | None, as_json: bool) -> None:
+def add(
+    name: str, credits: int | None, per_hour: str | None, per_day: str | None, key_days: int | None, as_json: bool
+) -> None:
     """Add agent NAME and print its API key (shown this once)."""
 
     def work(accounts: Accounts) -> dict[str, Any]:
         given = (("per_hour", per_hour), ("per_day", per_day))
         limits = {field: _limit(value) for field, value in given if value is not None}  # checked before adding
-        agent, key = accounts.add(name, credits=credits, actor="cli")
+        agent, key = accounts.add(name, credits=credits, key_days=key_days, actor="cli")
         if limits:
             agent = accounts.update_agent(name, limits=limits, actor="cli")
         return {"agent": agent.to_json(), "key": key}
@@ -160,11 +163,24 @@ def _audit_line(entry: dict[str, Any]) -> str:
 
 @agents.command(name="rotate-key")
 @click.argument("name")
+@click.option("--key-days", type=int, help="The new key is refused this many days from now (default: never).")
 @click.option("--json", "as_json", is_flag=True)
-def rotate_key(name: str, as_json: bool) -> None:
+def rotate_key(name: str, key_days: int | None, as_json: bool) -> None:
     """Give agent NAME a new key; the old one stops working at once."""
-    found = _run(as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name, actor="cli")})
+    found = _run(
+        as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name, key_days=key_days, actor="cli")}
+    )
     _show(found, as_json, lambda data: [f"new key for {name} (shown once): {data['key']}"])
+
+
+@agents.command()
+@click.argument("name")
+@click.option("--yes", is_flag=True, required=True, help="Confirm: the agent, its key and its ledger are deleted.")
+@click.option("--json", "as_json", is_flag=True)
+def delete(name: str, yes: bool, as_json: bool) -> None:
+    """Delete agent NAME with its ledger (refused while a call of it holds credits: disable it first)."""
+    found = _run(as_json, lambda accounts: {"deleted": name, "balance": accounts.delete(name, actor="cli")})
+    _show(found, as_json, lambda data: [f"deleted {name} ({data['balance']} credits went with it)"])
 
 
 @agents.command()

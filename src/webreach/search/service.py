@@ -298,10 +298,12 @@ class Searching:
         return await run_canary(searches, names, request, self._clock)
 
     async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
-        """Ask engine `name` `query` for real, past its cache and breaker (policies.probe_stack): an operator's
-        "test connection", which changes no breaker state whatever the engine answers."""
+        """Ask engine `name` (a web or image engine) `query` for real, past its cache and breaker
+        (policies.probe_stack): an operator's "test connection", which changes no breaker state whatever the engine
+        answers."""
         request = SearchRequest.create(query=query)
-        searches = {name: probe_stack(self._searches[self._check_name(name)])}
+        vertical: Vertical = "images" if name in self.image_engine_names() else "web"
+        searches = {name: probe_stack(self._searches[self._check_name(name, vertical)])}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
     def reset_breaker(self, name: str) -> None:
