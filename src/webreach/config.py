@@ -170,15 +170,20 @@ class ToolSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    enabled: list[str] | None = Field(
+        None,
+        description="Tools to list (default: web_search, web_search_multi, web_fetch; naming an image tool lists "
+        "it too).",
+    )
     alias_set: Literal["visual-agent"] | None = Field(
         None,
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+    profile: Literal["images", "visual-agent", "serp-chat", "numeric-index"] | None = Field(
         None,
-        description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
+        description="images: the web tools plus image_search, crop_images and reverse_image_search. Or serve "
+        "another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
         "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")

@@ -141,17 +141,18 @@ class Toolbox:
         )  # fmt: skip
 
     def schemas(
-        self, dialect: Dialect, *, strict: bool = False, visible: Collection[str] | None = None
+        self, dialect: Dialect, *, strict: bool = False, visible: Collection[str] | None = None, exact: bool = False
     ) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
-        with `visible` (`await visible_tools(caller)`), only those tools."""
+        with `visible` (`await visible_tools(caller)`), only those tools; `exact`: what a validator checks rather
+        than the lean definitions a model reads (tools/schemas.py)."""
         # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
         tools = [
             tool
             for tool in self.tools.values()
             if (tool.name in visible if visible is not None else self.enabled is not None or not tool.hidden)
         ]
-        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
+        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools, exact=exact)
 
     async def visible_tools(self, caller: str | None) -> Collection[str] | None:
         """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""
