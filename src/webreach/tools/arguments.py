@@ -419,7 +419,7 @@ class WebFetchArguments(ToolArguments):
         description="A search result's number.",
         json_schema_extra={MARKS: True},  # "[3]" as compact output shows it, or "#3"
     )
-    start: int = inherit(ReadRequest, "start", description="Offset to read from (next_start of a window).")
+    start: int = inherit(ReadRequest, "start", description="Where to continue (next_start).")
     max_chars: int = inherit(ReadRequest, "max_chars")
     format: ReadFormat = inherit(ReadRequest, "format", description="Output format.")
     question: str | None = inherit(ReadRequest, "question", description="Return only the passages answering it.")

@@ -283,7 +283,7 @@ _REGISTRY = (
             "Search the web for current facts, docs, news or pages to read. Returns numbered results (title, "
             f"site, date, snippet); read one with web_fetch(ref=N). query may list up to {MAX_QUERIES} related "
             "queries. With a question, the top results are read too and their best passages returned, labelled "
-            "[ref§n] to quote. Errors are JSON with a code and the next step."
+            "[ref§n] to quote."
         ),
         arguments=WebSearchArguments,
         handler=web_search,
@@ -295,8 +295,8 @@ _REGISTRY = (
         title="Web search across engines",
         description=(
             "Search several engines at once, results ranked by how many agree. Slower and costlier than "
-            "web_search: use it when coverage matters (research, checking a claim, a niche topic). Numbered "
-            "results as web_search gives, read with web_fetch(ref=N); a question reads the top ones as there."
+            "web_search: use it when coverage matters (research, checking a claim, a niche topic). Results, refs "
+            "and question work as in web_search."
         ),
         arguments=WebSearchMultiArguments,
         handler=web_search_multi,
