@@ -48,10 +48,10 @@ def images_client(web: FakeWeb) -> Iterator[TestClient]:
         yield test_client
 
 
-def mcp_schemas(*, exact: bool = False, **fields: Any) -> list[dict[str, Any]]:
+def mcp_schemas(*, exact: bool = False, served: bool = False, **fields: Any) -> list[dict[str, Any]]:
     async def schemas() -> list[dict[str, Any]]:
         async with Gateway.from_settings(Settings(state={"backend": "memory"}, **fields)) as gateway:
-            return Toolbox.over(gateway).schemas("mcp", exact=exact)
+            return Toolbox.over(gateway).schemas("mcp", exact=exact, served=served)
 
     return asyncio.run(schemas())
 
@@ -240,10 +240,15 @@ def test_tool_schemas_in_every_dialect(client: TestClient, images_client: TestCl
 def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     assert document["openapi"].startswith("3.1")
-    tools = mcp_schemas(exact=True)  # the document states what is checked, not the lean definitions
+    # every served tool (the image tools too: opt-in for models, served to programs), stating what is checked
+    tools = mcp_schemas(exact=True, served=True)
+    assert len(tools) == 6 and len(mcp_schemas()) == 3
     admin = {path for path in document["paths"] if path.startswith("/v1/admin")}
-    # the default surface is the three web tools, so no image routes (the images profile documents them)
-    assert set(document["paths"]) == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin
+    images = {"/v1/images", "/i/{link_id}"}
+    assert (
+        set(document["paths"])
+        == {rest_path(tool["name"]) for tool in tools} | {"/v1/tools", "/healthz"} | admin | images
+    )
     assert {"/v1/admin", "/v1/admin/engines", "/v1/admin/engines/{name}/reset"} <= admin
     assert {"/v1/admin/agents", "/v1/admin/agents/{name}/grant", "/v1/admin/agents/{name}/ledger"} <= admin
     assert document["paths"]["/v1/admin/agents"]["post"]["security"] == [{"adminToken": []}, {}]

@@ -83,8 +83,7 @@ async def test_image_upload_is_hidden_from_models_but_callable(web: FakeWeb, tmp
         schemas = Toolbox.over(gateway).schemas("mcp")  # callable, yet listed nowhere
         assert "image_upload" not in {schema["name"] for schema in schemas}
         unknown = await Toolbox.over(gateway).call("image_uplaod", {"image": data_url()})
-        # the tools a model is offered by default: the three web tools (the image tools are one setting away)
-        assert unknown.error is not None and "web_fetch" in str(unknown.error)
+        assert unknown.error is not None and "reverse_image_search" in str(unknown.error)
         assert "image_upload" not in str(unknown.error)
         narrowed = Toolbox(gateway, gateway.sessions, enabled=["web_search"])
         refused = await narrowed.call("image_upload", {"image": data_url()})

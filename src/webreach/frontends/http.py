@@ -132,7 +132,8 @@ class _Served:
                 on_result = self.metrics.tool_result
             self.toolbox = served_tools(gateway, on_result)
             try:
-                schemas = self.toolbox.schemas("mcp", exact=True)  # the OpenAPI document: what is checked
+                # the routes and the OpenAPI document: every served tool, with what is checked
+                schemas = self.toolbox.schemas("mcp", exact=True, served=True)
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
                 unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(

@@ -89,9 +89,13 @@ class ToolDefinition(Generic[Args, Plan]):
     price: Callable[[Plan], Price] = one_unit
     annotations: ToolAnnotations = ToolAnnotations()
     alias_of: str | None = None  # an alias (tools/aliases.py): the tool whose plan and handler it runs
-    # hidden tools are in no default list or schema, though callable by name: the image tools (listed by the
-    # "images" profile, tools/drop_in.py) and image_upload; [tools] enabled naming one lists it
+    # hidden tools are in no default list or schema, though callable by name (image_upload); [tools] enabled naming
+    # one lists it
     hidden: bool = False
+    # opt-in tools are not offered to models by default (the default surface is the three web tools) but served
+    # like any other (REST, the CLI, by name): the image tools, listed by the "images" profile (tools/drop_in.py)
+    # or where [tools] enabled names them
+    opt_in: bool = False
 
 
 # --- web_search ----------------------------------------------------------------------------------------------
@@ -327,7 +331,7 @@ _REGISTRY = (
         handler=image_search,
         prepare=as_given,
         price=price_image_search,
-        hidden=True,  # opt-in: the default surface is the three web tools
+        opt_in=True,  # the default surface is the three web tools
     ),
     ToolDefinition(
         name="crop_images",
@@ -342,7 +346,7 @@ _REGISTRY = (
         prepare=as_given,
         price=price_crops,
         annotations=ToolAnnotations(idempotent=False),  # each crop is a new <obs_i>
-        hidden=True,  # opt-in: the default surface is the three web tools
+        opt_in=True,  # the default surface is the three web tools
     ),
     ToolDefinition(
         name="reverse_image_search",
@@ -357,7 +361,7 @@ _REGISTRY = (
         handler=reverse_image_search,
         prepare=as_given,
         annotations=ToolAnnotations(idempotent=False),  # a URL or data argument becomes a new <obs_i>
-        hidden=True,  # opt-in: the default surface is the three web tools
+        opt_in=True,  # the default surface is the three web tools
     ),
     ToolDefinition(
         name="image_upload",
@@ -379,10 +383,10 @@ TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in TOOLS)
 
 
 def select_tools(enabled: Collection[str] | None = None) -> list[ToolDefinition]:
-    """The tools to expose, in registry order (every tool but the hidden ones when `enabled` is None); unknown
-    names are an error."""
+    """The tools to expose, in registry order (every tool but the hidden and opt-in ones when `enabled` is None);
+    unknown names are an error."""
     if enabled is None:
-        return [tool for tool in TOOLS if not tool.hidden]
+        return [tool for tool in TOOLS if not tool.hidden and not tool.opt_in]
     unknown = sorted(set(enabled) - set(TOOL_NAMES))
     if unknown:
         raise InvalidInputError(f"unknown tool {', '.join(unknown)}", hint=f"Valid tools: {', '.join(TOOL_NAMES)}.")

@@ -29,7 +29,7 @@ LISTED_IMAGE_TOOLS = ("image_search", "crop_images", "reverse_image_search")
 
 def image_profile_tools() -> tuple[ToolDefinition, ...]:
     """The native tools with the image tools listed: the "images" profile."""
-    return tuple(replace(tool, hidden=False) if tool.name in LISTED_IMAGE_TOOLS else tool for tool in TOOLS)
+    return tuple(replace(tool, opt_in=False) if tool.name in LISTED_IMAGE_TOOLS else tool for tool in TOOLS)
 
 
 PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {

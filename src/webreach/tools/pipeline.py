@@ -141,18 +141,27 @@ class Toolbox:
         )  # fmt: skip
 
     def schemas(
-        self, dialect: Dialect, *, strict: bool = False, visible: Collection[str] | None = None, exact: bool = False
+        self,
+        dialect: Dialect,
+        *,
+        strict: bool = False,
+        visible: Collection[str] | None = None,
+        exact: bool = False,
+        served: bool = False,
     ) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
         with `visible` (`await visible_tools(caller)`), only those tools; `exact`: what a validator checks rather
-        than the lean definitions a model reads (tools/schemas.py)."""
-        # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
-        tools = [
-            tool
-            for tool in self.tools.values()
-            if (tool.name in visible if visible is not None else self.enabled is not None or not tool.hidden)
-        ]
+        than the lean definitions a model reads (tools/schemas.py); `served`: the opt-in tools too (what REST
+        serves, beside what a model is offered)."""
+        tools = [tool for tool in self.tools.values() if self._listed(tool, visible, served=served)]
         return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools, exact=exact)
+
+    def _listed(self, tool: ToolDefinition, visible: Collection[str] | None, *, served: bool) -> bool:
+        """Whether `tool` is listed: where it is named ([tools] enabled or the caller's profile), else unless it is
+        hidden or (not `served`) opt-in."""
+        if visible is not None:
+            return tool.name in visible
+        return self.enabled is not None or not (tool.hidden or (tool.opt_in and not served))
 
     async def visible_tools(self, caller: str | None) -> Collection[str] | None:
         """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""
