@@ -100,3 +100,23 @@ def test_a_schema_strict_mode_would_refuse_is_never_claimed_strict() -> None:
         parameters = function.get("parameters") or schema["input_schema"]
         assert parameters["properties"]["weights"]["additionalProperties"] == {"type": "integer"}
     assert any("additionalProperties" in problem for problem in strict_problems({"type": "object", **parameters}))
+
+
+def test_crops_are_taken_as_the_published_list_and_as_the_older_map() -> None:
+    from webreach.errors import InvalidInputError
+    from webreach.tools.image_tools import CropImagesArguments
+
+    box = [0, 0, 0.5, 0.5]
+    listed = CropImagesArguments.parse(
+        {"crops": [{"image": "<image_1>", "box": box}, {"image": "<obs_2>", "box": box}]}
+    )
+    mapped = CropImagesArguments.parse({"crops": {"<image_1>": box, "<obs_2>": box}})
+    assert listed.crops == mapped.crops == {"<image_1>": box, "<obs_2>": box}
+    twice = CropImagesArguments.parse({"crops": [{"image": "<image_1>", "box": box}] * 2})  # the same crop: one
+    assert twice.crops == {"<image_1>": box}
+    with pytest.raises(InvalidInputError, match="two boxes"):
+        CropImagesArguments.parse(
+            {"crops": [{"image": "<image_1>", "box": box}, {"image": "<image_1>", "box": [0] * 4}]}
+        )
+    with pytest.raises(InvalidInputError, match='"image": "<image_1>", "box"'):
+        CropImagesArguments.parse({"crops": [["<image_1>", box]]})

@@ -77,8 +77,8 @@ def crops_as_map(value: Any) -> Any:
     for item in value:
         if not isinstance(item, Mapping) or set(item) != {"image", "box"}:
             raise ValueError('each crop must be {"image": "<image_1>", "box": [left, top, right, bottom]}')
-        if item["image"] in crops:
-            raise ValueError(f"{item['image']} is cropped twice: give one box per image in a call")
+        if item["image"] in crops and crops[item["image"]] != item["box"]:  # the same crop twice is one crop
+            raise ValueError(f"{item['image']} has two boxes: give one box per image in a call")
         crops[item["image"]] = item["box"]
     return crops
 
