@@ -282,7 +282,11 @@ class ToolSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    enabled: list[str] | None = Field(
+        None,
+        description="Tools to list (default: web_search, web_search_multi, web_fetch; naming an image tool lists "
+        "it too).",
+    )
     alias_set: Literal["visual-agent"] | None = Field(
         None,
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
@@ -290,7 +294,8 @@ class ToolSettings(BaseModel):
     )
     profile: ProfileName | None = Field(
         None,
-        description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
+        description="images: the web tools plus image_search, crop_images and reverse_image_search. Or serve "
+        "another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
         "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
         "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token), "
         "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text), desktop-agent "

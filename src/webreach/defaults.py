@@ -49,6 +49,6 @@ CANARY_QUERY = "python programming language"
 # the drop-in tool profiles (tools/drop_in.py), named here so accounts/ can check an agent's without importing tools/
 # and `webreach agents set --profile` offers them without loading pydantic
 ToolProfileName = Literal[
-    "visual-agent", "serp-chat", "numeric-index", "rollout-gateway", "credits-server", "desktop-agent"
+    "images", "visual-agent", "serp-chat", "numeric-index", "rollout-gateway", "credits-server", "desktop-agent"
 ]
 TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfileName)

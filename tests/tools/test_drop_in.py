@@ -22,8 +22,17 @@ from webreach.tools.drop_in import PROFILES, profile_tools, surface
 def test_every_profile_tool_runs_a_native_tool() -> None:
     for name in PROFILES:
         tools = profile_tools(name)
-        assert tools and all(tool.alias_of in TOOL_NAMES for tool in tools)
+        assert tools and all((tool.alias_of or tool.name) in TOOL_NAMES for tool in tools)
         assert len({tool.name for tool in tools}) == len(tools)
+
+
+async def test_the_images_profile_lists_the_image_tools_beside_the_web_tools() -> None:
+    settings = Settings(state={"backend": "memory"}, tools={"profile": "images"})
+    async with Gateway.from_settings(settings) as gateway:
+        names = [schema["name"] for schema in Toolbox.over(gateway).schemas("mcp")]
+    images = ["image_search", "crop_images", "reverse_image_search"]
+    assert names == ["web_search", "web_search_multi", "web_fetch", *images]
+    assert [tool.name for tool in surface(["image_search"], None, "images")] == ["image_search"]
 
 
 def test_the_visual_agent_alias_set_is_a_profile() -> None:

@@ -523,7 +523,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
     "--strict",
     is_flag=True,
     help='Strict shape in every format: all properties required, optional ones nullable; "strict": true where the '
-    "format has the flag (all but mcp).",
+    "format has the flag (all but mcp) and the schema passes strict mode's rules.",
 )
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""

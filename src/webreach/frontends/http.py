@@ -145,7 +145,8 @@ class _Served:
                 on_result = self.metrics.tool_result
             self.toolbox = served_tools(gateway, on_result)
             try:
-                schemas = self.toolbox.schemas("mcp")
+                # the routes and the OpenAPI document: every served tool, with what is checked
+                schemas = self.toolbox.schemas("mcp", exact=True, served=True)
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
                 if gateway.accounts.enabled:  # an agent's profile may name a drop-in surface with tools of its own
                     surfaces = self.toolbox.surfaces.values()

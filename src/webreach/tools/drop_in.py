@@ -11,18 +11,20 @@ Every profile's tools are definitions over the native tools' plans and handlers 
 metering, sessions, the SSRF guard, caching and fallback are the native pipeline's). "visual-agent" is the alias
 set of tools/aliases.py served alone (`alias_set` still adds it beside the native tools); "rollout-gateway"
 (tools/rollout_profile.py) is contract B exactly: the same tool names, JSON indented 2 and the contract's own
-error shape. A server also serves profiles at their own MCP paths (frontends/_mcp_paths.py).
+error shape. A server also serves profiles at their own MCP paths (frontends/_mcp_paths.py). "images" is not another
+stack's contract but the native tools with the image tools listed (the default lists the three web tools only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 
 from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
 from webreach.tools.credits_profile import credits_tools
-from webreach.tools.definitions import ToolDefinition
+from webreach.tools.definitions import TOOLS, ToolDefinition
 from webreach.tools.desktop_profile import desktop_tools
 from webreach.tools.index_profile import index_tools
 from webreach.tools.rollout_profile import rollout_tools
@@ -30,7 +32,17 @@ from webreach.tools.serp_profile import serp_tools
 
 __all__ = ["PROFILES", "ProfileName", "profile_tools", "surface"]
 ProfileName = ToolProfileName
+# the image tools the "images" profile lists beside the web tools (image_upload stays hidden: callable by name)
+LISTED_IMAGE_TOOLS = ("image_search", "crop_images", "reverse_image_search")
+
+
+def image_profile_tools() -> tuple[ToolDefinition, ...]:
+    """The native tools with the image tools listed: the "images" profile."""
+    return tuple(replace(tool, opt_in=False) if tool.name in LISTED_IMAGE_TOOLS else tool for tool in TOOLS)
+
+
 PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
+    "images": image_profile_tools,
     "visual-agent": lambda: tuple(alias_tools("visual-agent")),
     "serp-chat": serp_tools,
     "numeric-index": index_tools,

@@ -149,19 +149,25 @@ class Toolbox:
         strict: bool = False,
         visible: Collection[str] | None = None,
         surface: str | None = None,
+        exact: bool = False,
+        served: bool = False,
     ) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
         with `visible` (`await visible_tools(caller)`), only those tools; with `surface`, that drop-in profile's
-        tools instead of this toolbox's own (an agent's profile names it: `await surface_of(caller)`)."""
-        # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
+        tools instead of this toolbox's own (an agent's profile names it: `await surface_of(caller)`); `exact`:
+        what a validator checks rather than the lean definitions a model reads (tools/schemas.py); `served`: the
+        opt-in tools too (what REST serves, beside what a model is offered)."""
         offered = self.tools if surface is None else self.surfaces[surface]
-        shows_hidden = self.enabled is not None or surface is not None
-        tools = [
-            tool
-            for tool in offered.values()
-            if (tool.name in visible if visible is not None else shows_hidden or not tool.hidden)
-        ]
-        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
+        named = surface is not None
+        tools = [tool for tool in offered.values() if self._listed(tool, visible, served=served, named=named)]
+        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools, exact=exact)
+
+    def _listed(self, tool: ToolDefinition, visible: Collection[str] | None, *, served: bool, named: bool) -> bool:
+        """Whether `tool` is listed: where it is named ([tools] enabled, the caller's profile or its surface),
+        else unless it is hidden or (not `served`) opt-in."""
+        if visible is not None:
+            return tool.name in visible
+        return self.enabled is not None or named or not (tool.hidden or (tool.opt_in and not served))
 
     async def visible_tools(self, caller: str | None) -> Collection[str] | None:
         """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""

@@ -43,7 +43,8 @@ from webreach.tools.definitions import (
     price_crops,
     price_search,
 )
-from webreach.tools.image_tools import CropImagesArguments, Crops, ImageSearchArguments, Token
+from webreach.tools.image_arguments import Token
+from webreach.tools.image_tools import CropImagesArguments, CropsMade, ImageSearchArguments
 from webreach.tools.reverse_tools import MESSAGES_DESCRIPTION, ReverseImageSearchArguments
 
 
@@ -167,7 +168,7 @@ def _images_found(handler: Handler) -> Handler:
     return answer
 
 
-def crop_body(crops: Crops) -> str:
+def crop_body(crops: CropsMade) -> str:
     """crop_images_by_token's answer: each input token's crop (its URL, else its base64) or its error, and the crops
     made in order (the host injects each as a new <obs_i>). Megabytes of base64: written on a worker."""
     results: dict[str, str] = {}
