@@ -94,7 +94,7 @@ def test_test_connection_answers_on_the_engines_page_in_the_providers_words(web:
         assert message.endswith("The provider says: “The provided subscription token is invalid.”")
         advice = "</strong> Check the engine's API key; meanwhile use another engine or the auto mode.</p>"
         assert advice in html.unescape(shown.text)
-        assert "{" not in message and "engine=" not in shown.text and "SUBSCRIPTION_TOKEN_INVALID" not in shown.text
+        assert "{" not in message and "engine='" not in shown.text and "SUBSCRIPTION_TOKEN_INVALID" not in shown.text
         assert shown_text(shown, "breaker-brave_api") == "closed"
         assert CONSOLE_BAD_KEY not in shown.text
         posted(client, f"/console/engines/{KEYED}", {"csrf": csrf, "api_key": CONSOLE_KEY})

@@ -101,8 +101,9 @@ async def test_the_profile_offers_the_contracts_web_search(desktop: ServerProces
     schema = tools["web_search"]
     assert set(schema["properties"]) == {"query", "count", "freshness"} and schema["required"] == ["query"]
     count = schema["properties"]["count"]
-    assert count["default"] == 5 and count["anyOf"][0] == {"maximum": 10, "minimum": 1, "type": "integer"}
-    assert schema["properties"]["freshness"]["anyOf"][0]["enum"] == ["day", "week", "month", "year"]
+    # the lean form models read (tools/schemas.py): an optional field is [type, "null"]
+    assert count["default"] == 5 and (count["minimum"], count["maximum"], count["type"]) == (1, 10, ["integer", "null"])
+    assert schema["properties"]["freshness"]["enum"] == ["day", "week", "month", "year", None]
 
 
 async def test_web_search_answers_from_the_default_provider(desktop: ServerProcess, web: FakeWeb) -> None:
