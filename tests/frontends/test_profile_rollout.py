@@ -137,9 +137,8 @@ def check_images(body: dict[str, Any], k: int) -> None:
 
 
 def integer(schema: dict[str, Any]) -> dict[str, Any]:
-    """An integer argument's own schema (the listing also offers it as a numeric string: forgiving validation)."""
-    first: dict[str, Any] = schema.get("anyOf", [schema])[0]
-    return first
+    """An integer argument's type and range as the lean listing states them (tools/schemas.py)."""
+    return {key: schema[key] for key in ("type", "minimum", "maximum") if key in schema}
 
 
 def check_schemas(listed: dict[str, Any]) -> None:
