@@ -16,14 +16,13 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webreach.testing.balancer import _free_port, _listening
+from webreach.testing.balancer import free_port, wait_listening
+from webreach.testing.server_process import stop
 
-START_TIMEOUT = 10.0
 USER = "agent"
 _OPENING = re.compile(r"opensock: opening connection to (\S+)")
 
@@ -53,7 +52,7 @@ def tinyproxy(password: str) -> Iterator[Tinyproxy]:
     if found is None:
         raise TinyproxyUnavailable("tinyproxy not found (apt-get install tinyproxy)")
     with tempfile.TemporaryDirectory(prefix="webreach-tinyproxy-") as folder:
-        port, log = _free_port(), Path(folder) / "tinyproxy.log"
+        port, log = free_port(), Path(folder) / "tinyproxy.log"
         config = Path(folder) / "tinyproxy.conf"
         config.write_text(
             f'Port {port}\nListen 127.0.0.1\nTimeout 10\nMaxClients 20\nLogLevel Info\nLogFile "{log}"\n'
@@ -66,16 +65,7 @@ def tinyproxy(password: str) -> Iterator[Tinyproxy]:
             stderr=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + START_TIMEOUT
-            while not _listening(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"tinyproxy did not start (exit {process.poll()})")
-                time.sleep(0.05)
+            wait_listening(process, port, "tinyproxy")
             yield Tinyproxy(f"http://{USER}:{password}@127.0.0.1:{port}", port, log)
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
+            stop(process)
