@@ -12,6 +12,7 @@ import pytest
 
 from webreach.testing import FakeWeb
 
+from .console_pages import hidden, posted
 from .serving import ServerProcess, http_server
 
 pytestmark = pytest.mark.network
@@ -28,21 +29,6 @@ def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def client(console: ServerProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=console.url, trust_env=False, follow_redirects=False, timeout=60) as opened:
         yield opened
-
-
-def hidden(page: httpx.Response, name: str, form: int = 0) -> str:
-    """The value of the `form`-th hidden input called `name` on the page."""
-    return re.findall(rf'name="{name}" value="([^"]*)"', page.text)[form]
-
-
-def posted(client: httpx.Client, path: str, fields: dict[str, str]) -> httpx.Response:
-    """POST a form: it must answer 303 to a console page; that page, fetched once."""
-    answer = client.post(path, data=fields)
-    assert answer.status_code == 303, (path, answer.status_code, answer.text[:300])
-    assert answer.headers["location"].startswith("/console/")
-    shown = client.get(answer.headers["location"])
-    assert shown.status_code == 200
-    return shown
 
 
 def balance(client: httpx.Client) -> int:

@@ -18,6 +18,7 @@ import pytest
 from secret_keys import CONSOLE_BAD_KEY, CONSOLE_KEY
 from webreach.testing import FakeWeb
 
+from .console_pages import hidden, posted
 from .serving import ServerProcess, http_server
 
 pytestmark = pytest.mark.network
@@ -39,19 +40,6 @@ def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def client(console: ServerProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=console.url, trust_env=False, follow_redirects=False, timeout=60) as opened:
         yield opened
-
-
-def hidden(page: httpx.Response, name: str, form: int = 0) -> str:
-    return re.findall(rf'name="{name}" value="([^"]*)"', page.text)[form]
-
-
-def posted(client: httpx.Client, path: str, fields: dict[str, str]) -> httpx.Response:
-    """POST a form; the page its 303 leads to (`location` kept on the answer's request for the caller)."""
-    answer = client.post(path, data=fields)
-    assert answer.status_code == 303, (path, answer.status_code, answer.text[:300])
-    shown = client.get(answer.headers["location"])
-    assert shown.status_code == 200
-    return shown
 
 
 def shown_text(page: httpx.Response, name: str) -> str:
