@@ -62,6 +62,7 @@ from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedRea
 from webreach.read.readers.jina import JinaReader
 from webreach.read.readers.reader_pace import ReaderPace
 from webreach.read.window import Tokenizer, load_tokenizer, window
+from webreach.state.bucket_store import BucketStore
 from webreach.telemetry import Tracing
 
 FILE_SECONDS = 120.0  # a local file has no fetch deadline; this bounds a hostile PDF's extraction
@@ -114,8 +115,10 @@ class Reading:
         workers: ExtractionWorkers | None = None,
         offline: OfflineScope | None = None,
         tracing: Tracing | None = None,
+        bucket_store: BucketStore | None = None,
     ) -> None:
         self.settings = settings = settings or ReadSettings()
+        self._bucket_store = bucket_store  # third-party readers' pace (the engines' store: shared across replicas)
         self.clock: Clock = clock or SystemClock()
         self.user_agent = user_agent
         self.resolver: Resolver = resolver or system_resolver()
@@ -164,7 +167,10 @@ class Reading:
         return JinaReader(
             Guard(AddressPolicy(), self.resolver, self.offline), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
-            pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
+            pace=ReaderPace(
+                "jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE),
+                store=self._bucket_store, clock=self.clock,
+            ),
             proxy=effective_proxy(settings.jina_proxy, None),
         )  # fmt: skip
 
