@@ -39,6 +39,7 @@ from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
+from webreach.state.bucket_store import BucketStore
 
 if TYPE_CHECKING:
     from webreach.state.redis_connection import RedisConnection
@@ -121,6 +122,11 @@ class Searching:
     def redis(self) -> RedisConnection | None:
         """The Redis connection every Redis store of this Gateway shares (None when no store is on Redis)."""
         return self._redis
+
+    @property
+    def bucket_store(self) -> BucketStore:
+        """The rate-limit buckets' store ([state] backend): third-party readers pace in it too (reader_pace.py)."""
+        return self._state.bucket_store
 
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
