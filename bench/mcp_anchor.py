@@ -8,6 +8,10 @@ same SDK with one tool returning a fixed 2 KB string; webreach's server is front
 fake web (memory state), warmed so every measured web_search is a cache hit. Servers take turns within each round;
 each figure is the median over rounds of CPU seconds (process_time) per call, and "vs anchor" the median of each
 round's own ratio. Target (issue 38): webreach <= 1.3x the anchor. Sockets, uvicorn and REST: bench/serve.py.
+
+"pipeline" is the same cached web_search through `Toolbox.call` alone, no MCP (the tool pipeline every door
+shares), and "door + SDK" webreach's figure less it: what MCP adds around the pipeline, to set beside the anchor,
+which is almost nothing but the SDK.
 """
 
 from __future__ import annotations
@@ -52,6 +56,17 @@ async def cpu_per_call(server: Server[Any], mode: str, calls: int) -> float:
         return (time.process_time() - start) / calls
 
 
+async def pipeline_per_call(settings: Settings, calls: int) -> float:
+    """CPU per cached web_search through the tool pipeline alone, as the MCP door calls it."""
+    async with tools_over_gateway(settings) as toolbox:
+        first = await toolbox.call("web_search", ARGUMENTS, output="compact")
+        assert not first.is_error, first.text
+        start = time.process_time()
+        for _ in range(calls):
+            await toolbox.call("web_search", ARGUMENTS, output="compact")
+        return (time.process_time() - start) / calls
+
+
 async def main(calls: int, rounds: int) -> None:
     async with FakeWeb() as web:
         settings = Settings(fake_web=web.url, state={"backend": "memory"})
@@ -61,14 +76,17 @@ async def main(calls: int, rounds: int) -> None:
             for mode in ("legacy", "auto"):
                 for name, server in servers.items():
                     samples.setdefault((name, mode), []).append(await cpu_per_call(server, mode, calls))
-    print("| style | anchor us/call | webreach us/call | vs anchor (median, min-max) |")
-    print("|---|---|---|---|")
+                samples.setdefault(("pipeline", mode), []).append(await pipeline_per_call(settings, calls))
+    print("| style | anchor us/call | webreach us/call | vs anchor (median, min-max) | pipeline us | door + SDK us |")
+    print("|---|---|---|---|---|---|")
     for mode, style in (("legacy", "2025 session"), ("auto", "2026 request")):
-        ours, base = samples[("webreach", mode)], samples[("anchor", mode)]
+        ours, base, alone = samples[("webreach", mode)], samples[("anchor", mode)], samples[("pipeline", mode)]
         ratios = [a / b for a, b in zip(ours, base, strict=True)]
+        door = [a - b for a, b in zip(ours, alone, strict=True)]
         print(
             f"| {style} | {statistics.median(base) * 1e6:.0f} | {statistics.median(ours) * 1e6:.0f} | "
-            f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) |"
+            f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) | "
+            f"{statistics.median(alone) * 1e6:.0f} | {statistics.median(door) * 1e6:.0f} |"
         )
 
 
