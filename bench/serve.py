@@ -9,6 +9,10 @@ Starlette endpoint answering {"status": "ok"} behind the same middleware: what f
 Engines point at the fake web; one search warms the cache, so every measured search is a cache hit.
 Endpoints: bare (GET /bench/bare); rest (POST /v1/search, JSON output); mcp-session (tools/call web_search in a
 2025-11-25 session, initialized beforehand); mcp-2026 (tools/call as a self-contained 2026-07-28 request).
+anchor-session and anchor-2026 are the same two calls to the anchor, the MCP SDK's minimal server (one tool, a
+fixed 2 KB string: bench/_mcp_anchor_http.py) in a process of its own on the same uvicorn settings. Each run
+also gives the server's CPU per answered request; the MCP rows' ratio to the anchor in their style is the median
+of each round's own ratio. Target (issue 38): webreach's MCP <= 1.3x the anchor's CPU per tools/call.
 
 Load comes from wrk (Debian's `wrk`) when installed, so the client does not take the CPU the server needs on a
 small machine; else from httpx, which costs about as much CPU per request as the server and understates
@@ -38,25 +42,21 @@ import json
 import math
 import os
 import platform
-import re
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench._serve_processes import anchor_process, server_process
 from bench.load import STARTUP, Endpoint, Plan, Run, python_run, wrk_run
 from webreach.testing import FakeWeb
-from webreach.testing.environment import process_env
 
 RESULTS = Path(__file__).parent / "results"
 ARGUMENTS = {"query": "python asyncio", "engine": "mojeek"}
@@ -66,52 +66,6 @@ MODERN = "2026-07-28"
 ANCHOR_TOOL = "fixed"  # the anchor's one tool (bench/_mcp_anchor_stdio.py)
 ANCHOR_OF = {"mcp-session": "anchor-session", "mcp-2026": "anchor-2026"}  # webreach's MCP row -> its anchor row
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-SERVER_ENTRY = (
-    "from webreach.config import Settings; from webreach.frontends.http import run_http; "
-    "run_http(Settings(), host='127.0.0.1', port=0, bare_route=True)"
-)
-
-
-@contextmanager
-def server_process(
-    fake_web: str, state: str, home: Path, *, http_parser: str = "auto", event_loop: str = "asyncio"
-) -> Iterator[tuple[str, int]]:
-    """Start the HTTP server with the bare route; yield its base URL and process id once it is serving."""
-    env = process_env(
-        home, WEBREACH_FAKE_WEB=fake_web, WEBREACH_STATE__BACKEND=state,
-        WEBREACH_SERVER__HTTP_PARSER=http_parser, WEBREACH_SERVER__EVENT_LOOP=event_loop,
-    )  # fmt: skip
-    with serving([sys.executable, "-c", SERVER_ENTRY], env) as started:
-        yield started
-
-
-@contextmanager
-def anchor_process(home: Path, *, http_parser: str = "auto", event_loop: str = "asyncio") -> Iterator[tuple[str, int]]:
-    """Start the anchor (bench/_mcp_anchor_http.py) on the same uvicorn settings; yield its URL and process id."""
-    command = [sys.executable, "-m", "bench._mcp_anchor_http", "--http", http_parser, "--loop", event_loop]
-    # run from the repository's root, so `-m bench...` finds this package
-    with serving(command, process_env(home), cwd=Path(__file__).parent.parent) as started:
-        yield started
-
-
-@contextmanager
-def serving(command: list[str], env: dict[str, str], cwd: Path | None = None) -> Iterator[tuple[str, int]]:
-    """Run `command` until the block ends; yield the URL its first stderr line announces and its process id."""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        match = re.search(r"serving (http://\S+)", line)
-        if match is None:
-            raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
-        yield match.group(1), process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 # --- endpoints -----------------------------------------------------------------------------------------------
