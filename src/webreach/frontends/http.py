@@ -298,7 +298,8 @@ def build_app(
         routes=routes,
         middleware=[
             Middleware(HostGuard, hosts=hosts, origins=origins),
-            Middleware(McpPaths, doors=lambda: served.doors),  # a profile's own MCP path (_mcp_paths.py)
+            # a profile's own MCP path, and /mcp itself past the router (_mcp_paths.py)
+            Middleware(McpPaths, doors=lambda: served.doors, main=mcp_door),
             Middleware(_ToolCallShortcut, served=served, tool_calls=tool_calls),
         ],
         exception_handlers={HTTPException: _http_exception, Exception: _internal_error},
