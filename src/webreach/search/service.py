@@ -130,6 +130,7 @@ class Searching:
 
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
+        await self._router.aclose()  # cancelled engine calls unwind first, while their clients are still open
         for client in self._clients.values():
             await client.aclose()
         self._clients.clear()
