@@ -27,7 +27,8 @@ the median of each round's own ratio to the bare endpoint (the rounds' ratios ar
                scheduled send time, so queueing is charged even when it delays the next send (no coordinated
                omission), and a request unanswered when the run ends counts as infinitely slow.
 
-Targets: REST cached search >= 0.5x the bare endpoint's throughput; REST p99 <= 50 ms at 100 clients.
+Targets (issue 38): REST cached search >= 0.6x the bare endpoint's throughput (so at most ~1.67x its server CPU per
+request, printed below the table: the figure a busy machine disturbs least); REST p99 <= 50 ms at 100 clients.
 Prints a markdown table and writes bench/results/serve.json (serve-<http>-<loop>.json for other server settings;
 --out names another file).
 """
@@ -262,7 +263,7 @@ async def bench(servers: Servers, args: argparse.Namespace, driver: str) -> dict
             open_rows[name]["load"] = round(rate / row["rps"], 2)  # the offered rate as a share of its capacity
     rest = closed_rows["rest"]
     targets = [
-        {"loop": "closed", "target": ">= 0.5x bare", "measured": rest["vs_bare"], "met": rest["vs_bare"] >= 0.5},
+        {"loop": "closed", "target": ">= 0.6x bare", "measured": rest["vs_bare"], "met": rest["vs_bare"] >= 0.6},
         {"loop": "closed", "target": "p99 <= 50 ms", "measured": rest["p99_ms"], "met": rest["p99_ms"] <= 50},
     ]
     if open_rows:
@@ -291,6 +292,8 @@ def cpu_table(rows: dict[str, Any]) -> dict[str, Any]:
     for name, row in rows.items():
         per_call = [each["cpu_us_per_call"] for each in row["rounds"]]
         entry = {"median_us": statistics.median(per_call), "min_us": min(per_call), "max_us": max(per_call)}
+        bare = [each["cpu_us_per_call"] for each in rows["bare"]["rounds"]]
+        entry["vs_bare"] = round(statistics.median(own / floor for own, floor in zip(per_call, bare, strict=True)), 2)
         anchor = ANCHOR_OF.get(name)
         if anchor is not None:
             base = [each["cpu_us_per_call"] for each in rows[anchor]["rounds"]]
@@ -334,14 +337,17 @@ def report(result: dict[str, Any]) -> None:
             print("| " + " | ".join(map(str, cells)) + " |")
     rounds = ", ".join(f"{ratio:.2f}x" for ratio in result["closed_loop"]["rest"]["vs_bare_rounds"])
     print(f"\nREST vs bare, round by round (closed loop): {rounds}")
-    print("\n| endpoint (closed loop) | server CPU us/call, median (min-max) | vs anchor, median (rounds) | target |")
-    print("|---|---:|---:|---|")
+    print(
+        "\n| endpoint (closed loop) | server CPU us/call, median (min-max) | x bare | vs anchor, median (rounds) | target |"
+    )
+    print("|---|---:|---:|---:|---|")
     for name, entry in result["cpu_per_call"].items():
-        cells = [name, f"{entry['median_us']:.0f} ({entry['min_us']:.0f}-{entry['max_us']:.0f})", "", ""]
+        cpu = f"{entry['median_us']:.0f} ({entry['min_us']:.0f}-{entry['max_us']:.0f})"
+        cells = [name, cpu, f"{entry['vs_bare']:.2f}x", "", ""]
         if "vs_anchor" in entry:
             rounds = ", ".join(f"{ratio:.2f}" for ratio in entry["vs_anchor_rounds"])
             met = "yes" if entry["vs_anchor"] <= 1.3 else "NO"
-            cells[2:] = [f"{entry['vs_anchor']:.2f}x ({rounds})", f"<= 1.3x anchor: {met}"]
+            cells[3:] = [f"{entry['vs_anchor']:.2f}x ({rounds})", f"<= 1.3x anchor: {met}"]
         print("| " + " | ".join(cells) + " |")
     unanswered = {name: row["unanswered"] for name, row in opened["endpoints"].items() if row["unanswered"]}
     if unanswered:
