@@ -337,9 +337,8 @@ def report(result: dict[str, Any]) -> None:
             print("| " + " | ".join(map(str, cells)) + " |")
     rounds = ", ".join(f"{ratio:.2f}x" for ratio in result["closed_loop"]["rest"]["vs_bare_rounds"])
     print(f"\nREST vs bare, round by round (closed loop): {rounds}")
-    print(
-        "\n| endpoint (closed loop) | server CPU us/call, median (min-max) | x bare | vs anchor, median (rounds) | target |"
-    )
+    head = "| endpoint (closed loop) | server CPU us/call, median (range) | x bare | vs anchor (rounds) | target |"
+    print("\n" + head)
     print("|---|---:|---:|---:|---|")
     for name, entry in result["cpu_per_call"].items():
         cpu = f"{entry['median_us']:.0f} ({entry['min_us']:.0f}-{entry['max_us']:.0f})"
