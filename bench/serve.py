@@ -331,7 +331,10 @@ def report(result: dict[str, Any]) -> None:
         for name, row in rows.items():
             targets = [target for target in result["rest_targets"] if target["loop"] == loop and name == "rest"]
             share = f"{row['vs_bare']}x" if "vs_bare" in row else f"load {row['load']:.0%}"
-            cells = [name, label, row["rps"], share, row["p50_ms"], row["p99_ms"], row["server_cpu"], row["other_cpu"]]
+            figures = [f"{row[key]:.1f}" for key in ("rps", "p50_ms", "p99_ms")] + [
+                f"{row[key]:.2f}" for key in ("server_cpu", "other_cpu")
+            ]
+            cells = [name, label, figures[0], share, *figures[1:]]
             cells.append("; ".join(target["target"] for target in targets))
             cells.append("; ".join("yes" if target["met"] else "NO" for target in targets))
             print("| " + " | ".join(map(str, cells)) + " |")
