@@ -38,7 +38,7 @@ from webreach.tools.definitions import (
     ToolDefinition,
 )
 from webreach.tools.drop_in import PROFILES, profile_tools, surface
-from webreach.tools.planned_calls import Planned, PlannedCalls
+from webreach.tools.planned_calls import Planned, PlannedCalls, memo_key
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
 
@@ -297,16 +297,17 @@ class Toolbox:
 
     def _planned(self, tool: ToolDefinition, given: Mapping[str, Any] | str | None) -> Planned:
         """The call's arguments decoded (once: nowhere else), validated and planned; the same text is planned once
-        (tools/planned_calls.py)."""
-        if isinstance(given, str):
-            known = self._plans.get(tool, given)
+        (tools/planned_calls.py), and so is the same JSON given as a mapping (MCP)."""
+        key = memo_key(given)
+        if key is not None:
+            known = self._plans.get(tool, key)
             if known is not None:
                 return known
-        raw = decode_arguments(given)
+        raw = decode_arguments(given if key is None else key)  # a mapping's own text: what is kept is a copy
         arguments = tool.arguments.parse(raw)
         planned = Planned(raw, arguments, tool.prepare(arguments, self.engines))
-        if isinstance(given, str):
-            self._plans.put(tool, given, planned)
+        if key is not None:
+            self._plans.put(tool, key, planned)
         return planned
 
 
