@@ -62,3 +62,10 @@ def test_help_and_version_load_nothing_heavy(args: list[str]) -> None:
 def test_a_public_name_still_loads_its_module() -> None:
     """The control: the check above sees a heavy module when one is loaded."""
     assert "webreach.gateway" in loaded_after("import webreach\nwebreach.Gateway")
+
+
+def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:
+    """`webreach mcp` answers `initialize` before its gateway is built: the door's module imports the mcp SDK but
+    neither the gateway nor the tools (the server opens them in the background, frontends/mcp.py)."""
+    script = "import webreach.frontends.cli\nimport webreach.frontends.mcp\n"
+    assert set(loaded_after(script)) <= {"webreach.config", "pydantic", "httpx", "mcp"}
