@@ -12,11 +12,12 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from PIL import Image
+from typing import TYPE_CHECKING, Literal
 
 from webreach.errors import InvalidInputError
+
+if TYPE_CHECKING:  # Pillow loads with the first image decoded, not with this module
+    from PIL import Image
 
 Units = Literal["auto", "pixels", "relative"]
 PixelBox = tuple[int, int, int, int]
@@ -162,6 +163,8 @@ def downscale(image: Image.Image, max_side: int) -> Image.Image:
     width, height = image.size
     if max(width, height) <= max_side:
         return image
+    from PIL import Image
+
     scale = max_side / max(width, height)
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     return image.resize(size, Image.Resampling.LANCZOS)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-
-from PIL import Image, ImageOps, UnidentifiedImageError
+from typing import TYPE_CHECKING
 
 from webreach.errors import CorruptImageError, ImageTooLargeError, UnsupportedImageError
+
+if TYPE_CHECKING:  # Pillow loads with the first image decoded (`decode`), not with this module
+    from PIL import Image
 
 # Pillow format name -> MIME type, the only formats opened (formats= keeps Pillow from trying its other plugins)
 ORIENTATION = 0x0112  # the EXIF tag
@@ -51,6 +53,8 @@ class Decoded:
 
 def decode(data: bytes, limits: ImageLimits | None = None) -> Decoded:
     """The image in `data`, or UnsupportedImageError / ImageTooLargeError / CorruptImageError."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     limits = limits or ImageLimits()
     if len(data) > limits.max_bytes:
         raise ImageTooLargeError(f"the image is {len(data):,} bytes, over the limit of {limits.max_bytes:,}")
