@@ -79,18 +79,6 @@ def _server_settings() -> tuple[Settings, Settings]:
     return _run(False, checked, short=False)
 
 
-def _door_settings() -> Settings:
-    """The loaded settings of `webreach mcp`, checked as every other command's are before it starts, without the
-    gateway `_server_settings` builds: the server answers `initialize` before it opens its own (frontends/mcp.py),
-    which checks them again with the console's settings merged in."""
-    settings = load_settings()
-    if settings.engines:  # else no engine can be unknown, and the registry need not load
-        from webreach.providers import default_registry
-
-        settings.check_engines(default_registry().names("web"))
-    return settings
-
-
 def _extra_missing(exc: ImportError, command: str) -> NotConfiguredError:
     """The error for a door whose optional packages are not installed; any other import error is a bug."""
     package = (exc.name or "").partition(".")[0]
@@ -558,8 +546,8 @@ def mcp(session: str | None, agent: str | None, profile: str | None) -> None:
             store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    try:
-        settings = _door_settings()
+    try:  # loaded, without the checking gateway of `_server_settings`: the server answers `initialize` first and
+        settings = load_settings()  # then opens its gateway, checking the engines (frontends/mcp.py)
     except WebreachError as error:
         _fail(error, False)
     if profile is not None:
@@ -570,7 +558,10 @@ def mcp(session: str | None, agent: str | None, profile: str | None) -> None:
         except WebreachError as error:
             _fail(error, False)
         settings = settings.model_copy(update={"tools": settings.tools.model_copy(update={"profile": profile})})
-    run_stdio(settings, session=session, agent=agent)
+    try:
+        run_stdio(settings, session=session, agent=agent)
+    except WebreachError as error:  # the tools could not open (a bad configuration): said to every request, and here
+        _fail(error, False)
 
 
 @cli.command()

@@ -295,9 +295,11 @@ def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], de
 
 async def serve_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call,
-    `agent` the agent every call acts as (default: [accounts] agent)."""
+    `agent` the agent every call acts as (default: [accounts] agent). The typed error that kept the tools from
+    opening (a bad configuration), which every request got, is raised once the client is gone."""
+    failures: list[WebreachError] = []
     server = build_server(
-        lambda: tools_over_gateway(settings),
+        lambda: _noting_failure(tools_over_gateway(settings), failures),
         default_session=session,
         default_agent=agent or settings.accounts.agent,
         profile=settings.tools.profile,
@@ -320,6 +322,27 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
             with anyio.move_on_after(5.0):
                 await passed_on.wait()
             tasks.cancel_scope.cancel()
+    if failures:
+        raise failures[0]
+
+
+@contextlib.asynccontextmanager
+async def _noting_failure(
+    opening: AbstractAsyncContextManager[Toolbox], failures: list[WebreachError]
+) -> AsyncIterator[Toolbox]:
+    """`opening`, its typed failure to open noted in `failures`."""
+    try:
+        toolbox = await opening.__aenter__()
+    except WebreachError as failure:
+        failures.append(failure)
+        raise
+    try:
+        yield toolbox
+    except BaseException as exc:
+        if not await opening.__aexit__(type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await opening.__aexit__(None, None, None)
 
 
 class _LineSource:
