@@ -43,14 +43,14 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from webreach.config import Settings
-from webreach.errors import InvalidInputError, WebreachError, error_body
+from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._asgi import SESSION_HEADER, header_text
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.frontends._mcp_lines import claimed_stdin, guarded_lines
+from webreach.frontends._mcp_state import McpState, noting_failure
 
 if TYPE_CHECKING:  # the gateway and the tools load when the server opens them (`tools_over_gateway`), not here
     from webreach.tools import Toolbox
@@ -86,42 +86,6 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-class McpState:
-    """What the server's lifespan yields: the tools over the gateway, as MCP lists them, once opened (`ready`), and
-    the session every call names unless it names its own (None: none, so the caller's or the default)."""
-
-    def __init__(self, default_session: str | None, default_agent: str | None = None) -> None:
-        self.default_session = default_session
-        self.default_agent = default_agent
-        self.tools: list[types.Tool] = []
-        self._toolbox: Toolbox | None = None
-        self._failure: WebreachError | None = None
-        self._settled = anyio.Event()
-
-    @property
-    def toolbox(self) -> Toolbox:
-        if self._toolbox is None:
-            raise RuntimeError("the tools are not open yet: await McpState.ready() first")
-        return self._toolbox
-
-    def opened(self, toolbox: Toolbox, tools: list[types.Tool]) -> None:
-        self._toolbox, self.tools = toolbox, tools
-        self._settled.set()
-
-    def failed(self, failure: WebreachError) -> None:
-        self._failure = failure
-        self._settled.set()
-
-    async def ready(self) -> McpState:
-        """This state once its tools are open. Else the error that kept them from opening (a bad configuration),
-        as the JSON-RPC error of every request that needs them (its agent body as the data)."""
-        if not self._settled.is_set():
-            await self._settled.wait()
-        if self._failure is not None:
-            raise MCPError(types.INTERNAL_ERROR, str(self._failure), error_body(self._failure))
-        return self
 
 
 @dataclass(frozen=True)
@@ -299,7 +263,7 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
     opening (a bad configuration), which every request got, is raised once the client is gone."""
     failures: list[WebreachError] = []
     server = build_server(
-        lambda: _noting_failure(tools_over_gateway(settings), failures),
+        lambda: noting_failure(tools_over_gateway(settings), failures),
         default_session=session,
         default_agent=agent or settings.accounts.agent,
         profile=settings.tools.profile,
@@ -324,25 +288,6 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
             tasks.cancel_scope.cancel()
     if failures:
         raise failures[0]
-
-
-@contextlib.asynccontextmanager
-async def _noting_failure(
-    opening: AbstractAsyncContextManager[Toolbox], failures: list[WebreachError]
-) -> AsyncIterator[Toolbox]:
-    """`opening`, its typed failure to open noted in `failures`."""
-    try:
-        toolbox = await opening.__aenter__()
-    except WebreachError as failure:
-        failures.append(failure)
-        raise
-    try:
-        yield toolbox
-    except BaseException as exc:
-        if not await opening.__aexit__(type(exc), exc, exc.__traceback__):
-            raise
-    else:
-        await opening.__aexit__(None, None, None)
 
 
 class _LineSource:
