@@ -50,7 +50,8 @@ ALLOWED: dict[str, set[str]] = {
     "search": {"routing", "policies", "engines", "state", "providers"} | BOTTOM,
     # the one provider registry (web engines, image engines, reverse-image backends): the services consult it
     "providers": {"engines", "images"} | BOTTOM,
-    "read": {"net", "extract"} | BOTTOM,
+    # a third-party reader (Jina) is paced by the engines' token bucket, in their shared store (reader_pace.py)
+    "read": {"net", "extract", "policies", "state"} | BOTTOM,
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after", "network_failure"},

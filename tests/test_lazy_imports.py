@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,32 @@ def test_help_and_version_load_nothing_heavy(args: list[str]) -> None:
 def test_a_public_name_still_loads_its_module() -> None:
     """The control: the check above sees a heavy module when one is loaded."""
     assert "webreach.gateway" in loaded_after("import webreach\nwebreach.Gateway")
+
+
+SERVE_IDLE = (
+    "import json, sys\n"
+    "from starlette.testclient import TestClient\n"
+    "from webreach.config import ServerSettings, Settings\n"
+    "from webreach.frontends.http import build_app\n"
+    "app = build_app(Settings(fake_web='http://127.0.0.1:9'), server=ServerSettings(allowed_hosts=['*']))\n"
+    "with TestClient(app, base_url='http://127.0.0.1') as client:\n"  # the lifespan ran: a server, idle
+    "    idle = [m for m in ('PIL', 'jinja2') if m in sys.modules]\n"
+    "    page = client.get('/console/')\n"
+    "print(json.dumps({'idle': idle, 'status': page.status_code, 'html': '<html' in page.text,\n"
+    "                  'jinja2': 'jinja2' in sys.modules}))\n"
+)
+
+
+def test_an_idle_server_holds_neither_pillow_nor_jinja2(tmp_path: Path) -> None:
+    """Issue 38, Deliver 6: the console's templates load with its first page, Pillow with the first image."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "WEBREACH_CONFIG": os.devnull}
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_IDLE], capture_output=True, text=True, check=True, timeout=120, env=env
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["idle"] == []
+    assert seen["status"] in (200, 403) and seen["html"] and seen["jinja2"]  # the console still renders
 
 
 def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:

@@ -221,7 +221,9 @@ class ReadSettings(BaseModel):
         None, description='Proxy for the Jina reader\'s calls to Jina, over [network] proxy ("direct": none).'
     )
     jina_rate_per_minute: float | None = Field(
-        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+        None,
+        gt=0,
+        description="Jina reader requests a minute, for all processes on one [state] store (20 keyless, 200 keyed).",
     )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)

@@ -222,6 +222,7 @@ class Gateway:
                 network.read_settings(settings.read, settings.network), resolver=network.resolver, clock=self.clock,
                 user_agent=settings.user_agent, network_backend=network.backend, tracing=self.tracing,
                 offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
+                bucket_store=self._searching.bucket_store,
             )  # fmt: skip
         return self._reading
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from webreach.errors import InvalidInputError
 
-if TYPE_CHECKING:  # Pillow loads with the first image decoded, not with this module
+if TYPE_CHECKING:
     from PIL import Image
 
 Units = Literal["auto", "pixels", "relative"]
@@ -163,10 +163,10 @@ def downscale(image: Image.Image, max_side: int) -> Image.Image:
     width, height = image.size
     if max(width, height) <= max_side:
         return image
-    from PIL import Image
-
     scale = max_side / max(width, height)
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    from PIL import Image  # Pillow loads with the first image worked on, not with the server (decode.py)
+
     return image.resize(size, Image.Resampling.LANCZOS)
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, TypeVar
 from webreach.images.crop import CropLimits, Encoded, Units, check_crop, encode, plan_box
 from webreach.images.decode import Decoded, ImageLimits, decode
 
-if TYPE_CHECKING:  # Pillow loads with the first image decoded, not with this module
+if TYPE_CHECKING:
     from PIL import Image
 
 T = TypeVar("T")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from webreach.images.crop import downscale
 from webreach.images.decode import ImageLimits, decode
 
-if TYPE_CHECKING:  # Pillow loads with the first image decoded, not with this module
+if TYPE_CHECKING:
     from PIL import Image
 
 AS_IS = frozenset({"JPEG", "PNG", "WEBP"})
