@@ -89,7 +89,7 @@ CONFINED = {
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     # the stdio door's end-of-input handling and its line filter beside it
-    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py"),
+    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py", "frontends/_mcp_state.py"),
     # the HTTP door's own modules: the app, its docs, the admin gate, the admin endpoints and the agents' keys
     "starlette": (
         "frontends/http.py",

@@ -4,6 +4,7 @@ sys.modules in a fresh interpreter, never by timing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -11,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 HEAVY = (
     "webreach.gateway",
@@ -90,3 +94,38 @@ def test_an_idle_server_holds_neither_pillow_nor_jinja2(tmp_path: Path) -> None:
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["idle"] == []
     assert seen["status"] in (200, 403) and seen["html"] and seen["jinja2"]  # the console still renders
+
+
+def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:
+    """`webreach mcp` answers `initialize` before its gateway is built: the door's module imports the mcp SDK but
+    neither the gateway nor the tools (the server opens them in the background, frontends/mcp.py)."""
+    script = "import webreach.frontends.cli\nimport webreach.frontends.mcp\n"
+    assert set(loaded_after(script)) <= {"webreach.config", "pydantic", "httpx", "mcp"}
+
+
+SEARCH = ["search", "python asyncio", "-e", "duckduckgo", "--format", "compact"]
+READ_SIDE = ("webreach.read.service", "webreach.extract.cascade", "trafilatura", "pypdf", "PIL")
+REPORT_READ_SIDE = (
+    "print(result.output, file=sys.stderr)\n"
+    f"import json\nprint(json.dumps([m for m in {READ_SIDE!r} if m in sys.modules]))\n"
+)
+
+
+@pytest.mark.network
+async def test_a_cached_search_loads_no_read_side_or_images(tmp_path: Path) -> None:
+    """A second `webreach search` (a hit in the persistent cache, on the fake web) loads neither the reading side
+    (the read service, the extraction cascade, trafilatura, pypdf) nor Pillow: the gateway builds its reader on the
+    first read, and images load Pillow with the first image they decode."""
+    async with FakeWeb() as web:
+        env = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, WEBREACH_CACHE__BACKEND="sqlite")
+        loaded: list[list[str]] = []
+        asked: list[int] = []
+        for _ in range(2):  # the first fills the cache, the second is answered from it
+            argv = [sys.executable, "-c", RUN_CLI + REPORT_READ_SIDE, *SEARCH]
+            done = await asyncio.to_thread(subprocess.run, argv, env=env, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert "Results via duckduckgo" in done.stderr
+            loaded.append(json.loads(done.stdout.splitlines()[-1]))
+            asked.append(len(web.requests("duckduckgo")))
+    assert asked[0] >= 1 and asked[1] == asked[0]  # the second search was a cache hit
+    assert loaded[1] == []

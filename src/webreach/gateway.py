@@ -290,6 +290,10 @@ class Gateway:
         """Every web engine name, for the tools' schema enums and their engine check."""
         return self._searching.engine_names()
 
+    def check_engines(self) -> None:
+        """InvalidInputError when the settings (the console's included) configure an engine that does not exist."""
+        self.settings.check_engines(self.engine_names())
+
     def engine_settings(self) -> Mapping[str, EngineSettings]:
         """The configured engines' settings as they are now (the console's changes included)."""
         return self.settings.engines

@@ -42,6 +42,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from webreach.bounded_json import nests_deeper_than
+from webreach.defaults import MAX_JSON_DEPTH as MAX_JSON_DEPTH
 from webreach.errors import Arg, InvalidInputError, hint
 from webreach.models import (
     LANGUAGE_PATTERN,
@@ -72,9 +73,6 @@ DEFAULT_READ_TOP = 3
 # results an agent's web_search gets by default (models.TOOL_LIMITS, the one definition): fewer than
 # models.DEFAULT_LIMIT for people, because each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = TOOL_LIMITS["web_search"].default
-# arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
-# refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
-MAX_JSON_DEPTH = 16
 # engines asked together in web_search_multi: more than the registry could hold is never meant, and each name is
 # echoed in an "unknown engine" error, so names are short
 MAX_ENGINES = 32
