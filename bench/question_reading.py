@@ -43,7 +43,7 @@ from typing import Any
 import bm25s
 
 from webreach.extract.cascade import extract
-from webreach.extract.packing import Piece, pack, trimmed_text
+from webreach.extract.packing import WHOLE_SHARE, Piece, pack, trimmed_text
 from webreach.extract.passages import PASSAGE_CHARS, Passage, cut
 from webreach.extract.question_rank import QuestionRanker, Weights, select
 from webreach.read.window import O200kTokenizer
@@ -120,7 +120,7 @@ class Readers:
         tokenizer: O200kTokenizer,
         rankers: dict[str, QuestionRanker],
         passage_chars: int,
-        whole: float = 0.6,
+        whole: float = WHOLE_SHARE,
     ) -> None:
         self.article, self.tokenizer, self.rankers, self.whole = article, tokenizer, rankers, whole
         started = time.perf_counter()
@@ -194,7 +194,10 @@ class Readers:
 
 
 def rows(
-    articles: list[Article], rankers: dict[str, QuestionRanker], passage_chars: int = PASSAGE_CHARS, whole: float = 0.6
+    articles: list[Article],
+    rankers: dict[str, QuestionRanker],
+    passage_chars: int = PASSAGE_CHARS,
+    whole: float = WHOLE_SHARE,
 ) -> Iterator[dict[str, Any]]:
     """One row per (question, reader, budget)."""
     tokenizer = O200kTokenizer()
@@ -302,7 +305,7 @@ def main() -> None:
     parser.add_argument("--weights", default="{}", help="JSON of Weights fields to try (tuning)")
     parser.add_argument("--dim", type=int, default=256, help="WordLlama dimensions (64, 128 or 256)")
     parser.add_argument("--passage-chars", type=int, default=PASSAGE_CHARS, help="passage size (tuning)")
-    parser.add_argument("--whole", type=float, default=0.6, help="budget share shown whole (ours-packed)")
+    parser.add_argument("--whole", type=float, default=WHOLE_SHARE, help="budget share shown whole (ours-packed)")
     parser.add_argument("--no-timing", action="store_true", help="leave out the time per ~5,000-word page")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()

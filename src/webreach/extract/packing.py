@@ -26,6 +26,8 @@ from webreach.models import TRIM_MARK
 
 WHOLE = 1  # the best passages shown whole before the others are trimmed
 WHOLE_SHARE = 0.6  # ... and the next ones too while passages shown whole take no more of the budget than this
+SMALLEST = 12  # tokens: below this nothing more is looked for (a label and a few words)
+SLACK = 16  # tokens a trimmed piece may cost beyond its share of its passage's cost (its label, the ellipses)
 KEPT_SENTENCES = 2  # a trimmed passage's best sentence and its better neighbour
 WORD = re.compile(r"\S+")
 
@@ -103,8 +105,14 @@ def pack(
             chosen.append(Piece(position, 0, len(passage.text), False, cost))
             left, whole_spent, wholes = left - cost, whole_spent + cost, wholes + 1
             continue
+        if left < SMALLEST:
+            break
         cut = trim(passage, scores.sentences[firsts[position] : firsts[position + 1]], kept)
         if cut is not None:
+            # counting a piece's tokens is what packing costs: a piece whose share of the passage's cost is well
+            # over what is left is not counted
+            if cost * (cut[1] - cut[0]) / max(len(passage.text), 1) > left + SLACK:
+                continue
             cost = cost_of(passage, trimmed_text(passage.text, *cut))
             if cost <= left:
                 chosen.append(Piece(position, cut[0], cut[1], True, cost))
