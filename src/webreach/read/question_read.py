@@ -5,10 +5,11 @@ The extracted document is cut into passages (extract/passages.py) once and kept 
 question or a passage read then costs neither a request nor an extraction nor a cut. Cutting is deterministic, so
 passage n of the same document is the same text every time.
 
-- question: the passages ranked for it (extract/question_rank.py), the best that fit `max_tokens` (default
-  QUESTION_MAX_TOKENS) in page order. A passage's cost is its text's tokens plus its label's (the anchor and the
-  heading path the renderers print before it). When not even the best passage fits, it comes alone, over budget,
-  rather than nothing.
+- question: the passages ranked for it (extract/question_rank.py) and packed into `max_tokens` (default
+  QUESTION_MAX_TOKENS) in page order (extract/packing.py): the best whole, the next trimmed to their best sentences
+  (PagePassage.trimmed; passage=n still reads one whole). A piece's cost is its text's tokens plus its label's (the
+  anchor and the heading path the renderers print before it). When nothing fits, the best passage comes alone,
+  whole and over budget, rather than nothing.
 - passage: passage n, and the ones after it while they fit `max_tokens` (only passage n when none is given).
 Ranking and cutting are CPU work: they run in a worker thread (the ranker loads its optional parts once, under a
 lock; the rest is per page).
