@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from webreach.extract.packing import pack, sentence_spans, trim, trimmed_text
-from webreach.extract.page_scores import sentences
+from webreach.extract.page_scores import Scores, sentences
 from webreach.extract.passages import Passage, cut
-from webreach.extract.question_rank import QuestionRanker, Scores, select
+from webreach.extract.question_rank import QuestionRanker, select
 from webreach.models import TRIM_MARK
 
 

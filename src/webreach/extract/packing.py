@@ -1,7 +1,7 @@
 """Packing a question's passages into a token budget: the best passages whole, the next ones trimmed to their
 best sentences, so more candidate answers fit in the same tokens.
 
-    scores = ranker.scores(index, question)                         # extract/question_rank.py
+    scores = ranker.scores(index, question)                         # extract/question_rank.py: a Scores
     pieces = pack(passages, scores, costs, 500, cost_of=trimmed_cost)  # Piece per passage shown, in page order
 
 A trimmed piece is the passage's best sentence (by the question's sentence score) and its better-scored neighbour,
@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webreach.extract.page_scores import SENTENCE_END
+from webreach.extract.page_scores import SENTENCE_END, Scores
 from webreach.extract.passages import Passage
-from webreach.extract.question_rank import Scores
 from webreach.models import TRIM_MARK
 
 WHOLE = 1  # the best passages shown whole before the others are trimmed

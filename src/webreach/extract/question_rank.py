@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from webreach.extract.page_scores import Bm25, Flat, TokenIdf, scaled, sentences, spread, unit
+from webreach.extract.page_scores import Bm25, Flat, Scores, TokenIdf, scaled, sentences, spread, unit
 from webreach.extract.passages import Passage
 
 WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W_]+")
@@ -310,16 +310,6 @@ class QuestionRanker:
             score += _semantic(page, asked[0], weights, sentence_score)
         score[:LEAD_PASSAGES] += weights.lead
         return Scores(_with_neighbours(page.passages, score, weights), sentence_score, page.sentence_of)
-
-
-@dataclass(frozen=True)
-class Scores:
-    """A question's scores on one page: one per passage, and one per sentence with each sentence's passage
-    (sentences in page order; a passage's sentences as page_scores.sentences numbers them)."""
-
-    passages: list[float]
-    sentences: np.ndarray
-    sentence_of: np.ndarray
 
 
 def _lexical(page: PageIndex, query: list[str], weights: Weights, sentence_score: np.ndarray) -> np.ndarray:
