@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from webreach.testing.environment import process_env
+from webreach.testing.server_process import stop
 
 SERVER_ENTRY = (
     "from webreach.config import Settings; from webreach.frontends.http import run_http; "
@@ -41,20 +42,19 @@ def anchor_process(home: Path, *, http_parser: str = "auto", event_loop: str = "
 
 
 @contextmanager
-def serving(command: list[str], env: dict[str, str], cwd: Path | None = None) -> Iterator[tuple[str, int]]:
-    """Run `command` until the block ends; yield the URL its first stderr line announces and its process id."""
+def serving(command: list[str], env: dict[str, str] | None, cwd: Path | None = None) -> Iterator[tuple[str, int]]:
+    """Run `command` until the block ends; yield the URL it announces on stderr ("serving http://...", after any
+    log lines before it) and its process id."""
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
     try:
         assert process.stderr is not None
-        line = process.stderr.readline()
-        match = re.search(r"serving (http://\S+)", line)
-        if match is None:
-            raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
-        yield match.group(1), process.pid
+        seen = ""
+        for line in iter(process.stderr.readline, ""):
+            seen += line
+            found = re.search(r"serving (http://\S+)", line)
+            if found is not None:
+                yield found.group(1), process.pid
+                return
+        raise RuntimeError(f"the server did not start: {seen}")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)

@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench._serve_processes import serving
 from webreach.testing.environment import process_env
 
 HERE = Path(__file__).resolve().parent.parent
@@ -46,33 +46,19 @@ def rss_mb(pid: int) -> float:
 
 
 def idle_rss(command: list[str], env: dict[str, str] | None, idle: float) -> float:
-    """Start `command`, wait until it says it is serving, let it idle, and read its RSS."""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=HERE)
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        while line and "serving http" not in line:
-            line = process.stderr.readline()
-        if not line:
-            raise RuntimeError(f"{command} did not start")
+    """Start `command` (from the repository's root), wait until it says it is serving, let it idle, read its RSS."""
+    with serving(command, env, cwd=HERE) as (_, pid):
         time.sleep(idle)
-        return rss_mb(process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        return rss_mb(pid)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--idle", type=float, default=3.0, help="seconds a server idles before its RSS is read")
-    parser.add_argument("--base", type=Path, default=Path("/tmp/base-hedge3"), help="a checkout of main (before)")
+    parser.add_argument("--base", type=Path, help="a checkout of main to measure beside this one (before)")
     args = parser.parse_args()
-    sources = {"after": HERE / "src"} | ({"before": args.base / "src"} if (args.base / "src").is_dir() else {})
+    sources = {"after": HERE / "src"} | ({"before": args.base / "src"} if args.base is not None else {})
     samples: dict[str, list[float]] = {"anchor": []} | {label: [] for label in sources}
     with tempfile.TemporaryDirectory() as tmp:
         anchor = [sys.executable, "-m", "bench._mcp_anchor_http"]  # run from the repository root
