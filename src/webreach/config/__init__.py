@@ -40,7 +40,14 @@ from webreach.config.outbound import (
     options_text,
 )
 from webreach.config.paths import APP_NAME, CONFIG_ENV, DEFAULT_CONFIG_FILE, config_file, user_directory
-from webreach.config.proxies import DIRECT, PROXY_SCHEMES, check_proxies, check_proxy, effective_proxy
+from webreach.config.proxies import (
+    DIRECT,
+    PROXY_SCHEMES,
+    check_proxies,
+    check_proxy,
+    effective_proxy,
+    shown_proxy,
+)
 from webreach.config.serving import (
     LOOPBACK_NAMES,
     MCP_PATH,
@@ -88,5 +95,6 @@ __all__ = [
     "effective_proxy",
     "layer_values",
     "options_text",
+    "shown_proxy",
     "user_directory",
 ]

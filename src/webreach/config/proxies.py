@@ -46,3 +46,16 @@ def effective_proxy(own: SecretStr | None, default: SecretStr | None) -> str | N
     chosen = own if own is not None else default
     text = chosen.get_secret_value().strip() if chosen is not None else ""
     return None if not text or text == DIRECT else text
+
+
+def shown_proxy(text: str) -> str:
+    """A proxy setting as pages, answers and logs may show it: scheme://host:port, credentials as *** (never a
+    character of them); "direct" as itself; anything else only as "set (hidden)"."""
+    text = text.strip()
+    if text == DIRECT or not check_proxy(text):
+        return text if text == DIRECT else "set (hidden)"
+    parts = urlsplit(text)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = f":{parts.port}" if parts.port is not None else ""
+    return f"{parts.scheme}://{'***@' if '@' in parts.netloc else ''}{host}{port}"

@@ -83,6 +83,16 @@ class JinaReader:
         self._transport = transport
         self._proxy = proxy  # the operator's ([read] jina_proxy or [network] proxy); unused with a transport
         self._client: httpx.AsyncClient | None = None
+        self._retired: list[httpx.AsyncClient] = []  # clients of an earlier proxy, closed with the reader
+
+    def reroute(self, proxy: str | None) -> None:
+        """Call Jina through `proxy` (None: direct) from the next read on (the console changed [network] proxy);
+        a read under way finishes on its client, which closes with the reader."""
+        if proxy != self._proxy:
+            self._proxy = proxy
+            if self._client is not None:
+                self._retired.append(self._client)
+                self._client = None
 
     async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         target = str((await self.guard.check(url)).url)  # refused URLs never reach the proxy
@@ -177,9 +187,10 @@ class JinaReader:
         return FetchUnavailableError(said, url=url)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        clients, self._retired = [*self._retired, *([self._client] if self._client is not None else [])], []
+        self._client = None
+        for client in clients:
+            await client.aclose()
 
 
 def _envelope(body: bytes) -> dict[str, Any]:
