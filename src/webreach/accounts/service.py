@@ -203,7 +203,7 @@ class Accounts:
         """Delete agent `name` (its key stops working at once); the balance it had. Refused while a call of it
         runs (accounts/ledger.py: Ledger.delete_agent)."""
         self.known.clear()
-        balance = self.ledger.delete_agent(name, audit=self._change(actor, "delete"))
+        balance = self.ledger.delete_agent(name, now=self.clock.now(), audit=self._change(actor, "delete"))
         self.known.clear()  # a key read between the clear and the delete is dropped too
         return balance
 
