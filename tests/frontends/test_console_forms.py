@@ -164,6 +164,7 @@ def test_the_network_form_sets_the_outbound_proxy_shown_without_credentials(clie
     assert "Outbound proxy now: socks5://***@127.0.0.1:1080" in saved.text
     assert re.search(r'data-testid="network-winner">console<', saved.text)
     assert PROXY_PASSWORD not in saved.text and "Remove the console" in saved.text
+    assert re.search(r'data-testid="effect-mojeek">[^<]*· proxy', saved.text)  # the engines' row says so too
     kept = posted(client, "/console/network", {"csrf": csrf, "proxy": ""})  # blank: the stored one stays
     assert "Nothing changed." in kept.text and re.search(r'data-testid="network-winner">console<', kept.text)
     refused = posted(client, "/console/network", {"csrf": csrf, "proxy": f"ftp://agent:{PROXY_PASSWORD}@h:21"})
@@ -171,3 +172,4 @@ def test_the_network_form_sets_the_outbound_proxy_shown_without_credentials(clie
     cleared = posted(client, "/console/network", {"csrf": csrf, "clear_proxy": "on"})
     assert "Removed the console" in cleared.text
     assert re.search(r'data-testid="network-winner">default<', cleared.text)
+    assert re.search(r'data-testid="effect-mojeek">[^<]*· direct', cleared.text)

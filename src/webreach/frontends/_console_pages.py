@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from webreach.config import effective_proxy
 from webreach.errors import AdminRequiredError, AdminThrottledError
 from webreach.frontends._console import (
     ASSETS,
@@ -157,6 +158,7 @@ class _Pages:
                     **engine_row(status, testable=status.name in testable),
                     "settings": served.settings.engine(status.name),
                     "timeout": served.settings.engine(status.name).timeout or served.settings.engine_timeout,
+                    "proxied": _proxied(served, status.name),
                     "recent": recent.get(status.name),
                 }
                 for status in statuses
@@ -249,3 +251,8 @@ def _arguments(tool: str, engine: str, text: str) -> dict[str, Any]:
     if tool == "web_search_multi":
         return {"query": text}
     return {"query": text, "engine": engine or "auto"}
+
+
+def _proxied(gateway: Gateway, name: str) -> bool:
+    """Whether engine `name`'s traffic leaves through a proxy: its own, else [network] proxy ("direct": none)."""
+    return effective_proxy(gateway.settings.engine(name).proxy, gateway.settings.network.proxy) is not None
