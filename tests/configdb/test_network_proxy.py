@@ -15,6 +15,7 @@ from tests.net.harness import SAFE
 
 from secret_keys import PROXY_PASSWORD
 from webreach.config import AccountsSettings, Settings
+from webreach.configdb.layers import Layers
 from webreach.errors import InvalidInputError, UrlNotAllowedError
 from webreach.gateway import Gateway, ReadOverrides
 from webreach.models import ReadRequest, SearchRequest
@@ -112,3 +113,17 @@ async def test_a_malformed_proxy_is_refused_without_echoing_it(tmp_path: Path, b
             gateway.config.change({NETWORK: bad})
         assert PROXY_PASSWORD not in str(refused.value) and refused.value.code == "invalid_input"
         assert gateway.settings.network.proxy is None
+
+
+def test_the_environments_proxy_wins_over_the_consoles_and_both_show_redacted() -> None:
+    pinned = f"http://agent:{PROXY_PASSWORD}@env.example:3128"
+    base = Settings(state={"backend": "memory"}, network={"proxy": pinned})  # type: ignore[arg-type]
+    stored = {NETWORK: f"socks5://agent:{PROXY_PASSWORD}@console.example:1080"}
+    layers = Layers(base, {"network": {"proxy": pinned}}, {}, stored)
+    effective = layers.effective().network.proxy
+    assert effective is not None and effective.get_secret_value() == pinned
+    view = layers.view(*NETWORK)
+    assert view.winner == "environment" and view.console_overridden and view.variable == "WEBREACH_NETWORK__PROXY"
+    assert [layer.shown for layer in view.layers] == [
+        "http://***@env.example:3128", "socks5://***@console.example:1080", "not set"
+    ]  # fmt: skip
