@@ -129,3 +129,33 @@ async def test_a_cached_search_loads_no_read_side_or_images(tmp_path: Path) -> N
             asked.append(len(web.requests("duckduckgo")))
     assert asked[0] >= 1 and asked[1] == asked[0]  # the second search was a cache hit
     assert loaded[1] == []
+
+
+PROFILE_MODULES = ("serp_profile", "index_profile", "rollout_profile", "credits_profile", "desktop_profile")
+TOOLBOX_SURFACES = (
+    "import json, sys\n"
+    "from webreach.tools import Toolbox\n"
+    "class Backend:\n"
+    "    def engine_names(self): return ['duckduckgo']\n"
+    "toolbox = Toolbox(Backend(), None)\n"
+    f"modules = [f'webreach.tools.{{name}}' for name in {PROFILE_MODULES!r}]\n"
+    "before = [m for m in modules if m in sys.modules]\n"
+    "listed = sorted(toolbox.surfaces)\n"
+    "serp = sorted(toolbox.surfaces['serp-chat'])\n"
+    "after = [m for m in modules if m in sys.modules]\n"
+    "print(json.dumps({'before': before, 'listed': listed, 'serp': serp, 'after': after}))\n"
+)
+
+
+def test_a_toolbox_builds_a_profiles_tools_when_first_asked() -> None:
+    """Issue 38, Deliver 5: a Toolbox knows every drop-in profile's name but imports a profile's module (and builds
+    its argument models) only when that profile's tools are asked for; the serp-chat surface is the same as ever."""
+    done = subprocess.run(
+        [sys.executable, "-c", TOOLBOX_SURFACES], capture_output=True, text=True, check=True, timeout=120
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["before"] == []
+    assert seen["listed"] == sorted(
+        ["images", "visual-agent", "serp-chat", "numeric-index", "rollout-gateway", "credits-server", "desktop-agent"]
+    )
+    assert seen["serp"] and seen["after"] == ["webreach.tools.serp_profile"]
