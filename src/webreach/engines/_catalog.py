@@ -19,7 +19,6 @@ from webreach.errors import NotConfiguredError
 
 if TYPE_CHECKING:
     from webreach.config import EngineSettings
-    from webreach.models import SearchRequest
 
 EngineKind = Literal["scraped", "api"]
 Vertical = Literal["web", "images"]
@@ -99,11 +98,6 @@ class EngineInfo:
         if variant is None:
             return self
         return replace(self, index=variant.index, supports=variant.supports, language_hint=variant.language_hint)
-
-    def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
-        """Parameters the caller set that this engine cannot honour (engines with quirks refine it)."""
-        asked = request.set_parameters()
-        return tuple([p for p in asked if p not in self.supports]) if asked else ()
 
 
 # the ClassVars an engine's row sets on its class (all of EngineInfo's fields but its name and where it lives)
@@ -241,12 +235,15 @@ ENGINES: Mapping[str, EngineInfo] = MappingProxyType({info.name: info for info i
         vertical="images", shares_settings_of="sogou", rate_per_minute=10.0, language_hint="zh"),
     EngineInfo("images_tavily", "ImagesTavily", "api", "https://api.tavily.com", index="tavily_images",
         vertical="images", needs_key=True, shares_settings_of="tavily", shares_origin=True, rate_per_minute=60.0),
+    # 40 a minute: searcher.ts, unless the account has a higher speed level; keyless: the anonymous free tier the
+    # multi-agent contract plans for (E)
     EngineInfo("jina", "Jina", "api", "https://s.jina.ai", index="google", needs_key=True,
         supports=frozenset({"language", "page", "region", "site"}), rate_per_minute=40.0, keyless_option=True,
         keyless_rate=100.0),
     EngineInfo("metaso", "Metaso", "api", "https://metaso.cn", index="metaso", needs_key=True,
         supports=frozenset({"page", "site"}), rate_per_minute=60.0, language_hint="zh"),
     EngineInfo("mojeek", "Mojeek", "scraped", "https://www.mojeek.com", index="mojeek", supports=ALL_WEB),
+    # searx.example is a placeholder only: without a configured instance (base_url_hint) it is not configured
     EngineInfo("searxng", "SearXNG", "api", "https://searx.example", index="searxng", supports=ALL_WEB,
         rate_per_minute=60.0, base_url_hint="the URL of a SearXNG instance"),
     EngineInfo("serpapi", "SerpApi", "api", "https://serpapi.com", index="google", needs_key=True, supports=ALL_WEB,
