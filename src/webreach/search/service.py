@@ -14,7 +14,7 @@ import functools
 import hashlib
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings, effective_proxy
-from webreach.engines import Engine, Provider, Vertical
+from webreach.engines import EngineInfo, Vertical, check_configured, keyless, load, pace
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
@@ -35,6 +35,7 @@ from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller, rebuilt_response
+from webreach.search.engine_set import EngineSet
 from webreach.search.log_redaction import HttpLogRedaction
 from webreach.search.parsing import EngineParsing
 from webreach.search.warm_up import WarmUpTokens
@@ -43,6 +44,7 @@ from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.bucket_store import BucketStore
 
 if TYPE_CHECKING:
+    from webreach.engines import Engine, Provider
     from webreach.state.redis_connection import RedisConnection
 
 
@@ -105,15 +107,14 @@ class Searching:
             breaker_store=open_breakers(settings, self._redis),
             bucket_store=open_buckets(settings, self._redis),
             fingerprints={
-                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_classes()
+                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_infos()
             },
             rng=rng,
             followers=open_breaker_followers(settings.state),
             parse_health=open_parse_health(settings, self._redis),
         )
-        # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
+        # web and image engines alike (Engine.vertical): one policy stack each, the same machinery, built on first use
         self._engines = self._created_engines()
-        self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._orders = _Orders()  # usable() and auto_order() answers for these engines; reconfigure() starts anew
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
@@ -156,29 +157,30 @@ class Searching:
         self.settings = settings
         self._state.cache.resize(settings.cache.max_entries)  # its TTL is read by the policy stacks built below
         engines = self._created_engines()
-        self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
-        searches = {name: self._policy_stack(engine) for name, engine in engines.items()}
-        self._engines, self._searches = engines, searches
+        self._state.set_fingerprints({name: config_fingerprint(each) for name, each in engines.settings.items()})
+        self._engines = engines
         self._orders = _Orders()  # the new settings' engines decide usable() and the auto order from now on
         previous = self._log_redaction
         self._log_redaction = HttpLogRedaction(self._log_secrets(engines))
         previous.close()
 
-    def _log_secrets(self, engines: Mapping[str, Engine]) -> list[str | None]:
+    def _log_secrets(self, engines: EngineSet) -> list[str | None]:
         """What the HTTP client's log lines must never show: every engine key, and every proxy URL in use with
         its password (the reader's included: its fetches log through httpcore as well)."""
         network, read = self.settings.network.proxy, self.settings.read
-        proxies = [effective_proxy(engine.settings.proxy, network) for engine in engines.values()]
+        proxies = [effective_proxy(each.proxy, network) for each in engines.settings.values()]
         proxies += [effective_proxy(read.proxy, network), effective_proxy(read.jina_proxy, network)]
         passwords = [urlsplit(url).password for url in proxies if url]
-        return [*(engine.settings.key() for engine in engines.values()), *proxies, *passwords]
+        return [*(each.key() for each in engines.settings.values()), *proxies, *passwords]
 
-    def _created_engines(self) -> dict[str, Engine]:
-        """Every engine of the provider registry, web and image alike, from the current settings."""
-        return {
-            name: cls(self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock)
-            for name, cls in self.providers.engine_classes().items()
-        }
+    def _created_engines(self) -> EngineSet:
+        """Every engine of the provider registry, web and image alike, under the current settings (each built on
+        first use: engine_set.py)."""
+        return EngineSet(self.providers.engine_infos(), self._engine_settings, self._built_engine)
+
+    def _built_engine(self, info: EngineInfo, settings: EngineSettings) -> tuple[Engine, Search]:
+        engine = load(info)(settings, user_agent=self.settings.user_agent, clock=self._clock)
+        return engine, self._policy_stack(engine)
 
     def _engine_settings(self, name: str) -> EngineSettings:
         configured = self._configured(name)
@@ -191,12 +193,11 @@ class Searching:
         enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
         if name in self.settings.engines:
             return self.settings.engine(name)
-        cls = self.providers.engine_classes().get(name)
-        shared = getattr(cls, "shares_settings_of", None)
-        if not shared:
+        info = self.providers.engine_infos().get(name)
+        if info is None or not info.shares_settings_of:
             return self.settings.engine(name)
-        web = self.settings.engine(shared)
-        return web if getattr(cls, "shares_origin", False) else web.model_copy(update={"base_url": None})
+        web = self.settings.engine(info.shares_settings_of)
+        return web if info.shares_origin else web.model_copy(update={"base_url": None})
 
     def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
         """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
@@ -241,11 +242,11 @@ class Searching:
 
     def engine_names(self) -> list[str]:
         """Every web engine name (the registry's, so doors never import engines themselves)."""
-        return [name for name, engine in self._engines.items() if engine.vertical == "web"]
+        return [name for name, info in self._engines.infos.items() if info.vertical == "web"]
 
     def image_engine_names(self) -> list[str]:
         """Every image engine name (`images_<engine>`)."""
-        return [name for name, engine in self._engines.items() if engine.vertical == "images"]
+        return [name for name, info in self._engines.infos.items() if info.vertical == "images"]
 
     def usable(self, name: str) -> bool:
         """True when the engine is enabled and has what it needs (key, instance URL).
@@ -261,7 +262,7 @@ class Searching:
 
     def _configured_now(self, name: str) -> bool:
         try:
-            self._engines[name].ensure_configured()
+            check_configured(self._engines.infos[name], self._engines.settings[name])
         except NotConfiguredError:
             return False
         return True
@@ -269,7 +270,8 @@ class Searching:
     def parse_health(self) -> list[ParseHealth]:
         """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
         records = self._state.parse_health.load_all()
-        return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
+        scraped = [name for name, info in self._engines.infos.items() if info.kind == "scraped"]
+        return [ParseHealth.of(name, records.get(name)) for name in scraped]
 
     def engine_statuses(self, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
@@ -277,14 +279,21 @@ class Searching:
         engines: the Gateway opens them beside this service, under its breakers)."""
         self._state.sync(force=True)
         health = {view.engine: view for view in self.parse_health()}
-        ordered = sorted(self._engines.values(), key=lambda engine: engine.vertical != "web")  # stable: web first
-        listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
-        return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
+        rows = sorted(self._engines.configured.values(), key=lambda info: info.vertical != "web")  # stable: web first
+        listed: list[tuple[EngineInfo | Provider, EngineSettings, str]] = [
+            (info, self._engines.settings[info.name], info.vertical) for info in rows
+        ]
+        listed += [(backend, backend.settings, "reverse") for backend in reverse]
+        return [self._status(each, settings, vertical, health.get(each.name)) for each, settings, vertical in listed]
 
-    def _status(self, engine: Provider, vertical: str, health: ParseHealth | None) -> EngineStatus:
+    def _status(
+        self, engine: EngineInfo | Provider, settings: EngineSettings, vertical: str, health: ParseHealth | None
+    ) -> EngineStatus:
+        """One provider's status from its metadata (an engine's row, or a backend's rules) and settings: listing
+        engines imports none of them."""
         reason = None
         try:
-            engine.ensure_configured()
+            check_configured(engine, settings)
         except NotConfiguredError as exc:
             reason = exc.message
         breaker = self._state.breaker_view(engine.name)
@@ -295,10 +304,10 @@ class Searching:
             vertical=vertical,
             shares_settings_of=engine.shares_settings_of or None,
             supports=tuple(sorted(engine.supports)),
-            rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
+            rate_per_minute=pace(engine, settings),
             language_hint=engine.language_hint,
             needs_key=engine.needs_key,
-            key_configured=engine.settings.api_key is not None,
+            key_configured=settings.api_key is not None,
             usable=reason is None,
             reason=reason,
             breaker=breaker.state,
@@ -315,7 +324,7 @@ class Searching:
             [self._check_name(n) for n in engines] if engines else [n for n in self.engine_names() if self.usable(n)]
         )
         request = SearchRequest.create(query=query)
-        searches = {name: without_cache(self._searches[name]) for name in names}
+        searches = {name: without_cache(self._engines.search(name)) for name in names}
         return await run_canary(searches, names, request, self._clock)
 
     async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
@@ -324,7 +333,7 @@ class Searching:
         answers."""
         request = SearchRequest.create(query=query)
         vertical: Vertical = "images" if name in self.image_engine_names() else "web"
-        searches = {name: probe_stack(self._searches[self._check_name(name, vertical)])}
+        searches = {name: probe_stack(self._engines.search(self._check_name(name, vertical)))}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
     def reset_breaker(self, name: str) -> None:
@@ -332,7 +341,7 @@ class Searching:
         registry's) and delete its stored record, in this and later processes."""
         if name not in self.providers.names("reverse"):
             # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
-            self.providers.engine_class(
+            self.providers.engine_info(
                 name, allow_modes=False, vertical="images" if name.startswith("images_") else "web"
             )
         self._state.reset_breaker(name)
@@ -366,7 +375,7 @@ class Searching:
         known = self.engine_names() if vertical == "web" else self.image_engine_names()
         order = default_order(query, known, self.usable, vertical)
         # an anonymous tier (keyless Jina) is tried after the rest unless a configured order says otherwise
-        return sorted(order, key=lambda name: self._engines[name].keyless)
+        return sorted(order, key=lambda name: keyless(self._engines.infos[name], self._engines.settings[name]))
 
     def multi_engines(self, query: str, vertical: Vertical = "web") -> list[str]:
         """The engines multi mode fans out to by default."""
@@ -376,19 +385,19 @@ class Searching:
             configured = self.settings.multi_engines or []
         if configured:
             return [self._check_name(n, vertical) for n in configured]
-        return default_multi(self.auto_order(query, vertical), lambda name: self._engines[name].index)
+        return default_multi(self.auto_order(query, vertical), lambda name: self._engines.configured[name].index)
 
     def _check_name(self, name: str, vertical: Vertical = "web") -> str:
-        self.providers.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
+        self.providers.engine_info(name, vertical=vertical)  # raises InvalidInputError listing the valid names
         return name
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
         """Engine `name` (a checked name: _check_name, or an order built from the engines) behind its policy stack,
         as routing asks it for `request` (built per search: it is cheap). Checking the names again here, 11 per
         auto search, was a sixth of a cached auto search's CPU."""
-        engine = self._engines[name]
+        engine, search = self._engines.engine(name), self._engines.search(name)  # built on a search's first ask
         return Candidate(
-            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request),
+            name=name, index=engine.index, search=search, unsupported=engine.unsupported(request),
             on_attempt=self._tell_attempt if self._attempt_listeners else None,
         )  # fmt: skip
 
@@ -415,7 +424,7 @@ class Searching:
         `headers` (raw, as they arrived; Content-Type among them) replace the one `content_type` makes; the
         response is built as the engine caller builds a live one, so the same bytes meet the same code.
         """
-        engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
+        engine = self._engines.engine(self.guess_engine(body) if name == "auto" else self._check_name(name))
         name = engine.name
         request = httpx.Request("GET", engine.url("/"))
         raw = headers if headers is not None else [(b"content-type", content_type.encode("latin-1", "replace"))]
@@ -430,7 +439,8 @@ class Searching:
     def guess_engine(self, body: bytes) -> str:
         """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
         text = body.decode("utf-8", errors="replace")
-        scores = sorted(((self._engines[name].recognise(text), name) for name in self.engine_names()), reverse=True)
+        guesses = [(self._engines.engine(name).recognise(text), name) for name in self.engine_names()]
+        scores = sorted(guesses, reverse=True)
         (best, name), (runner_up, _) = scores[0], scores[1]
         if best == 0 or best == runner_up:
             raise InvalidInputError(
@@ -484,8 +494,8 @@ class Searching:
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
-            engine = self._engines.get(candidate.name)
-            result = await self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
+            ignores = self._engines.engine(candidate.name).ignores  # built: it was a candidate
+            result = await self._state.lookup_stale(candidate.name, request, ignores)
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
