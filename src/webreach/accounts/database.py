@@ -111,6 +111,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # an optional expiry of the agent's key (epoch seconds; NULL: never), cleared when a new key is made
     ("ALTER TABLE accounts_agents_v1 ADD COLUMN key_expires DOUBLE PRECISION",),
+    # quotas count the journal's reserve rows not released (accounts/quotas.py), so a call writes no row of its own
+    # for them: the calls table goes, and every agent's counters are counted afresh from the journal once (the
+    # calls table held the same calls, but was pruned past a day)
+    (
+        "DROP TABLE IF EXISTS accounts_calls_v1",
+        "UPDATE accounts_agents_v1 SET hour_used = 0, hour_from = NULL, day_used = 0, day_from = NULL",
+    ),
 )
 
 
