@@ -65,8 +65,8 @@ def one_credit(agent: object) -> int:
 
 def test_a_reserve_and_a_whole_commit_send_few_statements(recorded: tuple[Ledger, Recorded]) -> None:
     """Main before issue 38 sent 14 (9 for the reserve, 5 for the settle), then 9 (6 and 3); now a whole commit is one
-    statement (no journal row), a reserve writes no quota row and reads in one statement (PostgreSQL: its lock and
-    that read in one round trip, the writes in another)."""
+    statement (no journal row), a reserve writes no quota row and reads in one statement (PostgreSQL: after its
+    lock; its writes are one statement)."""
     ledger, database = recorded
     postgres = database.lock_row != ""
     ledger.reserve("bot", "warm", one_credit, tool="web_search", now=T0, lease=LEASE)  # counters started
@@ -179,10 +179,10 @@ def test_a_whole_commit_racing_lease_recovery_is_settled_once(postgres_url: str)
 
 @pytest.mark.postgres
 def test_a_reservation_waiting_for_the_agents_lock_reads_what_the_holder_wrote(postgres_url: str) -> None:
-    """PostgreSQL, two connections: the lock and the read of a reservation go in one round trip, yet the read is
-    its own statement, so one that waited for another reservation's lock sees what that reservation wrote once it
-    commits: the agent's row and its calls alike (subqueries of a locking SELECT would read the calls as they were
-    before the wait: the second call would think itself the oldest of the hour)."""
+    """PostgreSQL, two connections: the read of a reservation is a statement of its own after its lock, so one
+    that waited for another reservation's lock sees what that reservation wrote once it commits: the agent's row
+    and its calls alike (subqueries of a locking SELECT would read the calls as they were before the wait: the
+    second call would think itself the oldest of the hour)."""
     ledger = Ledger(open_database(postgres_url))
     try:
         ledger.add_agent("bot", "hash-bot", credits=10, per_hour=2, per_day=None, now=T0)

@@ -7,9 +7,9 @@ agent's row (`SELECT ... FOR UPDATE`). A transaction never awaits, so a lock is 
 a caller blocked on another process's lock waits microseconds, never on a coroutine of its own. The call policy
 runs them on the database's worker thread (`worker`), so the event loop keeps serving meanwhile, several calls'
 reserves and settles in one transaction (accounts/group_commit.py, each in a `Transaction.savepoint`); on SQLite a
-checkpointer thread makes the WAL's fsyncs. (psycopg's pipeline mode for every statement was measured and not
-kept: 0.90 ms a reserve-and-settle against 0.75 ms without, since most statements' results are read; it is used
-for one pair only, a reservation's lock and its read: Transaction.one_after.)
+checkpointer thread makes the WAL's fsyncs. (psycopg's pipeline mode was measured and not kept: 0.90 ms a
+reserve-and-settle against 0.75 ms without, since most statements' results are read; for a reservation's lock and
+read alone, one round trip instead of two, it measured no better: 684 and 946 us a pair against 741 and 641 us.)
 
 A database that cannot be used (PostgreSQL down or restarting, a SQLite file on a full disk or a read-only file
 system, a lock held past the busy timeout) is AccountingUnavailableError, never a driver's exception: PostgreSQL
@@ -128,8 +128,6 @@ class Cursor(Protocol):
     def fetchone(self) -> Any: ...
     @property
     def rowcount(self) -> int: ...
-    @property
-    def connection(self) -> Any: ...
 
 
 class Database(Protocol):
@@ -162,18 +160,6 @@ class Transaction:
 
     def one(self, sql: str, *params: Any) -> Row | None:
         self._execute(sql, params)
-        row = self.cursor.fetchone()
-        return None if row is None else tuple(row)
-
-    def one_after(self, first: str, first_params: Sequence[Any], sql: str, *params: Any) -> Row | None:
-        """Statement `first` (its rows not read: a lock), then `sql`'s one row. On PostgreSQL both go in one round
-        trip (psycopg's pipeline mode): the server runs `sql` once `first` is done, with a snapshot of its own."""
-        if not self.postgres:
-            self._execute(first, first_params)
-            return self.one(sql, *params)
-        with self.cursor.connection.pipeline():
-            self._execute(first, first_params)
-            self._execute(sql, params)
         row = self.cursor.fetchone()
         return None if row is None else tuple(row)
 
