@@ -5,7 +5,7 @@ interleaving of calls, processes and replicas:
 
 - grant N:     balance += N;      journal (grant, +N)
 - reserve P:   balance -= P;      journal (reserve, -P); an open reservation with an expiry (the lease)
-- commit C:    balance += P - C;  journal (commit, +(P - C)); C <= P is what the call cost
+- commit C:    balance += P - C;  journal (commit, +(P - C)); C <= P is what the call cost (C = P: no row)
 - release:     balance += P;      journal (release, +P)
 
 A commit of all the call held (the common case) changes neither the balance nor the quota counters, so it takes no
