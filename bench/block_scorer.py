@@ -21,6 +21,7 @@ import re
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,26 +61,27 @@ def collect() -> None:
     CACHE.write_bytes(pickle.dumps(rows))
 
 
-def matrix(rows: list[dict[str, object]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Numeric features, token one-hots side by side; labels; weights."""
-    blocks = [block for row in rows for block in row["blocks"]]  # type: ignore[attr-defined]
+Tokens = tuple[np.ndarray, np.ndarray]  # (block index, bucket) of every hashed token: a sparse one-hot
+
+
+def matrix(rows: list[dict[str, Any]]) -> tuple[np.ndarray, Tokens, np.ndarray, np.ndarray]:
+    """Numeric features, the tokens as (block, bucket) pairs, labels, weights."""
+    blocks = [block for row in rows for block in row["blocks"]]
     numbers = np.array([block.numbers for block in blocks], dtype=np.float64)
-    tokens = np.zeros((len(blocks), TOKEN_BUCKETS), dtype=np.float32)
-    for index, block in enumerate(blocks):
-        tokens[index, list(block.tokens)] = 1.0
-    labels = np.array([label for row in rows for label in row["labels"]])  # type: ignore[attr-defined]
+    pairs = [(index, bucket) for index, block in enumerate(blocks) for bucket in sorted(block.tokens)]
+    tokens = (np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64))
+    labels = np.array([label for row in rows for label in row["labels"]])
     weights = np.minimum(np.array([block.words for block in blocks], dtype=np.float64), MAX_WEIGHT)
-    return np.hstack([numbers.astype(np.float32), tokens]), labels, weights
+    return numbers, tokens, labels, weights
 
 
 def train() -> None:
     rows = [row for row in pickle.loads(CACHE.read_bytes()) if row["split"] == "tune"]
-    x, y, w = matrix(rows)
-    numeric = len(NUMERIC)
-    mean, std = x[:, :numeric].mean(axis=0), x[:, :numeric].std(axis=0) + 1e-9
-    x[:, :numeric] = (x[:, :numeric] - mean) / std
-    coef, bias = fit(x, y, w)
-    probability = 1 / (1 + np.exp(-(x @ coef + bias)))
+    x, tokens, y, w = matrix(rows)
+    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
+    x = (x - mean) / std
+    coef, bias = fit(x, tokens, y, w)
+    probability = 1 / (1 + np.exp(-logits(x, tokens, coef, bias)))
     accuracy = float(np.average((probability > 0.5) == (y > 0.5), weights=w))
     print(f"tune half: {len(rows)} pages, {len(y)} blocks, word-weighted accuracy {accuracy:.3f}")
     model = {"numeric": list(NUMERIC), "buckets": TOKEN_BUCKETS, "mean": mean.round(6).tolist(),
@@ -88,15 +90,23 @@ def train() -> None:
     WEIGHTS.write_text(json.dumps(model) + "\n", encoding="utf-8")
 
 
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+def logits(x: np.ndarray, tokens: Tokens, coef: np.ndarray, bias: float) -> np.ndarray:
+    numeric = x.shape[1]
+    blocks, buckets = tokens
+    return x @ coef[:numeric] + bias + np.bincount(blocks, weights=coef[numeric:][buckets], minlength=len(x))
+
+
+def fit(x: np.ndarray, tokens: Tokens, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
     """Weighted, L2-regularised logistic regression by full-batch Adam from zeros (deterministic)."""
-    coef, bias = np.zeros(x.shape[1]), 0.0
+    numeric = x.shape[1]
+    blocks, buckets = tokens
+    coef, bias = np.zeros(numeric + TOKEN_BUCKETS), 0.0
     m, v, mb, vb = np.zeros_like(coef), np.zeros_like(coef), 0.0, 0.0
     w = w / w.sum()
     for step in range(1, EPOCHS + 1):
-        p = 1 / (1 + np.exp(-(x @ coef + bias)))
-        error = (p - y) * w
-        grad, grad_b = x.T @ error + L2 * coef, float(error.sum())
+        error = (1 / (1 + np.exp(-logits(x, tokens, coef, bias))) - y) * w
+        token_grad = np.bincount(buckets, weights=error[blocks], minlength=TOKEN_BUCKETS)
+        grad, grad_b = np.concatenate([x.T @ error, token_grad]) + L2 * coef, float(error.sum())
         m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad**2
         mb, vb = 0.9 * mb + 0.1 * grad_b, 0.999 * vb + 0.001 * grad_b**2
         correction = np.sqrt(1 - 0.999**step) / (1 - 0.9**step)
