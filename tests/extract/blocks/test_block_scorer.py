@@ -9,7 +9,8 @@ import pytest
 
 from webreach.extract.blocks import scorer as scorer_module
 from webreach.extract.blocks.features import NUMERIC, TOKEN_BUCKETS, page_blocks
-from webreach.extract.blocks.scorer import WEIGHTS, BlockScorer, prune_lines
+from webreach.extract.blocks.scorer import WEIGHTS, BlockScorer, prune_lines, pruned_reading
+from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.preparation import html_tree
 
@@ -80,3 +81,27 @@ def test_weights_trained_on_other_features_are_refused(tmp_path: pytest.TempPath
     stale.write_text(json.dumps({"numeric": ["words"], "buckets": 8, "mean": [0], "std": [1], "coef": [0], "bias": 0}))
     with pytest.raises(ValueError, match="retrain"):
         scorer_module._load(stale)
+
+
+def test_damaged_weights_leave_the_reading_as_the_rules_made_it(tmp_path: pytest.TempPathFactory) -> None:
+    damaged = tmp_path / "weights.json"  # type: ignore[operator]
+    damaged.write_text("{not json")
+    tree = html_tree.parse(PAGE, url="https://shop.example/mug")
+    reading = "Home\n\nSpeckled stoneware mug"
+    assert pruned_reading(tree, PRODUCT, [], reading, "text", weights=damaged) == reading
+
+
+def test_the_cascade_prunes_a_sure_product_reading_and_leaves_articles_alone() -> None:
+    menu = "".join(f"<li><a href='/c/{n}'>Category number {n} of the shop</a></li>" for n in range(12))
+    page = PAGE.replace('<li><a href="/about">About us</a></li>', menu)
+    tree = html_tree.parse(page, url="https://shop.example/mug")
+    reading = "\n\n".join([f"Category number {n} of the shop" for n in range(12)] + [DESCRIPTION])
+    pruned = pruned_reading(tree, PRODUCT, [], reading, "text")
+    assert DESCRIPTION in pruned and "Category number 3" not in pruned
+    article = PageKind("article", confident=True)
+    assert pruned_reading(tree, article, [], reading, "text") == reading  # the rules keep articles
+    assert pruned_reading(tree, PRODUCT, [], reading, "html") == reading  # markup is never pruned
+    options = ExtractOptions(block_scorer=False)
+    kept = extract(page.encode(), content_type="text/html", url="https://shop.example/mug", options=options)
+    scored = extract(page.encode(), content_type="text/html", url="https://shop.example/mug")
+    assert scored.page_type == "product" and DESCRIPTION in scored.text and scored.text != kept.text

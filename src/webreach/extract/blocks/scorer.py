@@ -13,6 +13,7 @@ measurements): a line of the reading that is a block the model scores under the 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,6 +27,7 @@ from webreach.extract.metadata import JsonLd
 from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
+LOGGER = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("weights.json")
 UNSURE = "unsure"  # the group of pages of no sure kind
 # per kind of page (a sure kind's name, else UNSURE), the score under which a block is left out of the reading;
@@ -47,9 +49,10 @@ class BlockScorer:
     bias: float
 
     @staticmethod
-    def load() -> BlockScorer:
-        """The weights shipped in the package (read once a process; they never change while it runs)."""
-        return _load(WEIGHTS)
+    def load(path: Path = WEIGHTS) -> BlockScorer:
+        """The weights at `path`, the package's own by default (read once a process; they never change while it
+        runs)."""
+        return _load(path)
 
     def probabilities(self, blocks: list[Block]) -> list[float]:
         """Each block's chance of being content, in the blocks' order."""
@@ -89,14 +92,21 @@ def prune_lines(text: str, blocks: list[Block], probabilities: list[float], thre
     return pruned.strip()
 
 
-def pruned_reading(tree: Element, kind: PageKind, json_ld: JsonLd, text: str, format: ReadFormat) -> str:
+def pruned_reading(
+    tree: Element, kind: PageKind, json_ld: JsonLd, text: str, format: ReadFormat, weights: Path = WEIGHTS
+) -> str:
     """`text` pruned by the scorer when the page's kind is one it measurably helps (THRESHOLDS), else as it is; an
     HTML reading is never pruned (its lines are markup, not blocks)."""
     threshold = THRESHOLDS.get(kind.name if kind.confident else UNSURE)
     if threshold is None or format == "html" or not text.strip():
         return text
+    try:
+        scorer = BlockScorer.load(weights)
+    except (OSError, ValueError, KeyError):  # a damaged install: the rules' reading, and a word in the log
+        LOGGER.warning("block scorer weights unusable at %s; reading without it", weights, exc_info=True)
+        return text
     blocks = page_blocks(tree, kind, json_ld)
-    return prune_lines(text, blocks, BlockScorer.load().probabilities(blocks), threshold)
+    return prune_lines(text, blocks, scorer.probabilities(blocks), threshold)
 
 
 def line_key(line: str) -> str:
