@@ -66,8 +66,9 @@ class _Raw:
     place: tuple[float, ...]  # furniture around it, a furniture name, in the main region, in an article, depth
 
 
-def page_blocks(tree: Element, kind: PageKind, json_ld: JsonLd) -> list[Block]:
-    """Every text block of the page's body in document order, with its features."""
+def page_blocks(tree: Element, kind: PageKind, json_ld: JsonLd, only: set[str] | None = None) -> list[Block]:
+    """Every text block of the page's body in document order, with its features; with `only`, just the blocks
+    whose key is in it (the lines of a reading: the features of the others would never be asked for)."""
     raws = list(_raw_blocks(html_tree.body_of(tree), region(tree)))
     declared = _json_ld_words(json_ld)
     page = _page_numbers(kind, json_ld)
@@ -77,10 +78,15 @@ def page_blocks(tree: Element, kind: PageKind, json_ld: JsonLd) -> list[Block]:
     names: dict[Element, frozenset[str]] = {}
     for index, raw in enumerate(raws):
         words = [word.lower() for word in WORD.findall(raw.text)]
+        key = " ".join(words)
+        if only is not None and key not in only:
+            before += len(words)
+            heading = TAG_GROUPS.get(raw.element.tag) == 2
+            continue
         numbers = _block_numbers(raw, words) + raw.place + (index / len(raws), before / total)
         numbers += (*_repetition(raw.element, families), float(heading), *_echo(words, declared))
         numbers += (float(raw.text[:1].isupper()), *page)
-        blocks.append(Block(raw.text, " ".join(words), len(words), numbers, _tokens(raw.element, names)))
+        blocks.append(Block(raw.text, key, len(words), numbers, _tokens(raw.element, names)))
         before += len(words)
         heading = TAG_GROUPS.get(raw.element.tag) == 2
     return blocks

@@ -105,7 +105,7 @@ def pruned_reading(
     except (OSError, ValueError, KeyError):  # a damaged install: the rules' reading, and a word in the log
         LOGGER.warning("block scorer weights unusable at %s; reading without it", weights, exc_info=True)
         return text
-    blocks = page_blocks(tree, kind, json_ld)
+    blocks = page_blocks(tree, kind, json_ld, only={line_key(line) for line in text.split("\n")})
     return prune_lines(text, blocks, scorer.probabilities(blocks), threshold)
 
 
