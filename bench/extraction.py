@@ -57,8 +57,7 @@ from bench.captures import SHARED_DATA
 from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract import charset
-from webreach.extract.blocks.features import page_blocks
-from webreach.extract.blocks.scorer import THRESHOLDS, UNSURE, BlockScorer
+from webreach.extract.blocks.scorer import THRESHOLDS, UNSURE, BlockScorer, pruned_reading
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 from webreach.read.window import load_tokenizer
 
@@ -337,16 +336,18 @@ def run_wcxb(split: str, limit: int | None, repeat: int) -> None:
 
 def scorer_cost(pages: list[Page], runs: list[Run]) -> dict[str, float]:
     """The block scorer's share of the time: on the pages it is asked about (its kinds), the median ms of its stage
-    alone (features and model, timed on the prepared page) against the median ms of the whole read."""
+    alone (stage 2g on the prepared page and the rules' reading) against the median ms of the whole read."""
     whole = next(run for run in runs if run.name == "webreach")
+    rules = next(run for run in runs if run.name == "webreach, without block scorer")
     stage, reads = [], []
+    BlockScorer.load()  # the weights are read once a process: not a page's cost
     for index, page in enumerate(pages):
         reading = prepare(charset.decode(page.html, None, markup=True).text, page.url, "text", ExtractOptions())
         kind = reading.kind
         if THRESHOLDS.get(kind.name if kind.confident else UNSURE) is None:
             continue
         begin = time.perf_counter()
-        BlockScorer.load().probabilities(page_blocks(reading.tree, kind, reading.json_ld))
+        pruned_reading(reading.tree, kind, reading.json_ld, rules.outputs[index], "text")
         stage.append((time.perf_counter() - begin) * 1000)
         reads.append(whole.millis[index])
     if not stage:
