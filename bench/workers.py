@@ -19,7 +19,6 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ import httpx
 
 from webreach.testing import FakeWeb
 from webreach.testing.environment import process_env
+from webreach.testing.server_process import serve_process
 
 RESULTS = Path(__file__).parent / "results"
 BODY = '{"query": "python asyncio", "engine": "mojeek"}'
@@ -42,21 +42,12 @@ def server(web: FakeWeb, home: Path, workers: int) -> Iterator[str]:
     env = process_env(
         home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="sqlite", WEBREACH_CACHE__BACKEND="sqlite",
     )  # fmt: skip
-    command = [sys.executable, "-m", "webreach", "serve", "--port", "0", "--workers", str(workers)]
     home.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(command, env=env, cwd=home, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stderr is not None
-        match = re.search(r"serving (http://\S+)", process.stderr.readline())
-        if match is None:
-            raise RuntimeError("the server did not start")
-        url = match.group(1)
+    with serve_process(env, home, "--workers", str(workers)) as running:
         for _ in range(4 * workers):  # every worker's cache warm (the SQLite cache is shared; its reader is not)
-            assert httpx.post(url + "/v1/search", content=BODY, trust_env=False, timeout=60).status_code == 200
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
+            answer = httpx.post(running.url + "/v1/search", content=BODY, trust_env=False, timeout=60)
+            assert answer.status_code == 200
+        yield running.url
 
 
 def wrk(url: str, seconds: float, connections: int, script: Path) -> float:

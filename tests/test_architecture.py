@@ -63,7 +63,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
     "defaults": set(),  # plain constants: the request limits and the canary query (issue 38)
-    "config": {"errors"},
+    "config": {"errors", "defaults"},  # defaults: plain constants (the drop-in profile names, issue 39)
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it
     # hostile markup and JSON made safe to parse, for the extractor and the engine parsers alike

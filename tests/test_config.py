@@ -9,9 +9,12 @@ from pathlib import Path
 
 import platformdirs
 import pytest
+from pydantic import ValidationError
 
-from webreach.config import Settings, config_file, user_directory
+from secret_keys import PROXY_PASSWORD
+from webreach.config import Settings, config_file, effective_proxy, user_directory
 from webreach.errors import InvalidInputError
+from webreach.models import describe_validation_error
 
 
 def test_default_file_in_the_working_directory_is_optional(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,3 +96,24 @@ def test_an_absolute_xdg_variable_wins_and_a_relative_one_is_ignored(tmp_path: P
     assert user_directory("data", {"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "webreach"
     assert user_directory("cache", {"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "webreach"
     assert user_directory("cache", {"XDG_CACHE_HOME": "relative"}) != Path("relative") / "webreach"
+
+
+def test_the_network_proxy_comes_from_the_environment_and_paths_override_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy = f"socks5://agent:{PROXY_PASSWORD}@127.0.0.1:1080"
+    monkeypatch.setenv("WEBREACH_CONFIG", os.devnull)
+    monkeypatch.setenv("WEBREACH_NETWORK__PROXY", proxy)
+    monkeypatch.setenv("WEBREACH_ENGINES__SEARXNG__PROXY", "direct")
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")  # the environment's proxies are never read
+    settings = Settings()
+    assert PROXY_PASSWORD not in repr(settings)
+    assert effective_proxy(settings.engine("bing").proxy, settings.network.proxy) == proxy
+    assert effective_proxy(settings.engine("searxng").proxy, settings.network.proxy) is None
+    assert effective_proxy(settings.read.proxy, None) is None
+
+
+@pytest.mark.parametrize("bad", ["ftp://agent:{}@host:21", "http://agent:{}@host:3128/path", "http://agent:{}@:3128"])
+def test_a_malformed_proxy_is_refused_without_its_password(bad: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(network={"proxy": bad.format(PROXY_PASSWORD)})
+    for shown in (str(caught.value), describe_validation_error(caught.value)):
+        assert "a proxy must be a URL like http://127.0.0.1:3128" in shown and PROXY_PASSWORD not in shown

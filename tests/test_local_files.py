@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 from webreach.errors import InvalidInputError
-from webreach.local_files import read_local
+from webreach.local_files import read_local, read_under
 
 RUN_TIMEOUT = 60  # a hang fails the test here instead of stalling the suite
 
@@ -139,3 +139,49 @@ def test_image_add_reads_an_image_a_pipe_sends(fifo: Path, tmp_path: Path) -> No
     print(out, err)
     assert process.returncode == 0
     assert json.loads(out)["token"] == "<obs_1>" and json.loads(out)["width"] == 40
+
+
+# --- read_under: a file an agent named, inside the upload directory only -------------------------------------
+
+
+@pytest.fixture
+def uploads(tmp_path: Path) -> Path:
+    root = tmp_path / "uploads"
+    (root / "day1").mkdir(parents=True)
+    (root / "day1" / "a.png").write_bytes(b"inside")
+    (tmp_path / "secret.txt").write_bytes(b"outside")
+    return root
+
+
+def test_read_under_reads_relative_and_absolute_names_inside_the_directory(uploads: Path) -> None:
+    assert read_under(uploads, "day1/a.png", 100) == b"inside"
+    assert read_under(uploads, "./day1//a.png", 100) == b"inside"
+    assert read_under(uploads, str(uploads / "day1" / "a.png"), 100) == b"inside"
+    assert read_under(uploads, "day1/a.png", 3) == b"insi"  # limit + 1: the caller refuses more
+
+
+@pytest.mark.parametrize("name", ["../secret.txt", "day1/../../secret.txt", "/etc/passwd", "", ".", "a\0b", "x" * 2000])
+def test_read_under_refuses_names_outside_the_directory(uploads: Path, name: str) -> None:
+    with pytest.raises(InvalidInputError, match="not a file inside the upload directory"):
+        read_under(uploads, name, 100)
+
+
+def test_read_under_follows_no_symbolic_link(uploads: Path) -> None:
+    (uploads / "out.png").symlink_to(uploads.parent / "secret.txt")
+    (uploads / "up").symlink_to(uploads.parent)  # a directory link leading out
+    (uploads / "same.png").symlink_to(uploads / "day1" / "a.png")  # even one pointing back inside
+    for name in ("out.png", "up/secret.txt", "same.png", str(uploads / "up" / "secret.txt")):
+        with pytest.raises(InvalidInputError, match="not a file inside the upload directory"):
+            read_under(uploads, name, 100)
+
+
+def test_read_under_reads_regular_files_only(uploads: Path) -> None:
+    os.mkfifo(uploads / "pipe.png")
+    with pytest.raises(InvalidInputError, match="not a regular file"):
+        read_under(uploads, "pipe.png", 100)  # and at once: a FIFO without a writer is never waited on
+    with pytest.raises(InvalidInputError, match="not a regular file"):
+        read_under(uploads, "day1", 100)
+    with pytest.raises(InvalidInputError, match=r"no file 'day1/b\.png'"):
+        read_under(uploads, "day1/b.png", 100)
+    with pytest.raises(InvalidInputError, match="upload directory cannot be opened"):
+        read_under(uploads / "missing", "a.png", 100)

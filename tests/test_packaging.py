@@ -17,6 +17,7 @@ TEST_ONLY = {
     "webreach/testing/balancer.py",
     "webreach/testing/fleet.py",
     "webreach/testing/environment.py",
+    "webreach/testing/server_process.py",
 }
 IMPORTS_TEST_ONLY = re.compile(
     r"webreach\.testing(?:\.| import )(?:postgres|mutations)\b"  # absolute: from webreach.testing(.| import )x

@@ -35,6 +35,7 @@ import pytest
 
 from webreach.testing import FakeWeb
 from webreach.testing.recordings import RECORDINGS_DIR, load_recording
+from webreach.testing.server_process import stop
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -219,12 +220,7 @@ def _run(command: str, state: Scratch) -> subprocess.CompletedProcess[str] | str
 
 def _stop_background(state: Scratch) -> None:
     for process in state.background:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
     for watcher in state.watchers:
         watcher.join(10)
     for process in state.background:

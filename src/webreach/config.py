@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -37,21 +39,69 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
+
+DIRECT = "direct"  # a path's proxy setting that means "no proxy here", over [network] proxy
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def check_proxies(model: M, *fields: str) -> M:
+    """`model` when each proxy field in `fields` is well formed (check_proxy). Checked on the built model, so a
+    refusal's input is the model, whose repr masks secrets (a field validator's would be the password itself)."""
+    for name in fields:
+        value = getattr(model, name)
+        if value is not None and not check_proxy(value.get_secret_value()):
+            raise ValueError(
+                f"{name}: a proxy must be a URL like http://127.0.0.1:3128, https://proxy.example:443 or "
+                'socks5://user:password@127.0.0.1:1080 (scheme, host and port only), or "direct" for none'
+            )
+    return model
+
+
+def check_proxy(text: str) -> bool:
+    """Whether `text` is a proxy setting: "direct" or scheme://[user:password@]host[:port] with no path."""
+    text = text.strip()
+    if text == DIRECT:
+        return True
+    try:
+        parts = urlsplit(text)
+        host, _ = parts.hostname, parts.port  # a port that is not a number raises here
+    except ValueError:
+        host = None
+    return host is not None and parts.scheme in PROXY_SCHEMES and parts.path in ("", "/") and not parts.query
+
+
+def effective_proxy(own: SecretStr | None, default: SecretStr | None) -> str | None:
+    """The proxy URL one outbound path uses: its own setting, else [network] proxy; "direct" means none."""
+    chosen = own if own is not None else default
+    text = chosen.get_secret_value().strip() if chosen is not None else ""
+    return None if not text or text == DIRECT else text
 
 
 class EngineSettings(BaseModel):
     """Per-engine configuration; every field is optional and falls back to the engine's defaults."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
 
     enabled: bool = True
     api_key: SecretStr | None = None
     base_url: str | None = Field(None, description="Override the engine's origin (mirrors, the fake web).")
     rate_per_minute: float | None = Field(None, gt=0, description="Token-bucket refill rate.")
     timeout: float | None = Field(None, gt=0, description="Seconds for one engine request.")
-    proxy: SecretStr | None = Field(None, description="Proxy URL for this engine's traffic only.")
+    proxy: SecretStr | None = Field(
+        None, description='Proxy for this engine\'s traffic, over [network] proxy ("direct": none for this engine).'
+    )
     options: dict[str, str] = Field(default_factory=dict, description="Engine-specific options.")
+    display_name: str | None = Field(
+        None, max_length=64, description="The provider's name as users see it (the desktop-agent profile's output)."
+    )
+    default: bool = Field(
+        False, description="The default provider (the desktop-agent profile searches it); at most one engine."
+    )
     unreadable: str | None = Field(
         None,
         description="Set by the console's database layer (configdb/), not by hand: why a secret stored there cannot "
@@ -62,6 +112,15 @@ class EngineSettings(BaseModel):
     def key(self) -> str | None:
         """The API key as plain text, for the one place that puts it on the wire."""
         return self.api_key.get_secret_value() if self.api_key else None
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> EngineSettings:
+        return check_proxies(self, "proxy")
+
+
+def options_text(options: Mapping[str, str]) -> str:
+    """Engine options as the console's form shows and takes them: "engine=baidu, other=value"."""
+    return ", ".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
 class CacheSettings(BaseModel):
@@ -124,6 +183,7 @@ MIB = 1024 * 1024
 CONFIG_ENV = "WEBREACH_CONFIG"
 DEFAULT_CONFIG_FILE = "webreach.toml"
 JINA_READER_URL = "https://r.jina.ai"
+JINA_FREE_RATE, JINA_KEYED_RATE = 20.0, 200.0  # r.jina.ai's requests a minute without a key and with one
 
 
 def _default_order() -> list[ReaderChoice]:
@@ -133,7 +193,7 @@ def _default_order() -> list[ReaderChoice]:
 class ReadSettings(BaseModel):
     """How pages are read (environment WEBREACH_READ__<FIELD>): guard allowances, budgets, readers, cache."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
 
     allow_cidrs: list[str] = Field(
         default_factory=list, description="Private networks the reader may reach (metadata addresses never)."
@@ -152,6 +212,17 @@ class ReadSettings(BaseModel):
     jina_base_url: str = Field(JINA_READER_URL, description="The Jina reader's base URL (mirrors, the fake web).")
     jina_api_key: SecretStr | None = None
     jina_timeout: float = Field(30.0, gt=0)
+    proxy: SecretStr | None = Field(
+        None,
+        description="Proxy for the reader's own fetches (direct and browser readers, robots.txt, image fetches), "
+        'over [network] proxy ("direct": none).',
+    )
+    jina_proxy: SecretStr | None = Field(
+        None, description='Proxy for the Jina reader\'s calls to Jina, over [network] proxy ("direct": none).'
+    )
+    jina_rate_per_minute: float | None = Field(
+        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+    )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
     extract_workers: int = Field(
@@ -164,24 +235,86 @@ class ReadSettings(BaseModel):
     cache_ttl: float = Field(900.0, ge=0, description="Seconds an extracted page is kept (0: no cache).")
     cache_max_entries: int = Field(128, ge=1)
 
+    @model_validator(mode="after")
+    def _proxy_form(self) -> ReadSettings:
+        return check_proxies(self, "proxy", "jina_proxy")
+
+
+class NetworkSettings(BaseModel):
+    """How webreach leaves the machine: one outbound proxy for every path (environment WEBREACH_NETWORK__PROXY)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)  # proxies hold passwords
+
+    proxy: SecretStr | None = Field(
+        None,
+        description="Proxy for everything that leaves the machine (engines, readers, robots.txt, images, reverse "
+        "image search): http://, https:// or socks5://, with user:password@ when it needs them. [engines.<name>] "
+        'proxy, [read] proxy and [read] jina_proxy override it per path; "direct" there means no proxy.',
+    )
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> NetworkSettings:
+        return check_proxies(self, "proxy")
+
+
+# the drop-in tool profiles (defaults.py, plain for the CLI's start-up; tests/tools/test_drop_in.py checks they
+# agree with tools/drop_in.py PROFILES)
+ProfileName = ToolProfileName
+# an MCP path a profile may take: / or segments of letters, digits, . _ -; none of the server's own routes
+MCP_PATH = re.compile(r"^/(?:[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*)?$")
+RESERVED_PATHS = ("v1", "i", "admin", "console", "docs", "openapi.json", "healthz", "readyz", "metrics", "bench")
+
+
+def check_mcp_path(path: str) -> str:
+    """`path` (without a trailing slash) when an MCP endpoint may take it (ValueError naming what is wrong)."""
+    path = path.rstrip("/") or "/" if path.startswith("/") else path
+    first = path.strip("/").split("/", 1)[0]
+    if not MCP_PATH.fullmatch(path) or first in RESERVED_PATHS or path == "/mcp" or {".", ".."} & set(path.split("/")):
+        raise ValueError(
+            f"{path!r} cannot serve MCP: use / or a path such as /mcp/<name> (letters, digits, . _ -), none of "
+            f"/mcp itself or the server's own {', '.join('/' + name for name in RESERVED_PATHS)}"
+        )
+    return path
+
 
 class ToolSettings(BaseModel):
     """The agent tools: which are exposed, and how long numbered refs live."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    enabled: list[str] | None = Field(None, description="Tools to expose (default: all).")
+    enabled: list[str] | None = Field(
+        None,
+        description="Tools to list (default: web_search, web_search_multi, web_fetch; naming an image tool lists "
+        "it too).",
+    )
     alias_set: Literal["visual-agent"] | None = Field(
         None,
         description="Also expose another system's tool names and shapes, mapped onto these tools (tools/aliases.py): "
         "visual-agent = image_search_by_text, reverse_image_search, crop_images_by_token, web_visit.",
     )
-    profile: Literal["visual-agent", "serp-chat", "numeric-index"] | None = Field(
+    profile: ProfileName | None = Field(
         None,
-        description="Serve another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
-        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)).",
+        description="images: the web tools plus image_search, crop_images and reverse_image_search. Or serve "
+        "another stack's tool contract instead of these tools (tools/drop_in.py): visual-agent, "
+        "serp-chat (serp_search, serp_search_multi, browse_url), numeric-index (web_search, web_fetch(index)), "
+        "rollout-gateway (文搜文, web_visit, image_search_by_text, reverse_image_search, crop_images_by_token), "
+        "credits-server (web_search -> 5 results as JSON, web_fetch -> 2,000 characters of text), desktop-agent "
+        "(web_search(query, count, freshness) on the default provider); per agent as well (webreach agents set "
+        "NAME --profile ...).",
+    )
+    mcp_paths: dict[str, ProfileName] | None = Field(
+        None,
+        description="MCP endpoints serving a profile beside /mcp, path -> profile (frontends/_mcp_paths.py), e.g. "
+        '{"/" = "rollout-gateway"} for a client given the bare server URL. None: every profile at /mcp/<profile> '
+        "(none when [tools] enabled narrows the tools); {}: none.",
     )
     session_ttl_seconds: float = Field(86_400, gt=0, description="How long a ref stays resolvable.")
+
+    @field_validator("mcp_paths")
+    @classmethod
+    def _mcp_paths(cls, paths: dict[str, ProfileName] | None) -> dict[str, ProfileName] | None:
+        return None if paths is None else {check_mcp_path(path): profile for path, profile in paths.items()}
+
     max_refs_per_session: int = Field(1000, ge=1, description="Oldest refs are evicted past this.")
 
 
@@ -319,7 +452,7 @@ class ServerSettings(BaseModel):
 class S3Settings(BaseModel):
     """An S3-compatible bucket for [images] storage = "s3" (AWS, MinIO, R2, Ceph ...): presigned GET URLs."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     bucket: str | None = Field(None, description="Bucket the images are put in.")
     endpoint_url: str | None = Field(None, description="The store's endpoint (default: AWS for the region).")
@@ -327,6 +460,13 @@ class S3Settings(BaseModel):
     access_key_id: SecretStr | None = None
     secret_access_key: SecretStr | None = None
     prefix: str = Field("webreach/images/", description="Key prefix of the stored objects.")
+    proxy: SecretStr | None = Field(
+        None, description='Proxy for the store\'s calls, over [network] proxy ("direct": none; http(s) only).'
+    )
+
+    @model_validator(mode="after")
+    def _proxy_form(self) -> S3Settings:
+        return check_proxies(self, "proxy")
 
 
 class ImageSettings(BaseModel):
@@ -364,6 +504,11 @@ class ImageSettings(BaseModel):
         default_factory=dict,
         description="Per reverse backend: key, base URL, rate, timeout (over its web engine's, where it shares one).",
     )
+    upload_dir: Path | None = Field(
+        None,
+        description="The directory the rollout gateway's hidden upload_file_to_cloud(file_path) may read images from "
+        "(files below it only, no symbolic links followed; None: the tool refuses every path).",
+    )
     upload_max_side: int = Field(2048, ge=64, description="Images are downscaled to this longest side before upload.")
     upload_max_bytes: int = Field(4_000_000, ge=10_000, description="Images are re-encoded to stay under this.")
     storage: Literal["inline", "public_url", "s3"] = Field(
@@ -386,6 +531,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         frozen=True,
+        hide_input_in_errors=True,  # proxy URLs and keys hold passwords: errors name the field, never the value
     )
 
     engines: dict[str, EngineSettings] = Field(default_factory=dict)
@@ -406,6 +552,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     accounts: AccountsSettings = Field(default_factory=AccountsSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
+    network: NetworkSettings = Field(default_factory=NetworkSettings)
     secret_key: SecretStr | None = Field(
         None,
         description="Fernet key encrypting the secrets the console stores in the database (env "
@@ -424,6 +571,13 @@ class Settings(BaseSettings):
     def _redis_cache_has_url(self) -> Settings:
         if self.cache.backend == "redis" and self.state.url is None:
             raise ValueError('[cache] backend = "redis" uses the Redis of [state] url, which is not set')
+        return self
+
+    @model_validator(mode="after")
+    def _one_default_provider(self) -> Settings:
+        defaults = sorted(name for name, engine in self.engines.items() if engine.default)
+        if len(defaults) > 1:
+            raise ValueError(f"only one engine may be the default provider; {', '.join(defaults)} all say default")
         return self
 
     @model_validator(mode="after")

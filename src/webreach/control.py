@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from webreach.clock import Clock
 from webreach.config import Settings
-from webreach.configdb.service import StoredConfig
+from webreach.configdb.service import StoredConfig, check_value
 from webreach.errors import InvalidInputError, UnknownEngineError
 from webreach.images.reverse.service import backends_of
 from webreach.models import EngineAttempt
@@ -60,6 +60,23 @@ class Engines:
         and reverse image search's backends (vertical "reverse")."""
         reverse = backends_of(self._settings(), self._clock, self._searching.providers.reverse_backends())
         return self._searching.engine_statuses(reverse=[backend.rules for backend in reverse.values()])
+
+    def built_in(self, name: str) -> dict[str, Any]:
+        """What engine `name` uses where no source sets a value: its own origin and pace, the server-wide engine
+        timeout, a direct connection (the console shows these instead of "built in")."""
+        engine = self._searching.providers.engine_class(name, allow_modes=False, vertical=None)
+        settings = self._settings()
+        return {
+            "enabled": True,
+            "base_url": engine.base_url,
+            "rate_per_minute": engine.rate_per_minute,
+            "timeout": settings.engine_timeout,
+            "proxy": None,
+        }
+
+    def image_names(self) -> list[str]:
+        """Every image engine name (`images_<engine>`): these have a "Test connection" too."""
+        return self._searching.image_engine_names()
 
     def add_attempt_listener(self, listener: Callable[[EngineAttempt], None]) -> None:
         """Tell `listener` of every engine attempt the moment it ends, while the search goes on (CLI -v)."""
@@ -111,6 +128,12 @@ class Config:
     def stored(self) -> StoredConfig:
         """The console's settings in the database: per-field sources, the version applied, its problem if any."""
         return self._stored
+
+    @staticmethod
+    def check(field: str, value: Any, *, label: str | None = None) -> Any:
+        """`value` as setting `field` takes it, or InvalidInputError naming the field `label` (a form's words): what
+        `change` checks, for a door that checks each field of a form before changing any."""
+        return check_value(field, value, label=label)
 
     def change(self, changes: Mapping[tuple[str, str], Any], *, actor: str = "operator") -> None:
         """Store console settings ((scope, field) -> value, None to remove the console's value) and apply them here

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, get_args
 
 
 @dataclass(frozen=True)
@@ -44,3 +44,11 @@ MAX_PAGE = 10
 DEFAULT_MAX_CHARS = 8000
 # the fixed query of `webreach canary` and the canary checks
 CANARY_QUERY = "python programming language"
+
+
+# the drop-in tool profiles (tools/drop_in.py), named here so accounts/ can check an agent's without importing tools/
+# and `webreach agents set --profile` offers them without loading pydantic
+ToolProfileName = Literal[
+    "images", "visual-agent", "serp-chat", "numeric-index", "rollout-gateway", "credits-server", "desktop-agent"
+]
+TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfileName)

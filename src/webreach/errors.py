@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # pydantic loads with the models, not with the errors (the CL
     from webreach.engine_attempt import EngineAttempt
 
 BlockKind = Literal["captcha", "blocked"]
-UnreachableCause = Literal["dns", "no_route", "refused"]
+UnreachableCause = Literal["dns", "no_route", "refused", "proxy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +347,8 @@ class UnreachableError(EngineError):
     """The engine could not be reached from here: its name did not resolve, no route, or the connection was refused.
 
     These are about this machine's network, not about what the engine did, so breakers never count them and the
-    rate limit gives back the slot. `cause` is dns, no_route or refused. Retryable (the network may come back),
+    rate limit gives back the slot. `cause` is dns, no_route, refused or proxy (the
+    operator's outbound proxy failed or refused us: [network] proxy). Retryable (the network may come back),
     but not within one search (policies/retry.py).
     """
 

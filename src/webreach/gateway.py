@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import random
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -26,7 +26,7 @@ import httpx
 
 from webreach.accounts.service import Accounts
 from webreach.clock import Clock, SystemClock
-from webreach.config import JINA_READER_URL, ReadSettings, Settings
+from webreach.config import JINA_READER_URL, EngineSettings, NetworkSettings, ReadSettings, Settings
 from webreach.configdb.service import StoredConfig
 from webreach.control import Config, Engines, StateBackends
 from webreach.extract.extracted import Extracted
@@ -110,14 +110,19 @@ class Network:
             closers=(fake.aclose,),
         )  # fmt: skip
 
-    def read_settings(self, read: ReadSettings) -> ReadSettings:
-        """`read` with the overrides, and offline: the guard allows the fake web's own address (and only it), and
-        Jina is played by it too."""
+    def read_settings(self, read: ReadSettings, network: NetworkSettings | None = None) -> ReadSettings:
+        """`read` with the overrides and [network] proxy where [read] names no proxy of its own; offline: the guard
+        allows the fake web's own address (and only it), Jina is played by it too, and no proxy is used (nothing
+        leaves the machine)."""
         changes: dict[str, object] = {"allow_cidrs": [*read.allow_cidrs, *self.overrides.allow_cidrs]}
+        default = network.proxy if network is not None else None
+        changes["proxy"] = read.proxy if read.proxy is not None else default
+        changes["jina_proxy"] = read.jina_proxy if read.jina_proxy is not None else default
         if self.overrides.timeout is not None:
             changes["timeout"] = self.overrides.timeout
         if self.offline is not None:
             changes["allow_cidrs"] = [*changes["allow_cidrs"], *self.offline.allowed_cidrs]  # type: ignore[misc]
+            changes["proxy"] = changes["jina_proxy"] = None
             if read.jina_base_url == JINA_READER_URL:
                 changes["jina_base_url"] = f"{self.offline.base_url}/_pages/jina"
         return read.model_copy(update=changes)
@@ -214,7 +219,7 @@ class Gateway:
 
             network, settings, offline = self._network, self.settings, self._network.offline
             self._reading = Reading(
-                network.read_settings(settings.read), resolver=network.resolver, clock=self.clock,
+                network.read_settings(settings.read, settings.network), resolver=network.resolver, clock=self.clock,
                 user_agent=settings.user_agent, network_backend=network.backend, tracing=self.tracing,
                 offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
             )  # fmt: skip
@@ -283,6 +288,10 @@ class Gateway:
     def engine_names(self) -> list[str]:
         """Every web engine name, for the tools' schema enums and their engine check."""
         return self._searching.engine_names()
+
+    def engine_settings(self) -> Mapping[str, EngineSettings]:
+        """The configured engines' settings as they are now (the console's changes included)."""
+        return self.settings.engines
 
     # --- reading -------------------------------------------------------------------------------------------
 

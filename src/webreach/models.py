@@ -195,7 +195,7 @@ def describe_validation_error(exc: ValidationError) -> str:
         field = ".".join(str(p) for p in err["loc"]) or "input"
         message = str(err["msg"]).removeprefix("Value error, ")
         got = err.get("input")
-        shown = f" (got {got!r:.60})" if got is not None and not isinstance(got, dict) else ""
+        shown = f" (got {got!r:.60})" if got is not None and not isinstance(got, dict | BaseModel) else ""
         parts.append(f"{field}: {message}{shown}")
     return "; ".join(parts)
 
@@ -280,6 +280,9 @@ class SearchResponse(BaseModel):
     query: str
     results: tuple[Hit, ...]
     meta: SearchMeta
+    answer: str | None = Field(
+        None, description="The provider's AI answer, when it wrote one (Tavily with include_answer).", exclude_if=_unset
+    )
 
 
 ReadFormat = Literal["markdown", "text", "html", "json"]

@@ -140,3 +140,14 @@ def test_the_audit_log_names_the_door_of_each_change(web: FakeWeb, tmp_path: Pat
     shown = cli(tmp_path, "audit", "--agent", "bot", "--limit", "2", **on_the_ledger)
     assert shown.returncode == 0 and shown.stdout.splitlines()[0].split()[1:3] == ["cli", "grant"], shown.stdout
     assert len(shown.stdout.splitlines()) == 2
+
+
+def test_the_agents_command_makes_expiring_keys_and_deletes_agents(tmp_path: Path) -> None:
+    added = json.loads(cli(tmp_path, "add", "expiring", "--credits", "3", "--key-days", "7", "--json").stdout)
+    assert added["agent"]["key_expires"].endswith("Z")
+    rotated = json.loads(cli(tmp_path, "rotate-key", "expiring", "--key-days", "1", "--json").stdout)
+    assert rotated["key"] != added["key"]
+    assert cli(tmp_path, "rotate-key", "expiring", "--key-days", "0").returncode == 2  # out of range: typed
+    assert cli(tmp_path, "delete", "expiring").returncode == 2  # --yes is required
+    assert cli(tmp_path, "delete", "expiring", "--yes").stdout.startswith("deleted expiring (3 credits went with it)")
+    assert "no agent 'expiring'" in cli(tmp_path, "show", "expiring").stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -89,3 +90,33 @@ async def test_an_alias_costs_what_its_tool_costs(web: FakeWeb, database_url: st
         cropped = await call(gateway, "crop_images_by_token", {"crops": {"<image_5>": [0, 0, 10, 10]}})
     assert found["cost"]["charged"] == 2 and len(found["results"]) == 2
     assert cropped["cost"]["charged"] == 0  # no such image: no crop made, nothing charged
+
+
+async def test_the_rollout_profile_is_metered_and_stays_indented(web: FakeWeb, database_url: str) -> None:
+    """rollout-gateway answers are JSON indented 2: the cost member joins them indented, and an idempotent replay
+    takes it off and puts the replay's on the same way."""
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},
+        tools={"profile": "rollout-gateway"},
+        accounts={"enabled": True, "database": database_url},
+    )
+    async with Gateway.from_settings(settings) as gateway:
+        gateway.accounts.add("bot", credits=20)
+        toolbox = Toolbox.over(gateway, policies=account_policies(gateway.accounts))
+        search = {"query": "python asyncio", "k": 3}
+        first, replay = [
+            await toolbox.call("文搜文", search, caller="bot", session="s1", idempotency_key="k1") for _ in range(2)
+        ]
+        crop = {"crop_config": {"<image_1>": [0, 0, 10, 10], "<obs_9>": [0, 0, 1, 1]}, "messages": messages()}
+        cropped = await toolbox.call("crop_images_by_token", crop, caller="bot", session="s1")
+        refused = await toolbox.call("文搜文", {"query": "x", "k": 99}, caller="bot", session="s1")
+    for result in (first, replay, cropped):
+        assert result.data is not None and result.text == json.dumps(result.data, ensure_ascii=False, indent=2)
+    assert first.data is not None and replay.data is not None and cropped.data is not None
+    assert first.data["cost"]["charged"] == 2 and len(first.data["results"]) == 3
+    assert replay.data["cost"]["charged"] == 0 and replay.data["cost"]["original_charged"] == 2
+    assert replay.data["results"] == first.data["results"]
+    assert cropped.data["cost"]["charged"] == 1 and cropped.data["results"]["<obs_9>"].startswith("error: ")
+    assert refused.data is not None and set(refused.data) == {"status", "tool", "message"}  # refused: no charge
+    assert cropped.data["cost"]["balance"] == 20 - 2 - 1

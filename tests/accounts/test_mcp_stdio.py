@@ -54,3 +54,23 @@ async def test_stdio_with_agent_charges_that_agent_and_says_what_each_call_cost(
     with operator(database) as accounts:
         assert accounts.ledger.agent("crawler").balance == 6 == accounts.ledger.journal_sum("crawler")
         assert accounts.ledger.agent("other").balance == 10
+
+
+async def test_stdio_serves_the_agents_surface_and_replays_its_bare_answer(web: FakeWeb, tmp_path: Path) -> None:
+    """An agent given the credits-server profile gets its tools over stdio too; a retried call with the same
+    idempotency key answers the stored contract answer again, charged once."""
+    database = str(tmp_path / "ledger.sqlite3")
+    with operator(database) as accounts:
+        accounts.add("crew", credits=10)
+        accounts.update_agent("crew", profile={"surface": "credits-server"})
+    with anyio.fail_after(LIMIT):
+        async with stdio(web, tmp_path, database, "crew") as mcp:
+            listed = {tool.name: tool.input_schema for tool in (await mcp.list_tools()).tools}
+            first = await mcp.call_tool("web_search", {"query": "python asyncio"}, meta={"idempotency_key": "k"})
+            again = await mcp.call_tool("web_search", {"query": "python asyncio"}, meta={"idempotency_key": "k"})
+    assert set(listed) == {"web_search", "web_fetch"} and set(listed["web_search"]["properties"]) == {"query"}
+    found = json.loads(first.content[0].text)
+    assert 1 <= len(found) <= 5 and all(list(hit) == ["title", "url", "snippet"] for hit in found)
+    assert again.content[0].text == first.content[0].text
+    with operator(database) as accounts:
+        assert accounts.ledger.agent("crew").balance == 8 == accounts.ledger.journal_sum("crew")

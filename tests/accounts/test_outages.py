@@ -26,6 +26,7 @@ from webreach.config import Settings
 from webreach.errors import AccountingUnavailableError
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.testing.environment import FAST_OUTAGES as FAST
 from webreach.testing.environment import process_env
 from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
 from webreach.tools import Toolbox, account_policies
@@ -37,15 +38,6 @@ pytestmark = [pytest.mark.network, pytest.mark.slow]  # webreach processes, outa
 T = TypeVar("T")
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60
-# outage answers come within the ledger's wait; a lease that outlasts the shortened calls (checked at start-up)
-FAST = {
-    "WEBREACH_ACCOUNTS__DATABASE_TIMEOUT": "1",
-    "WEBREACH_ACCOUNTS__LEASE_SECONDS": "8",
-    "WEBREACH_REQUEST_DEADLINE": "4",
-    "WEBREACH_READ__TIMEOUT": "4",
-    "WEBREACH_READ__JINA_TIMEOUT": "4",
-    "WEBREACH_READ__BROWSER_TIMEOUT": "4",
-}
 
 
 @pytest.fixture

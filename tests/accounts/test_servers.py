@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import threading
@@ -101,6 +102,32 @@ async def test_mcp_over_http_authenticates_and_meters(web: FakeWeb, tmp_path: Pa
     assert replayed.content[0].text.splitlines()[-1].startswith("[cost: 0 credits (a replay of a call charged 2);")
     with operator(database) as accounts:
         assert accounts.ledger.agent("bot").balance == 8  # as bot, whatever X-Webreach-Agent claimed
+
+
+async def test_a_profiles_mcp_path_needs_the_same_key_and_meters_the_same(web: FakeWeb, tmp_path: Path) -> None:
+    """/mcp/rollout-gateway and the root mapped to it are doors like /mcp: no key, 401; a key, the call is charged
+    as the native tool it runs (文搜文 as web_search)."""
+    database = str(tmp_path / "ledger.sqlite3")
+    with operator(database) as accounts:
+        _, key = accounts.add("bot", credits=10)
+    paths = {"WEBREACH_TOOLS__MCP_PATHS": '{"/": "rollout-gateway", "/mcp/rollout-gateway": "rollout-gateway"}'}
+    with servers(web, tmp_path, database, 1, **paths) as (server,), anyio.fail_after(LIMIT):
+        refused = [
+            httpx.post(server.url + path, json={}, timeout=LIMIT, trust_env=False)
+            for path in ("/", "/mcp/rollout-gateway")
+        ]
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=LIMIT) as http,
+            Client(streamable_http_client(f"{server.url}/mcp/rollout-gateway", http_client=http)) as mcp,
+        ):
+            listed = await mcp.list_tools()
+            searched = await mcp.call_tool("文搜文", {"query": "python asyncio", "k": 2})
+    assert [answer.status_code for answer in refused] == [401, 401]
+    assert all(answer.json()["code"] == "agent_auth_failed" for answer in refused)
+    assert "文搜文" in [tool.name for tool in listed.tools]
+    assert not searched.is_error and json.loads(searched.content[0].text)["cost"]["charged"] == 2
+    with operator(database) as accounts:
+        assert accounts.ledger.agent("bot").balance == 8
 
 
 async def _hammer(urls: list[str], key: str, calls: int) -> Counter[str]:

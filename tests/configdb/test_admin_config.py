@@ -70,3 +70,49 @@ def test_settings_changes_are_audited_without_their_values(web: FakeWeb, tmp_pat
     assert audit[0]["detail"] == {"set": [], "removed": ["routing.auto_order"]}
     assert audit[1]["detail"]["set"] == ["engine:tavily.api_key", "engine:tavily.rate_per_minute", "routing.auto_order"]
     assert CONSOLE_KEY not in repr(audit)
+
+
+def test_provider_settings_options_and_one_default(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    monkeypatch.setenv("WEBREACH_ENGINES__BOCHA__DEFAULT", "true")
+    with client(web, tmp_path) as api:
+        for bad in (
+            {"engines": {"serpapi": {"options": {"engine": ""}}}},
+            {"engines": {"serpapi": {"options": {"bad key": "x"}}}},
+            {"engines": {"serpapi": {"options": ["engine=baidu"]}}},
+            {"engines": {"serpapi": {"display_name": "x" * 65}}},
+            {"engines": {"serpapi": {"default": "yes"}}},
+            {"engines": {"serpapi": {"default": True}, "tavily": {"default": True}}},  # two defaults at once
+        ):
+            refused = api.post("/v1/admin/config", headers=auth, json=bad)
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_input", bad
+        # the environment makes bocha the default: the console cannot make another one behind its back
+        pinned = api.post("/v1/admin/config", headers=auth, json={"engines": {"serpapi": {"default": True}}})
+        assert pinned.status_code == 400 and "WEBREACH_ENGINES__BOCHA__DEFAULT" in pinned.json()["message"]
+        monkeypatch.delenv("WEBREACH_ENGINES__BOCHA__DEFAULT")
+    with client(web, tmp_path) as api:
+        body = {"engines": {"serpapi": {"options": "engine=baidu, hl=zh", "display_name": "Baidu", "default": True}}}
+        saved = api.post("/v1/admin/config", headers=auth, json=body).json()["engines"]["serpapi"]
+        assert saved["options"]["layers"][0] == {"source": "console", "value": "engine=baidu, hl=zh"}
+        assert saved["display_name"]["winner"] == "console" and saved["default"]["winner"] == "console"
+        moved = api.post("/v1/admin/config", headers=auth, json={"engines": {"tavily": {"default": True}}}).json()
+        assert moved["engines"]["serpapi"]["default"]["layers"][0] == {"source": "console", "value": "false"}
+        assert moved["engines"]["tavily"]["default"]["layers"][0] == {"source": "console", "value": "true"}
+
+
+def test_the_cache_ttl_and_size_are_set_in_the_database(web: FakeWeb, tmp_path: Path) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with client(web, tmp_path) as api:
+        shown = api.get("/v1/admin/config", headers=auth).json()["cache"]
+        assert shown["ttl_seconds"]["winner"] == "default" and shown["max_entries"]["layers"][0]["value"] == "2000"
+        assert shown["ttl_seconds"]["variable"] == "WEBREACH_CACHE__TTL_SECONDS"
+        for bad in ({"cache": {"ttl_seconds": -1}}, {"cache": {"max_entries": 0}}, {"cache": {"max_entries": 1.5}},
+                    {"cache": {"size": 3}}, {"cache": [900]}):  # fmt: skip
+            refused = api.post("/v1/admin/config", headers=auth, json=bad)
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_input", bad
+        saved = api.post("/v1/admin/config", headers=auth, json={"cache": {"ttl_seconds": 900, "max_entries": 100}})
+        cache = saved.json()["cache"]
+        assert cache["ttl_seconds"]["layers"][0] == {"source": "console", "value": "900"}
+        assert cache["max_entries"]["layers"][0] == {"source": "console", "value": "100"}

@@ -19,9 +19,11 @@ def make_engine(name: str, options: dict[str, str] | None = None, *, clock: Cloc
     return engines.create(name, settings, clock=clock)
 
 
-def parse_capture(name: str, path: Path, status: int = 200, headers: dict[str, str] | None = None) -> list[Hit]:
-    """Run engine `name` over a captured body as if it had just answered its own request."""
-    engine = make_engine(name)
+def parse_capture(
+    name: str, path: Path, status: int = 200, headers: dict[str, str] | None = None, *, clock: Clock | None = None
+) -> list[Hit]:
+    """Run engine `name` over a captured body as if it had just answered its own request (at `clock`'s time)."""
+    engine = make_engine(name, clock=clock)
     request = engine.build_request(SearchRequest(query="test"))
     content_type = "application/json" if path.suffix == ".json" else "text/html; charset=utf-8"
     response = httpx.Response(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -53,11 +54,13 @@ def test_cards_are_skipped_and_fields_are_read(shared_data: Path) -> None:
     assert hits[2].date == "2020-01-01"
 
 
-def test_news_results_keep_publisher_and_relative_dates(shared_data: Path) -> None:
-    hits = parse_capture("baidu", shared_data / BAIDU / "baiduspider__test_web_news.html")
+def test_news_results_keep_publisher_and_resolve_relative_dates(shared_data: Path) -> None:
+    # issue 41: "56分钟前" is the day it names, counted from when the engine answered (00:30 UTC: the day before)
+    answered = FakeClock(datetime(2026, 11, 29, 0, 30, tzinfo=UTC).timestamp())
+    hits = parse_capture("baidu", shared_data / BAIDU / "baiduspider__test_web_news.html", clock=answered)
     cdc = next(hit for hit in hits if hit.title.startswith("美疾控中心"))
     assert cdc.source == "国际在线"
-    assert cdc.date == "56分钟前"
+    assert cdc.date == "2026-11-28"
     assert cdc.snippet.startswith("据美国媒体当地时间8月18日报道")
     assert not any("{" in (hit.source or "") for hit in hits), "inline CSS must not leak into text"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -9,8 +10,11 @@ import pytest
 
 from webreach.errors import BlockedError, ParseError, WebreachError
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 
 from .capture import assert_good_hits, make_engine, parse_capture
+
+ANSWERED = FakeClock(datetime(2026, 11, 30, 12, 0, tzinfo=UTC).timestamp())  # when the engine answered
 
 
 def test_real_results_page_parses_to_its_organic_results(shared_data: Path) -> None:
@@ -35,12 +39,12 @@ def test_leading_date_moves_from_snippet_to_date(shared_data: Path) -> None:
 
 
 def test_real_fragment_with_one_result_parses(shared_data: Path) -> None:
-    hits = parse_capture("brave", shared_data / "serp/brave/starify__brave_react-github_FRAGMENT.html")
+    hits = parse_capture("brave", shared_data / "serp/brave/starify__brave_react-github_FRAGMENT.html", clock=ANSWERED)
     assert_good_hits(hits)
     assert len(hits) == 1
     assert hits[0].url == "https://github.com/react/react"
     assert hits[0].title == "GitHub - react/react: The library for web and native user interfaces. · GitHub"
-    assert hits[0].date == "1 month ago"  # relative dates stay as shown
+    assert hits[0].date == "2026-10-30"  # "1 month ago" on 2026-11-30: the same day a calendar month before
     assert hits[0].snippet.startswith("The library for web and native user interfaces.")
 
 

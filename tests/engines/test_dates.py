@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from webreach.engines._clean import clean_hits
 from webreach.engines._dates import (
     api_date,
     numeric_date,
+    relative_date,
     shown_date,
     split_dot_date,
     split_ellipsis_date,
     split_shown_date,
 )
+from webreach.models import Hit
 
 
 @pytest.mark.parametrize(
@@ -77,3 +82,41 @@ def test_a_shown_date_in_front_of_the_snippet_moves_to_the_date(
     snippet: str, shown: str, marks: str, expected: tuple[str | None, str]
 ) -> None:
     assert split_shown_date(snippet, shown, marks) == expected
+
+
+@pytest.mark.parametrize(
+    ("shown", "expected"),
+    [
+        ("3 days ago", "2026-03-28"),
+        ("5 Hours ago", "2026-03-30"),  # 01:00 UTC: five hours back is the day before
+        ("an hour ago", "2026-03-31"),
+        ("30 minutes ago", "2026-03-31"),
+        ("1 week ago", "2026-03-24"),
+        ("1 month ago", "2026-02-28"),  # 31 March minus a calendar month: the last day of February
+        ("2 years ago", "2024-03-31"),
+        ("yesterday", "2026-03-30"),
+        ("3天前", "2026-03-28"),
+        ("5小时前", "2026-03-30"),
+        ("56分钟前", "2026-03-31"),
+        ("2 个月前", "2026-01-31"),
+        ("1星期前", "2026-03-24"),
+        ("昨天 14:20", "2026-03-30"),
+        ("前天", "2026-03-29"),
+        ("刚刚", "2026-03-31"),
+        ("Step 8", None),
+        ("2026-03-01", None),
+    ],
+)
+def test_relative_ages_resolve_against_the_moment_the_engine_answered(shown: str, expected: str | None) -> None:
+    """Issue 41: ISO dates everywhere, relative and Chinese ages resolved against the response's date."""
+    answered = datetime(2026, 3, 31, 1, 0, tzinfo=UTC).timestamp()
+    assert relative_date(shown, answered) == expected
+
+
+def test_a_relative_age_in_a_hit_becomes_its_day_and_a_cached_answer_keeps_it() -> None:
+    answered = datetime(2026, 3, 31, 12, 0, tzinfo=UTC).timestamp()
+    hit = Hit(rank=1, title="t", url="https://a.example/", engine="bing", date="2 days ago")
+    (cleaned,) = clean_hits([hit], now=answered)
+    assert cleaned.date == "2026-03-29"
+    (again,) = clean_hits([cleaned], now=answered + 10 * 86400)  # read from the cache ten days later
+    assert again.date == "2026-03-29"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, quote
 
@@ -11,8 +12,11 @@ import pytest
 from webreach.engines.yahoo import decode_redirect
 from webreach.errors import BlockedError, ParseError
 from webreach.models import SearchRequest
+from webreach.testing import FakeClock
 
 from .capture import assert_good_hits, make_engine, parse_capture
+
+ANSWERED = FakeClock(datetime(2026, 11, 30, 12, 0, tzinfo=UTC).timestamp())  # when the engine answered
 
 
 def cookie(request: httpx.Request) -> dict[str, str]:
@@ -22,7 +26,7 @@ def cookie(request: httpx.Request) -> dict[str, str]:
 
 
 def test_real_current_results_page_parses_to_its_organic_results(shared_data: Path) -> None:
-    hits = parse_capture("yahoo", shared_data / "serp/yahoo/wsmcp__yahoo.html")
+    hits = parse_capture("yahoo", shared_data / "serp/yahoo/wsmcp__yahoo.html", clock=ANSWERED)
     assert_good_hits(hits)
     assert len(hits) == 7
     assert hits[0].url == "https://www.w3schools.com/Js/"
@@ -32,7 +36,7 @@ def test_real_current_results_page_parses_to_its_organic_results(shared_data: Pa
     assert hits[2].url == "https://www.geeksforgeeks.org/javascript/javascript-tutorial/"
     assert hits[2].date == "2026-03-13"
     assert hits[2].snippet.startswith("JavaScript provides a versatile set")  # the date prefix is split off
-    assert hits[4].date == "2 days ago"  # relative dates stay as shown, measured from a "now" we do not know
+    assert hits[4].date == "2026-11-28"  # "2 days ago", counted from when the engine answered (issue 41)
 
 
 def test_real_2015_page_decodes_its_ru_redirects(shared_data: Path) -> None:

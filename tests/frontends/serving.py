@@ -7,22 +7,17 @@ lingers) when the `with` block ends, whatever happened inside. Its stderr is col
 from __future__ import annotations
 
 import contextlib
-import re
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from webreach.testing import FakeWeb
 from webreach.testing.environment import process_env
+from webreach.testing.server_process import HTTP_COMMAND, START_TIMEOUT, STOP_TIMEOUT, ServerProcess, serve_process
 
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
+__all__ = ["HTTP_COMMAND", "START_TIMEOUT", "STDIO_ARGS", "STOP_TIMEOUT", "ServerProcess", "http_server", "server_env"]
 
-# the commands users run: `webreach serve` and `webreach mcp`
-HTTP_COMMAND = [sys.executable, "-m", "webreach", "serve", "--host", "127.0.0.1", "--port", "0"]
+# the commands users run: `webreach serve` (HTTP_COMMAND) and `webreach mcp`
 STDIO_ARGS = ["-m", "webreach", "mcp"]
 
 
@@ -31,64 +26,13 @@ def server_env(web: FakeWeb, home: Path, **extra: str) -> dict[str, str]:
     return process_env(home, WEBREACH_FAKE_WEB=web.url, WEBREACH_STATE__BACKEND="memory") | extra
 
 
-@dataclass
-class ServerProcess:
-    """A running `run_http` process: its base URL and everything it wrote to stderr so far."""
-
-    process: subprocess.Popen[str]
-    url: str = ""
-    stderr: list[str] = field(default_factory=list)
-
-    def output(self) -> str:
-        return "".join(self.stderr)
-
-
 @contextlib.contextmanager
 def http_server(web: FakeWeb, home: Path, *args: str, **extra_env: str) -> Iterator[ServerProcess]:
     """Start the HTTP server on a free loopback port (extra serve `args`); yields once it has announced its URL."""
-    process = subprocess.Popen(
-        [*HTTP_COMMAND, *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=server_env(web, home, **extra_env),
-        cwd=home,
-    )
-    server = ServerProcess(process)
-    announced = threading.Event()
-    reader = threading.Thread(target=_drain, args=(server, announced), daemon=True)
-    reader.start()
+    server: ServerProcess | None = None
     try:
-        if not announced.wait(START_TIMEOUT) or not server.url:
-            raise RuntimeError(f"the server did not start: {server.output()}")
-        yield server
+        with serve_process(server_env(web, home, **extra_env), home, *args) as server:
+            yield server
     finally:
-        _stop(process)
-        reader.join(STOP_TIMEOUT)
-        if process.stderr is not None:  # the pipe is ours to close once the reader is done with it
-            process.stderr.close()
-        # echoed so pytest captures the server's log and the secret-leak scan (conftest.py) reads it
-        print(server.output(), file=sys.stderr)
-
-
-def _drain(server: ServerProcess, announced: threading.Event) -> None:
-    """Read stderr until EOF (a full pipe would block the server), noting the announced URL."""
-    assert server.process.stderr is not None
-    for line in server.process.stderr:
-        server.stderr.append(line)
-        match = re.search(r"serving (http://\S+)", line)
-        if match and not server.url:
-            server.url = match.group(1)
-            announced.set()
-    announced.set()  # EOF: the process ended (the caller sees no URL)
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
+        if server is not None:  # echoed so pytest captures the log and the secret-leak scan (conftest.py) reads it
+            print(server.output(), file=sys.stderr)

@@ -201,7 +201,10 @@ def _tools(dialect: str) -> list[dict[str, Any]]:
 
 def test_tools_anthropic_shape() -> None:
     tools = _tools("anthropic")
-    assert [t["name"] for t in tools] == [
+    assert [t["name"] for t in tools] == ["web_search", "web_search_multi", "web_fetch"]  # the default surface
+    env = {"WEBREACH_STATE__BACKEND": "memory", "WEBREACH_TOOLS__PROFILE": "images"}
+    result = CliRunner().invoke(cli, ["tools", "--format", "anthropic"], env=env)
+    assert [t["name"] for t in json.loads(result.stdout)] == [
         "web_search",
         "web_search_multi",
         "web_fetch",

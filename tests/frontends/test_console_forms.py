@@ -12,6 +12,7 @@ import pytest
 
 from webreach.testing import FakeWeb
 
+from .console_pages import hidden, posted
 from .serving import ServerProcess, http_server
 
 pytestmark = pytest.mark.network
@@ -28,21 +29,6 @@ def console(web: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def client(console: ServerProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=console.url, trust_env=False, follow_redirects=False, timeout=60) as opened:
         yield opened
-
-
-def hidden(page: httpx.Response, name: str, form: int = 0) -> str:
-    """The value of the `form`-th hidden input called `name` on the page."""
-    return re.findall(rf'name="{name}" value="([^"]*)"', page.text)[form]
-
-
-def posted(client: httpx.Client, path: str, fields: dict[str, str]) -> httpx.Response:
-    """POST a form: it must answer 303 to a console page; that page, fetched once."""
-    answer = client.post(path, data=fields)
-    assert answer.status_code == 303, (path, answer.status_code, answer.text[:300])
-    assert answer.headers["location"].startswith("/console/")
-    shown = client.get(answer.headers["location"])
-    assert shown.status_code == 200
-    return shown
 
 
 def balance(client: httpx.Client) -> int:
@@ -93,7 +79,7 @@ def test_every_console_form_post_redirects_to_its_result(console: ServerProcess,
     assert "Saved Timeout" in saved.text
     assert 'role="status">Saved' not in client.get("/console/engines/mojeek").text  # shown once
     refused = posted(client, "/console/engines/mojeek", {"csrf": csrf, "timeout": "-1"})
-    assert 'role="alert"' in refused.text and "timeout must be a number" in refused.text
+    assert 'role="alert"' in refused.text and "Timeout (seconds) must be a number" in refused.text
     assert "breaker closed" in posted(client, "/console/engines/mojeek/reset", {"csrf": csrf}).text
     assert 'data-testid="probe-status"' in posted(client, "/console/engines/mojeek/test", {"csrf": csrf}).text
     run = {"csrf": csrf, "tool": "web_search", "engine": "mojeek", "input": "python asyncio"}
@@ -130,3 +116,39 @@ def test_an_agents_page_shows_its_spend_per_day(client: httpx.Client) -> None:
     charged = searched.json()["cost"]["charged"]
     assert len(rows) == 14 and charged > 0 and sum(int(credits) for _, credits in rows) == charged
     assert {credits for _, credits in rows[:-2]} == {"0"}  # today's (yesterday's, had midnight just passed)
+
+
+def test_the_engine_form_sets_display_name_options_and_the_one_default(client: httpx.Client) -> None:
+    page = client.get("/console/engines/serpapi")
+    assert 'name="default"' in page.text and 'name="options"' in page.text and 'name="display_name"' in page.text
+    fields = {"csrf": hidden(page, "csrf"), "default": "on", "display_name": "Bing (SerpAPI)", "options": "engine=bing"}
+    saved = posted(client, "/console/engines/serpapi", fields)
+    assert "Saved" in saved.text
+    for field, shown in (("default", "true"), ("display_name", "Bing (SerpAPI)"), ("options", "engine=bing")):
+        assert re.search(rf'data-testid="winner-{field}">console<', saved.text), field
+        assert f"console: {shown}" in saved.text
+    assert "key=value pairs" in posted(client, "/console/engines/serpapi", {**fields, "options": "engine"}).text
+    other = client.get("/console/engines/bocha")
+    posted(client, "/console/engines/bocha", {"csrf": hidden(other, "csrf"), "default": "on"})
+    assert "console: false" in client.get("/console/engines/serpapi").text  # one default: the old one cleared
+    cleared = {"csrf": hidden(other, "csrf"), "default": "", "display_name": "", "options": ""}
+    for name in ("serpapi", "bocha"):
+        posted(client, f"/console/engines/{name}", cleared)
+
+
+def test_the_cache_form_sets_ttl_and_size(client: httpx.Client) -> None:
+    page = client.get("/console/engines")
+    assert 'data-testid="cache-ttl_seconds"' in page.text
+    csrf = hidden(page, "csrf")
+    saved = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "900", "max_entries": "100"})
+    assert "Saved" in saved.text
+    for field, value in (("ttl_seconds", "900"), ("max_entries", "100")):
+        assert re.search(rf'data-testid="cache-winner-{field}">console<', saved.text), field
+        assert f"console: {value}" in saved.text
+    assert (
+        "must be a whole number from 1"  # the console's sentence starts with a capital (_console_words.said)
+        in posted(client, "/console/cache", {"csrf": csrf, "max_entries": "0"}).text
+    )
+    assert "must be a number" in posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "soon"}).text
+    cleared = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "", "max_entries": ""})
+    assert re.search(r'data-testid="cache-winner-ttl_seconds">default<', cleared.text)

@@ -106,7 +106,8 @@ def test_openapi_states_the_session_header_limits(server: ServerProcess) -> None
     assert header["schema"]["minLength"] == 1 and header["schema"]["maxLength"] == 200
     assert "pattern" in header["schema"]
     lang = document["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert lang["properties"]["lang"]["anyOf"][0]["minLength"] == 2  # optional, so also nullable
+    assert lang["properties"]["lang"]["minLength"] == 2
+    assert lang["properties"]["lang"]["type"] == ["string", "null"]  # optional, so also nullable
 
 
 @settings(max_examples=60, deadline=None)

@@ -40,10 +40,18 @@ def client(web: FakeWeb) -> Iterator[TestClient]:
         yield test_client
 
 
-def mcp_schemas(**fields: Any) -> list[dict[str, Any]]:
+@pytest.fixture
+def images_client(web: FakeWeb) -> Iterator[TestClient]:
+    """A server with the image tools listed ([tools] profile = "images")."""
+    app = build_app(settings(web, tools={"profile": "images"}), server=ServerSettings(port=9090))
+    with TestClient(app, base_url=BASE) as test_client:
+        yield test_client
+
+
+def mcp_schemas(*, exact: bool = False, served: bool = False, **fields: Any) -> list[dict[str, Any]]:
     async def schemas() -> list[dict[str, Any]]:
         async with Gateway.from_settings(Settings(state={"backend": "memory"}, **fields)) as gateway:
-            return Toolbox.over(gateway).schemas("mcp")
+            return Toolbox.over(gateway).schemas("mcp", exact=exact, served=served)
 
     return asyncio.run(schemas())
 
@@ -204,8 +212,9 @@ def test_disabled_tools_have_no_endpoint(web: FakeWeb) -> None:
         assert documented == ["/v1/search", "/v1/tools", "/healthz"]
 
 
-def test_openapi_documents_both_image_routes(client: TestClient) -> None:
+def test_openapi_documents_both_image_routes(images_client: TestClient) -> None:
     """Issue 41: /openapi.json left out POST /v1/images and GET /i/{id}; both are served, both are documented."""
+    client = images_client
     paths = client.get("/openapi.json").json()["paths"]
     upload = paths["/v1/images"]["post"]
     form = upload["requestBody"]["content"]["multipart/form-data"]["schema"]
@@ -218,18 +227,22 @@ def test_openapi_documents_both_image_routes(client: TestClient) -> None:
     assert "POST /v1/images" in page and "-F file=@photo.jpg" in page and "GET /i/{link_id}" in page
 
 
-def test_tool_schemas_in_every_dialect(client: TestClient) -> None:
+def test_tool_schemas_in_every_dialect(client: TestClient, images_client: TestClient) -> None:
     assert client.get("/v1/tools", params={"dialect": "mcp"}).json() == mcp_schemas()
-    openai = client.get("/v1/tools").json()
-    names = ["web_search", "web_search_multi", "web_fetch", "image_search", "crop_images", "reverse_image_search"]
-    assert [tool["function"]["name"] for tool in openai] == names
+    web = ["web_search", "web_search_multi", "web_fetch"]
+    assert [tool["function"]["name"] for tool in client.get("/v1/tools").json()] == web
+    openai = images_client.get("/v1/tools").json()
+    images = ["image_search", "crop_images", "reverse_image_search"]
+    assert [tool["function"]["name"] for tool in openai] == [*web, *images]
     assert client.get("/v1/tools", params={"dialect": "nope"}).status_code == 400
 
 
 def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     assert document["openapi"].startswith("3.1")
-    tools = mcp_schemas()
+    # every served tool (the image tools too: opt-in for models, served to programs), stating what is checked
+    tools = mcp_schemas(exact=True, served=True)
+    assert len(tools) == 6 and len(mcp_schemas()) == 3
     admin = {path for path in document["paths"] if path.startswith("/v1/admin")}
     images = {"/v1/images", "/i/{link_id}"}
     assert (
@@ -253,7 +266,9 @@ def test_openapi_is_generated_from_the_tool_schemas(client: TestClient) -> None:
     assert (dialect["name"], dialect["in"], dialect["schema"]["enum"]) == ("dialect", "query", list(DIALECTS))
 
 
-def test_openapi_says_numbers_may_come_as_text_exactly_as_the_server_takes_them(client: TestClient) -> None:
+def test_openapi_says_numbers_may_come_as_text_exactly_as_the_server_takes_them(
+    client: TestClient, images_client: TestClient
+) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     document = client.get("/openapi.json").json()
     body = document["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
@@ -265,6 +280,7 @@ def test_openapi_says_numbers_may_come_as_text_exactly_as_the_server_takes_them(
         assert documented or answer.json()["code"] == "invalid_input"
     assert "integer or integer as text" in client.get("/docs").text
     # a rule between two arguments is in the document too: engines only with engine auto or multi
+    client, document = images_client, images_client.get("/openapi.json").json()
     images = document["paths"]["/v1/image_search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     for call in ({"engine": "bing", "engines": ["bing"]}, {"engine": "multi", "engines": ["bing"]}, {"engines": []}):
         documented = jsonschema.Draft202012Validator(images).is_valid({"query": "red panda", **call})

@@ -61,8 +61,9 @@ async def test_the_profile_replaces_the_tool_surface_with_the_contracts_tools(se
     assert set(search["properties"]) == {"query", "engine", "limit", "page", "site"}
     assert search["required"] == ["query"]
     assert search["properties"]["limit"]["default"] == 8 and search["properties"]["page"]["default"] == 1
-    assert search["properties"]["limit"]["anyOf"][0] == {"maximum": 10, "minimum": 1, "type": "integer"}
-    assert search["properties"]["engine"]["anyOf"][0]["enum"] == ["auto", "baidu", "bing", "duckduckgo", "searxng"]
+    limit = search["properties"]["limit"]
+    assert (limit["maximum"], limit["minimum"], limit["type"]) == (10, 1, ["integer", "null"])
+    assert search["properties"]["engine"]["enum"] == ["auto", "baidu", "bing", "duckduckgo", "searxng", None]
     assert search["properties"]["engine"]["default"] == "auto"
     assert set(listed["browse_url"]["properties"]) == {"url"}
     assert native.is_error and answer(native)["code"] == "invalid_input"  # the native tools are not served

@@ -114,14 +114,14 @@ def test_langchain_get_tools_over_streamable_http(searx: FakeWeb, tmp_path: Path
 
 @needs_clients
 def test_openai_agents_strict_calls_succeed(searx: FakeWeb, tmp_path: Path) -> None:
-    params = {"command": sys.executable, "args": STDIO_ARGS, "env": client_env(searx, tmp_path)}
+    # the images profile: the web tools and the image tools, every one of them strict after conversion (issue 41:
+    # crop_images' token map and reverse_image_search's free-form messages used to fall back to non-strict)
+    env = client_env(searx, tmp_path) | {"WEBREACH_TOOLS__PROFILE": "images"}
+    params = {"command": sys.executable, "args": STDIO_ARGS, "env": env}
     by_url = f"{searx.url}/_pages/article?title=By+url"
     result = run_script("openai_agents_strict.py", params, SEARCH, by_url)
-    strict_tools = {"web_search": True, "web_search_multi": True, "web_fetch": True, "image_search": True}
-    # crop_images takes a map keyed by image token ({"<image_1>": [l, t, r, b]}): a map with free keys has no strict
-    # form, so openai-agents keeps that one tool non-strict (and still calls it)
-    # reverse_image_search's messages are free-form chat messages: the same (issue 14)
-    assert result["strict"] == strict_tools | {"crop_images": False, "reverse_image_search": False}
+    names = ["web_search", "web_search_multi", "web_fetch", "image_search", "crop_images", "reverse_image_search"]
+    assert result["strict"] == dict.fromkeys(names, True)
     search, by_ref, read_url, multi = result["calls"]
     assert search["arguments"]["site"] is None and search["arguments"]["freshness"] is None
     assert f"[1] {TITLE}" in search["output"]

@@ -7,13 +7,16 @@ request URLs at INFO) and a client sends its own key in a query string; neither 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from secret_keys import TEST_KEY
+from secret_keys import PROXY_PASSWORD, TEST_KEY
+from webreach.config import Settings
+from webreach.frontends._serve_logs import RedactingFilter, secrets_of
 from webreach.testing import FakeWeb
 
 from .serving import http_server
@@ -56,3 +59,13 @@ def test_default_logs_stay_quiet_and_text(web: FakeWeb, tmp_path: Path) -> None:
         assert client.get("/v1/tools").status_code == 200
     assert server.output().startswith("webreach: serving http://127.0.0.1:")
     assert "GET /v1/tools" not in server.output(), "no access log unless asked for"
+
+
+def test_proxy_urls_are_masked_in_server_logs_while_direct_stays_readable() -> None:
+    proxy = f"http://agent:{PROXY_PASSWORD}@127.0.0.1:3128"
+    settings = Settings(network={"proxy": proxy}, engines={"searxng": {"proxy": "direct"}})
+    found = secrets_of(settings)
+    assert proxy in found and "direct" not in found  # "direct" means no proxy: masking it would garble the logs
+    record = logging.LogRecord("webreach", logging.INFO, "", 0, "via %s, the direct reader", (proxy,), None)
+    RedactingFilter(found).filter(record)
+    assert record.getMessage() == "via ***, the direct reader"

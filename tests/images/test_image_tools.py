@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from secret_keys import TEST_KEY
 from webreach import EngineSettings, Gateway, Settings
-from webreach.config import ServerSettings
+from webreach.config import ServerSettings, ToolSettings
 from webreach.frontends.http import build_app
 from webreach.frontends.mcp import build_server, tools_over_gateway
 from webreach.testing import FakeWeb
@@ -125,9 +125,11 @@ def threaded_web() -> Iterator[FakeWeb]:
 
 def test_rest_door_crops_and_searches(threaded_web: FakeWeb) -> None:
     source, url = picture()
-    app = build_app(settings(threaded_web), server=ServerSettings(port=9090))
+    # REST serves the listed tools: the image tools are in the "images" profile, not the default surface
+    listed = settings(threaded_web).model_copy(update={"tools": ToolSettings(profile="images")})
+    app = build_app(listed, server=ServerSettings(port=9090))
     with TestClient(app, base_url="http://127.0.0.1:9090") as rest:
-        arguments = {"messages": anthropic_messages(url), "crops": {"<image_1>": [0, 0, 0.25, 0.5]}}
+        arguments = {"messages": anthropic_messages(url), "crops": [{"image": "<image_1>", "box": [0, 0, 0.25, 0.5]}]}
         cropped = rest.post("/v1/crop_images", json=arguments, headers={"X-Webreach-Session": "r1"})
         found = rest.post("/v1/image_search", json={"query": "red panda", "engine": "serpapi"})
         bad = rest.post("/v1/crop_images", json={"crops": {"<image_7>": [0, 0, 1, 1]}})

@@ -12,6 +12,7 @@ import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +115,9 @@ async def test_the_recorder_catches_a_socket_the_guard_did_not_approve() -> None
 # --- TLS: pinned socket, original name for SNI and verification ------------------------------------------------
 
 
-def _certificates(folder: Path) -> tuple[bytes, Path]:
-    """A throwaway CA and a site.test certificate it signed; returns the CA PEM and a cert+key PEM file."""
+def _certificates(folder: Path, also_ip: str | None = None) -> tuple[bytes, Path]:
+    """A throwaway CA and a site.test certificate it signed (valid for `also_ip` too when given: a proxy on
+    loopback); returns the CA PEM and a cert+key PEM file."""
     x509 = pytest.importorskip("cryptography.x509")
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -137,7 +139,9 @@ def _certificates(folder: Path) -> tuple[bytes, Path]:
         x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "site.test")]))
         .issuer_name(ca_name).public_key(leaf_key.public_key()).serial_number(x509.random_serial_number())
         .not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(hours=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("site.test")]), critical=False)
+        .add_extension(x509.SubjectAlternativeName(
+            [x509.DNSName("site.test"), *([x509.IPAddress(ip_address(also_ip))] if also_ip else [])]
+        ), critical=False)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)

@@ -35,7 +35,7 @@ def fleet(
                 yield running
             finally:
                 for replica in running.replicas:
-                    print("".join(replica.log), file=sys.stderr)
+                    print(replica.output(), file=sys.stderr)
     except (RedisUnavailable, PostgresUnavailable, BalancerUnavailable) as absent:
         if os.environ.get("CI"):
             raise

@@ -143,7 +143,10 @@ async def test_two_stores_racing_never_hand_out_one_obs_twice(
         stores: tuple[ImageTokens, ImageTokens] = (one, other)
     else:
         settings = StateSettings(  # type: ignore[arg-type]
-            backend="redis", url=request.getfixturevalue("redis_url"), key_prefix=f"t{uuid.uuid4().hex[:12]}:"
+            backend="redis",
+            url=request.getfixturevalue("redis_url"),
+            key_prefix=f"t{uuid.uuid4().hex[:12]}:",
+            timeout=5,  # 80 puts opening ~80 connections at once: the 0.5 s default missed once on a loaded machine
         )
         connections = (open_redis(settings), open_redis(settings))  # two replicas: two clients, two pools
         stores = (RedisImageStore(connections[0]), RedisImageStore(connections[1]))

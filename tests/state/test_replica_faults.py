@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from webreach.testing import FakeWeb
+from webreach.testing.environment import FAST_OUTAGES as FAST
 
 from .fleet import Fleet, fleet
 
@@ -29,15 +30,6 @@ QUOTA = 2400  # calls an hour: fewer than the calls made, so the quota's edge is
 CREDITS = 1_000_000
 PER_KEY = 180.0  # seconds one call may take, retries included, on a loaded 2-core machine
 QUERIES = [{"query": f"fleet fault {n}", "engine": "mojeek", "limit": 2} for n in range(5)]
-# outage answers come within the ledger's wait; a lease that outlasts the shortened calls (checked at start-up)
-FAST = {
-    "WEBREACH_ACCOUNTS__DATABASE_TIMEOUT": "1",
-    "WEBREACH_ACCOUNTS__LEASE_SECONDS": "8",
-    "WEBREACH_REQUEST_DEADLINE": "4",
-    "WEBREACH_READ__TIMEOUT": "4",
-    "WEBREACH_READ__JINA_TIMEOUT": "4",
-    "WEBREACH_READ__BROWSER_TIMEOUT": "4",
-}
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from webreach.config import EngineSettings
 from webreach.errors import WebreachError
 from webreach.models import EngineAttempt, Hit, Page, ReadRequest, SearchMeta, SearchRequest, SearchResponse
 
@@ -57,6 +58,7 @@ class FakeBackend:
     engines: tuple[str, ...] = ENGINES
     searches: list[SearchCall] = field(default_factory=list)
     reads: list[ReadRequest] = field(default_factory=list)
+    configured: Mapping[str, EngineSettings] = field(default_factory=dict)
 
     async def search(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> SearchResponse:
         self.searches.append(SearchCall(request, engine, tuple(engines) if engines is not None else None))
@@ -78,3 +80,6 @@ class FakeBackend:
 
     def engine_names(self) -> list[str]:
         return list(self.engines)
+
+    def engine_settings(self) -> Mapping[str, EngineSettings]:
+        return self.configured

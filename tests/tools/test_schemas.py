@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from webreach.errors import InvalidInputError
-from webreach.models import MAX_LIMIT, MAX_QUERY_CHARS, MAX_WINDOW_CHARS, ReadRequest, SearchRequest
+from webreach.models import MAX_LIMIT, MAX_QUERY_CHARS, MAX_WINDOW_CHARS, ReadRequest
 from webreach.state.sessions import MAX_REF
 from webreach.tools import DIALECTS, MAX_QUERIES, TOOL_NAMES, tool_schemas
 from webreach.tools.pipeline import find_tool
+from webreach.tools.strict_schema import strict_problems
 
 from .fakes import ENGINES
 
@@ -37,8 +38,13 @@ def walk(node: Any) -> list[dict[str, Any]]:
     return []
 
 
+# every tool a model may be offered: the three web tools by default, the image tools one setting away
+WEB_TOOLS = ["web_search", "web_search_multi", "web_fetch"]
+LISTED = [*WEB_TOOLS, "image_search", "crop_images", "reverse_image_search"]
+
+
 def by_name(dialect: Any, **options: Any) -> dict[str, dict[str, Any]]:
-    schemas = tool_schemas(dialect, engines=ENGINES, **options)
+    schemas = tool_schemas(dialect, engines=ENGINES, enabled=LISTED, **options)
     return {parameters_name(s): s for s in schemas}
 
 
@@ -50,10 +56,9 @@ def test_mcp_shape() -> None:
     for name, schema in by_name("mcp").items():
         assert set(schema) == {"name", "title", "description", "inputSchema", "annotations"}
         assert schema["inputSchema"]["type"] == "object"
-        hints = schema["annotations"]
-        assert hints["readOnlyHint"] is True and hints["openWorldHint"] is True
-        assert hints["destructiveHint"] is False
-        assert isinstance(hints["title"], str) and name in TOOL_NAMES
+        # only what differs from MCP's defaults: read-only (so destructive and idempotent mean nothing), open world
+        assert schema["annotations"] == {"readOnlyHint": True}
+        assert isinstance(schema["title"], str) and name in TOOL_NAMES
 
 
 def test_openai_chat_completions_shape() -> None:
@@ -78,8 +83,9 @@ def test_anthropic_shape() -> None:
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_dialect_lists_every_tool_with_valid_self_contained_schemas(dialect: Any) -> None:
-    schemas = tool_schemas(dialect, engines=ENGINES)
-    # image_upload is hidden from models: in no default list, but listed once enabled by name
+    # the default lists the three web tools; the image tools, and the hidden image_upload, once enabled by name
+    assert [parameters_name(s) for s in tool_schemas(dialect, engines=ENGINES)] == WEB_TOOLS
+    schemas = tool_schemas(dialect, engines=ENGINES, enabled=LISTED)
     assert [parameters_name(s) for s in schemas] == [name for name in TOOL_NAMES if name != "image_upload"]
     schemas += tool_schemas(dialect, engines=ENGINES, enabled=["image_upload"])
     for schema in schemas:
@@ -101,39 +107,40 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
         "web_search": [
             {"query": "rust"},
             {"query": ["a", "b"], "engine": "bing", "limit": 3, "freshness": "week"},
-            {"query": "rust", "limit": "5", "page": " 2 "},
+            {"query": "rust", "limit": 5, "page": 2},
         ],
         "web_search_multi": [{"query": "rust", "engines": ["bing", "mojeek"]}],
         "web_fetch": [
             {"ref": 3},
             {"url": "https://example.org", "start": 8000, "format": "text"},
-            {"ref": "[3]", "max_chars": "2000", "start": "0"},
+            {"ref": 3, "max_chars": 2000, "start": 0},
         ],
         "image_search": [{"query": "red panda"}, {"query": "red panda", "limit": 50, "safesearch": "strict"}],
         "crop_images": [
-            {"crops": {"<image_1>": [0, 0, 0.5, 0.5]}},
-            {"crops": {"<obs_2>": [1, 2, 30, 40]}, "units": "pixels"},
-            {"crops": {"<obs_2>": ["1", 2, "30.5", "40"]}},
+            {"crops": [{"image": "<image_1>", "box": [0, 0, 0.5, 0.5]}]},
+            {"crops": [{"image": "<obs_2>", "box": [1, 2, 30, 40]}], "units": "pixels"},
+            {"crops": [{"image": "<obs_2>", "box": [1, 2, 30.5, 40]}], "messages": [{"role": "user", "content": "hi"}]},
         ],
         "reverse_image_search": [{"image": "<image_1>"}, {"image": "https://x.example/a.png", "backend": "tineye"}],
     }
     bad = {
         "web_search": [
             {},
-            {"query": "x", "engine": "altavista"},
             {"query": "x", "limit": MAX_LIMIT + 1},
-            {"query": "x", "limit": str(MAX_LIMIT + 1)},
-            {"query": "x", "limit": "5.5"},
+            {"query": "x", "limit": 5.5},
             {"query": "x", "limit": True},
+            {"query": ["a", "b", "c", "d", "e", "f"]},
         ],
-        "web_search_multi": [{"query": "x", "engines": ["multi"]}, {"query": "x", "extra": 1}],
+        "web_search_multi": [{"query": "x", "engines": "bing"}, {"query": "x", "extra": 1}],
         "web_fetch": [{"ref": 0}, {"ref": 1, "max_chars": MAX_WINDOW_CHARS + 1}],
         "image_search": [{}, {"query": "x", "limit": 51}],
         "crop_images": [
             {},
-            {"crops": {"<image_1>": [0, 0, 1]}},
-            {"crops": {"image_1": [0, 0, 1, 1]}},
-            {"crops": {"<image_1>": [0, 0, "inf", 1]}},
+            {"crops": [{"image": "<image_1>", "box": [0, 0, 1]}]},
+            {"crops": [{"image": "image_1", "box": [0, 0, 1, 1]}]},
+            {"crops": [{"image": "<image_1>", "box": [0, 0, "inf", 1]}]},
+            {"crops": {"<image_1>": [0, 0, 1, 1]}},  # the map form is still taken, but no longer published
+            {"crops": [{"image": "<image_1>", "box": [0, 0, 1, 1]}], "messages": [{"role": "user"}]},
         ],
         "reverse_image_search": [{}, {"image": "<image_1>", "limit": 51}, {"image": "x", "backend": "altavista"}],
     }
@@ -145,6 +152,9 @@ def test_schemas_accept_good_arguments_and_reject_bad_ones(dialect: Any) -> None
 def branch(prop: dict[str, Any]) -> dict[str, Any]:
     """An optional property's non-null branch (the property itself when it is required); of a number that may be
     sent as text, its number branch."""
+    if isinstance(prop.get("type"), list):
+        found = {**prop, "type": next(kind for kind in prop["type"] if kind != "null")}
+        return found | ({"enum": [v for v in prop["enum"] if v is not None]} if "enum" in prop else {})
     rest = [b for b in prop.get("anyOf", [prop]) if b != {"type": "null"}]
     numbers = [b for b in rest if b.get("type") in ("integer", "number")]
     (found,) = numbers if numbers and len(rest) == 2 else rest
@@ -152,17 +162,22 @@ def branch(prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_limits_and_descriptions_come_from_the_request_models() -> None:
-    search = parameters(by_name("mcp")["web_search"])["properties"]
-    assert branch(search["limit"])["maximum"] == MAX_LIMIT
-    assert search["limit"]["default"] == 8
-    assert search["lang"]["description"] == SearchRequest.model_fields["language"].description
-    assert search["query"]["anyOf"][0]["maxLength"] == MAX_QUERY_CHARS
-    assert search["query"]["anyOf"][1]["maxItems"] == MAX_QUERIES
-    fetch = parameters(by_name("mcp")["web_fetch"])["properties"]
-    assert branch(fetch["max_chars"])["maximum"] == MAX_WINDOW_CHARS
-    assert fetch["url"]["description"] == ReadRequest.model_fields["url"].description
-    assert (branch(fetch["ref"])["minimum"], branch(fetch["ref"])["maximum"]) == (1, MAX_REF)
-    assert branch(fetch["format"])["enum"] == ["markdown", "text", "html", "json"]
+    for exact in (False, True):
+        search = parameters(by_name("mcp", exact=exact)["web_search"])["properties"]
+        assert branch(search["limit"])["maximum"] == MAX_LIMIT
+        assert search["limit"]["default"] == 8
+        assert search["query"]["anyOf"][1]["maxItems"] == MAX_QUERIES
+        fetch = parameters(by_name("mcp", exact=exact)["web_fetch"])["properties"]
+        assert branch(fetch["max_chars"])["maximum"] == MAX_WINDOW_CHARS
+        assert fetch["url"]["description"] == ReadRequest.model_fields["url"].description
+        assert branch(fetch["format"])["enum"] == ["markdown", "text", "html", "json"]
+    # what the lean schemas leave to the tools' checks, the exact ones (the OpenAPI document's) state
+    exact_search = parameters(by_name("mcp", exact=True)["web_search"])["properties"]
+    assert exact_search["query"]["anyOf"][0]["maxLength"] == MAX_QUERY_CHARS
+    assert "pattern" in exact_search["site"]
+    exact_fetch = parameters(by_name("mcp", exact=True)["web_fetch"])["properties"]
+    assert (branch(exact_fetch["ref"])["minimum"], branch(exact_fetch["ref"])["maximum"]) == (1, MAX_REF)
+    assert {"max_tokens", "passage"} <= set(exact_fetch)
 
 
 # (tool, arguments that make the call valid, the numeric argument tried)
@@ -196,33 +211,51 @@ def _accepted(tool: str, arguments: dict[str, Any]) -> bool:
     return True
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_exact_schemas_take_exactly_the_numbers_and_number_strings_the_tools_take(dialect: Any) -> None:
+    # forgiving coercion ("limit": "5") is by design: the exact schemas (the OpenAPI document's) say so, and say
+    # nothing more
+    schemas = by_name(dialect, exact=True)
+    for tool, call, name in NUMERIC:
+        validator = jsonschema.Draft202012Validator(parameters(schemas[tool]))
+        for value in NUMBER_TRIES:
+            arguments = {**call, name: value}
+            assert validator.is_valid(arguments) == _accepted(tool, arguments), (tool, name, value)
+    crop = jsonschema.Draft202012Validator(parameters(schemas["crop_images"]))
+    for value in COORDINATE_TRIES:
+        arguments = {"crops": [{"image": "<image_1>", "box": [0, 0, value, 1]}]}
+        assert crop.is_valid(arguments) == _accepted("crop_images", arguments), value
+
+
 @pytest.mark.parametrize("strict", [False, True])
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_schemas_take_exactly_the_numbers_and_number_strings_the_tools_take(dialect: Any, strict: bool) -> None:
-    # forgiving coercion ("limit": "5") is by design: the published schemas must say so, and say nothing more
+def test_lean_schemas_take_the_numbers_the_tools_take(dialect: Any, strict: bool) -> None:
+    """The model-facing schemas state numbers as numbers (the tools still take "5"): every number they pass the
+    tools take, and without strict mode (which moves ranges into descriptions) the other way round too."""
     schemas = by_name(dialect, strict=strict)
     for tool, call, name in NUMERIC:
         validator = jsonschema.Draft202012Validator(parameters(schemas[tool]))
         blank = dict.fromkeys(parameters(schemas[tool])["properties"]) if strict else {}
         for value in NUMBER_TRIES:
-            if strict and not isinstance(value, str):
-                continue  # strict mode moves ranges into descriptions: the schema cannot refuse 51 there
             arguments = {**blank, **call, name: value}
-            assert validator.is_valid(arguments) == _accepted(tool, arguments), (tool, name, value)
-    crop = jsonschema.Draft202012Validator(parameters(schemas["crop_images"]))
-    for value in COORDINATE_TRIES:
-        arguments = {"crops": {"<image_1>": [0, 0, value, 1]}}
-        if strict:
-            arguments |= {"units": None, "messages": None}
-        assert crop.is_valid(arguments) == _accepted("crop_images", arguments), value
+            if isinstance(value, str):
+                assert not validator.is_valid(arguments), (tool, name, value)
+                continue
+            taken = _accepted(tool, arguments)
+            # strict mode states ranges in words; a ref's bound (2**31 - 1) is no practical one, so left to the tool
+            loose = strict or (name == "ref" and isinstance(value, int) and value >= 2**31)
+            assert validator.is_valid(arguments) == taken or (loose and not taken), (tool, name, value)
 
 
 def test_engine_enums_come_from_the_backend() -> None:
-    search = parameters(by_name("anthropic")["web_search"])["properties"]
+    search = parameters(by_name("anthropic", exact=True)["web_search"])["properties"]
     assert branch(search["engine"])["enum"] == ["auto", *ENGINES]
     assert search["engine"]["default"] == "auto"
-    multi = parameters(by_name("anthropic")["web_search_multi"])["properties"]
+    multi = parameters(by_name("anthropic", exact=True)["web_search_multi"])["properties"]
     assert branch(multi["engines"])["items"]["enum"] == list(ENGINES)
+    # the model-facing schemas leave the names out (an unknown engine is answered with the list)
+    lean = parameters(by_name("anthropic")["web_search"])["properties"]
+    assert "enum" not in lean["engine"] and lean["engine"]["default"] == "auto"
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -233,14 +266,15 @@ def test_optional_arguments_are_nullable(dialect: Any) -> None:
         validator = jsonschema.Draft202012Validator(args)
         optional = [key for key in args["properties"] if key not in args.get("required", ())]
         for key in optional:
-            assert {"type": "null"} in args["properties"][key]["anyOf"], (name, key)
+            prop = args["properties"][key]
+            assert {"type": "null"} in prop.get("anyOf", []) or "null" in prop.get("type", []), (name, key)
         everything_null = dict.fromkeys(optional)
         calls = {
             "web_search": {**everything_null, "query": "rust"},
             "web_search_multi": {**everything_null, "query": "rust"},
             "web_fetch": {**everything_null, "ref": 1},
             "image_search": {**everything_null, "query": "rust"},
-            "crop_images": {**everything_null, "crops": {"<image_1>": [0, 0, 1, 1]}},
+            "crop_images": {**everything_null, "crops": [{"image": "<image_1>", "box": [0, 0, 1, 1]}]},
             "reverse_image_search": {**everything_null, "image": "<image_1>"},
             "image_upload": {**everything_null, "image": "https://x.example/a.png"},
         }
@@ -259,6 +293,7 @@ def test_strict_mode_in_every_dialect(dialect: Any) -> None:
         assert args["required"] == list(args["properties"])
         assert args["additionalProperties"] is False
         assert not any(unsupported & set(node) for node in walk(args)), name
+        assert strict_problems(args) == [], name
         everything_null = {key: None for key in args["properties"]}
         first = next(iter(args["properties"]))
         if name not in ("web_fetch", "crop_images"):  # url or ref; crops is a mapping

@@ -31,7 +31,8 @@ from webreach.accounts.database import Database, Row, Transaction
 from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, counted_usage, iso, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
-_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created"
+_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
+AGENT_WIDTH = 8  # the columns above: a row read with the quota counters has them after these
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,17 @@ class Agent:
     per_day: int | None
     options: dict[str, Any] = field(default_factory=dict)  # prices and tool profile overrides
     created: float = 0.0
+    key_expires: float | None = None  # epoch seconds after which its key is refused (None: never)
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Agent:
-        name, balance, disabled, per_hour, per_day, options, created = row
-        return cls(name, int(balance), bool(disabled), per_hour, per_day, json.loads(options), float(created))
+        name, balance, disabled, per_hour, per_day, options, created, expires = row
+        options = json.loads(options)
+        expires = None if expires is None else float(expires)
+        return cls(name, int(balance), bool(disabled), per_hour, per_day, options, float(created), expires)
+
+    def key_expired(self, now: float) -> bool:
+        return self.key_expires is not None and now >= self.key_expires
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +67,7 @@ class Agent:
             "per_day": self.per_day,
             "options": self.options,
             "created": iso(self.created),
+            "key_expires": None if self.key_expires is None else iso(self.key_expires),
         }
 
 
@@ -94,6 +102,7 @@ class Ledger:
         per_hour: int | None,
         per_day: int | None,
         now: float,
+        key_expires: float | None = None,
         audit: Change | None = None,
     ) -> Agent:
         """A new agent; `audit`, its entry, is written in the same transaction."""
@@ -101,13 +110,14 @@ class Ledger:
             if tx.one("SELECT 1 FROM accounts_agents_v1 WHERE name = ?", name) is not None:
                 raise InvalidInputError(f"agent {name!r} exists", hint="Pick another name, or rotate its key.")
             tx.run(
-                "INSERT INTO accounts_agents_v1 (name, key_hash, balance, per_hour, per_day, created)"
-                " VALUES (?, ?, 0, ?, ?, ?)",
+                "INSERT INTO accounts_agents_v1 (name, key_hash, balance, per_hour, per_day, created, key_expires)"
+                " VALUES (?, ?, 0, ?, ?, ?, ?)",
                 name,
                 key_hash,
                 per_hour,
                 per_day,
                 now,
+                key_expires,
             )
             if credits:
                 _grant(tx, name, credits, now, note="initial credits")
@@ -130,7 +140,7 @@ class Ledger:
         return None if row is None else Agent.from_row(row)
 
     def update_agent(self, name: str, *, audit: Change | None = None, **columns: Any) -> Agent:
-        """Set key_hash, disabled, per_hour, per_day or options (a dict) of an existing agent."""
+        """Set key_hash, key_expires, disabled, per_hour, per_day or options (a dict) of an existing agent."""
         return self.change_agent(name, lambda _: columns, audit=audit)
 
     def change_agent(
@@ -139,7 +149,7 @@ class Ledger:
         """Set the columns `change` computes from the agent as it is, in one transaction with its row locked, so
         two concurrent changes (a price for one tool, a price for another) both land; an error `change` raises
         writes nothing. `audit`, the change's entry, is written in the same transaction."""
-        allowed = {"key_hash", "disabled", "per_hour", "per_day", "options"}
+        allowed = {"key_hash", "key_expires", "disabled", "per_hour", "per_day", "options"}
         with self.database.transaction() as tx:
             columns = change(_agent(tx, name, lock=self.database.lock_row))
             assert set(columns) <= allowed, set(columns) - allowed
@@ -151,6 +161,26 @@ class Ledger:
             for column, value in values.items():  # names come from `allowed`, never from input
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")
+
+    def delete_agent(self, name: str, *, audit: Change | None = None) -> int:
+        """Remove agent `name` with its journal, quota counters and idempotency records; the balance it had (gone
+        with it). Refused while one of its calls holds a reservation (InvalidInputError): disable it first, so
+        none starts, and delete once the running ones have settled. `audit` is written in the same transaction
+        (the audit log keeps the agent's history)."""
+        with self.database.transaction() as tx:
+            agent = _agent(tx, name, lock=self.database.lock_row)
+            running = tx.one("SELECT count(*) FROM accounts_open_v1 WHERE agent = ?", name)
+            if running is not None and int(running[0]):
+                raise InvalidInputError(
+                    f"agent {name!r} has {int(running[0])} call(s) running, so it cannot be deleted now",
+                    hint="Disable it first, then delete it once its calls have finished (a minute at most).",
+                )
+            for table in ("accounts_journal_v1", "accounts_calls_v1", "accounts_idempotency_v1"):
+                tx.run(f"DELETE FROM {table} WHERE agent = ?", name)  # table names are the ones above
+            tx.run("DELETE FROM accounts_agents_v1 WHERE name = ?", name)
+            if audit is not None:
+                write(tx, audit, name)
+            return agent.balance
 
     def grant(
         self, name: str, credits: int, *, now: float, note: str = "", most: int = 2**63 - 1, audit: Change | None = None
@@ -182,46 +212,60 @@ class Ledger:
         """Hold the call's price (`price_of(agent)`, which may refuse the call) for one call, or raise the typed
         refusal (disabled, quota, credits)."""
         with self.database.transaction() as tx:
-            row = _locked_with_counters(tx, name, self.database.lock_row)
-            if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
-                row = _locked_with_counters(tx, name, "")
-            agent = Agent.from_row(row[:7])
-            if agent.disabled:
-                raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
-            price = price_of(agent)
-            balance = agent.balance
-            usage, counters = counted_usage(tx, agent, row[7:], now)
-            check_quota(tx, agent, usage, now)
-            if balance < price:
-                raise InsufficientCreditsError(
-                    f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
-                )
-            tx.run(
-                "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
-                " day_from = ? WHERE name = ?",
-                price,
-                usage.hour_used + 1,
-                counters[0],
-                usage.day_used + 1,
-                counters[1],
-                name,
+            return self.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease)
+
+    def reserve_in(
+        self,
+        tx: Transaction,
+        name: str,
+        call_id: str,
+        price_of: Callable[[Agent], int],
+        *,
+        tool: str,
+        now: float,
+        lease: float,
+    ) -> Reservation:
+        """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        row = _locked_with_counters(tx, name, self.database.lock_row)
+        if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
+            row = _locked_with_counters(tx, name, "")
+        agent = Agent.from_row(row[:AGENT_WIDTH])
+        if agent.disabled:
+            raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
+        price = price_of(agent)
+        balance = agent.balance
+        usage, counters = counted_usage(tx, agent, row[AGENT_WIDTH:], now)
+        check_quota(tx, agent, usage, now)
+        if balance < price:
+            raise InsufficientCreditsError(
+                f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
             )
-            _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
-            tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
-            tx.run(
-                "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
-                name,
-                call_id,
-                price,
-                now + lease,
-            )
-            used = replace(
-                usage,
-                hour_used=usage.hour_used + 1,
-                day_used=usage.day_used + 1,
-                hour_resets_at=usage.hour_resets_at or now + HOUR,
-            )
-            return Reservation(name, call_id, price, balance - price, used)
+        tx.run(
+            "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
+            " day_from = ? WHERE name = ?",
+            price,
+            usage.hour_used + 1,
+            counters[0],
+            usage.day_used + 1,
+            counters[1],
+            name,
+        )
+        _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
+        tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
+        tx.run(
+            "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
+            name,
+            call_id,
+            price,
+            now + lease,
+        )
+        used = replace(
+            usage,
+            hour_used=usage.hour_used + 1,
+            day_used=usage.day_used + 1,
+            hour_resets_at=usage.hour_resets_at or now + HOUR,
+        )
+        return Reservation(name, call_id, price, balance - price, used)
 
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
@@ -230,14 +274,18 @@ class Ledger:
         Idempotent: a commit found already made (a retry after its COMMIT went unacknowledged) returns the balance.
         """
         with self.database.transaction() as tx:
-            agent = _agent(tx, name, lock=self.database.lock_row)
-            row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-            if row is None:
-                done = tx.one(_SETTLED, name, call_id)
-                return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
-            held = int(row[0])
-            back = held if charged is None else held - min(charged, held)
-            return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
+            return self.settle_in(tx, name, call_id, charged=charged, now=now)
+
+    def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
+        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        agent = _agent(tx, name, lock=self.database.lock_row)
+        row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
+        if row is None:
+            done = tx.one(_SETTLED, name, call_id)
+            return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
+        held = int(row[0])
+        back = held if charged is None else held - min(charged, held)
+        return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
 
     def recover(self, name: str, *, now: float) -> int:
         """Release the agent's reservations whose lease passed; the credits given back."""
@@ -250,17 +298,19 @@ class Ledger:
             return usage_now(tx, _agent(tx, name, lock=""), now)
 
     def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
-        """The agent's newest journal rows first."""
+        """The agent's newest journal rows first, each with `balance`: the balance right after it (the sum of every
+        row up to it, in the order the agent's lock wrote them: the balance is that sum at every commit)."""
         with self.database.transaction(write=False) as tx:
             _agent(tx, name, lock="")
             rows = tx.rows(
-                "SELECT id, call_id, kind, amount, at, tool, note FROM accounts_journal_v1 WHERE agent = ?"
-                " ORDER BY id DESC LIMIT ?",
+                "SELECT id, call_id, kind, amount, at, tool, note, sum(amount) OVER (ORDER BY id)"
+                " FROM accounts_journal_v1 WHERE agent = ? ORDER BY id DESC LIMIT ?",
                 name,
                 limit,
             )
         keys = ("id", "call_id", "kind", "amount", "at", "tool", "note")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        # PostgreSQL sums BIGINTs into NUMERIC: the balance as the whole number it is
+        return [{**dict(zip(keys, row[:-1], strict=True)), "balance": int(row[-1])} for row in rows]
 
     def calls(self, name: str, *, limit: int = 10) -> list[dict[str, Any]]:
         """The agent's newest calls: tool, when, credits held and charged, and how each ended (committed,

@@ -27,13 +27,15 @@ from typing import Any, TypeVar
 
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.audit import Change, entries
-from webreach.accounts.database import Database, open_database
+from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")
@@ -41,6 +43,7 @@ KEY_PREFIX = "wr_"
 # the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
 MAX_CREDITS = 2**53 - 1
 MAX_CALLS = 2**31 - 1  # a quota (the column is a 32-bit INTEGER in PostgreSQL)
+MAX_KEY_DAYS = 3650  # a key valid for ten years at most: for longer, give none
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -85,6 +88,7 @@ class Accounts:
         self._opening = threading.Lock()  # concurrent first calls open one database, not one each
         self.recent = RecentCalls()  # this process's metered calls, for the console
         self.known = AgentCache(settings.key_cache_seconds, clock)  # agents authenticated in the last seconds
+        self._group: GroupCommit | None = None
 
     @property
     def enabled(self) -> bool:
@@ -122,6 +126,22 @@ class Accounts:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
+    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T]:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop; a
+        database without a worker thread runs it now, in a transaction of its own."""
+        worker = self.worker
+        if worker is not None:
+            if self._group is None:
+                self._group = GroupCommit(self.ledger.database, worker)
+            return self._group.submit(agent, work)
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        try:
+            with self.ledger.database.transaction() as tx:
+                done.set_result(work(tx))
+        except Exception as exc:
+            done.set_exception(exc)
+        return done
+
     def close(self) -> None:
         if self._ledger is not None:
             self._ledger.close()
@@ -136,32 +156,53 @@ class Accounts:
         credits: int | None = None,
         per_hour: int | None = None,
         per_day: int | None = None,
+        key_days: int | None = None,
         actor: str = "operator",
     ) -> tuple[Agent, str]:
-        """A new agent and its key (shown once). Quotas default to the configured ones. `actor`, on this and every
-        change below: the door making it, for the audit log (accounts/audit.py)."""
+        """A new agent and its key (shown once). Quotas default to the configured ones; `key_days`: the key is
+        refused that many days from now (None: never). `actor`, on this and every change below: the door making
+        it, for the audit log (accounts/audit.py)."""
         key = new_key()
         credits = check_amount(self.settings.credits if credits is None else credits, "credits", most=MAX_CREDITS)
         limits = _checked_limits(
             per_hour=self.settings.per_hour if per_hour is None else per_hour,
             per_day=self.settings.per_day if per_day is None else per_day,
         )
-        audit = self._change(actor, "add", credits=credits, **limits)
+        expires = self._key_expires(key_days)
+        expiry = {} if expires is None else {"key_expires": expires}
+        audit = self._change(actor, "add", credits=credits, **expiry, **limits)
         agent = self.ledger.add_agent(
-            check_name(name), hash_key(key), credits=credits, now=self.clock.now(), audit=audit, **limits
-        )
+            check_name(name), hash_key(key), credits=credits, now=self.clock.now(), key_expires=expires, audit=audit,
+            **limits,
+        )  # fmt: skip
         return agent, key
 
-    def rotate_key(self, name: str, *, actor: str = "operator") -> str:
+    def rotate_key(self, name: str, *, key_days: int | None = None, actor: str = "operator") -> str:
+        """A new key for agent `name` (the old one stops at once), valid `key_days` days (None: no expiry)."""
         key = new_key()  # never in the audit entry: it records that the key changed
-        self.ledger.update_agent(name, key_hash=hash_key(key), audit=self._change(actor, "rotate-key"))
+        expires = self._key_expires(key_days)
+        audit = self._change(actor, "rotate-key", **({} if expires is None else {"key_expires": expires}))
+        self.ledger.update_agent(name, key_hash=hash_key(key), key_expires=expires, audit=audit)
         self.known.clear()  # the old key stops working here at once
         return key
+
+    def _key_expires(self, days: int | None) -> float | None:
+        if days is None:
+            return None
+        return self.clock.now() + check_amount(days, "key validity in days", most=MAX_KEY_DAYS, least=1) * 86400.0
 
     def set_disabled(self, name: str, disabled: bool = True, *, actor: str = "operator") -> Agent:
         self.known.clear()
         audit = self._change(actor, "disable" if disabled else "enable")
         return self.ledger.update_agent(name, disabled=int(disabled), audit=audit)
+
+    def delete(self, name: str, *, actor: str = "operator") -> int:
+        """Delete agent `name` (its key stops working at once); the balance it had. Refused while a call of it
+        runs (accounts/ledger.py: Ledger.delete_agent)."""
+        self.known.clear()
+        balance = self.ledger.delete_agent(name, audit=self._change(actor, "delete"))
+        self.known.clear()  # a key read between the clear and the delete is dropped too
+        return balance
 
     def set_limits(self, name: str, *, actor: str = "operator", **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
@@ -191,7 +232,8 @@ class Accounts:
         - `limits`: per_hour / per_day; a key given replaces that quota (None: unlimited), a key left out keeps it.
         - `prices`: merged per tool; a tool given gets that price, None removes the agent's own price (back to
           the configured one), tools left out keep theirs.
-        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars) the same way;
+        - `profile`: merged per key (tools, default_results, max_results, default_chars, max_chars, surface: a
+          drop-in tool profile the agent sees instead of webreach's tools, tools/drop_in.py) the same way;
           None removes the key (all tools, no size limit).
         Checked in full before anything is written (InvalidInputError), then written in one update."""
         unknown = set(limits or {}) - {"per_hour", "per_day"}
@@ -272,13 +314,19 @@ class Accounts:
             self.known.keep(agent, key_hash)
         if agent.disabled:
             raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
+        if agent.key_expired(self.clock.now()):
+            raise AgentAuthError(
+                f"the key of agent {agent.name!r} expired at {iso(agent.key_expires or 0.0)}",
+                hint="Ask an operator for a new key.",
+            )
         return agent.name
 
     def known_caller(self, key: str | None) -> str | None:
         """The agent `key` belongs to when it was authenticated in the last `key_cache_seconds` (no database
         read: callable on the event loop); None means ask `authenticate`."""
         agent = self.known.by_key(hash_key(key)) if key else None
-        return agent.name if agent is not None and not agent.disabled else None
+        usable = agent is not None and not agent.disabled and not agent.key_expired(self.clock.now())
+        return agent.name if agent is not None and usable else None
 
     def profile(self, name: str) -> dict[str, Any]:
         """Agent `name`'s tool profile (tools/profiles.py); {} for none or an unknown agent (refused elsewhere)."""
@@ -304,10 +352,20 @@ class Accounts:
 
     def reserve(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Held:
         """Hold the call's price for agent `name` (`price_of` reads the agent's options and may refuse)."""
-        held = self.ledger.reserve(
-            name, uuid.uuid4().hex, price_of, tool=tool, now=self.clock.now(), lease=self.settings.lease_seconds
+        with self.ledger.database.transaction() as tx:
+            return self.reserving(name, tool, price_of)(tx)
+
+    def reserving(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Callable[[Transaction], Held]:
+        """reserve(), as work for a transaction (queued(): a group commit's)."""
+        call_id, now, lease = uuid.uuid4().hex, self.clock.now(), self.settings.lease_seconds
+        return lambda tx: Held(
+            self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease), tool
         )
-        return Held(held, tool)
+
+    def settling(self, held: Held, *, charged: int | None) -> Callable[[Transaction], int | None]:
+        """settle()'s one attempt, as work for a transaction (queued(): a group commit's)."""
+        agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
+        return lambda tx: self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
 
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""
@@ -358,6 +416,12 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     tools = profile.get("tools")
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
         raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
+    surface = profile.get("surface")
+    if surface is not None and surface not in TOOL_PROFILES:
+        raise InvalidInputError(
+            f"profile.surface must name a drop-in tool profile, not {surface!r}",
+            hint=f"Valid profiles: {', '.join(TOOL_PROFILES)} (or null for webreach's own tools).",
+        )
     for key in ("default_results", "max_results", "default_chars", "max_chars"):
         value = profile.get(key)
         if value is not None and not (type(value) is int and 1 <= value <= MAX_CALLS):

@@ -21,14 +21,18 @@ from typing import Any, Literal
 
 from pydantic import SecretStr
 
-from webreach.config import EngineSettings, Settings
+from webreach.config import CacheSettings, EngineSettings, Settings, options_text
 
 Source = Literal["environment", "arguments", "console", "webreach.toml", "default"]
 PRECEDENCE: tuple[Source, ...] = ("environment", "arguments", "console", "webreach.toml", "default")
-ENGINE_FIELDS = ("enabled", "api_key", "base_url", "rate_per_minute", "timeout", "proxy")
+ENGINE_FIELDS = (
+    "enabled", "api_key", "base_url", "rate_per_minute", "timeout", "proxy", "display_name", "default", "options",
+)  # fmt: skip
 SECRET_FIELDS = frozenset({"api_key", "proxy"})
 ROUTING_FIELDS = ("auto_order", "auto_order_zh")
 ROUTING = "routing"
+CACHE_FIELDS = ("ttl_seconds", "max_entries")  # [cache]: scope "cache"
+CACHE = "cache"
 
 
 def engine_scope(name: str) -> str:
@@ -88,6 +92,9 @@ class Layers:
         for field in ROUTING_FIELDS:
             if self._console_wins(ROUTING, field):
                 update[field] = self.stored[(ROUTING, field)]
+        cache = {field: self.stored[(CACHE, field)] for field in CACHE_FIELDS if self._console_wins(CACHE, field)}
+        if cache:
+            update["cache"] = self.base.cache.model_copy(update=cache)
         return self.base.model_copy(update=update)
 
     def _engine_updates(self, name: str) -> dict[str, Any]:
@@ -99,6 +106,8 @@ class Layers:
             if isinstance(value, Unreadable):
                 updates[field] = None
                 updates["unreadable"] = value.message
+            elif field == "options":  # the console's options add to (and override) the file's, one by one
+                updates[field] = {**self.base.engine(name).options, **value}
             else:
                 updates[field] = SecretStr(value) if field in SECRET_FIELDS else value
         return updates
@@ -107,6 +116,8 @@ class Layers:
         return (scope, field) in self.stored and self._below_console(scope, field) not in ("environment", "arguments")
 
     def _path(self, scope: str, field: str) -> tuple[str, ...]:
+        if scope == CACHE:
+            return (CACHE, field)
         return (field,) if scope == ROUTING else ("engines", scope[7:], field)
 
     def _below_console(self, scope: str, field: str) -> Source:
@@ -118,6 +129,8 @@ class Layers:
             return "webreach.toml"
         if scope == ROUTING:
             return "arguments" if field in self.base.model_fields_set else "default"
+        if scope == CACHE:
+            return "arguments" if field in self.base.cache.model_fields_set else "default"
         configured = self.base.engines.get(path[1])
         return "arguments" if configured is not None and field in configured.model_fields_set else "default"
 
@@ -137,7 +150,7 @@ class Layers:
         toml_value = _find(self.toml, path)
         if toml_value is not None:
             layers.append(Layer("webreach.toml", _shown(toml_value, secret)))
-        default = _default(field)
+        default = _default(scope, field)
         layers.append(Layer("default", "built in" if default is None and not secret else _shown(default, secret)))
         variable = "WEBREACH_" + "__".join(part.upper() for part in path)
         return FieldView(field, secret, tuple(layers), layers[0].source, variable)
@@ -145,6 +158,8 @@ class Layers:
     def _base_value(self, scope: str, field: str) -> Any:
         if scope == ROUTING:
             return getattr(self.base, field)
+        if scope == CACHE:
+            return getattr(self.base.cache, field)
         return getattr(self.base.engine(scope[7:]), field)
 
 
@@ -157,8 +172,10 @@ def _find(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
-def _default(field: str) -> Any:
-    if field in ROUTING_FIELDS:
+def _default(scope: str, field: str) -> Any:
+    if scope == CACHE:
+        return CacheSettings.model_fields[field].default
+    if field in ROUTING_FIELDS or field == "options":
         return None
     return EngineSettings.model_fields[field].default
 
@@ -173,6 +190,8 @@ def _shown(value: Any, secret: bool) -> str:
         return "not set"
     if isinstance(value, SecretStr):
         return "set (hidden)"
+    if isinstance(value, dict):
+        return options_text(value) or "(empty)"
     if isinstance(value, list):
         return ", ".join(str(item) for item in value) or "(empty)"
     if isinstance(value, float):

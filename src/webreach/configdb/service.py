@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,8 +26,10 @@ from urllib.parse import urlsplit
 from webreach.accounts.audit import Change as Audited
 from webreach.accounts.database import Database, database_exists
 from webreach.clock import Clock
-from webreach.config import Settings, layer_values
+from webreach.config import Settings, check_proxy, layer_values
 from webreach.configdb.layers import (
+    CACHE,
+    CACHE_FIELDS,
     ENGINE_FIELDS,
     ROUTING,
     ROUTING_FIELDS,
@@ -43,6 +46,11 @@ from webreach.errors import ConfigStoreError, InvalidInputError, WebreachError
 logger = logging.getLogger(__name__)
 Change = dict[tuple[str, str], Any]  # (scope, field) -> new value, None to delete the console's value
 MAX_TEXT = 2048
+MAX_NAME = 64
+MAX_CACHE_ENTRIES = 1_000_000
+MAX_CACHE_TTL = 30 * 86_400.0
+MAX_OPTIONS = 16
+OPTION_KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 class StoredConfig:
@@ -50,6 +58,7 @@ class StoredConfig:
 
     engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
     routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
+    cache_fields = CACHE_FIELDS  # and the search cache's (scope "cache")
 
     def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
         self.base = base
@@ -104,6 +113,7 @@ class StoredConfig:
     def write(self, changes: Change, *, actor: str = "operator") -> Settings:
         """Store `changes` (checked first; secrets sealed) under one new version, with their audit entry (which
         names the fields, never a value); the new effective settings."""
+        changes = {**self._defaults_cleared(changes), **changes}
         encoded = {key: None if value is None else self._encoded(key, value) for key, value in changes.items()}
         detail = {
             "set": sorted(f"{scope}.{field}" for (scope, field), value in changes.items() if value is not None),
@@ -115,6 +125,26 @@ class StoredConfig:
             now = self._clock.now()
             store.write(encoded, now=now, audit=Audited(actor, "settings", now, detail))
         return self.load()
+
+    def _defaults_cleared(self, changes: Change) -> Change:
+        """One default provider: making an engine the default stores default=false for every other engine that is
+        the default now (by the console's value or the file's)."""
+        chosen = {scope for (scope, field), value in changes.items() if field == "default" and value is True}
+        if not chosen:
+            return {}
+        if len(chosen) > 1:
+            raise InvalidInputError("only one engine can be the default provider", hint="Set default on one engine.")
+        effective = self._layers.effective()
+        named = {engine_scope(name) for name, engine in effective.engines.items() if engine.default}
+        named |= {scope for (scope, field), value in self._layers.stored.items() if field == "default" and value}
+        for scope in sorted(named - chosen):
+            pinned = self._layers.view(scope, "default")
+            if pinned.winner in ("environment", "arguments"):
+                raise InvalidInputError(
+                    f"{scope[7:]} is the default provider by {pinned.variable}, which the console cannot override",
+                    hint=f"Unset {pinned.variable} (or set it to false), then choose the default here.",
+                )
+        return {(scope, "default"): False for scope in named - chosen}
 
     def _opened(self, *, create: bool) -> ConfigStore | None:
         if self._store is None:
@@ -179,6 +209,9 @@ class StoredConfig:
     def routing_view(self) -> list[FieldView]:
         return [self._layers.view(ROUTING, field) for field in ROUTING_FIELDS]
 
+    def cache_view(self) -> list[FieldView]:
+        return [self._layers.view(CACHE, field) for field in CACHE_FIELDS]
+
     def stored(self, scope: str, field: str) -> Any:
         """The console's own value of a field (None when it holds none); secrets only as True (set)."""
         value = self._layers.stored.get((scope, field))
@@ -203,30 +236,79 @@ def _digest(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def check_value(field: str, value: Any) -> Any:
-    """`value` as the field takes it, or InvalidInputError saying what is wrong."""
-    if field == "enabled":
+def check_value(field: str, value: Any, *, label: str | None = None) -> Any:
+    """`value` as the field takes it, or InvalidInputError saying what is wrong (naming the field `label`, as a
+    form shows it, when given)."""
+    name = label or field
+    if field in ("enabled", "default"):
         if isinstance(value, bool):
             return value
-        raise InvalidInputError("enabled must be true or false")
+        raise InvalidInputError(f"{name} must be true or false")
+    if field == "options":
+        return _options(value)
     if field in ("rate_per_minute", "timeout"):
-        return _positive(field, value)
+        return _positive(field, value, name)
+    if field in CACHE_FIELDS:
+        return _cache_number(field, value)
     if field in ROUTING_FIELDS:
         if isinstance(value, list) and all(isinstance(n, str) and 0 < len(n) <= 64 for n in value):
             return list(value)
-        raise InvalidInputError(f"{field} must be a list of engine names")
+        raise InvalidInputError(f"{name} must be a list of engine names")
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
-        raise InvalidInputError(f"{field} must be non-empty text of at most {MAX_TEXT} characters")
+        raise InvalidInputError(f"{name} must be non-empty text of at most {MAX_TEXT} characters")
     if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise InvalidInputError(f"{field} must not hold control characters")
+        raise InvalidInputError(f"{name} must not hold control characters")
     if field == "base_url":
-        return _url(field, value.strip(), ("http", "https"))
-    if field == "proxy":
-        return _url(field, value.strip(), ("http", "https", "socks5", "socks5h"))
+        return _url(field, value.strip(), ("http", "https"), name)
+    if field == "proxy":  # the same form as in webreach.toml (config.check_proxy), "direct" included
+        if not check_proxy(value):
+            raise InvalidInputError(
+                f"{name} must be a URL starting with http://, https://, socks5:// or socks5h:// (scheme, host and port "
+                'only), or "direct" for none over [network] proxy',
+                hint="e.g. http://proxy.example:3128",
+            )
+        return value.strip()
+    if field == "display_name" and len(value.strip()) > MAX_NAME:
+        raise InvalidInputError(f"{name} must be at most {MAX_NAME} characters")
     return value.strip()
 
 
-def _positive(field: str, value: Any) -> float:
+def _options(value: Any) -> dict[str, str]:
+    """Engine options from an object of texts or the console's "key=value, key=value" text."""
+    if isinstance(value, str):
+        pairs = [part.partition("=") for part in value.split(",") if part.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise InvalidInputError("options must be key=value pairs separated by commas", hint="e.g. engine=baidu")
+        value = {key.strip(): text.strip() for key, _, text in pairs}
+    if not isinstance(value, dict) or len(value) > MAX_OPTIONS:
+        raise InvalidInputError(f'options must be an object of at most {MAX_OPTIONS} texts, e.g. {{"engine": "baidu"}}')
+    checked: dict[str, str] = {}
+    for key, text in value.items():
+        if not isinstance(key, str) or not OPTION_KEY.fullmatch(key):
+            raise InvalidInputError(f"option name {key!r} must be letters, digits or _ (at most 64)")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_NAME:
+            raise InvalidInputError(f"option {key} must be non-empty text of at most {MAX_NAME} characters")
+        if any(ord(c) < 32 or ord(c) == 127 for c in text):
+            raise InvalidInputError(f"option {key} must not hold control characters")
+        checked[key] = text.strip()
+    return checked
+
+
+def _cache_number(field: str, value: Any) -> float | int:
+    """ttl_seconds: 0 (caching off) to 30 days; max_entries: a whole number from 1 to 1,000,000."""
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if field == "max_entries":
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        if not isinstance(number, int) or not 1 <= number <= MAX_CACHE_ENTRIES:
+            raise InvalidInputError(f"max_entries must be a whole number from 1 to {MAX_CACHE_ENTRIES:,}")
+        return number
+    if number is None or not math.isfinite(number) or not 0 <= number <= MAX_CACHE_TTL:
+        raise InvalidInputError(f"ttl_seconds must be seconds from 0 (no caching) to {MAX_CACHE_TTL:g}")
+    return float(number)
+
+
+def _positive(field: str, value: Any, name: str) -> float:
     number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
     if isinstance(value, str):
         try:
@@ -235,11 +317,11 @@ def _positive(field: str, value: Any) -> float:
             number = None
     limit = 600.0 if field == "timeout" else 1_000_000.0
     if number is None or not math.isfinite(number) or not 0 < number <= limit:
-        raise InvalidInputError(f"{field} must be a number above 0 and at most {limit:g}", hint="e.g. 30.")
+        raise InvalidInputError(f"{name} must be a number above 0 and at most {limit:,.0f}", hint="e.g. 30.")
     return float(number)
 
 
-def _url(field: str, value: str, schemes: tuple[str, ...]) -> str:
+def _url(field: str, value: str, schemes: tuple[str, ...], name: str) -> str:
     try:
         parts = urlsplit(value)
         host, _ = parts.hostname, parts.port  # a port that is not a number raises here
@@ -247,7 +329,7 @@ def _url(field: str, value: str, schemes: tuple[str, ...]) -> str:
         host = None
     if host is None or parts.scheme not in schemes:
         raise InvalidInputError(
-            f"{field} must be a URL starting with {' or '.join(s + '://' for s in schemes)}",
+            f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)}",
             hint="e.g. http://127.0.0.1:8888" if field == "base_url" else "e.g. http://proxy.example:3128",
         )
     return value.rstrip("/") if field == "base_url" else value

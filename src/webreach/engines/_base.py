@@ -49,6 +49,7 @@ class ParsedPage:
 
     hits: list[Hit]
     parsed_by: ParsedBy
+    answer: str | None = None  # an AI answer the provider wrote beside its results (Tavily's include_answer)
 
 
 class Engine(Provider, ABC):
@@ -97,16 +98,20 @@ class Engine(Provider, ABC):
             raise
         except Exception as exc:  # the last resort for parser bugs on odd input; the cause is fixed where found
             raise self.unreadable(exc) from None
-        return ParsedPage(clean_hits(page.hits, now=self.clock.now()), page.parsed_by)
+        return ParsedPage(clean_hits(page.hits, now=self.clock.now()), page.parsed_by, page.answer)
 
     def _parse_with_fallback(self, response: httpx.Response) -> ParsedPage:
         try:
-            return ParsedPage(self.parse(response), "engine")
+            return ParsedPage(self.parse(response), "engine", self.parse_answer(response))
         except ParseError:
             hits = self.generic_parse(response) if self.generic_fallback else []
             if not hits:
                 raise
             return ParsedPage(hits, "generic")
+
+    def parse_answer(self, response: httpx.Response) -> str | None:
+        """The AI answer the provider wrote beside its results, when it writes one (none by default)."""
+        return None
 
     @property
     def generic_fallback(self) -> bool:

@@ -5,7 +5,9 @@
   name another page; a URL no parser accepts (a malformed IPv6 host) or that is not http(s) is no link.
 - Text fields keep their text with lone surrogates replaced by U+FFFD and control characters by spaces.
 - Dates are clamped: more than MAX_DATE_CHARS characters is no date; an ISO date that is not a calendar date,
-  or lies more than a day past the engine's clock, is dropped (a date is optional; a wrong one misleads).
+  or lies more than a day past the engine's clock, is dropped (a date is optional; a wrong one misleads). A
+  relative age ("3 days ago", "3天前", "昨天") becomes the ISO day it names, counted from the engine's clock when
+  the answer was read (issue 41: ISO dates everywhere), so a cached answer keeps the day it was given.
 Most hits pass unchanged; each string costs one regex search.
 """
 
@@ -15,6 +17,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
+from webreach.engines._dates import relative_date
 from webreach.models import Hit
 
 MAX_DATE_CHARS = 64
@@ -37,7 +40,9 @@ def clean_hits(hits: list[Hit], *, now: float) -> list[Hit]:
             value = getattr(hit, name)
             if value and UNSAFE.search(value):
                 update[name] = " ".join(SURROGATE.sub("\ufffd", value).translate(CONTROL_TO_SPACE).split())
-        if hit.date is not None and not _plausible_date(hit.date, latest):
+        if hit.date is not None and (resolved := relative_date(hit.date, now)) is not None:
+            update["date"] = resolved
+        elif hit.date is not None and not _plausible_date(hit.date, latest):
             update["date"] = None
         cleaned.append(hit.model_copy(update=update) if update else hit)
     return cleaned

@@ -25,6 +25,7 @@ from webreach.errors import (
     QuotaExhaustedError,
     RateLimitedError,
     UnavailableError,
+    UnreachableError,
 )
 from webreach.retry_after import MAX_RETRY_AFTER, retry_after_seconds
 
@@ -93,6 +94,12 @@ class Provider:
         )
         return ParseError(f"could not read its answer ({type(exc).__name__})", engine=self.name)
 
+    @property
+    def keyless(self) -> bool:
+        """Running without the key it normally needs, at an anonymous tier (Jina's): the default auto order puts
+        such an engine last; a configured order may put it anywhere."""
+        return False
+
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""
         if self.settings.unreadable:
@@ -151,6 +158,9 @@ class Provider:
         if self.classify(response):
             return
         status = response.status_code
+        if status == 407:  # only a proxy answers 407: ours, in front of every engine, so never the engine's fault
+            message = "the outbound proxy refused our credentials (HTTP 407 Proxy Authentication Required)"
+            raise UnreachableError(message, cause="proxy", engine=self.name)
         if status == 429:
             raise self.rate_limited(response)
         if 300 <= status < 400:
@@ -213,7 +223,8 @@ class Provider:
 
     def _detail(self, response: httpx.Response) -> str:
         """A short, key-free excerpt of an error body for the message."""
-        text = self.redact(" ".join(response.text[:200].split()))
+        # whitespace collapsed before the cut: a pretty-printed body keeps 200 characters of what it says
+        text = self.redact(" ".join(response.text[:4000].split())[:200])
         return f": {text}" if text else ""
 
     def redact(self, text: str) -> str:

@@ -121,7 +121,7 @@ class Baidu(Engine):
             snippet = snippet[len(shown_date) :].lstrip(" -\u00a0")
         display, source, footer_date = _footer(item)
         shown = shown_date or footer_date
-        date = (numeric_date(shown) or shown) if shown else None  # relative dates (3天前) stay as shown
+        date = (numeric_date(shown) or shown) if shown else None  # relative dates (3天前): resolved by clean_hits
         return self.hit(rank, title, url, snippet=snippet, display_url=display, source=source, date=date)
 
 

@@ -1,4 +1,11 @@
-"""Jina search (s.jina.ai): a web SERP as JSON, Google-backed, key required (Authorization: Bearer).
+"""Jina search (s.jina.ai): a web SERP as JSON, Google-backed, with a key (Authorization: Bearer) or keyless.
+
+Keyless is opt-in: `[engines.jina] options = {keyless = "true"}` sends no Authorization header and paces the
+engine at the anonymous free tier's rate (KEYLESS_RATE, 100 a minute; rate_per_minute overrides it). Jina has
+refused anonymous search before (providers.md A4: AuthenticationRequiredError); when it does, the call fails
+with auth_failed saying to set a key (a free one at jina.ai) or to take jina out of auto_order, and the breaker
+suspends it like any rejected credential. Without the option and without a key the engine is not configured, so
+the default auto order never tries an anonymous Jina the operator did not ask for.
 
 We POST {"q", "num", ...} with Accept: application/json and X-Respond-With: no-content, which returns the SERP
 alone (title, url, description, date) instead of crawling every hit: faster, cheaper, and all a search needs.
@@ -14,12 +21,19 @@ from typing import Any, ClassVar
 
 import httpx
 
+from webreach.config import EngineSettings
 from webreach.engines._base import Engine, Tokens
 from webreach.engines._dates import api_date
 from webreach.engines._json import bearer, google_body, json_post, listed_results
+from webreach.errors import AuthFailedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
+KEYLESS_RATE = 100.0  # requests a minute: the anonymous free tier the multi-agent contract plans for (E)
+KEY_HINT = (
+    "s.jina.ai refuses anonymous search: set WEBREACH_ENGINES__JINA__API_KEY (a free key at https://jina.ai), "
+    "or take jina out of auto_order."
+)
 NO_RESULTS_MARKER = "No search results available"
 
 
@@ -34,11 +48,31 @@ class Jina(Engine):
     supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "language", "region"})
     rate_per_minute = 40.0  # searcher.ts: 40 per minute unless the account has a higher speed level
 
+    def __init__(self, settings: EngineSettings | None = None, **kwargs: Any) -> None:
+        super().__init__(settings, **kwargs)
+        if self.keyless and self.settings.rate_per_minute is None:
+            self.settings = self.settings.model_copy(update={"rate_per_minute": KEYLESS_RATE})
+
+    @property
+    def keyless(self) -> bool:
+        """Searching without a key: asked for by the keyless option, and no key configured."""
+        return self.settings.options.get("keyless", "").lower() in ("true", "1", "yes") and not self.settings.key()
+
+    def ensure_configured(self) -> None:
+        if self.keyless and self.settings.enabled and not self.settings.unreadable:
+            return
+        super().ensure_configured()
+
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body = {**google_body(request, min(request.limit, MAX_RESULTS)), "provider": "google"}
-        return json_post(self.url("/"), body, {**bearer(self.api_key()), "X-Respond-With": "no-content"})
+        auth = {} if self.keyless else bearer(self.api_key())
+        return json_post(self.url("/"), body, {**auth, "X-Respond-With": "no-content"})
 
     def classify(self, response: httpx.Response) -> bool:
+        if self.keyless and response.status_code in (401, 403):
+            raise AuthFailedError(
+                f"refused a search without a key (HTTP {response.status_code})", engine=self.name, hint=KEY_HINT
+            )
         return self._no_results(response)  # its "no results" comes with an error status: an answer all the same
 
     def parse(self, response: httpx.Response) -> list[Hit]:

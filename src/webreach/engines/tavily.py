@@ -2,6 +2,8 @@
 
 Tavily has a throttled keyless mode, but webreach treats the key as required so usage is attributable and the
 rate limit is the documented one. There is no offset, so `page` is not honoured; `max_results` tops out at 20.
+With option include_answer = "basic" (or "advanced") Tavily also writes an AI answer, carried beside the hits
+(SearchResponse.answer; the desktop-agent profile shows it).
 Errors (help center + tavily-python): 401 bad key, 429 rate limit with Retry-After (the keyless envelope puts
 retry_after_seconds in the body instead), 432 plan limit and 433 pay-as-you-go limit, both quota.
 """
@@ -17,11 +19,13 @@ from urllib.parse import urlsplit
 import httpx
 
 from webreach.engines._base import Engine, Tokens
-from webreach.engines._json import bearer, error_object, json_post, listed_results
+from webreach.engines._json import bearer, error_object, json_object, json_post, listed_results
 from webreach.errors import QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
+ANSWER_DEPTHS = frozenset({"basic", "advanced"})
+MAX_ANSWER = 8000
 QUOTA_STATUSES: Mapping[int, str] = MappingProxyType(
     {432: "plan usage limit exceeded", 433: "pay-as-you-go limit exceeded"}
 )
@@ -44,7 +48,8 @@ class Tavily(Engine):
             "max_results": min(request.limit, MAX_RESULTS),
             "search_depth": "basic",  # 1 credit; advanced costs 2
             "topic": "general",
-            "include_answer": False,
+            # option include_answer = basic | advanced: Tavily writes an answer beside the results (parse_answer)
+            "include_answer": self._answer_depth() or False,
             "include_raw_content": False,
             "include_images": False,
         }
@@ -66,6 +71,16 @@ class Tavily(Engine):
 
     def parse(self, response: httpx.Response) -> list[Hit]:
         return [self._hit(rank, item) for rank, item in enumerate(listed_results(response, self.name, "results"), 1)]
+
+    def parse_answer(self, response: httpx.Response) -> str | None:
+        if not self._answer_depth():
+            return None
+        answer = json_object(response, self.name).get("answer")
+        return " ".join(answer.split())[:MAX_ANSWER] if isinstance(answer, str) and answer.strip() else None
+
+    def _answer_depth(self) -> str | None:
+        depth = self.settings.options.get("include_answer", "").strip().lower()
+        return depth if depth in ANSWER_DEPTHS else None
 
     def _hit(self, rank: int, item: dict[str, Any]) -> Hit:
         url = item["url"]

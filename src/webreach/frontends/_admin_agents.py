@@ -1,10 +1,13 @@
 """The agents admin API under /v1/admin/agents (behind the admin gate): the REST twin of `webreach agents`.
 
     GET  /v1/admin/agents                     every agent: balance, quotas, disabled
-    POST /v1/admin/agents                     {"name", "credits"?, "per_hour"?, "per_day"?} -> the agent and its key
+    POST /v1/admin/agents                     {"name", "credits"?, "per_hour"?, "per_day"?, "key_days"?} -> the agent
+                                              and its key (key_days: the key is refused that many days from now)
     GET  /v1/admin/agents/{name}              balance, quota use, recent calls
     POST /v1/admin/agents/{name}/grant        {"credits": N, "note"?}
-    POST /v1/admin/agents/{name}/rotate-key   -> the new key (the old one stops working at once)
+    POST /v1/admin/agents/{name}/rotate-key   {"key_days"?} -> the new key (the old one stops working at once)
+    POST /v1/admin/agents/{name}/delete       -> {"deleted", "balance"}: the agent and its ledger (refused while a
+                                              call of it holds credits: disable it first)
     POST /v1/admin/agents/{name}/disable      {"disabled": true|false}
     POST /v1/admin/agents/{name}/settings     {"per_hour"?, "per_day"?, "prices"?, "profile"?}
     GET  /v1/admin/agents/{name}/ledger?limit=N   the journal, newest first
@@ -38,6 +41,7 @@ def add_agent_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> None
     admin.add("/agents/{name}", api.show, methods=["GET"], summary="One agent: balance, quota use, recent calls")
     admin.add("/agents/{name}/grant", api.grant, methods=["POST"], summary="Grant credits: {credits, note?}")
     admin.add("/agents/{name}/rotate-key", api.rotate, methods=["POST"], summary="A new key; the old one stops")
+    admin.add("/agents/{name}/delete", api.delete, methods=["POST"], summary="Delete an agent and its ledger")
     admin.add("/agents/{name}/disable", api.disable, methods=["POST"], summary="Disable or enable: {disabled}")
     admin.add("/agents/{name}/settings", api.settings, methods=["POST"], summary="Quotas, prices, tool profile")
     admin.add("/agents/{name}/ledger", api.ledger, methods=["GET"], summary="The agent's journal, newest first")
@@ -69,6 +73,7 @@ class _AgentsApi:
                 credits=_count(body, "credits"),
                 per_hour=_count(body, "per_hour"),
                 per_day=_count(body, "per_day"),
+                key_days=_count(body, "key_days"),
                 actor=ACTOR,
             )
             return {"agent": agent.to_json(), "key": key}
@@ -91,9 +96,17 @@ class _AgentsApi:
         )
 
     async def rotate(self, request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, Response):
+            return body
+        name, accounts = request.path_params["name"], self.gateway().accounts
         return await self._answer(
-            lambda: {"key": self.gateway().accounts.rotate_key(request.path_params["name"], actor=ACTOR)}
+            lambda: {"key": accounts.rotate_key(name, key_days=_count(body, "key_days"), actor=ACTOR)}
         )
+
+    async def delete(self, request: Request) -> Response:
+        name, accounts = request.path_params["name"], self.gateway().accounts
+        return await self._answer(lambda: {"deleted": name, "balance": accounts.delete(name, actor=ACTOR)})
 
     async def disable(self, request: Request) -> Response:
         body = await _body(request)

@@ -3,7 +3,8 @@
     GET  /v1/admin/config    every engine's fields and the auto orders: per field each source's value, the winner
                              and its environment variable; secrets only as "set (hidden)" / "not set"
     POST /v1/admin/config    {"engines": {"brave_api": {"api_key": "...", "rate_per_minute": 30, "base_url": null}},
-                              "auto_order": ["mojeek", ...], "auto_order_zh": null}
+                              "auto_order": ["mojeek", ...], "auto_order_zh": null,
+                              "cache": {"ttl_seconds": 900, "max_entries": 100}}
                              a value sets the console's value, null removes it (the file's or the default applies);
                              answers with the new view. Secrets are write-only: no answer ever holds one.
 
@@ -56,6 +57,7 @@ def config_json(gateway: Gateway) -> dict[str, Any]:
         "secret_key": stored.key_source,
         "engines": engines,
         "routing": _fields(stored.routing_view()),
+        "cache": _fields(stored.cache_view()),
     }
 
 
@@ -76,10 +78,15 @@ async def _changes(request: Request, gateway: Gateway) -> dict[tuple[str, str], 
         body = json.loads(await request.body() or b"{}")
     except ValueError:
         raise InvalidInputError("the body is not valid JSON", hint="Send a JSON object.") from None
-    engine_fields, routing_fields = gateway.config.stored.engine_fields, gateway.config.stored.routing_fields
-    if not isinstance(body, dict) or set(body) - {"engines", *routing_fields}:
-        raise InvalidInputError(f"the body must be an object of engines, {', '.join(routing_fields)}")
+    stored = gateway.config.stored
+    engine_fields, routing_fields = stored.engine_fields, stored.routing_fields
+    if not isinstance(body, dict) or set(body) - {"engines", "cache", *routing_fields}:
+        raise InvalidInputError(f"the body must be an object of engines, cache, {', '.join(routing_fields)}")
     changes: dict[tuple[str, str], Any] = {("routing", f): body[f] for f in routing_fields if f in body}
+    cache = body.get("cache", {})
+    if not isinstance(cache, dict) or set(cache) - set(stored.cache_fields):
+        raise InvalidInputError(f"cache must be an object of {', '.join(stored.cache_fields)}")
+    changes.update({("cache", field): value for field, value in cache.items()})
     engines = body.get("engines", {})
     if not isinstance(engines, dict) or not all(isinstance(v, dict) for v in engines.values()):
         raise InvalidInputError('engines must map engine names to objects of fields, e.g. {"mojeek": {"timeout": 10}}')

@@ -2,8 +2,8 @@
 
     GET  /v1/admin/engines                every engine's state: {"status": "ok", "engines": [...]}
     POST /v1/admin/engines/{name}/reset   close one engine's circuit breaker ("all": every engine's)
-    POST /v1/admin/engines/{name}/test    "Test connection": ask the engine for real, past cache and breaker
-                                          (Engines.probe, what the console's button runs): {"status", "probe"}
+    POST /v1/admin/engines/{name}/test    "Test connection": ask a web or image engine for real, past cache and
+                                          breaker (Engines.probe, what the console's button runs): {"status", "probe"}
 
 Engines are web search's, image search's (`vertical` "images") and reverse image search's backends ("reverse").
 
@@ -50,8 +50,9 @@ def mount_engine_admin(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> No
     async def test(request: Request) -> Response:
         served = gateway()
         name = str(request.path_params["name"])
-        if name not in served.engine_names():
-            return error_response(UnknownEngineError([name], served.engine_names()))
+        testable = served.engine_names() + served.engines.image_names()  # web and image engines alike
+        if name not in testable:
+            return error_response(UnknownEngineError([name], testable))
         probe = await served.engines.probe(name)  # changes no breaker and spends no agent's credits
         return JSONResponse({"status": "ok", "probe": probe.model_dump()})
 

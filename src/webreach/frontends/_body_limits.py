@@ -73,8 +73,9 @@ class BodyLimits:
 
 def carries_images(toolbox: Toolbox, name: str) -> bool:
     """Whether tool `name` of `toolbox` (an alias included) takes image bytes in its arguments."""
-    tool = toolbox.tools.get(name)
-    return tool is not None and (tool.alias_of or tool.name) in IMAGE_TOOLS
+    # an agent's surface (a drop-in profile) may name a tool the toolbox's own tools do not have
+    tools = [toolbox.tools.get(name), *(surface.get(name) for surface in toolbox.surfaces.values())]
+    return any(tool is not None and (tool.alias_of or tool.name) in IMAGE_TOOLS for tool in tools)
 
 
 def declared_length(scope: Scope) -> int | None:

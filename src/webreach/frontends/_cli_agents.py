@@ -1,4 +1,4 @@
-"""`webreach agents ...`: add, list, show, grant, rotate-key, disable, set and ledger (the CLI twin of the
+"""`webreach agents ...`: add, list, show, grant, rotate-key, disable, delete, set and ledger (the CLI twin of the
 /v1/admin/agents API). The ledger is the one [accounts] database names (default accounts.sqlite3 in the user data
 directory), so an operator manages a server's agents from its machine while it runs.
 
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from webreach.defaults import TOOL_PROFILES
 from webreach.errors import InvalidInputError, WebreachError, error_body
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._errors import exit_code
@@ -86,14 +87,17 @@ def agents() -> None:
 @click.option("--credits", type=click.IntRange(min=0), help="Starting credits (default [accounts] credits).")
 @click.option("--per-hour", help="Calls per hour (default [accounts] per_hour; 'none': unlimited).")
 @click.option("--per-day", help="Calls per day (default [accounts] per_day; 'none': unlimited).")
+@click.option("--key-days", type=int, help="The key is refused this many days from now (default: never).")
 @click.option("--json", "as_json", is_flag=True)
-def add(name: str, credits: int | None, per_hour: str | None, per_day: str | None, as_json: bool) -> None:
+def add(
+    name: str, credits: int | None, per_hour: str | None, per_day: str | None, key_days: int | None, as_json: bool
+) -> None:
     """Add agent NAME and print its API key (shown this once)."""
 
     def work(accounts: Accounts) -> dict[str, Any]:
         given = (("per_hour", per_hour), ("per_day", per_day))
         limits = {field: _limit(value) for field, value in given if value is not None}  # checked before adding
-        agent, key = accounts.add(name, credits=credits, actor="cli")
+        agent, key = accounts.add(name, credits=credits, key_days=key_days, actor="cli")
         if limits:
             agent = accounts.update_agent(name, limits=limits, actor="cli")
         return {"agent": agent.to_json(), "key": key}
@@ -159,11 +163,24 @@ def _audit_line(entry: dict[str, Any]) -> str:
 
 @agents.command(name="rotate-key")
 @click.argument("name")
+@click.option("--key-days", type=int, help="The new key is refused this many days from now (default: never).")
 @click.option("--json", "as_json", is_flag=True)
-def rotate_key(name: str, as_json: bool) -> None:
+def rotate_key(name: str, key_days: int | None, as_json: bool) -> None:
     """Give agent NAME a new key; the old one stops working at once."""
-    found = _run(as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name, actor="cli")})
+    found = _run(
+        as_json, lambda accounts: {"name": name, "key": accounts.rotate_key(name, key_days=key_days, actor="cli")}
+    )
     _show(found, as_json, lambda data: [f"new key for {name} (shown once): {data['key']}"])
+
+
+@agents.command()
+@click.argument("name")
+@click.option("--yes", is_flag=True, required=True, help="Confirm: the agent, its key and its ledger are deleted.")
+@click.option("--json", "as_json", is_flag=True)
+def delete(name: str, yes: bool, as_json: bool) -> None:
+    """Delete agent NAME with its ledger (refused while a call of it holds credits: disable it first)."""
+    found = _run(as_json, lambda accounts: {"deleted": name, "balance": accounts.delete(name, actor="cli")})
+    _show(found, as_json, lambda data: [f"deleted {name} ({data['balance']} credits went with it)"])
 
 
 @agents.command()
@@ -186,6 +203,12 @@ def disable(name: str, enable: bool, as_json: bool) -> None:
 @click.option("--max-results", type=click.IntRange(min=1), help="At most this many results per search.")
 @click.option("--default-chars", type=click.IntRange(min=1), help="web_fetch window when none is asked for.")
 @click.option("--max-chars", type=click.IntRange(min=1), help="At most this many characters per web_fetch window.")
+@click.option(
+    "--profile",
+    "surface",
+    type=click.Choice([*TOOL_PROFILES, "none"]),
+    help="A drop-in tool profile this agent sees instead of webreach's tools, e.g. credits-server ('none': ours).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def set_agent(
     name: str,
@@ -193,12 +216,15 @@ def set_agent(
     per_day: str | None,
     price: tuple[str, ...],
     tools: str | None,
+    surface: str | None,
     as_json: bool,
     **sizes: int | None,
 ) -> None:
     """Change agent NAME's quotas, prices or tool profile."""
 
     profile: dict[str, Any] = {key: value for key, value in sizes.items() if value is not None}
+    if surface is not None:
+        profile["surface"] = None if surface == "none" else surface
     if tools is not None:
         profile["tools"] = [t.strip() for t in tools.split(",") if t.strip()]
 

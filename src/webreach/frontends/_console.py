@@ -25,7 +25,6 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs
@@ -38,6 +37,7 @@ from webreach.clock import Clock
 from webreach.errors import ConfigStoreError
 from webreach.frontends._admin import AdminGate, is_loopback
 from webreach.frontends._console_flash import Flashes
+from webreach.frontends._console_words import when
 from webreach.gateway import Gateway
 
 CONSOLE = "/console"
@@ -174,7 +174,8 @@ async def read_form(request: Request) -> Form:
 class Renderer:
     """The console's Jinja2 templates, autoescaped, rendered into responses with the security headers."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, logins: bool = True) -> None:
+        """`logins`: whether the console has logins (an admin token); without, no page offers "Log out"."""
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(ASSETS / "templates"),
             autoescape=True,
@@ -182,16 +183,13 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.filters["when"] = _when
+        self.env.filters["when"] = when
+        self.env.globals["logins"] = logins
         self.env.globals["once"] = lambda: secrets.token_urlsafe(24)  # a one-time form token, fresh per form
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(console=CONSOLE, **context)
         return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
-
-
-def _when(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 PageHandler = Callable[..., Awaitable[Response]]  # (request, session, **result of the POST that led here)

@@ -2,7 +2,9 @@
 
     GET  /console/engines/{name}    one engine's settings: per field every source's value and the winner
     POST /console/engines/{name}    store the console's values (a blank field removes the console's value; a
-                                    secret left blank is kept, and is never sent back to the browser)
+                                    secret left blank is kept, and is never sent back to the browser); when a
+                                    value is refused nothing is stored and the page shows each error at its
+                                    field with what was typed (secrets excepted)
     POST /console/order/{field}     auto_order / auto_order_zh: move an engine up, down or first (the default
                                     engine), remove or add one, or go back to the default order
 
@@ -20,9 +22,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from webreach.config import options_text
 from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._console import CONSOLE, ConsoleAccess, ConsoleSession, Form, Renderer, form_of
-from webreach.frontends._console_agents import said
+from webreach.frontends._console_words import engine_row, said
 from webreach.gateway import Gateway
 
 LABELS = {
@@ -32,7 +35,12 @@ LABELS = {
     "rate_per_minute": "Rate per minute",
     "timeout": "Timeout (seconds)",
     "proxy": "Proxy URL",
+    "display_name": "Display name",
+    "default": "Default provider",
+    "options": "Engine options",
 }
+CACHE_LABELS = {"ttl_seconds": "Cache TTL (seconds)", "max_entries": "Cache size (entries)"}
+SECRET = ("api_key", "proxy")  # never sent back to the browser, not even as typed
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
 
 
@@ -56,7 +64,12 @@ class ConfigPages:
                 session.csrf, f"{CONSOLE}/engines/{name}", **save(served, name, form_of(request))
             )
         return self.renderer.page(
-            "engine.html", csrf=session.csrf, title=f"Engine {name}", engine=engine_context(served, name), **shown
+            "engine.html",
+            csrf=session.csrf,
+            title=f"Engine {name}",
+            engine=engine_context(served, name, shown.pop("typed", None)),
+            errors=shown.pop("errors", {}),
+            **shown,
         )
 
     async def order(self, request: Request, session: ConsoleSession) -> Response:
@@ -73,26 +86,52 @@ class ConfigPages:
                 message = said(failure)
         return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
 
+    async def cache(self, request: Request, session: ConsoleSession) -> Response:
+        """The search cache's TTL and size (blank: the console's value removed), then 303 to the engines page."""
+        try:
+            message = save_cache(self.gateway(), form_of(request))
+        except WebreachError as failure:  # shown as the order forms' refusals are: the engines page's notice
+            message = said(failure)
+        return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
 
-def save(gateway: Gateway, name: str, form: Form) -> dict[str, str]:
-    """Store what an engine's settings form changed; the notice (or error) to show."""
+
+def save(gateway: Gateway, name: str, form: Form) -> dict[str, Any]:
+    """Store what an engine's settings form changed; the notice, or the errors per field with what was typed (the
+    page shows each at its field, the typed value kept, and stores nothing until every field is right)."""
     try:
         changes = engine_changes(gateway, name, form)
-        if not changes:
-            return {"notice": "Nothing changed."}
+    except FieldErrors as refused:
+        typed = {field: form.get(field) for field in refused.errors if field not in SECRET}
+        return {"errors": refused.errors, "typed": typed, "error": "Nothing was saved: correct the fields marked."}
+    if not changes:
+        return {"notice": "Nothing changed."}
+    try:
         gateway.config.change(changes, actor="console")
     except WebreachError as failure:
         return {"error": said(failure)}
     return {"notice": f"Saved {', '.join(LABELS[f] for _, f in sorted(changes))}."}
 
 
-def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:
-    """One engine's status and, per field, its sources for the settings page."""
+class FieldErrors(Exception):
+    """A settings form's values that cannot be stored: field -> what is wrong, in operator words."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+def engine_context(gateway: Gateway, name: str, typed: dict[str, str] | None = None) -> dict[str, Any]:
+    """One engine's status and, per field, its sources for the settings page (the built-in default as the value
+    it is; `typed`: values a refused save had, shown again in their fields)."""
     stored = gateway.config.stored
     status = next(s for s in gateway.engines.statuses() if s.name == name)
+    built_in = gateway.engines.built_in(name)
     fields = []
     for view in stored.engine_view(name):
         console = stored.stored(f"engine:{name}", view.field)
+        layers = [{"source": layer.source, "shown": layer.shown} for layer in view.layers]
+        if layers[-1]["source"] == "default" and not view.secret:
+            layers[-1]["shown"] = _built_in_text(view.field, built_in.get(view.field))
         fields.append(
             {
                 "field": view.field,
@@ -100,38 +139,100 @@ def engine_context(gateway: Gateway, name: str) -> dict[str, Any]:
                 "secret": view.secret,
                 "winner": view.winner,
                 "variable": view.variable,
-                "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+                "layers": layers,
                 "overridden": view.console_overridden,
-                "console": "" if console is None or view.secret else _text(console),
+                "console": (typed or {}).get(view.field, "" if console is None or view.secret else _text(console)),
                 "console_set": console is not None,
             }
         )
-    return {"name": name, "status": status.model_dump(), "fields": fields, "key_source": stored.key_source}
+    return {
+        "name": name,
+        "status": engine_row(status, testable=True),
+        "fields": fields,
+        "key_source": stored.key_source,
+    }
+
+
+def _built_in_text(field: str, value: Any) -> str:
+    if value is None:
+        return "none (direct connection)" if field == "proxy" else "not set"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if field == "timeout":
+        return f"{value:g} s (the server's engine_timeout)"
+    if field == "rate_per_minute":
+        return f"{value:g} per minute (the engine's own pace)"
+    return f"{value} (the engine's own)" if field == "base_url" else str(value)
 
 
 def engine_changes(gateway: Gateway, name: str, form: Form) -> dict[tuple[str, str], Any]:
-    """The changes a settings form asks for, only where they differ from what the console holds."""
+    """The changes a settings form asks for, only where they differ from what the console holds; FieldErrors
+    naming every field whose value cannot be stored."""
     stored = gateway.config.stored
     scope = f"engine:{name}"
     changes: dict[tuple[str, str], Any] = {}
-    enabled = {"on": True, "off": False, "": None}.get(form.get("enabled"))
-    if enabled != stored.stored(scope, "enabled"):
-        changes[(scope, "enabled")] = enabled
-    for field in ("api_key", "proxy"):
-        if form.get(f"clear_{field}") == "on":
-            if stored.stored(scope, field):
-                changes[(scope, field)] = None
-        elif form.get(field).strip():
-            changes[(scope, field)] = form.get(field).strip()
-    for field in ("base_url", "rate_per_minute", "timeout"):
+    errors: dict[str, str] = {}
+    for field in ("enabled", "default"):
+        chosen = {"on": True, "off": False, "": None}.get(form.get(field))
+        if chosen != stored.stored(scope, field):
+            changes[(scope, field)] = chosen
+    for field in ("api_key", "proxy", "base_url", "rate_per_minute", "timeout", "display_name", "options"):
         text = form.get(field).strip()
         held = stored.stored(scope, field)
+        if field in SECRET and form.get(f"clear_{field}") == "on":
+            if held:
+                changes[(scope, field)] = None
+        elif not text:
+            if field not in SECRET and held is not None:
+                changes[(scope, field)] = None
+        elif field in SECRET or held is None or text != _text(held):
+            try:
+                gateway.config.check(field, text, label=LABELS[field])
+            except InvalidInputError as refused:
+                errors[field] = said(refused)
+                continue
+            changes[(scope, field)] = text
+    if errors:
+        raise FieldErrors(errors)
+    return changes
+
+
+def cache_context(gateway: Gateway) -> list[dict[str, Any]]:
+    """The cache's fields for the engines page: each one's winner, sources and the console's own value."""
+    stored = gateway.config.stored
+    views = stored.cache_view()
+    return [
+        {
+            "field": view.field,
+            "label": CACHE_LABELS[view.field],
+            "winner": view.winner,
+            "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+            "console": "" if (held := stored.stored("cache", view.field)) is None else _text(held),
+        }
+        for view in views
+    ]
+
+
+def save_cache(gateway: Gateway, form: Form) -> str:
+    """Store the cache form's changes (text is checked by the database layer); the notice to show."""
+    stored = gateway.config.stored
+    changes: dict[tuple[str, str], Any] = {}
+    for field in stored.cache_fields:
+        text, held = form.get(field).strip(), stored.stored("cache", field)
         if not text:
             if held is not None:
-                changes[(scope, field)] = None
-        elif held is None or text != _text(held):
-            changes[(scope, field)] = text
-    return changes
+                changes[("cache", field)] = None
+            continue
+        try:
+            number = float(text)
+        except ValueError:
+            raise InvalidInputError(f"{CACHE_LABELS[field]} must be a number") from None
+        if held is None or number != held:
+            changes[("cache", field)] = number
+    if not changes:
+        return "Nothing changed."
+    gateway.config.change(changes, actor="console")
+    return f"Saved {', '.join(CACHE_LABELS[f] for _, f in sorted(changes))}."
 
 
 def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
@@ -145,7 +246,9 @@ def orders_context(gateway: Gateway) -> list[dict[str, Any]]:
         source: str = view.winner
         if view.winner == "default":
             follows = field == "auto_order_zh" and gateway.settings.auto_order
-            source = "the any-language order (none of its own)" if follows else "default (usable engines, built in)"
+            source = "the any-language order (none of its own)" if follows else "default: every usable engine"
+        elif not getattr(gateway.settings, field):  # set, but to no engine: auto does not ask "no engines"
+            source = f"{view.winner}, empty: auto asks every usable engine"
         shown.append(
             {
                 "field": field,
@@ -165,7 +268,7 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
     action, _, name = form.get("action").partition(":")
     if action == "default":
         gateway.config.change({("routing", field): None}, actor="console")
-        return f"{label}: back to the default order."
+        return f"{label}: back to the default order; auto now asks {', '.join(gateway.engines.auto_order(sample))}."
     names = gateway.engines.auto_order(sample)
     if action == "set":  # console.js after a drag and drop: the whole order
         wanted = [n.strip() for n in form.get("order").split(",") if n.strip()]
@@ -181,8 +284,13 @@ def reorder(gateway: Gateway, field: str, form: Form) -> str:
         raise InvalidInputError(f"{name!r} is not in the order", hint="Reload the page and try again.")
     else:
         names = moved(names, name, action)
+    if not names:  # an empty order is no order: auto would ask the default list, not "no engines"
+        raise InvalidInputError(
+            f"the order ({label}) needs at least one engine: {name} is its last",
+            hint="Add another engine first, or use the default order.",
+        )
     gateway.config.change({("routing", field): names}, actor="console")
-    return f"{label}: {', '.join(names) or 'no engines'}."
+    return f"{label}: auto now asks {', '.join(gateway.engines.auto_order(sample))}."
 
 
 def moved(names: list[str], name: str, action: str) -> list[str]:
@@ -198,6 +306,8 @@ def moved(names: list[str], name: str, action: str) -> list[str]:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return options_text(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -5,9 +5,13 @@
                                                  the auto orders (frontends/_console_config.py)
     GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
-    POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe)
+    POST /console/cache                          the search cache's TTL and size (_console_config.py)
+    POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe, as
+                                                 the admin API's test), web and image engines; the answer shows
+                                                 on the page the button was on (form field `back`)
     POST /console/engines/{name}/reset           close the engine's breaker, as the admin endpoint does
-    /console/agents[/...]                        agents, credits, quotas, profiles, recent calls (_console_agents.py)
+    /console/agents[/...]                        agents, credits, quotas, profiles, recent calls, key rotation,
+                                                 disable, delete (_console_agents.py)
     GET  /console/playground, POST ...           a tool call through the tool pipeline: JSON and compact views
     GET  /console/static/console.css, console.js
 
@@ -41,7 +45,8 @@ from webreach.frontends._console import (
     read_form,
 )
 from webreach.frontends._console_agents import AgentPages
-from webreach.frontends._console_config import ConfigPages, orders_context
+from webreach.frontends._console_config import ConfigPages, cache_context, orders_context
+from webreach.frontends._console_words import engine_row, probe_view
 from webreach.frontends._errors import retry_after_header
 from webreach.gateway import Gateway
 from webreach.tools import Toolbox
@@ -49,7 +54,7 @@ from webreach.tools import Toolbox
 
 def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> list[Route]:
     """Every /console route, each page behind the access rule and the CSRF check."""
-    pages = _Pages(gateway, Renderer(), access)
+    pages = _Pages(gateway, Renderer(logins=access.needs_login()), access)
     guard = Gatekeeper(access, pages.renderer).guarded
     agents = AgentPages(gateway, pages.renderer, access)
     config = ConfigPages(gateway, pages.renderer, access)
@@ -64,12 +69,16 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
         Route(f"{CONSOLE}/engines", guard(pages.engines), methods=["GET"]),
         Route(f"{CONSOLE}/engines/{{name}}", guard(config.engine), methods=["GET", "POST"]),
         Route(f"{CONSOLE}/order/{{field}}", guard(config.order), methods=["POST"]),
+        Route(f"{CONSOLE}/cache", guard(config.cache), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
         Route(f"{CONSOLE}/agents", guard(agents.agents), methods=["GET", "POST"]),
         Route(f"{CONSOLE}/agents/{{name}}", guard(agents.agent), methods=["GET"]),
         Route(f"{CONSOLE}/agents/{{name}}/grant", guard(agents.grant), methods=["POST"]),
         Route(f"{CONSOLE}/agents/{{name}}/settings", guard(agents.settings), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/rotate", guard(agents.rotate), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/disable", guard(agents.disable), methods=["POST"]),
+        Route(f"{CONSOLE}/agents/{{name}}/delete", guard(agents.delete), methods=["POST"]),
         Route(f"{CONSOLE}/playground", guard(pages.playground), methods=["GET", "POST"]),
     ]
 
@@ -136,33 +145,39 @@ class _Pages:
         served = self.gateway()
         statuses = served.engines.statuses()
         recent = served.engines.recent.summary()
+        testable = set(served.engine_names()) | set(served.engines.image_names())
         return self.renderer.page(
             "engines.html",
             csrf=session.csrf,
             title="Engines & health",
             engines=[
                 {
-                    **status.model_dump(),
+                    **engine_row(status, testable=status.name in testable),
                     "settings": served.settings.engine(status.name),
+                    "timeout": served.settings.engine(status.name).timeout or served.settings.engine_timeout,
                     "recent": recent.get(status.name),
                 }
                 for status in statuses
                 if status.vertical == "web"
             ],
             # image engines and reverse-image backends run on their web engine's settings: listed with their state
-            image_engines=[status.model_dump() for status in statuses if status.vertical != "web"],
+            image_engines=[
+                engine_row(status, testable=status.name in testable) for status in statuses if status.vertical != "web"
+            ],
             orders=orders_context(served),
+            cache=cache_context(served),
             problem=served.config.stored.problem,
             **extra,
         )
 
     async def test_engine(self, request: Request, session: ConsoleSession) -> Response:
+        """A real probe search; the answer comes back to the page the button was on (the engine's, or the list)."""
         name = str(request.path_params["name"])
         served = self.gateway()
-        if name not in served.engine_names():
+        if name not in served.engine_names() and name not in served.engines.image_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         probe = await served.engines.probe(name)
-        return self.done(session, "/engines", probe=probe.model_dump())
+        return self.done(session, _back(request, name, served), probe=probe_view(probe))
 
     async def reset_engine(self, request: Request, session: ConsoleSession) -> Response:
         name = str(request.path_params["name"])
@@ -170,7 +185,8 @@ class _Pages:
         if name not in served.engines.breaker_names():
             return self.done(session, "/engines", notice=f"There is no engine {name!r}.")
         served.engines.reset(name)
-        return self.done(session, "/engines", notice=f"{name}: breaker closed; the next call asks it again.")
+        notice = f"{name}: breaker closed; the next call asks it again."
+        return self.done(session, _back(request, name, served), notice=notice)
 
     def done(self, session: ConsoleSession, page: str, **result: Any) -> Response:
         """303 to the console's `page`, which shows `result`."""
@@ -193,6 +209,13 @@ class _Pages:
             asked=shown.get("asked", {}),
             views=shown.get("views", []),
         )
+
+
+def _back(request: Request, name: str, gateway: Gateway) -> str:
+    """The page a test or reset answers on: the engine's own page when the button was there, else the list."""
+    if form_of(request).get("back") == "engine" and name in gateway.engine_names():
+        return f"/engines/{name}"
+    return "/engines"
 
 
 async def _run(gateway: Gateway, tool: str, engine: str, text: str) -> list[dict[str, Any]]:

@@ -28,8 +28,9 @@ from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
 from webreach.models import EMPTY_QUERY
-from webreach.tools import DIALECTS, MAX_SESSION_CHARS, NAMED_SESSION_PATTERN, find_tool
+from webreach.tools import DIALECTS, MAX_SESSION_CHARS, find_tool
 from webreach.tools.arguments import ToolArguments
+from webreach.tools.call_session import HEADER_SESSION_PATTERN
 
 Schema = dict[str, Any]
 
@@ -232,11 +233,11 @@ def _session_parameter(session_header: str) -> Schema:
             "default": "default",
             "minLength": 1,
             "maxLength": MAX_SESSION_CHARS,
-            "pattern": NAMED_SESSION_PATTERN,
+            "pattern": HEADER_SESSION_PATTERN,
         },
         "description": "Session whose numbered refs this call records or resolves: "
-        f"1-{MAX_SESSION_CHARS} characters, no control characters, not starting with '@' (reserved for "
-        "agents' own sessions); sent as UTF-8 (bytes that are not UTF-8 are read as Latin-1).",
+        f"1-{MAX_SESSION_CHARS} characters, no control characters, not starting with a space, a tab or '@' "
+        "(reserved for agents' own sessions); sent as UTF-8 (bytes that are not UTF-8 are read as Latin-1).",
     }
 
 

@@ -26,6 +26,8 @@ from urllib.parse import quote, quote_plus
 
 from pydantic import BaseModel, SecretStr
 
+from webreach.config import DIRECT
+
 LogLevel = Literal["debug", "info", "warning", "error"]
 LogFormat = Literal["text", "json"]
 MASK = "***"
@@ -58,7 +60,8 @@ def secrets_of(model: BaseModel) -> list[str]:
 
 def _walk(value: Any) -> Iterator[str]:
     if isinstance(value, SecretStr):
-        yield value.get_secret_value()
+        if value.get_secret_value() != DIRECT:  # a proxy setting meaning "no proxy" is no secret (nor masked text)
+            yield value.get_secret_value()
     elif isinstance(value, BaseModel):
         for name in type(value).model_fields:
             yield from _walk(getattr(value, name))

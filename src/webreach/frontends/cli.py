@@ -523,7 +523,7 @@ def extract(files: tuple[Path, ...], url: str | None, content_format: Literal["m
     "--strict",
     is_flag=True,
     help='Strict shape in every format: all properties required, optional ones nullable; "strict": true where the '
-    "format has the flag (all but mcp).",
+    "format has the flag (all but mcp) and the schema passes strict mode's rules.",
 )
 def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], strict: bool) -> None:
     """Print the agent tools' schemas, generated from their single definitions."""
@@ -541,7 +541,10 @@ def tools(dialect: Literal["openai", "openai-responses", "anthropic", "mcp"], st
     "--session", type=TEXT, help="Session for this client's refs (default: the state file's default session)."
 )
 @AGENT_OPTION
-def mcp(session: str | None, agent: str | None) -> None:
+@click.option(
+    "--profile", type=TEXT, help="Serve a drop-in profile's tools instead ([tools] profile), e.g. rollout-gateway."
+)
+def mcp(session: str | None, agent: str | None, profile: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
@@ -553,7 +556,16 @@ def mcp(session: str | None, agent: str | None) -> None:
             store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    run_stdio(_server_settings()[0], session=session, agent=agent)
+    settings = _server_settings()[0]
+    if profile is not None:
+        from webreach.tools.drop_in import profile_tools
+
+        try:
+            profile_tools(profile)  # an unknown name is refused with the valid ones
+        except WebreachError as error:
+            _fail(error, False)
+        settings = settings.model_copy(update={"tools": settings.tools.model_copy(update={"profile": profile})})
+    run_stdio(settings, session=session, agent=agent)
 
 
 @cli.command()

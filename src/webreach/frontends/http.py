@@ -4,6 +4,8 @@ Starlette and uvicorn are imported only by this door: this module and the fronte
 
     POST /mcp                        MCP streamable HTTP (frontends/mcp.py); also at / for clients given the bare
                                      server URL (frontends/_root.py; a plain GET / goes to /docs)
+    POST /mcp/<profile>              MCP serving a drop-in profile's tools (tools/drop_in.py), or the paths
+                                     [tools] mcp_paths maps to profiles (frontends/_mcp_paths.py)
     POST /v1/search, /v1/search_multi, /v1/fetch
                                      one per exposed tool: the JSON body is the tool's arguments, the answer its
                                      JSON output (Toolbox.call(..., output="json")); session from the
@@ -36,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +77,7 @@ from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
 from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._mcp_paths import McpPaths, door_path, profile_doors, profile_paths
 from webreach.frontends._metrics import Metrics
 from webreach.frontends._open_tools import open_tools_warning
 from webreach.frontends._openapi import docs_html, openapi_document, rest_path
@@ -87,8 +90,11 @@ from webreach.frontends._workers import Supervisor, check_workers
 from webreach.gateway import Gateway
 from webreach.tools import DIALECTS, Toolbox, account_policies
 from webreach.tools.backend import ToolResult
+from webreach.tools.drop_in import profile_tools
 
 GatewayOpener = Callable[[], AbstractAsyncContextManager[Gateway]]
+# a profile's Toolbox and path -> its MCP endpoint and the door in front of it (build_app)
+ProfileDoor = Callable[[Toolbox, str], tuple[mcp.McpHttpEndpoint, ASGIApp]]
 
 
 # --- the app -------------------------------------------------------------------------------------------------
@@ -104,11 +110,17 @@ class _Served:
     openapi: dict[str, Any] = field(default_factory=dict)
     admin_endpoints: dict[str, str] = field(default_factory=dict)  # "METHOD /v1/admin/..." -> summary
     metrics: Metrics | None = None  # GET /metrics: fed by the engines' attempts and the tools' results
+    doors: dict[str, ASGIApp] = field(default_factory=dict)  # a profile's MCP path -> its door (_mcp_paths.py)
+    profile_names: frozenset[str] = frozenset()  # the tools of the profiles at those paths (metric labels)
 
     def ready(self) -> Gateway:
         if self.gateway is None:
             raise RuntimeError("the server is not started")
         return self.gateway
+
+    def tool_names(self) -> Collection[str]:
+        """Every tool served here, on /mcp and the profiles' paths: the tool labels of the metrics."""
+        return self.ready_tools().tools.keys() | self.profile_names
 
     def ready_tools(self) -> Toolbox:
         if self.toolbox is None:
@@ -121,6 +133,7 @@ class _Served:
         open_gateway: GatewayOpener,
         endpoint: mcp.McpHttpEndpoint,
         on_ready: Callable[[], None] | None,
+        profile_door: ProfileDoor,
     ) -> AsyncIterator[None]:
         """The app's lifespan: open the one gateway, derive routes and docs from its tools, run MCP beside it."""
         # the server follows breaker changes other processes make (engines --reset, a deleted state file)
@@ -132,8 +145,17 @@ class _Served:
                 on_result = self.metrics.tool_result
             self.toolbox = served_tools(gateway, on_result)
             try:
-                schemas = self.toolbox.schemas("mcp")
+                # the routes and the OpenAPI document: every served tool, with what is checked
+                schemas = self.toolbox.schemas("mcp", exact=True, served=True)
                 self.tools = {rest_path(schema["name"]): schema["name"] for schema in schemas}
+                if gateway.accounts.enabled:  # an agent's profile may name a drop-in surface with tools of its own
+                    surfaces = self.toolbox.surfaces.values()
+                    self.tools |= {
+                        rest_path(name): name
+                        for tools in surfaces
+                        for name in tools
+                        if rest_path(name) not in self.tools
+                    }
                 unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(
                     schemas,
@@ -143,12 +165,24 @@ class _Served:
                     unusable=unusable,
                     arguments={name: tool.arguments for name, tool in self.toolbox.tools.items()},
                 )
-                async with endpoint.running():
+                async with endpoint.running(), self.profile_endpoints(gateway, on_result, profile_door):
                     if on_ready is not None:
                         on_ready()
                     yield
             finally:
                 self.gateway = self.toolbox = None
+
+    def profile_endpoints(
+        self, gateway: Gateway, on_result: Callable[[ToolResult], None] | None, profile_door: ProfileDoor
+    ) -> AbstractAsyncContextManager[None]:
+        """The profiles' MCP paths served while the returned context is entered (frontends/_mcp_paths.py)."""
+        paths = profile_paths(gateway.settings.tools)
+        self.profile_names = frozenset(tool.name for name in set(paths.values()) for tool in profile_tools(name))
+
+        def door(path: str, profile: str) -> tuple[mcp.McpHttpEndpoint, ASGIApp]:
+            return profile_door(served_tools(gateway, on_result, profile=profile), path)
+
+        return profile_doors(paths, door, self.doors)
 
 
 def image_routes(served: _Served) -> list[Route]:
@@ -163,23 +197,26 @@ def image_routes(served: _Served) -> list[Route]:
     return [Route("/v1/images", upload, methods=["POST"]), Route("/i/{link_id}", public, methods=["GET"])]
 
 
-def served_tools(gateway: Gateway, on_result: Callable[[ToolResult], None] | None = None) -> Toolbox:
-    """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs)."""
+def served_tools(
+    gateway: Gateway, on_result: Callable[[ToolResult], None] | None = None, *, profile: str | None = None
+) -> Toolbox:
+    """The tools REST and MCP share on this server: refs re-shown within a minute skip the store (_recent_refs);
+    with `profile`, that drop-in profile's whole surface (a profile's own MCP path: _mcp_paths.py)."""
     ttl = gateway.settings.tools.session_ttl_seconds
     sessions = RecentRefs(gateway.sessions, gateway.clock, window=min(DEFAULT_WINDOW, ttl / 1000))
     accounts = gateway.accounts
-    profile, known = (accounts.profile, accounts.known_profile) if accounts.enabled else (None, None)
+    agent_profile, known = (accounts.profile, accounts.known_profile) if accounts.enabled else (None, None)
     policies = account_policies(accounts)
     config = gateway.settings.tools
     return Toolbox(
         gateway,
         sessions,
-        enabled=config.enabled,
+        enabled=config.enabled if profile is None else None,
         policies=policies,
-        profile=profile,
+        profile=agent_profile,
         known_profile=known,
-        alias_set=config.alias_set,
-        tool_profile=config.profile,
+        alias_set=config.alias_set if profile is None else None,
+        tool_profile=config.profile if profile is None else profile,
         offload=accounts.off_loop,  # the profile is a ledger read: never on the event loop
         on_result=on_result,
         tracing=gateway.tracing,
@@ -200,12 +237,15 @@ def build_app(
     """
     server = server or ServerSettings()
     open_gateway: GatewayOpener = (lambda: Gateway.from_settings(source)) if isinstance(source, Settings) else source
-    metrics = Metrics(lambda: served.ready_tools().tools, lambda: served.ready().engines.statuses())
+    metrics = Metrics(lambda: served.tool_names(), lambda: served.ready().engines.statuses())
     served = _Served(metrics=metrics)
     hosts, origins = server.hosts(), server.origins()
     # MCP borrows the gateway the app's lifespan opened: one gateway, one set of caches, breakers and refs
     endpoint = mcp.http_endpoint(
-        lambda: contextlib.nullcontext(served.ready_tools()), allowed_hosts=hosts, allowed_origins=origins
+        lambda: contextlib.nullcontext(served.ready_tools()),
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+        profile=source.tools.profile if isinstance(source, Settings) else None,
     )
     rest = _Rest(served)
     admin = AdminRoutes(AdminGate.from_settings(server))
@@ -218,6 +258,19 @@ def build_app(
     limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
     tool_calls = _ToolCalls(served, limits)
     mcp_door = AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)
+    to_docs = Route("/", _to_docs).app
+
+    def profile_door(toolbox: Toolbox, path: str) -> tuple[mcp.McpHttpEndpoint, ASGIApp]:
+        """A profile's MCP endpoint and its door: agent keys and body caps as /mcp's; at / a browser gets /docs."""
+        opened = mcp.http_endpoint(
+            lambda: contextlib.nullcontext(toolbox),
+            allowed_hosts=hosts,
+            allowed_origins=origins,
+            profile=toolbox.tool_profile,
+        )
+        door: ASGIApp = AgentDoor(McpBodyCap(opened.app, limits, lambda: toolbox), served.ready)
+        return opened, RootDoor(door, to_docs) if door_path(path) == "/" else door
+
     routes: list[BaseRoute] = [
         # /v1/tools before /v1/{name}: the first route whose path matches answers a wrong method, and its Allow
         # header must be /v1/tools' own. Tool calls reach /v1/{name} only when the shortcut passes them on.
@@ -229,7 +282,7 @@ def build_app(
         Route("/openapi.json", rest.openapi, methods=["GET"]),
         Route("/docs", rest.docs, methods=["GET"]),
         # MCP clients given the bare server URL post to / (frontends/_root.py); a browser's GET goes to /docs
-        Route("/", RootDoor(mcp_door, Route("/", _to_docs).app)),
+        Route("/", RootDoor(mcp_door, to_docs)),
     ]
     if bare_route:
         routes.append(Route("/bench/bare", _bare, methods=["GET"]))
@@ -245,10 +298,11 @@ def build_app(
         routes=routes,
         middleware=[
             Middleware(HostGuard, hosts=hosts, origins=origins),
+            Middleware(McpPaths, doors=lambda: served.doors),  # a profile's own MCP path (_mcp_paths.py)
             Middleware(_ToolCallShortcut, served=served, tool_calls=tool_calls),
         ],
         exception_handlers={HTTPException: _http_exception, Exception: _internal_error},
-        lifespan=lambda _: served.serving(open_gateway, endpoint, on_ready),
+        lifespan=lambda _: served.serving(open_gateway, endpoint, on_ready, profile_door),
     )
 
 
@@ -270,7 +324,7 @@ class _Rest:
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return error_response(error)
         tools = self.served.ready_tools()
-        return JSONResponse(tools.schemas(dialect, visible=await tools.visible_tools(caller)))
+        return JSONResponse(await tools.caller_schemas(dialect, caller))
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -369,7 +423,9 @@ class _ToolCalls:
             idempotency_key=idempotency_key,
         )
         content = result.text.encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode())]
+        # a drop-in profile's text answer (browse_url, credits-server's web_fetch) is text, not JSON
+        kind = b"application/json" if result.is_json else b"text/plain; charset=utf-8"
+        headers = [(b"content-type", kind), (b"content-length", str(len(content)).encode())]
         status = 200
         if result.error is not None:
             status = http_status(result.error.code)

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from webreach.config import ImageSettings, Settings
+from webreach.config import ImageSettings, Settings, effective_proxy
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
 from webreach.images.base64_pieces import b64decode
@@ -36,6 +36,7 @@ from webreach.images.reverse.models import ReverseSearchResponse
 from webreach.images.reverse.prepare import prepare
 from webreach.images.reverse.service import ReverseSearch
 from webreach.images.storage import Storage, open_storage
+from webreach.local_files import read_under
 from webreach.models import TOOL_LIMITS, SearchRequest, SearchResponse
 from webreach.state.image_store import TOKEN, ImageTokens, StoredImage
 
@@ -85,6 +86,7 @@ class Images:
     ) -> None:
         config: ImageSettings = settings.images
         self.settings = config
+        self._proxy = effective_proxy(config.s3.proxy, settings.network.proxy)  # for an S3 store's uploads
         self.store = store
         self._fetch = fetch
         self.input_limits = ImageLimits(config.max_input_bytes, config.max_input_pixels, config.max_input_side)
@@ -162,7 +164,7 @@ class Images:
     @property
     def storage(self) -> Storage:
         if self._storage is None:
-            self._storage = open_storage(self.settings, self.store)
+            self._storage = open_storage(self.settings, self.store, self._proxy)
         return self._storage
 
     @property
@@ -186,6 +188,17 @@ class Images:
         image = StoredImage("", data, decoded.mime, *decoded.image.size)
         token = await self.store.put(session, image)
         return StoredImage(token, data, image.mime, image.width, image.height)
+
+    async def upload_file(self, session: str, name: str) -> StoredImage:
+        """The image file `name` names inside [images] upload_dir (local_files.read_under: nothing outside it, no
+        symbolic links), stored as a new `<obs_i>` of `session`."""
+        root = self.settings.upload_dir
+        if root is None:
+            raise InvalidInputError(
+                "local files cannot be uploaded here: no upload directory is configured",
+                hint="Ask the operator to set [images] upload_dir, or pass the image as a URL or base64 data.",
+            )
+        return await self.upload(session, await self.pixels.run(read_under, root, name, self.input_limits.max_bytes))
 
     async def url_for(self, image: StoredImage) -> str | None:
         """A URL of the image per the storage mode (None with storage = inline)."""

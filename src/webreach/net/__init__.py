@@ -1,4 +1,5 @@
-"""The SSRF-safe HTTP client: URL and address guard, pinned transport, fetcher with budgets, decoding, robots."""
+"""The SSRF-safe HTTP client: URL and address guard, pinned transport (optionally through the operator's outbound
+proxy, net/proxy.py), fetcher with budgets, decoding, robots."""
 
 from webreach.errors import FetchError, HostResolutionError, UrlNotAllowedError
 from webreach.net.address_policy import AddressPolicy, Denial, IPAddress

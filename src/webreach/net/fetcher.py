@@ -43,6 +43,7 @@ from webreach.errors import (
 from webreach.net.address_policy import refusal
 from webreach.net.decoding import ACCEPT_ENCODING, BodyFull, BoundedDecoder, content_codings
 from webreach.net.guard import ApprovedTarget, Guard, mask_userinfo, parse_url
+from webreach.net.proxy import ProxyUrl
 from webreach.net.transport import TARGET_EXTENSION, ConnectObserver, GuardedTransport
 from webreach.retry_after import retry_after_seconds
 
@@ -136,14 +137,16 @@ class Fetcher:
         network_backend: httpcore.AsyncNetworkBackend | None = None,
         connect_observer: ConnectObserver | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        proxy: ProxyUrl | None = None,
     ) -> None:
         self.guard = guard
         self.budgets = budgets or Budgets()
         self.clock: Clock = clock or SystemClock()
         self.user_agent = user_agent
         self.transport = GuardedTransport(
-            guard, network_backend=network_backend, connect_observer=connect_observer, ssl_context=ssl_context
-        )
+            guard, network_backend=network_backend, connect_observer=connect_observer, ssl_context=ssl_context,
+            proxy=proxy,
+        )  # fmt: skip
 
     async def __aenter__(self) -> Fetcher:
         return self
@@ -282,6 +285,8 @@ class Fetcher:
         if _head_too_large(exc):
             return ResponseTooLargeError(f"The response head from {url} is too large.", url=url)
         what = "broke the HTTP protocol" if isinstance(exc, httpx.ProtocolError) else "could not be read"
+        if isinstance(exc, httpx.ProxyError):  # the message names the proxy with its credentials masked
+            what = "could not be read through the proxy"
         return FetchUnavailableError(f"{url} {what}: {exc}.", url=url)
 
     @staticmethod

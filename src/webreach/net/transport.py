@@ -7,8 +7,9 @@ httpcore connection pool whose network backend ignores the name it is given and 
 - DNS is never asked again after the guard's single resolution (no rebinding between check and connect);
 - a keep-alive connection is only ever reused for the host and addresses it was opened for: a pool refuses to
   dial for any other host, and a new resolution with other addresses gets a new pool;
-- no environment proxy is ever consulted (there is no proxy code path at all) and certificates are verified
-  without reading SSL_CERT_FILE and friends (trust_env=False).
+- no environment proxy is ever consulted and certificates are verified without reading SSL_CERT_FILE and
+  friends (trust_env=False); the operator's proxy (`proxy`, [network] proxy) is a backend below the pinning
+  (net/proxy.py): the proxy is asked for a tunnel to the approved address, never for a name.
 
 The fetcher passes the `ApprovedTarget` of each hop in the request extension `webreach.approved_target`; a
 request without one (or with one for another URL) is checked by the transport's own guard first, so the
@@ -33,6 +34,7 @@ import httpx
 
 from webreach.errors import HostResolutionError
 from webreach.net.guard import ApprovedTarget, Guard, OfflineScope
+from webreach.net.proxy import ProxyTunnelBackend, ProxyUrl
 
 TARGET_EXTENSION = "webreach.approved_target"
 MAX_POOLS = 64
@@ -40,7 +42,7 @@ MAX_POOLS = 64
 # httpx names each of httpcore's exceptions alike. Most specific first: the first matching httpcore class
 # decides the httpx class (a missing name fails at import, not on the first error).
 _EXCEPTION_NAMES = (
-    "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException",
+    "ProxyError", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException",
     "ConnectError", "ReadError", "WriteError", "NetworkError",
     "RemoteProtocolError", "LocalProtocolError", "ProtocolError", "UnsupportedProtocol",
 )  # fmt: skip
@@ -112,7 +114,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
                 return await self._inner.connect_tcp(
                     str(address), port, timeout=timeout, local_address=local_address, socket_options=socket_options
                 )
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+            except (httpcore.ConnectError, httpcore.ConnectTimeout, httpcore.ProxyError) as exc:
                 failure = exc  # the next approved address may answer
         assert failure is not None  # the guard never approves a target without addresses
         raise failure
@@ -181,9 +183,12 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         keepalive_expiry: float = 15.0,
         max_connections_per_target: int = 4,
         max_pools: int = MAX_POOLS,
+        proxy: ProxyUrl | None = None,
     ) -> None:
         self.guard = guard
         self._backend = network_backend if network_backend is not None else httpcore.AnyIOBackend()
+        if proxy is not None:  # below the pinning: the proxy is asked for the approved address only
+            self._backend = ProxyTunnelBackend(proxy, self._backend, lambda: self.ssl_context)
         self._observer = connect_observer
         self._ssl_context = ssl_context
         self._keepalive_expiry = keepalive_expiry

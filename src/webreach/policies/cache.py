@@ -59,7 +59,7 @@ async def lookup_stale(
     entry = await store.get(cache_key(engine, request, ignores), now=now)
     if entry is None or not entry.hits:
         return None
-    return EngineResult(hits=entry.hits, cached=True, stale=not entry.is_fresh(now))
+    return EngineResult(hits=entry.hits, cached=True, stale=not entry.is_fresh(now), answer=entry.answer)
 
 
 class Cache:
@@ -95,7 +95,7 @@ class Cache:
         now = self.clock.now()
         entry = await self.store.get(key, now=now)
         if entry is not None and entry.is_fresh(now):
-            return EngineResult(hits=entry.hits, cached=True)
+            return EngineResult(hits=entry.hits, cached=True, answer=entry.answer)
         return None
 
     async def _remember(self, key: str, request: SearchRequest, result: EngineResult) -> None:
@@ -109,4 +109,4 @@ class Cache:
         now = self.clock.now()
         # an empty answer is not worth serving when every engine fails: keep it only while fresh
         keep = ttl + MAX_STALE if result.hits else ttl
-        await self.store.set(key, CacheEntry(result.hits, stored_at=now, fresh_until=now + ttl, keep_until=now + keep))
+        await self.store.set(key, CacheEntry(result.hits, now, now + ttl, now + keep, result.answer))

@@ -16,6 +16,7 @@ class EngineResult:
     cached: bool = False
     stale: bool = False
     parsed_by: ParsedBy | None = None  # which parser read the page; None when nothing was parsed (cache)
+    answer: str | None = None  # the provider's AI answer beside its hits (ParsedPage.answer), cached with them
 
 
 class Search(Protocol):

@@ -8,7 +8,9 @@ It composes net/ (the guarded client), extract/ and the readers: one Guard (the 
 always denied), one pinned Fetcher with the read budgets, interstitial resolution, the optional robots.txt check,
 the readers in their configured order (direct, browser, jina; reader='auto' moves on as readers/__init__.py
 describes), the extractor and the window. The Jina reader gets a guard of its own with no allow_cidrs, so an
-intranet page the operator allowed is never handed to a third party.
+intranet page the operator allowed is never handed to a third party. `[read] proxy` (the fetcher's, so the direct
+and browser readers, interstitials, robots.txt and image fetches) and `[read] jina_proxy` route them through a
+proxy; the gateway fills both from `[network] proxy` (Network.read_settings).
 
 Extracted documents are cached in memory (read/page_cache.py) for `cache_ttl` seconds, keyed by reader choice,
 format and URL (the URL asked for and the final one), so paging through a long document with `start` fetches it
@@ -31,7 +33,7 @@ from types import TracebackType
 import httpcore
 
 from webreach.clock import Clock, SystemClock
-from webreach.config import MIB, ReadSettings
+from webreach.config import JINA_FREE_RATE, JINA_KEYED_RATE, MIB, ReadSettings, effective_proxy
 from webreach.errors import (
     ExtractionError,
     FetchUnavailableError,
@@ -49,6 +51,7 @@ from webreach.net.decoding import BoundedDecoder
 from webreach.net.fetcher import DEFAULT_USER_AGENT, Budgets, Fetcher
 from webreach.net.guard import Guard, Resolver, StaticResolver, system_resolver
 from webreach.net.offline import OfflineScope, OfflineTransport
+from webreach.net.proxy import ProxyUrl
 from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
 from webreach.read.interstitials import Interstitials
@@ -57,6 +60,7 @@ from webreach.read.question_read import QuestionReading
 from webreach.read.readers import Reader, ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedReader, Renderer
 from webreach.read.readers.jina import JinaReader
+from webreach.read.readers.reader_pace import ReaderPace
 from webreach.read.window import Tokenizer, load_tokenizer, window
 from webreach.telemetry import Tracing
 
@@ -118,9 +122,11 @@ class Reading:
         self._seams = (network_backend, connect_observer)
         self.offline = offline  # fake-web mode: nothing but the fake web is reachable (net/offline.py)
         self.guard = Guard(AddressPolicy(settings.allow_cidrs), self.resolver, offline)
+        proxy = effective_proxy(settings.proxy, None)  # the gateway folds [network] proxy in (Network.read_settings)
         self.fetcher = Fetcher(
             self.guard, budgets=read_budgets(settings), clock=self.clock, user_agent=user_agent,
             network_backend=network_backend, connect_observer=connect_observer,
+            proxy=ProxyUrl.parse(proxy) if proxy else None,
         )  # fmt: skip
         self.interstitials = Interstitials(self.fetcher, max_hops=settings.max_interstitials)
         self.robots = (
@@ -150,13 +156,16 @@ class Reading:
         self.questions = QuestionReading(self.cache, self.tokenizer)
 
     def _jina(self) -> JinaReader:
-        # a strict guard of its own: pages the operator allowed in private networks never go to a third party
+        # a strict guard of its own: pages the operator allowed in private networks never go to a third party; in
+        # fake-web mode the fake web's scope decides, as for every other reader (its sites resolve to loopback)
         settings = self.settings
         key = settings.jina_api_key.get_secret_value() if settings.jina_api_key else None
         transport = OfflineTransport(self.offline) if self.offline is not None else None
         return JinaReader(
-            Guard(AddressPolicy(), self.resolver), base_url=settings.jina_base_url, api_key=key,
+            Guard(AddressPolicy(), self.resolver, self.offline), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
+            pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
+            proxy=effective_proxy(settings.jina_proxy, None),
         )  # fmt: skip
 
     def _browser(self) -> Renderer:

@@ -179,6 +179,7 @@ class Router:
             attempts=[outcome.attempt for outcome in outcomes],
             elapsed_ms=round(max(0.0, self._clock.now() - began) * 1000.0, 3),
             stale=any([outcome.result is not None and outcome.result.stale for outcome in used]),
+            answer=next((o.result.answer for o in used if o.result is not None and o.result.answer), None),
         )
 
 
@@ -191,6 +192,7 @@ def respond(
     attempts: Iterable[EngineAttempt],
     elapsed_ms: float = 0.0,
     stale: bool = False,
+    answer: str | None = None,
 ) -> SearchResponse:
     """The response to `request`: at most `request.limit` hits (the one place the limit is applied) and meta."""
     meta = SearchMeta(
@@ -200,7 +202,7 @@ def respond(
         elapsed_ms=elapsed_ms,
         stale=stale,
     )
-    return SearchResponse(query=request.query, results=tuple(hits[: request.limit]), meta=meta)
+    return SearchResponse(query=request.query, results=tuple(hits[: request.limit]), meta=meta, answer=answer)
 
 
 def _unique(candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from webreach.clock import Clock
 from webreach.defaults import CANARY_QUERY as CANARY_QUERY
-from webreach.errors import BlockedError, EngineError, NotConfiguredError, ParseError, ThrottledError
+from webreach.errors import BlockedError, EngineError, NotConfiguredError, ParseError, ThrottledError, WebreachError
 from webreach.models import SearchRequest
 from webreach.policies.contract import EngineResult, Search
 
@@ -33,7 +33,7 @@ CanaryStatus = Literal["ok", "generic", "parse_error", "blocked", "error"]
 class CanaryResult(BaseModel):
     """How one engine answered the canary query."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     engine: str
     status: CanaryStatus
@@ -42,6 +42,8 @@ class CanaryResult(BaseModel):
     message: str | None = None
     hint: str | None = Field(None, description="What to do about the error, as the error itself says.")
     latency_ms: float = 0.0
+    # the error itself, for a door that words it its own way (the console); never serialized
+    error: WebreachError | None = Field(None, exclude=True, repr=False)
 
 
 async def run_canary(
@@ -61,11 +63,11 @@ async def _ask(name: str, search: Search, request: SearchRequest, clock: Clock) 
     try:
         result = await _paced(search, request, clock)
     except ParseError as error:
-        return ended("parse_error", code=error.code, message=str(error), hint=error.hint or None)
+        return ended("parse_error", code=error.code, message=str(error), hint=error.hint or None, error=error)
     except BlockedError as error:
-        return ended("blocked", code=error.code, message=str(error), hint=error.hint or None)
+        return ended("blocked", code=error.code, message=str(error), hint=error.hint or None, error=error)
     except (EngineError, NotConfiguredError) as error:
-        return ended("error", code=error.code, message=str(error), hint=error.hint or None)
+        return ended("error", code=error.code, message=str(error), hint=error.hint or None, error=error)
     status: CanaryStatus = "generic" if result.parsed_by == "generic" else "ok"
     return ended(status, hits=len(result.hits))
 

@@ -56,7 +56,7 @@ class EngineCaller:
         tokens = await self._warm_up(request)
         response = await self.send(self.engine.build_request(request, tokens))
         parsed = await self._parsing.handle(self.engine, response)
-        return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by)
+        return EngineResult(tuple(parsed.hits), parsed_by=parsed.parsed_by, answer=parsed.answer)
 
     async def _warm_up(self, request: SearchRequest) -> Tokens | None:
         warm_up = self.engine.warm_up(request)
@@ -96,8 +96,10 @@ class EngineCaller:
         except httpx.HTTPError as exc:
             cause = unreachable_cause(exc)
             if cause is not None:  # our network, not the engine: never held against it (policies/breaker.py)
-                host = http_request.url.host
-                raise UnreachableError(describe(cause, host), cause=cause, engine=name) from None
+                said = describe(cause, http_request.url.host)
+                if cause == "proxy":  # what the proxy said (httpx's text names no credentials)
+                    said = f"{said} ({self.engine.redact(str(exc))})"
+                raise UnreachableError(said, cause=cause, engine=name) from None
             # httpx's texts may quote the request URL, and a SerpApi URL carries the key
             reason = self.engine.redact(str(exc))
             raise UnavailableError(f"connection failed ({type(exc).__name__}: {reason})", engine=name) from None

@@ -14,15 +14,16 @@ import functools
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
 from webreach.clock import Clock
-from webreach.config import EngineSettings, Settings
+from webreach.config import EngineSettings, Settings, effective_proxy
 from webreach.engines import Engine, Provider, Vertical
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
@@ -114,7 +115,7 @@ class Searching:
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in self._engines.values())
+        self._log_redaction = HttpLogRedaction(self._log_secrets(self._engines))
 
     @property
     def redis(self) -> RedisConnection | None:
@@ -140,16 +141,27 @@ class Searching:
 
     def reconfigure(self, settings: Settings) -> None:
         """Take new settings while running (the console's, on every server sharing its database): engines, their
-        policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache and clients stay.
+        policy stacks and the keys masked in logs are rebuilt; breakers, buckets, the cache (resized to
+        [cache] max_entries, its TTL read anew by the stacks) and clients stay.
         Searches already running finish with what they started with."""
         self.settings = settings
+        self._state.cache.resize(settings.cache.max_entries)  # its TTL is read by the policy stacks built below
         engines = self._created_engines()
         self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
         searches = {name: self._policy_stack(engine) for name, engine in engines.items()}
         self._engines, self._searches = engines, searches
         previous = self._log_redaction
-        self._log_redaction = HttpLogRedaction(engine.settings.key() for engine in engines.values())
+        self._log_redaction = HttpLogRedaction(self._log_secrets(engines))
         previous.close()
+
+    def _log_secrets(self, engines: Mapping[str, Engine]) -> list[str | None]:
+        """What the HTTP client's log lines must never show: every engine key, and every proxy URL in use with
+        its password (the reader's included: its fetches log through httpcore as well)."""
+        network, read = self.settings.network.proxy, self.settings.read
+        proxies = [effective_proxy(engine.settings.proxy, network) for engine in engines.values()]
+        proxies += [effective_proxy(read.proxy, network), effective_proxy(read.jina_proxy, network)]
+        passwords = [urlsplit(url).password for url in proxies if url]
+        return [*(engine.settings.key() for engine in engines.values()), *proxies, *passwords]
 
     def _created_engines(self) -> dict[str, Engine]:
         """Every engine of the provider registry, web and image alike, from the current settings."""
@@ -192,7 +204,7 @@ class Searching:
 
     def _policy_stack(self, engine: Engine) -> Search:
         settings = engine.settings
-        proxy = settings.proxy.get_secret_value() if settings.proxy else None
+        proxy = effective_proxy(settings.proxy, self.settings.network.proxy)  # its own, else [network] proxy
         caller = EngineCaller(
             engine,
             functools.partial(self.engine_client, proxy),  # built on the engine's first call
@@ -286,10 +298,12 @@ class Searching:
         return await run_canary(searches, names, request, self._clock)
 
     async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
-        """Ask engine `name` `query` for real, past its cache and breaker (policies.probe_stack): an operator's
-        "test connection", which changes no breaker state whatever the engine answers."""
+        """Ask engine `name` (a web or image engine) `query` for real, past its cache and breaker
+        (policies.probe_stack): an operator's "test connection", which changes no breaker state whatever the engine
+        answers."""
         request = SearchRequest.create(query=query)
-        searches = {name: probe_stack(self._searches[self._check_name(name)])}
+        vertical: Vertical = "images" if name in self.image_engine_names() else "web"
+        searches = {name: probe_stack(self._searches[self._check_name(name, vertical)])}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
     def reset_breaker(self, name: str) -> None:
@@ -319,7 +333,9 @@ class Searching:
         if configured:
             return [self._check_name(n, vertical) for n in configured]
         known = self.engine_names() if vertical == "web" else self.image_engine_names()
-        return default_order(query, known, self.usable, vertical)
+        order = default_order(query, known, self.usable, vertical)
+        # an anonymous tier (keyless Jina) is tried after the rest unless a configured order says otherwise
+        return sorted(order, key=lambda name: self._engines[name].keyless)
 
     def multi_engines(self, query: str, vertical: Vertical = "web") -> list[str]:
         """The engines multi mode fans out to by default."""

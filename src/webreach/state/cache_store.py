@@ -44,6 +44,7 @@ class CacheEntry:
     stored_at: float
     fresh_until: float
     keep_until: float
+    answer: str | None = None
 
     def is_fresh(self, now: float) -> bool:
         """Whether the entry may be served as a normal cache hit."""
@@ -59,6 +60,10 @@ class CacheStore(Protocol):
 
     async def set(self, key: str, entry: CacheEntry) -> None:
         """Store `entry`, replacing any previous one, evicting others to stay within the size bound."""
+        ...
+
+    def resize(self, max_entries: int) -> None:
+        """Take a new size bound while running (the console's [cache] max_entries); no I/O."""
         ...
 
     def close(self) -> None:
@@ -94,6 +99,15 @@ class MemoryCacheStore:
     async def set(self, key: str, entry: CacheEntry) -> None:
         self._entries[key] = entry  # past max_entries, the least recently used goes
 
+    def resize(self, max_entries: int) -> None:
+        """A new bound (the console's [cache] max_entries): the newest entries that fit stay."""
+        if max_entries == self.max_entries:
+            return
+        kept: LRUCache[str, CacheEntry] = LRUCache(maxsize=max_entries)
+        for key in list(self._entries)[-max_entries:]:  # in the order they were stored: the newest stay
+            kept[key] = self._entries[key]
+        self._entries, self.max_entries = kept, max_entries
+
     def close(self) -> None:
         return None
 
@@ -105,6 +119,9 @@ class NullCacheStore:
         return None
 
     async def set(self, key: str, entry: CacheEntry) -> None:
+        return None
+
+    def resize(self, max_entries: int) -> None:
         return None
 
     def close(self) -> None:
@@ -132,6 +149,10 @@ class SqliteCacheStore(SqliteStore):
     async def set(self, key: str, entry: CacheEntry) -> None:
         self._set(key, entry)
 
+    def resize(self, max_entries: int) -> None:
+        """The next write trims the file to the new bound (oldest first)."""
+        self.max_entries = max_entries
+
     def _get(self, key: str, now: float) -> CacheEntry | None:
         conn = self._file.connection(create=True)
         if conn is None:
@@ -145,16 +166,17 @@ class SqliteCacheStore(SqliteStore):
             return None
         if row is None or now >= row[3]:
             return None
-        hits = decode_hits(row[0])
-        if hits is None:
+        decoded = decode_payload(row[0])
+        if decoded is None:
             return None
-        return CacheEntry(hits=hits, stored_at=row[1], fresh_until=row[2], keep_until=row[3])
+        hits, answer = decoded
+        return CacheEntry(hits=hits, stored_at=row[1], fresh_until=row[2], keep_until=row[3], answer=answer)
 
     def _set(self, key: str, entry: CacheEntry) -> None:
         conn = self._file.connection(create=True)
         if conn is None:
             return
-        payload = encode_hits(entry.hits)
+        payload = encode_hits(entry.hits, entry.answer)
         try:
             with conn:
                 conn.execute(
@@ -171,17 +193,26 @@ class SqliteCacheStore(SqliteStore):
             self._file.report("write to", exc)
 
 
-def encode_hits(hits: tuple[Hit, ...]) -> str:
-    """The JSON text a store keeps for `hits`."""
-    return json.dumps([hit.model_dump(mode="json") for hit in hits], ensure_ascii=False)
+def encode_hits(hits: tuple[Hit, ...], answer: str | None = None) -> str:
+    """The JSON text a store keeps for `hits`: their list, or {"hits", "answer"} when an AI answer came with them."""
+    items = [hit.model_dump(mode="json") for hit in hits]
+    return json.dumps(items if answer is None else {"hits": items, "answer": answer}, ensure_ascii=False)
 
 
 def decode_hits(payload: str | bytes) -> tuple[Hit, ...] | None:
     """Hits from a stored row, or None when the row is unreadable (e.g. written by an incompatible version)."""
+    decoded = decode_payload(payload)
+    return None if decoded is None else decoded[0]
+
+
+def decode_payload(payload: str | bytes) -> tuple[tuple[Hit, ...], str | None] | None:
+    """Hits and the AI answer from a stored row (encode_hits), or None when the row is unreadable."""
     try:
-        items = json.loads(payload)
-        return tuple(Hit.model_validate(item) for item in items)
-    except (ValueError, TypeError):
+        data = json.loads(payload)
+        answer = data.get("answer") if isinstance(data, dict) else None
+        items = data["hits"] if isinstance(data, dict) else data
+        return tuple(Hit.model_validate(item) for item in items), answer if isinstance(answer, str) else None
+    except (ValueError, TypeError, KeyError):
         return None
 
 

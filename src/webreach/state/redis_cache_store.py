@@ -17,7 +17,7 @@ import math
 from collections.abc import Awaitable
 from typing import cast
 
-from webreach.state.cache_store import CacheEntry, decode_hits, encode_hits
+from webreach.state.cache_store import CacheEntry, decode_payload, encode_hits
 from webreach.state.redis_connection import REDIS_ERRORS, RedisConnection, RedisLog
 
 _FIELDS = ("hits", "stored_at", "fresh_until", "keep_until")
@@ -45,7 +45,7 @@ class RedisCacheStore:
     async def set(self, key: str, entry: CacheEntry) -> None:
         life_ms = max(1, math.ceil((entry.keep_until - entry.stored_at) * 1000))
         mapping = {
-            "hits": encode_hits(entry.hits),
+            "hits": encode_hits(entry.hits, entry.answer),
             "stored_at": repr(entry.stored_at),
             "fresh_until": repr(entry.fresh_until),
             "keep_until": repr(entry.keep_until),
@@ -60,6 +60,9 @@ class RedisCacheStore:
             self._log.failed("write to", exc)
             return
         self._log.worked()
+
+    def resize(self, max_entries: int) -> None:
+        return None  # Redis bounds its memory itself (maxmemory), not by a count
 
     def close(self) -> None:
         return None  # the connection is the Gateway's (RedisConnection.aclose)
@@ -76,7 +79,8 @@ def _decoded(values: list[bytes | None], now: float) -> CacheEntry | None:
         return None
     if now >= keep_until or payload is None:
         return None
-    hits = decode_hits(payload)
-    if hits is None:
+    decoded = decode_payload(payload)
+    if decoded is None:
         return None
-    return CacheEntry(hits=hits, stored_at=stored_at, fresh_until=fresh_until, keep_until=keep_until)
+    hits, answer = decoded
+    return CacheEntry(hits=hits, stored_at=stored_at, fresh_until=fresh_until, keep_until=keep_until, answer=answer)

@@ -19,6 +19,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from webreach.testing.server_process import stop
+
 START_TIMEOUT = 20.0
 
 
@@ -31,7 +33,7 @@ def binary() -> str | None:
     return shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).exists()), None)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -45,13 +47,23 @@ def _listening(port: int) -> bool:
         return False
 
 
+def wait_listening(process: subprocess.Popen[bytes], port: int, name: str) -> None:
+    """Return once `process` listens on loopback `port`; RuntimeError naming `name` if it exits or takes longer
+    than START_TIMEOUT."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _listening(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{name} did not start (exit {process.poll()})")
+        time.sleep(0.05)
+
+
 @contextlib.contextmanager
 def load_balancer(config: Path, replicas: Sequence[str], *, host: str = "127.0.0.1") -> Iterator[str]:
     """HAProxy on a free 127.0.0.1 port over `replicas` ("host:port" each, as many as the file names); its URL."""
     found = binary()
     if found is None:
         raise BalancerUnavailable("haproxy not found (apt-get install haproxy)")
-    port = _free_port()
+    port = free_port()
     env = {"PATH": os.environ.get("PATH", ""), "WEBREACH_LB_BIND": f"127.0.0.1:{port}", "WEBREACH_LB_HOST": host}
     env |= {f"WEBREACH_REPLICA{n}": address for n, address in enumerate(replicas, start=1)}
     check = subprocess.run([found, "-c", "-q", "-f", str(config)], env=env, capture_output=True, text=True, check=False)
@@ -65,16 +77,7 @@ def load_balancer(config: Path, replicas: Sequence[str], *, host: str = "127.0.0
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _listening(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"haproxy did not start (exit {process.poll()})")
-            time.sleep(0.05)
+        wait_listening(process, port, "haproxy")
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)

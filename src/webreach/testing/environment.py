@@ -8,6 +8,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import MappingProxyType
+
+# servers that answer an outage quickly: the ledger's wait 1 s, a lease that outlasts the shortened 4 s calls
+# (checked at start-up); the fault tests of the accounts and of the replicas start their servers with it
+FAST_OUTAGES = MappingProxyType(
+    {
+        "WEBREACH_ACCOUNTS__DATABASE_TIMEOUT": "1",
+        "WEBREACH_ACCOUNTS__LEASE_SECONDS": "8",
+        "WEBREACH_REQUEST_DEADLINE": "4",
+        "WEBREACH_READ__TIMEOUT": "4",
+        "WEBREACH_READ__JINA_TIMEOUT": "4",
+        "WEBREACH_READ__BROWSER_TIMEOUT": "4",
+    }
+)
 
 
 def process_env(home: Path, **settings: str) -> dict[str, str]:

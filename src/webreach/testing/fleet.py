@@ -6,18 +6,14 @@ real Redis (state, cache) and a real PostgreSQL (ledger), behind HAProxy running
             http.post("/v1/search", json={...})
 
 Every process is a child this module started: replicas are stopped (SIGTERM, then SIGKILL if they linger), the
-balancer, Redis and the PostgreSQL cluster too, whatever happened inside. A replica's stderr is kept (`log`).
+balancer, Redis and the PostgreSQL cluster too, whatever happened inside. A replica keeps its stderr (`output()`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,63 +26,12 @@ from webreach.testing.balancer import load_balancer
 from webreach.testing.environment import process_env
 from webreach.testing.postgres import Cluster, fresh_database, restartable_cluster
 from webreach.testing.redis import RedisServer, restartable_redis
+from webreach.testing.server_process import ServerProcess, serve_process
 
 CONFIG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
 REPLICAS = 3
 AGENT = "fleet"
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
 LIMIT = 60.0
-
-
-@dataclass
-class Replica:
-    """A running `webreach serve` process: its URL and what it wrote to stderr so far."""
-
-    process: subprocess.Popen[str]
-    url: str = ""
-    log: list[str] = field(default_factory=list)
-
-
-@contextlib.contextmanager
-def replica(env: Mapping[str, str], home: Path) -> Iterator[Replica]:
-    """`webreach serve` on a free loopback port with `env` (and nothing else) as its environment."""
-    command = [sys.executable, "-m", "webreach", "serve", "--host", "127.0.0.1", "--port", "0"]
-    process = subprocess.Popen(
-        command, env=dict(env), cwd=home, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    running = Replica(process)
-    announced = threading.Event()
-    reader = threading.Thread(target=_drain, args=(running, announced), daemon=True)
-    reader.start()
-    try:
-        if not announced.wait(START_TIMEOUT) or not running.url:
-            raise RuntimeError(f"the replica did not start: {''.join(running.log)}")
-        yield running
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(STOP_TIMEOUT)
-        reader.join(STOP_TIMEOUT)
-        if process.stderr is not None:  # the pipe is ours to close once the reader is done with it
-            process.stderr.close()
-
-
-def _drain(running: Replica, announced: threading.Event) -> None:
-    """Read stderr until EOF (a full pipe would block the server), noting the announced URL."""
-    assert running.process.stderr is not None
-    for line in running.process.stderr:
-        running.log.append(line)
-        match = re.search(r"serving (http://\S+)", line)
-        if match and not running.url:
-            running.url = match.group(1)
-            announced.set()
-    announced.set()  # EOF: the process ended (the caller sees no URL)
 
 
 @dataclass
@@ -94,7 +39,7 @@ class Fleet:
     """The balancer's URL, the replicas behind it, the agent's key and the backends (stoppable: outages)."""
 
     url: str
-    replicas: list[Replica]
+    replicas: list[ServerProcess]
     key: str
     database: str
     redis: RedisServer
@@ -137,7 +82,7 @@ def fleet(
             directory = home / f"replica{n}"
             directory.mkdir(parents=True, exist_ok=True)
             settings = replica_env(fake_web, directory, redis.url, database) | dict(env or {})
-            replicas.append(stack.enter_context(replica(settings, directory)))
+            replicas.append(stack.enter_context(serve_process(settings, directory)))
         addresses = [urlsplit(running.url).netloc for running in replicas]
         url = stack.enter_context(load_balancer(CONFIG, addresses))
         yield Fleet(url, replicas, key, database, redis, cluster)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from webreach.accounts.database import Transaction
 from webreach.accounts.idempotency import Replay, check_key
 from webreach.accounts.ledger import Agent, Reservation
 from webreach.accounts.quotas import iso
@@ -59,7 +60,7 @@ class Metering:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
         held = await self._reserve(
-            lambda: self.accounts.reserve(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+            self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price)), caller
         )
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -83,15 +84,15 @@ class Metering:
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
-        return with_cost(result, cost_of(held, charged, balance), output=call.context.output)
+        cost = cost_of(held, charged, balance)
+        if call.tool.bare and result.error is None:  # a contract's exact answer: the cost is the door's to show
+            return replace(result, cost=cost)
+        return with_cost(result, cost, output=call.context.output)
 
-    async def _reserve(self, reserve: Callable[[], Held]) -> Held:
-        """`reserve()`, on the ledger's worker thread (the event loop serves other calls meanwhile). A call
+    async def _reserve(self, reserve: Callable[[Transaction], Held], caller: str) -> Held:
+        """`reserve` in the ledger's next group commit (the event loop serves other calls meanwhile). A call
         cancelled meanwhile still gets its reservation released once it is made (the thread cannot be stopped)."""
-        worker = self.accounts.worker
-        if worker is None:
-            return reserve()
-        future = asyncio.get_running_loop().run_in_executor(worker, reserve)
+        future = self.accounts.queued(caller, reserve)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -101,16 +102,20 @@ class Metering:
     def _release_once_held(self, future: asyncio.Future[Held]) -> None:
         if not future.cancelled() and future.exception() is None:
             held = future.result()
-            worker = self.accounts.worker
-            asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=None))
+            # no one waits for it: if it fails too, the lease gives the hold back
+            release = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=None))
+            release.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not logged
 
     async def _settle(self, held: Held, charged: int | None) -> int | None:
-        """Settle, on the ledger's worker thread; shielded, so a cancelled call's settlement still completes (and
-        the caller's cancellation is raised after it)."""
-        worker = self.accounts.worker
-        if worker is None:
-            return self.accounts.settle(held, charged=charged)
-        future = asyncio.get_running_loop().run_in_executor(worker, lambda: self.accounts.settle(held, charged=charged))
+        """Settle in the ledger's next group commit; shielded, so a cancelled call's settlement still completes.
+        A batch that failed is tried once more (a settle is idempotent: a commit found made is not made twice)."""
+        try:
+            return await self._settle_once(held, charged)
+        except AccountingUnavailableError:
+            return await self._settle_once(held, charged)
+
+    async def _settle_once(self, held: Held, charged: int | None) -> int | None:
+        future = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=charged))
         return await asyncio.shield(future)
 
     def _price(self, agent: Agent, call: PreparedCall, read_price: list[int]) -> int:
@@ -148,6 +153,9 @@ def _charge(price: int, error: WebreachError | None) -> int | None:
     return None
 
 
+INDENTED_COST = ',\n  "cost": '  # the cost member of an answer indented 2 (with_cost)
+
+
 def cost_line(cost: dict[str, Any]) -> str:
     """The one compact line saying what a call cost."""
     left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
@@ -177,6 +185,9 @@ def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolR
     line after compact text."""
     if result.is_json:
         text = result.text.rstrip()
+        if text.endswith("\n}"):  # indented 2 (a drop-in contract's answer): the member indented as its siblings
+            member = json.dumps(cost, indent=2).replace("\n", "\n  ")
+            return replace(result, text=f"{text[:-2]}{INDENTED_COST}{member}\n}}", cost=cost)
         spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
         return replace(result, text=spliced, cost=cost)
     return replace(result, text=f"{result.text}\n{cost_line(cost)}", cost=cost)
@@ -240,6 +251,13 @@ class Idempotent:
 def without_cost(result: ToolResult) -> tuple[ToolResult, int | None]:
     """A result with the cost `with_cost` added taken off again, and what it said was charged (None: none)."""
     text = result.text.rstrip()
+    if result.is_json and text.endswith("\n}") and INDENTED_COST in text:
+        at = text.rfind(INDENTED_COST)
+        try:
+            cost = json.loads(text[at + len(INDENTED_COST) : -2])
+        except ValueError:
+            return result, None
+        return replace(result, text=text[:at] + "\n}"), int(cost.get("charged", 0))
     if result.is_json:
         at = text.rfind(', "cost": ')  # with_cost appends it last
         if at < 0 or not text.endswith("}"):

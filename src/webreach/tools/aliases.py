@@ -29,12 +29,13 @@ from webreach.models import Page
 from webreach.tools.arguments import QueryText, ToolArguments, UrlText
 from webreach.tools.backend import ToolResult
 from webreach.tools.definitions import TOOLS, Handler, ToolCall, ToolDefinition
-from webreach.tools.image_tools import Box, Token
+from webreach.tools.image_arguments import Crops, Token
+from webreach.tools.image_arguments import Messages as ChatMessages
 from webreach.tools.render import to_text
 from webreach.tools.reverse_tools import MESSAGES_DESCRIPTION
 
 # the conversation whose <image_k>/<obs_i> text parts name the image_url parts after them (seed-contracts.md B)
-Messages = list[dict[str, Any]] | None
+Messages = ChatMessages | None
 
 AliasSet = Literal["visual-agent"]
 VISIT_CHARS = 3000  # web_visit's condensed text
@@ -60,12 +61,12 @@ class CropImagesByToken(ToolArguments):
     """crop_images_by_token: {"crop_config": <the map>, "messages": [...]}, the token map itself, or {"crops": <the
     map>} (the shape this alias took before the rollout gateway's contract named it crop_config)."""
 
-    crop_config: dict[Token, Box] = Field(
+    crop_config: Crops = Field(
         min_length=1,
         max_length=20,
-        description='Token -> [left, top, right, bottom] (pixels, or 0..1 of the size), e.g. {"<image_1>": [0, 0, '
-        "0.5, 0.5]}; the token map may also be the whole argument object.",
-        json_schema_extra={"additionalProperties": False},
+        description='Boxes [left, top, right, bottom] (pixels, or 0..1 of the size), e.g. [{"image": "<image_1>", '
+        '"box": [0, 0, 0.5, 0.5]}]; the map {"<image_1>": [0, 0, 0.5, 0.5]} is taken too, also as the whole '
+        "argument object.",
     )
     messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 

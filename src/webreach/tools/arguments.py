@@ -81,6 +81,9 @@ MAX_ENGINE_NAME_CHARS = 64
 MAX_LIST_TEXT_CHARS = MAX_QUERIES * (MAX_QUERY_CHARS + 8) + 8
 # json_schema_extra key: the schema generator puts the engine names (plus these extra choices) in the enum
 ENGINE_NAMES = "x-webreach-engine-names"
+# json_schema_extra key: an argument the model-facing schemas leave out to keep the definitions short (taken all
+# the same; the OpenAPI document lists it): tools/schemas.py
+UNLISTED = "x-webreach-unlisted"
 
 _FRESHNESS_ALIASES = {"d": "day", "24h": "day", "w": "week", "m": "month", "y": "year"}
 _FORMAT_ALIASES = {"md": "markdown", "txt": "text", "plain": "text"}
@@ -252,19 +255,19 @@ def reading_question() -> Any:
     return inherit(
         ReadRequest,
         "question",
-        description="Also read the top results for this question: each gets its most relevant passages, labelled "
-        "[ref§n] to quote (read one again with web_fetch(ref=ref, passage=n)).",
+        description="Also read the top results for this question and return their best passages.",
     )
 
 
-def reading_read_top() -> Any:
-    """The `read_top` argument of a search that reads its top results."""
+def reading_read_top(*, listed: bool = True) -> Any:
+    """The `read_top` argument of a search that reads its top results (unlisted: left out of the model-facing
+    schemas)."""
     return Field(
         None,
         ge=0,
         le=MAX_READ_TOP,
-        description=f"How many top results to read for the question (default {DEFAULT_READ_TOP}; without a question "
-        "nothing is read); each page read costs what a web_fetch costs.",
+        description=f"Results read for the question (default {DEFAULT_READ_TOP}); each costs a web_fetch.",
+        json_schema_extra=None if listed else {UNLISTED: True},
     )
 
 
@@ -274,8 +277,8 @@ def reading_max_tokens() -> Any:
         None,
         ge=10,
         le=MAX_QUESTION_TOKENS,
-        description="Token budget of the passages read for the question, shared evenly by the pages read "
-        "(default 1000 in all; used with a question only).",
+        description="Token budget of those passages, shared by the pages (default 1000).",
+        json_schema_extra={UNLISTED: True},  # the default suits a model; REST and the CLI set it
     )
 
 
@@ -290,19 +293,17 @@ def pages_to_read(question: str | None, read_top: int | None) -> int:
 class WebSearchArguments(ToolArguments):
     """web_search."""
 
-    query: QueryText | QueryList = Field(
-        description=f"What to search for, or a list of up to {MAX_QUERIES} related queries answered together."
-    )
+    query: QueryText | QueryList = Field(description="What to search for, or a list of queries.")
     engine: str = Field(
         "auto",
-        description="'auto' picks engines for the query and falls back when one fails; name one only when asked.",
+        description="auto picks engines and falls back; name an engine only when asked to.",
         json_schema_extra={ENGINE_NAMES: ["auto"]},
     )
-    limit: int = TOOL_LIMITS["web_search"].field("Maximum number of results.")
-    page: int = inherit(SearchRequest, "page")
-    site: str | None = inherit(SearchRequest, "site")
-    freshness: Freshness | None = inherit(SearchRequest, "freshness")
-    lang: LanguageCode | None = inherit(SearchRequest, "language")
+    limit: int = TOOL_LIMITS["web_search"].field("Results wanted.")
+    page: int = inherit(SearchRequest, "page", description="For more results.")
+    site: str | None = inherit(SearchRequest, "site", description="Only this domain, e.g. python.org.")
+    freshness: Freshness | None = inherit(SearchRequest, "freshness", description="Only recent results.")
+    lang: LanguageCode | None = inherit(SearchRequest, "language", description="Language code, e.g. en, zh.")
     question: str | None = reading_question()
     read_top: int | None = reading_read_top()
     max_tokens: int | None = reading_max_tokens()
@@ -377,13 +378,12 @@ class WebSearchMultiArguments(ToolArguments):
     query: str = inherit(SearchRequest, "query")
     engines: Annotated[list[EngineName], Field(max_length=MAX_ENGINES)] | None = Field(
         None,
-        description="Engines to ask together; default (or an empty list): a set with different indexes chosen for "
-        "the query.",
+        description="Engine names; default: a set with different indexes, chosen for the query.",
         json_schema_extra={ENGINE_NAMES: []},
     )
-    limit: int = TOOL_LIMITS["web_search_multi"].field("Maximum number of results.")
+    limit: int = TOOL_LIMITS["web_search_multi"].field("Results wanted.")
     question: str | None = reading_question()
-    read_top: int | None = reading_read_top()
+    read_top: int | None = reading_read_top(listed=False)
     max_tokens: int | None = reading_max_tokens()
 
     def pages_to_read(self) -> int:
@@ -416,21 +416,21 @@ class WebFetchArguments(ToolArguments):
         None,
         ge=1,
         le=MAX_REF,
-        description="Result number from an earlier web_search in this session.",
+        description="A search result's number.",
         json_schema_extra={MARKS: True},  # "[3]" as compact output shows it, or "#3"
     )
-    start: int = inherit(ReadRequest, "start")
+    start: int = inherit(ReadRequest, "start", description="Where to continue (next_start).")
     max_chars: int = inherit(ReadRequest, "max_chars")
-    format: ReadFormat = inherit(ReadRequest, "format")
-    question: str | None = inherit(ReadRequest, "question")
+    format: ReadFormat = inherit(ReadRequest, "format", description="Output format.")
+    question: str | None = inherit(ReadRequest, "question", description="Return only the passages answering it.")
     max_tokens: int | None = Field(
         None,
         ge=10,
         le=MAX_QUESTION_TOKENS,
-        description="Token budget: of the passages read for a question (default 1000) or from a passage on; "
-        "without them, a cap on the window.",
+        description="Token budget of the passages (default 1000), else a cap on the window.",
+        json_schema_extra={UNLISTED: True},  # the default suits a model; REST and the CLI set it
     )
-    passage: int | None = inherit(ReadRequest, "passage")
+    passage: int | None = inherit(ReadRequest, "passage", description="Read on from passage n of [ref§n].")
 
     @field_validator("ref", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, Protocol, TypeVar
 
+from webreach.config import EngineSettings
 from webreach.errors import FetchError, WebreachError
 from webreach.images.crop import Units
 from webreach.images.hits import ImageSearchResponse
@@ -43,6 +44,10 @@ class ImageOperations(Protocol):
 
     async def resolve(self, session: str, image: str) -> tuple[StoredImage, str | None]:
         """The image an agent named (token, URL or base64), with the URL when one was given."""
+        ...
+
+    async def upload_file(self, session: str, name: str) -> StoredImage:
+        """The image file `name` names inside the operator's upload directory, stored as a new <obs_i>."""
         ...
 
     async def url_for(self, image: StoredImage) -> str | None:
@@ -84,6 +89,10 @@ class ToolBackend(Protocol):
 
     def engine_names(self) -> list[str]:
         """Every engine name, for schema enums and for checking an agent's engine argument."""
+        ...
+
+    def engine_settings(self) -> Mapping[str, EngineSettings]:
+        """The configured engines' settings as they are now (the console's changes included)."""
         ...
 
     @property

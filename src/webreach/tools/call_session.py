@@ -35,6 +35,10 @@ _CALLER_MARK = "@"
 NAMED_SESSION_PATTERN = (
     rf"^[^{re.escape(_CALLER_MARK)}{SESSION_EXCLUDED}][^{SESSION_EXCLUDED}]{{0,{MAX_SESSION_CHARS - 1}}}$"
 )
+# the session header's: HTTP drops a header value's leading spaces and tabs, so "\t@x" arrives as the reserved "@x"
+HEADER_SESSION_PATTERN = (
+    rf"^[^ \t{re.escape(_CALLER_MARK)}{SESSION_EXCLUDED}][^{SESSION_EXCLUDED}]{{0,{MAX_SESSION_CHARS - 1}}}$"
+)
 
 
 def store_session(session: str | None, caller: str | None = None) -> str:

@@ -4,27 +4,51 @@ written against another system's tools calls webreach unchanged (seed-contracts.
     [tools]
     profile = "serp-chat"
 
+or per agent (`webreach agents set NAME --profile credits-server`: the agent's tool profile's "surface", so agents
+of one server see different surfaces; Toolbox picks the caller's).
+
 Every profile's tools are definitions over the native tools' plans and handlers (alias_of names the one each runs:
 metering, sessions, the SSRF guard, caching and fallback are the native pipeline's). "visual-agent" is the alias
-set of tools/aliases.py served alone; `alias_set` still adds it beside the native tools.
+set of tools/aliases.py served alone (`alias_set` still adds it beside the native tools); "rollout-gateway"
+(tools/rollout_profile.py) is contract B exactly: the same tool names, JSON indented 2 and the contract's own
+error shape. A server also serves profiles at their own MCP paths (frontends/_mcp_paths.py). "images" is not another
+stack's contract but the native tools with the image tools listed (the default lists the three web tools only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Literal
+from dataclasses import replace
 
+from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
-from webreach.tools.definitions import ToolDefinition
+from webreach.tools.credits_profile import credits_tools
+from webreach.tools.definitions import TOOLS, ToolDefinition
+from webreach.tools.desktop_profile import desktop_tools
 from webreach.tools.index_profile import index_tools
+from webreach.tools.rollout_profile import rollout_tools
 from webreach.tools.serp_profile import serp_tools
 
-ProfileName = Literal["visual-agent", "serp-chat", "numeric-index"]
+__all__ = ["PROFILES", "ProfileName", "profile_tools", "surface"]
+ProfileName = ToolProfileName
+# the image tools the "images" profile lists beside the web tools (image_upload stays hidden: callable by name)
+LISTED_IMAGE_TOOLS = ("image_search", "crop_images", "reverse_image_search")
+
+
+def image_profile_tools() -> tuple[ToolDefinition, ...]:
+    """The native tools with the image tools listed: the "images" profile."""
+    return tuple(replace(tool, opt_in=False) if tool.name in LISTED_IMAGE_TOOLS else tool for tool in TOOLS)
+
+
 PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
+    "images": image_profile_tools,
     "visual-agent": lambda: tuple(alias_tools("visual-agent")),
     "serp-chat": serp_tools,
     "numeric-index": index_tools,
+    "rollout-gateway": rollout_tools,
+    "credits-server": credits_tools,
+    "desktop-agent": desktop_tools,
 }
 
 

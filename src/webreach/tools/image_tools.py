@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -35,19 +36,18 @@ from webreach.models import (
     ImageType,
     SearchRequest,
 )
-from webreach.tools.arguments import Coordinate, QueryText, ToolArguments
+from webreach.tools.arguments import QueryText, ToolArguments
 from webreach.tools.backend import ToolCall, ToolImage, ToolResult
+from webreach.tools.image_arguments import Crops, Messages
 from webreach.tools.output import json_text
 
 # the image engines as callers name them (engines/images_*.py without the prefix; tests/images checks they agree)
 ImageEngineName = Literal[
     "bing", "brave_api", "baidu", "duckduckgo", "google_cse", "searxng", "serpapi", "serper", "sogou", "tavily"
 ]  # fmt: skip
-Box = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
 # the tools whose arguments carry image bytes (base64 in `messages` or `image`): the HTTP doors give their calls a
 # body cap that fits [images] max_input_bytes (frontends/_asgi.py); an alias of one carries images too
 IMAGE_TOOLS = frozenset({"crop_images", "reverse_image_search", "image_upload"})
-Token = Annotated[str, Field(pattern=r"^<(image|obs)_[1-9][0-9]{0,8}>$")]
 
 
 class ImageSearchArguments(ToolArguments):
@@ -75,18 +75,18 @@ class ImageSearchArguments(ToolArguments):
 class CropImagesArguments(ToolArguments):
     """crop_images."""
 
-    crops: dict[Token, Box] = Field(
+    crops: Crops = Field(
         min_length=1,
         max_length=MAX_CROPS,
-        description='Token -> [left, top, right, bottom], e.g. {"<image_1>": [0.5, 0, 1, 0.5]}.',
-        json_schema_extra={"additionalProperties": False},  # keys are tokens only (patternProperties)
+        description='Boxes [left, top, right, bottom] to cut, e.g. [{"image": "<image_1>", "box": [0.5, 0, 1, 0.5]}] '
+        "(one box per image in a call).",
     )
     units: Literal["auto", "pixels", "relative"] = Field(
         "auto",
         description="pixels, relative (0..1 of width and height), or auto: a box whose four numbers all lie "
         "within 0..1 is relative, any other box is in pixels.",
     )
-    messages: list[dict[str, Any]] | None = Field(
+    messages: Messages | None = Field(
         None,
         max_length=1000,
         description="The conversation (OpenAI or Anthropic messages) whose <image_k> entries name the images; "
@@ -101,7 +101,7 @@ async def image_search(call: ToolCall, args: ImageSearchArguments) -> ToolResult
     )  # fmt: skip
     response = await call.backend.images.search(request, args.engine, args.engines)
     text = json_text(response) if call.output == "json" else image_text(response)
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", value=response)
 
 
 def image_text(response: ImageSearchResponse) -> str:
@@ -125,6 +125,14 @@ def _attempt(attempt: EngineAttempt) -> str:
     count = f" {attempt.count}" if attempt.status == "ok" else ""
     ignored = f" (ignored: {', '.join(attempt.unsupported)})" if attempt.unsupported else ""
     return f"{attempt.engine} {said}{count}{ignored}"
+
+
+@dataclass(frozen=True)
+class CropsMade:
+    """What crop_images made (its ToolResult.value): each box's outcome and, with URL storage, each crop's URL."""
+
+    outcomes: tuple[CropOutcome, ...]
+    urls: dict[str, str | None]
 
 
 async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
@@ -152,7 +160,10 @@ async def crop_images(call: ToolCall, args: CropImagesArguments) -> ToolResult:
     made = sum(1 for outcome in outcomes if outcome.image is not None)
     # `answered`: the crops made, which metering charges (a refused box costs nothing)
     answered = made if made < len(outcomes) else None
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered)
+    return ToolResult(
+        tool=call.tool, text=text, is_json=call.output == "json", images=attached, answered=answered,
+        value=CropsMade(tuple(outcomes), urls),
+    )  # fmt: skip
 
 
 def _entry(outcome: CropOutcome, *, urls: dict[str, str | None] | None = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from webreach.tools.definitions import (
     ToolCall,
     ToolDefinition,
 )
-from webreach.tools.drop_in import surface
+from webreach.tools.drop_in import PROFILES, profile_tools, surface
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
 
@@ -115,6 +115,8 @@ class Toolbox:
         result, errors included (the server's metrics); it must not raise or block; `tracing` makes an
         `execute_tool` span per call (None: none, telemetry.py)."""
         self.tools = {tool.name: tool for tool in surface(enabled, alias_set, tool_profile)}  # unknown names fail here
+        # an agent whose profile names a surface (a drop-in profile) sees that profile's tools instead
+        self.surfaces = {name: {tool.name: tool for tool in profile_tools(name)} for name in PROFILES}
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions
@@ -141,24 +143,59 @@ class Toolbox:
         )  # fmt: skip
 
     def schemas(
-        self, dialect: Dialect, *, strict: bool = False, visible: Collection[str] | None = None
+        self,
+        dialect: Dialect,
+        *,
+        strict: bool = False,
+        visible: Collection[str] | None = None,
+        surface: str | None = None,
+        exact: bool = False,
+        served: bool = False,
     ) -> list[dict[str, Any]]:
         """The exposed tools' schemas in an agent framework's dialect (mcp, openai, openai-responses, anthropic);
-        with `visible` (`await visible_tools(caller)`), only those tools."""
-        # a hidden tool is listed only where it is named ([tools] enabled or the caller's profile)
-        tools = [
-            tool
-            for tool in self.tools.values()
-            if (tool.name in visible if visible is not None else self.enabled is not None or not tool.hidden)
-        ]
-        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools)
+        with `visible` (`await visible_tools(caller)`), only those tools; with `surface`, that drop-in profile's
+        tools instead of this toolbox's own (an agent's profile names it: `await surface_of(caller)`); `exact`:
+        what a validator checks rather than the lean definitions a model reads (tools/schemas.py); `served`: the
+        opt-in tools too (what REST serves, beside what a model is offered)."""
+        offered = self.tools if surface is None else self.surfaces[surface]
+        named = surface is not None
+        tools = [tool for tool in offered.values() if self._listed(tool, visible, served=served, named=named)]
+        return tool_schemas(dialect, engines=self.engines, strict=strict, tools=tools, exact=exact)
+
+    def _listed(self, tool: ToolDefinition, visible: Collection[str] | None, *, served: bool, named: bool) -> bool:
+        """Whether `tool` is listed: where it is named ([tools] enabled, the caller's profile or its surface),
+        else unless it is hidden or (not `served`) opt-in."""
+        if visible is not None:
+            return tool.name in visible
+        return self.enabled is not None or named or not (tool.hidden or (tool.opt_in and not served))
 
     async def visible_tools(self, caller: str | None) -> Collection[str] | None:
         """The tools `caller` sees (None: every tool this toolbox exposes); its profile is read off the loop."""
-        shown = (await self._profile_of(caller)).get("tools")
+        profile = await self._profile_of(caller)
+        shown, offered = profile.get("tools"), self._tools_for(profile)
         if shown is None:
-            return None if self.enabled is None else list(self.tools)
-        return [name for name in self.tools if name in shown]
+            visible = None if self.enabled is None and offered is self.tools else list(offered)
+        else:
+            visible = [name for name in offered if name in shown]
+        unoffered = {n for n, tool in offered.items() if tool.offered is not None and not tool.offered(self.backend)}
+        if not unoffered:
+            return visible
+        return [name for name in (offered if visible is None else visible) if name not in unoffered]
+
+    async def surface_of(self, caller: str | None) -> str | None:
+        """The drop-in profile `caller`'s agent profile names (None: this toolbox's own tools)."""
+        surface: str | None = (await self._profile_of(caller)).get("surface")
+        return surface if surface in self.surfaces else None
+
+    async def caller_schemas(self, dialect: Dialect, caller: str | None) -> list[dict[str, Any]]:
+        """The schemas `caller` is shown: its surface's tools, those its profile lists."""
+        surface = await self.surface_of(caller)
+        return self.schemas(dialect, visible=await self.visible_tools(caller), surface=surface)
+
+    def _tools_for(self, profile: Mapping[str, Any]) -> Mapping[str, ToolDefinition]:
+        """The tools a caller with `profile` can call: its surface's (a drop-in profile), else this toolbox's."""
+        surface = profile.get("surface")
+        return self.surfaces.get(surface, self.tools) if isinstance(surface, str) else self.tools
 
     async def call(
         self,
@@ -204,21 +241,26 @@ class Toolbox:
     async def _run(self, context: CallContext) -> ToolResult:
         if context.output not in OUTPUT_FORMATS:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
+        offered: Mapping[str, ToolDefinition] = self.tools
         try:
-            prepared = self._prepare(context, await self._profile_of(context.caller))
+            profile = await self._profile_of(context.caller)
+            offered = self._tools_for(profile)
+            prepared = self._prepare(context, profile, offered)
             call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output, context.extra)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
             for policy in reversed(self._policies):
                 proceed = _wrapped(policy, prepared, proceed)
             return await proceed()
         except WebreachError as exc:
-            alias = context.tool in self.tools and self.tools[context.tool].alias_of is not None
-            return error_result(context.tool, exc, output="json" if alias else context.output)
+            tool = offered.get(context.tool)
+            if tool is not None and tool.error_text is not None:  # a contract's own error shape (tools/drop_in.py)
+                return ToolResult(tool=context.tool, text=tool.error_text(context.tool, exc), is_json=True, error=exc)
+            return error_result(context.tool, exc, output="json" if tool and tool.alias_of else context.output)
 
-    def _find(self, name: str) -> ToolDefinition:
-        tool = self.tools.get(name)
-        if tool is None and self.tool_profile is not None:
-            shown = ", ".join(name for name, tool in self.tools.items() if not tool.hidden)
+    def _find(self, name: str, offered: Mapping[str, ToolDefinition]) -> ToolDefinition:
+        tool = offered.get(name)
+        if tool is None and (self.tool_profile is not None or offered is not self.tools):
+            shown = ", ".join(name for name, tool in offered.items() if not tool.hidden)
             raise InvalidInputError(f"unknown tool {name!r}", hint=f"Available tools: {shown}.")
         if tool is None:
             # raises the error naming the tools that can be called (a hidden one only where enabled names it)
@@ -237,8 +279,10 @@ class Toolbox:
             return self._profile(caller)
         return await self._offload(self._profile, caller)
 
-    def _prepare(self, context: CallContext, profile: Mapping[str, Any]) -> PreparedCall:
-        tool = self._find(context.tool)
+    def _prepare(
+        self, context: CallContext, profile: Mapping[str, Any], offered: Mapping[str, ToolDefinition]
+    ) -> PreparedCall:
+        tool = self._find(context.tool, offered)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
         raw = decode_arguments(context.arguments)  # the one decode of the call's arguments

@@ -27,8 +27,8 @@ dropping what a model chooses by (title, domain, source, date, snippet, engines 
 - snippets are clipped to 120 display cells (a CJK character counts two), and a cut snippet (cut here, or by the
   engine: "...") ends after its last whole sentence when that keeps at least 50 cells, so no half sentence is
   paid for; else it is cut at a word with "…". web_fetch reads the rest.
-- ISO dates read "1 May 2024" (as clear, a token cheaper); relative dates ("2 hours ago") stay as the engine
-  gave them.
+- ISO dates read "1 May 2024" (as clear, a token cheaper); engines resolve relative dates ("2 hours ago",
+  "3天前") to ISO days when they answer (engines/_clean.py), so every date renders the same way.
 
 Untrusted text: every title, source and snippet is flattened to one line and clipped, so a result cannot fake
 the layout (a new [N] entry, a Note or the hint), and the header says it is data. Search results are not fenced

@@ -11,7 +11,7 @@ operator's code, not a model, puts local images where backends can fetch them.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from webreach.images.reverse.models import ReverseSearchResponse
 from webreach.models import TOOL_LIMITS
 from webreach.tools.arguments import ToolArguments
 from webreach.tools.backend import ToolCall, ToolResult
+from webreach.tools.image_arguments import Messages
 from webreach.tools.output import json_text
 
 # the reverse-image backends (the provider registry's, webreach/providers.py; tests/test_providers.py checks the
@@ -39,7 +40,7 @@ class ReverseImageSearchArguments(ToolArguments):
     image: str = Field(min_length=1, max_length=30_000_000, description=IMAGE_DESCRIPTION)
     limit: int = TOOL_LIMITS["reverse_image_search"].field("Matches to return.")
     backend: ReverseBackendName = Field("auto", description="auto (fallback across backends) or one backend.")
-    messages: list[dict[str, Any]] | None = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
+    messages: Messages | None = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
 
 class ImageUploadArguments(ToolArguments):
@@ -54,7 +55,7 @@ async def reverse_image_search(call: ToolCall, args: ReverseImageSearchArguments
         await images.register(call.session, args.messages)
     response = await images.reverse_search(call.session, args.image, limit=args.limit, backend=args.backend)
     text = json_text(response) if call.output == "json" else reverse_text(response)
-    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json")
+    return ToolResult(tool=call.tool, text=text, is_json=call.output == "json", value=response)
 
 
 def reverse_text(response: ReverseSearchResponse) -> str:

@@ -1,5 +1,6 @@
-// webreach console: drag and drop for the engine orders. Progressive enhancement only: every order can be changed
-// with its buttons (keyboard and mouse) without this script. A drop writes the new order into the form's hidden
+// webreach console: drag and drop for the engine orders, and a Copy button beside a new agent key. Progressive
+// enhancement only: every order can be changed with its buttons (keyboard and mouse) without this script, and a
+// key can be selected and copied by hand (the Copy button stays hidden without it). A drop writes the new order into the form's hidden
 // "order" field and submits it with action "set"; the server checks the names like any other change.
 "use strict";
 document.querySelectorAll("form.order-form").forEach(function (form) {
@@ -34,5 +35,21 @@ document.querySelectorAll("form.order-form").forEach(function (form) {
     action.value = "set";
     form.appendChild(action);
     form.submit();
+  });
+});
+document.querySelectorAll("button.copy").forEach(function (button) {
+  var field = document.getElementById(button.dataset.copy);
+  var said = button.parentNode.querySelector("[aria-live]");
+  if (!field) { return; }
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    field.select();
+    var done = function () { if (said) { said.textContent = "Copied."; } };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () { document.execCommand("copy"); done(); });
+    } else {
+      document.execCommand("copy");
+      done();
+    }
   });
 });

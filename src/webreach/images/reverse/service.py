@@ -17,7 +17,7 @@ from typing import Protocol, TypeVar
 import httpx
 
 from webreach.clock import Clock
-from webreach.config import EngineSettings, Settings
+from webreach.config import EngineSettings, Settings, effective_proxy
 from webreach.errors import (
     AllEnginesFailedError,
     EngineError,
@@ -92,6 +92,7 @@ class ReverseSearch:
         self.order = list(settings.images.reverse_backends)
         self.storage = storage
         self._client_for, self._guard = client_for, guard
+        self._network_proxy = settings.network.proxy  # a backend's own proxy (or its web engine's) comes first
         self._timeout, self._max_body = settings.engine_timeout, settings.max_body_bytes
 
     def names(self) -> list[str]:
@@ -149,8 +150,8 @@ class ReverseSearch:
         return await self._guard.run(backend.name, call, rate_per_minute=rate, timeout=timeout)
 
     def _sender(self, backend: ReverseBackend) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
-        name, proxy = backend.name, backend.settings.proxy
-        client = self._client_for(proxy.get_secret_value() if proxy else None)
+        name = backend.name
+        client = self._client_for(effective_proxy(backend.settings.proxy, self._network_proxy))
 
         async def send(request: httpx.Request) -> httpx.Response:
             try:

@@ -9,7 +9,8 @@ cure, decided by the error's code, never its message:
     extraction_failed  -> browser, then jina     (nothing readable came out)
     captcha, blocked   -> jina                   (a bot wall; Jina reads from its own network)
 
-A reader that is not available here (code not_configured: no Chromium, jina switched off) is skipped. A refusal
+A reader that is not available here (code not_configured: no Chromium, jina switched off) or not now (throttled:
+Jina at its rate, reader_pace.py) is skipped. A refusal
 by the guard (url_not_allowed) is never retried elsewhere, and neither are timeouts, HTTP errors or transport
 failures: another reader would not change them. When every candidate failed, the first error is raised, since
 it describes the page itself, unless the browser rendered the page and still found no text (rendered_empty): then
@@ -46,6 +47,7 @@ CURES: Mapping[str, frozenset[str]] = {
     "blocked": frozenset({"jina"}),
 }
 UNAVAILABLE = "not_configured"
+THROTTLED = "throttled"  # a reader paced out for now (the Jina reader at its rate): the next may read it
 RENDERED_EMPTY = "rendered_empty"
 # how long past the total deadline a reader that ignores its `seconds` may run (closing a browser context)
 GRACE_SECONDS = 1.0
@@ -126,7 +128,7 @@ class ReaderChain:
             try:
                 return await reader.read(url, request, seconds=left)
             except WebreachError as exc:
-                if exc.code == UNAVAILABLE:
+                if exc.code in (UNAVAILABLE, THROTTLED):
                     unavailable = unavailable or exc  # not installed or switched off here: the next may be
                 elif first is not None:
                     if exc.code == RENDERED_EMPTY:

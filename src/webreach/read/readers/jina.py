@@ -11,11 +11,15 @@ Jina is a proxy that fetches whatever it is given, so the target is checked by a
 resolving to a private, loopback or metadata address is refused here and never sent (no SSRF by proxy). That
 guard should be a strict one (no operator allow_cidrs): an intranet page the operator lets webreach read must
 not be handed to a third party either. The base URL is the operator's configuration and is talked to with an
-ordinary client (no environment proxies, no redirects followed, the answer capped in size and time).
+ordinary client (no environment proxies, no redirects followed, the answer capped in size and time), through the
+operator's proxy when one is set (`proxy`: httpx's own, http/https/socks5; the Jina origin is the operator's).
 
-Jina's own errors: 401/402/403 mean the key is missing, wrong or out of credits (NotConfiguredError, which
-reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451 (refused by Jina) PageBlockedError;
-other 4xx ExtractionError (Jina could not read the page); 5xx FetchUnavailableError.
+Requests are paced in this process (reader_pace.py) at read.jina_rate_per_minute, by default Jina's published
+tiers: 20 a minute without a key, 200 with one. A 407 is the operator's proxy refusing us
+(FetchUnavailableError saying so). Jina's own errors: 401/402/403 mean the key is missing, wrong or out of
+credits (NotConfiguredError, which reader="auto" skips); 429 is FetchUnavailableError with retry_after; 451
+(refused by Jina) PageBlockedError; other 4xx ExtractionError (Jina could not read the page); 5xx
+FetchUnavailableError.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from webreach.extract.worker import ExtractionWorkers
 from webreach.models import ReadFormat, ReadRequest
 from webreach.net.guard import Guard
 from webreach.read.readers import ReadResult, as_fetch_error
+from webreach.read.readers.reader_pace import ReaderPace
 from webreach.retry_after import retry_after_seconds
 
 DEFAULT_BASE_URL = JINA_READER_URL
@@ -65,18 +70,24 @@ class JinaReader:
         max_bytes: int = MAX_ANSWER_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
         workers: ExtractionWorkers | None = None,
+        pace: ReaderPace | None = None,
+        proxy: str | None = None,
     ) -> None:
         self.guard = guard
+        self.pace = pace  # Jina's rate for this reader (keyless: its free tier), None: unpaced
         self.workers = workers  # HTML asked for is extracted in a killable child (a thread without them)
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
         self.max_bytes = max_bytes
         self._transport = transport
+        self._proxy = proxy  # the operator's ([read] jina_proxy or [network] proxy); unused with a transport
         self._client: httpx.AsyncClient | None = None
 
     async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         target = str((await self.guard.check(url)).url)  # refused URLs never reach the proxy
+        if self.pace is not None:
+            await self.pace.take()  # throttled (reader='auto' moves on) when no slot is free soon
         timeout = self.timeout if seconds is None else min(self.timeout, seconds)  # what the read has left
         try:
             async with asyncio.timeout(timeout):
@@ -111,8 +122,9 @@ class JinaReader:
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                transport=self._transport, trust_env=False, follow_redirects=False, timeout=httpx.Timeout(self.timeout)
-            )
+                transport=self._transport, proxy=None if self._transport else self._proxy, trust_env=False,
+                follow_redirects=False, timeout=httpx.Timeout(self.timeout),
+            )  # fmt: skip
         return self._client
 
     async def _result(self, body: bytes, url: str, target: str, format: ReadFormat) -> ReadResult:
@@ -146,6 +158,9 @@ class JinaReader:
     def _service_error(self, status: int, headers: httpx.Headers, body: bytes, url: str) -> WebreachError:
         message = _message(body) or httpx.codes.get_reason_phrase(status)
         said = f"The Jina reader answered {status} for {url}: {message}"
+        if status == 407:  # only a proxy answers 407: ours ([read] jina_proxy or [network] proxy), not Jina
+            said = f"The outbound proxy refused our credentials (HTTP 407) on the way to the Jina reader for {url}."
+            return FetchUnavailableError(said, url=url)
         if status in (401, 402, 403):
             return NotConfiguredError(
                 said,
