@@ -2,6 +2,7 @@
 
 Run: python -m bench.block_scorer collect   (every dev page's blocks and rule reading, cached in CACHE)
      python -m bench.block_scorer train     (fits on the tune half only; writes the package's weights file)
+     python -m bench.block_scorer folds     (out-of-fold scores of the tune half, for the gate's choices)
      python -m bench.block_scorer gate      (per kind and threshold, word F1 of the rule reading pruned by the
                                              scorer, tune half to choose, check half to see)
 
@@ -20,24 +21,31 @@ import pickle
 import re
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench.wcxb import load_wcxb, split_of, word_scores
+from bench.wcxb import PAGE_TYPES, load_wcxb, split_of, word_scores
 from webreach.errors import WebreachError
 from webreach.extract import charset
-from webreach.extract.blocks.features import NUMERIC, TOKEN_BUCKETS, page_blocks
-from webreach.extract.blocks.scorer import WEIGHTS, BlockScorer, prune_lines
+from webreach.extract.blocks.features import NUMERIC, page_blocks
+from webreach.extract.blocks.scorer import UNSURE, WEIGHTS, BlockScorer, add_lines, line_key, prune_lines
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 
-CACHE = Path("/tmp/webreach-block-scorer.pkl")
+CACHE = Path("/tmp/webreach-block-scorer3.pkl")
+FOLD_CACHE = Path("/tmp/webreach-block-scorer3-folds.pkl")
+FOLDS = 2
 WORD = re.compile(r"\w+")
 MAX_WEIGHT = 40.0
-EPOCHS = 600
-L2 = 1e-3
-RATE = 0.05
+TREES = 150
+DEPTH = 4
+RATE = 0.1
+SEED = 42
+PRUNE_GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+ADD_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
+GAIN = 0.002
 
 
 def collect() -> None:
@@ -50,7 +58,8 @@ def collect() -> None:
         except WebreachError:
             rule = ""
         reading = prepare(charset.decode(body, None, markup=True).text, url, "text", ExtractOptions())
-        blocks = page_blocks(reading.tree, reading.kind, reading.json_ld)
+        lines = [line_key(line) for line in rule.split("\n")]
+        blocks = page_blocks(reading.tree, reading.kind, reading.json_ld, lines)
         joined = " " + " ".join(word.lower() for word in WORD.findall(truth)) + " "
         labels = [float(f" {block.key} " in joined) for block in blocks]
         rows.append({"key": key, "split": split_of(key), "kind": kind, "truth": truth, "rule": rule,
@@ -61,89 +70,149 @@ def collect() -> None:
     CACHE.write_bytes(pickle.dumps(rows))
 
 
-Tokens = tuple[np.ndarray, np.ndarray]  # (block index, bucket) of every hashed token: a sparse one-hot
-
-
-def matrix(rows: list[dict[str, Any]]) -> tuple[np.ndarray, Tokens, np.ndarray, np.ndarray]:
-    """Numeric features, the tokens as (block, bucket) pairs, labels, weights."""
+def matrix(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Numeric features, labels, weights (each block's word count, capped)."""
     blocks = [block for row in rows for block in row["blocks"]]
     numbers = np.array([block.numbers for block in blocks], dtype=np.float64)
-    pairs = [(index, bucket) for index, block in enumerate(blocks) for bucket in sorted(block.tokens)]
-    tokens = (np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64))
     labels = np.array([label for row in rows for label in row["labels"]])
     weights = np.minimum(np.array([block.words for block in blocks], dtype=np.float64), MAX_WEIGHT)
-    return numbers, tokens, labels, weights
+    return numbers, labels, weights
 
 
 def train() -> None:
+    """Fit the ensemble on the tune half, check that the exported model scores exactly as the fitted one, ship it."""
     rows = [row for row in pickle.loads(CACHE.read_bytes()) if row["split"] == "tune"]
-    x, tokens, y, w = matrix(rows)
-    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
-    x = (x - mean) / std
-    coef, bias = fit(x, tokens, y, w)
-    probability = 1 / (1 + np.exp(-logits(x, tokens, coef, bias)))
-    accuracy = float(np.average((probability > 0.5) == (y > 0.5), weights=w))
-    print(f"tune half: {len(rows)} pages, {len(y)} blocks, word-weighted accuracy {accuracy:.3f}")
-    model = {"numeric": list(NUMERIC), "buckets": TOKEN_BUCKETS, "mean": mean.round(6).tolist(),
-             "std": std.round(6).tolist(), "coef": coef.round(5).tolist(), "bias": round(float(bias), 5),
-             "trained_on": "WCXB dev tune half (bench/wcxb.split_of), bench/block_scorer.py train"}  # fmt: skip
-    WEIGHTS.write_text(json.dumps(model) + "\n", encoding="utf-8")
+    x, y, w = matrix(rows)
+    model = fitted(x, y, w)
+    exported = export(model)
+    scorer = BlockScorer(**{k: np.array(v) if isinstance(v, list) else v for k, v in exported.items()
+                            if k not in ("numeric", "trained_on")})  # type: ignore[arg-type]  # fmt: skip
+    gap = float(np.abs(scorer.logits(x) - model.decision_function(x)).max())
+    accuracy = float(np.average((model.predict_proba(x)[:, 1] > 0.5) == (y > 0.5), weights=w))
+    print(f"tune half: {len(rows)} pages, {len(y)} blocks, word-weighted accuracy {accuracy:.3f}, export gap {gap:.2e}")
+    if gap > 1e-4:
+        raise SystemExit("the exported model does not score as the fitted one")
+    WEIGHTS.write_text(json.dumps(exported, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"{WEIGHTS}: {WEIGHTS.stat().st_size / 1000:.0f} KB")
 
 
-def logits(x: np.ndarray, tokens: Tokens, coef: np.ndarray, bias: float) -> np.ndarray:
-    numeric = x.shape[1]
-    blocks, buckets = tokens
-    return x @ coef[:numeric] + bias + np.bincount(blocks, weights=coef[numeric:][buckets], minlength=len(x))
+def fitted(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Any:
+    """The ensemble fitted to blocks `x`, labels `y`, weights `w` (fixed seed: the same data, the same trees)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # a bench-only extra: imported where used
+
+    model = HistGradientBoostingClassifier(
+        max_iter=TREES, max_depth=DEPTH, learning_rate=RATE, l2_regularization=1.0, min_samples_leaf=40,
+        early_stopping=False, random_state=SEED,
+    )  # fmt: skip
+    return model.fit(x, y, sample_weight=w)
 
 
-def fit(x: np.ndarray, tokens: Tokens, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weighted, L2-regularised logistic regression by full-batch Adam from zeros (deterministic)."""
-    numeric = x.shape[1]
-    blocks, buckets = tokens
-    coef, bias = np.zeros(numeric + TOKEN_BUCKETS), 0.0
-    m, v, mb, vb = np.zeros_like(coef), np.zeros_like(coef), 0.0, 0.0
-    w = w / w.sum()
-    for step in range(1, EPOCHS + 1):
-        error = (1 / (1 + np.exp(-logits(x, tokens, coef, bias))) - y) * w
-        token_grad = np.bincount(buckets, weights=error[blocks], minlength=TOKEN_BUCKETS)
-        grad, grad_b = np.concatenate([x.T @ error, token_grad]) + L2 * coef, float(error.sum())
-        m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad**2
-        mb, vb = 0.9 * mb + 0.1 * grad_b, 0.999 * vb + 0.001 * grad_b**2
-        correction = np.sqrt(1 - 0.999**step) / (1 - 0.9**step)
-        coef -= RATE * correction * m / (np.sqrt(v) + 1e-8)
-        bias -= RATE * correction * mb / (np.sqrt(vb) + 1e-8)
-    return coef, bias
+def folds() -> None:
+    """Out-of-fold chances for the tune half (FOLDS models, each fitted on the other pages of the tune half), so
+    that the gate chooses its thresholds on scores the model did not see the labels of (written to FOLD_CACHE)."""
+    rows = [row for row in pickle.loads(CACHE.read_bytes()) if row["split"] == "tune"]
+    chances: dict[str, list[float]] = {}
+    for fold in range(FOLDS):
+        x, y, w = matrix([row for index, row in enumerate(rows) if index % FOLDS != fold])
+        model = fitted(x, y, w)
+        for row in rows[fold::FOLDS]:
+            if row["blocks"]:
+                numbers = np.array([block.numbers for block in row["blocks"]])
+                chances[row["key"]] = [float(p) for p in model.predict_proba(numbers)[:, 1]]
+        print(f"fold {fold} done", file=sys.stderr)
+    FOLD_CACHE.write_bytes(pickle.dumps(chances))
+
+
+def export(model: Any) -> dict[str, Any]:
+    """The fitted trees as padded node arrays (a leaf's children are itself), the form scorer.BlockScorer walks."""
+    trees = [predictors[0].nodes for predictors in model._predictors]
+    width = max(len(nodes) for nodes in trees)
+    feature, threshold, left, right, value = (np.zeros((len(trees), width)) for _ in range(5))
+    for index, nodes in enumerate(trees):
+        count, leaf = len(nodes), nodes["is_leaf"].astype(bool)
+        own = np.arange(count)
+        feature[index, :count] = np.where(leaf, 0, nodes["feature_idx"])
+        threshold[index, :count] = np.where(leaf, 0.0, nodes["num_threshold"])
+        left[index, :count] = np.where(leaf, own, nodes["left"])
+        right[index, :count] = np.where(leaf, own, nodes["right"])
+        value[index, :count] = np.where(leaf, nodes["value"], 0.0)
+    return {
+        "numeric": list(NUMERIC),
+        "feature": feature.astype(int).tolist(),
+        "threshold": threshold.tolist(),  # exact: a rounded threshold moves blocks across it
+        "left": left.astype(int).tolist(),
+        "right": right.astype(int).tolist(),
+        "value": np.round(value, 6).tolist(),
+        "base": float(np.ravel(model._baseline_prediction)[0]),
+        "depth": DEPTH,
+        "trained_on": "WCXB dev tune half (bench/wcxb.split_of), bench/block_scorer.py train",
+    }
 
 
 def gate() -> None:
-    """Mean word F1 per true type and half: rule reading, and pruned at each threshold, for each page kind group."""
+    """Per page kind group, the tune half's best pruning threshold, then on top of it the best adding threshold (each
+    kept when it gains GAIN or more on tune), then word F1 per true type and half: the rules' reading against the
+    reading the scorer edited at the chosen thresholds."""
     rows = pickle.loads(CACHE.read_bytes())
     scorer = BlockScorer.load()
+    out_of_fold = pickle.loads(FOLD_CACHE.read_bytes()) if FOLD_CACHE.exists() else {}
+    print(f"tune half scored {'out of fold' if out_of_fold else 'IN SAMPLE (run folds first)'}")
     for row in rows:
-        row["chances"] = scorer.probabilities(row["blocks"])
-    thresholds = (0.05, 0.1, 0.15, 0.2, 0.3)
-    for group in ("product", "collection", "listing", "service", "forum", "documentation", "article", "unsure"):
-        chosen = [r for r in rows if (r["page_kind"] if r["confident"] else "unsure") == group]
-        for half in ("tune", "check"):
-            mine = [r for r in chosen if r["split"] == half]
-            if not mine:
-                continue
-            base = statistics.fmean(word_scores(r["truth"], r["rule"])[2] for r in mine)
-            cells = []
-            for threshold in thresholds:
-                scores = []
-                for r in mine:
-                    pruned = prune_lines(r["rule"], r["blocks"], r["chances"], threshold)
-                    scores.append(word_scores(r["truth"], pruned)[2])
-                cells.append(f"{threshold}: {statistics.fmean(scores) - base:+.4f}")
-            print(f"{group:13} {half:5} n={len(mine):3} rule {base:.4f} | " + " ".join(cells))
+        row["chances"] = out_of_fold.get(row["key"]) or (scorer.probabilities(row["blocks"]) if row["blocks"] else [])
+        row["group"] = row["page_kind"] if row["confident"] else UNSURE
+        row["base"] = word_scores(row["truth"], row["rule"])[2]
+        row["edited"] = row["rule"]
+    for name, edit, grid in (("prune", prune_lines, PRUNE_GRID), ("add", add_lines, ADD_GRID)):
+        chosen = choose(rows, edit, grid)
+        print(f"{name}: chosen on tune: {chosen}")
+        for row in rows:
+            if row["group"] in chosen:
+                row["edited"] = edit(row["edited"], row["blocks"], row["chances"], chosen[row["group"]])
+    for half in ("tune", "check"):
+        mine = [row for row in rows if row["split"] == half]
+        for kind in (*PAGE_TYPES, "all"):
+            of = [row for row in mine if kind in ("all", row["kind"])]
+            before = statistics.fmean(r["base"] for r in of)
+            after = statistics.fmean(word_scores(r["truth"], r["edited"])[2] for r in of)
+            print(f"{half:5} {kind:13} n={len(of):4} rules {before:.4f} scorer {after:.4f} ({after - before:+.4f})")
+
+
+Edit = Callable[[str, list[Any], list[float], float], str]
+
+
+def choose(rows: list[dict[str, Any]], edit: Edit, grid: tuple[float, ...]) -> dict[str, float]:
+    """Per group, the threshold of `grid` whose edit of each page's reading gains most on the tune half."""
+    chosen: dict[str, float] = {}
+    for group in sorted({row["group"] for row in rows}):
+        mine = [row for row in rows if row["group"] == group]
+        cells, best = [], (GAIN, None)
+        for threshold in grid:
+            gains = {half: _gain(mine, half, edit, threshold) for half in ("tune", "check")}
+            cells.append(f"{threshold}: {gains['tune']:+.4f}/{gains['check']:+.4f}")
+            if gains["tune"] >= best[0]:
+                best = (gains["tune"], threshold)
+        if best[1] is not None:
+            chosen[group] = best[1]
+        print(f"  {group:13} n={len(mine):3} (tune/check gain) " + " ".join(cells))
+    return chosen
+
+
+def _gain(rows: list[dict[str, Any]], half: str, edit: Edit, threshold: float) -> float:
+    mine = [row for row in rows if row["split"] == half]
+    if not mine:
+        return 0.0
+    return statistics.fmean(
+        word_scores(r["truth"], edit(r["edited"], r["blocks"], r["chances"], threshold))[2]
+        - word_scores(r["truth"], r["edited"])[2]
+        for r in mine
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("step", choices=("collect", "train", "gate"))
+    parser.add_argument("step", choices=("collect", "train", "folds", "gate"))
     step = parser.parse_args().step
-    {"collect": collect, "train": train, "gate": gate}[step]()
+    {"collect": collect, "train": train, "folds": folds, "gate": gate}[step]()
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ from bench.captures import SHARED_DATA
 from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract import charset
-from webreach.extract.blocks.scorer import THRESHOLDS, UNSURE, BlockScorer, pruned_reading
+from webreach.extract.blocks.scorer import SHIPPED, BlockScorer, pruned_reading
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 from webreach.read.window import load_tokenizer
 
@@ -344,7 +344,7 @@ def scorer_cost(pages: list[Page], runs: list[Run]) -> dict[str, float]:
     for index, page in enumerate(pages):
         reading = prepare(charset.decode(page.html, None, markup=True).text, page.url, "text", ExtractOptions())
         kind = reading.kind
-        if THRESHOLDS.get(kind.name if kind.confident else UNSURE) is None:
+        if SHIPPED.thresholds(kind) == (None, None):
             continue
         begin = time.perf_counter()
         pruned_reading(reading.tree, kind, reading.json_ld, rules.outputs[index], "text")

@@ -61,9 +61,10 @@ through this cascade, each stage engaging only when the one before it under-deli
    time only (a copy per screen size, a quoted post; not table rows, list items or code; repeated_lines.py).
 2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
-2g. Sure product and service pages (text and markdown readings): each line that is a block of the page the
-   learned block scorer (blocks/, trained on WCXB dev's tune half) judges boilerplate is left out; the rules keep
-   every other page (blocks/scorer.py has the thresholds and the measurements).
+2g. The learned block scorer (blocks/, gradient-boosted trees trained on WCXB dev's tune half) edits text and
+   markdown readings of the kinds of page blocks/scorer.py SHIPPED names: lines it judges boilerplate left out,
+   blocks next to the reading it judges content put back. It ships only where it lowers no type of page on the
+   held-out half (docs/decisions.md has the tables); elsewhere the rules' reading stands.
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
    beside an empty app root (#root, #__next ...), menus around a line saying only "Loading...", or only the labels
    of the site's menus, is an empty frame (walls.py): its content comes with scripts, and NeedsBrowserError says
@@ -127,7 +128,7 @@ class ExtractOptions:
     pdf_max_pages: int = DEFAULT_MAX_PAGES
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
-    block_scorer: bool = True  # stage 2g: the learned block scorer prunes readings where the rules are unsure
+    block_scorer: bool = True  # stage 2g: the learned block scorer edits readings where SHIPPED names the kind
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def extract_html(
     # with the <header> around them (section_headings.py)
     text = restore_headings(tree, text, format)
     if reading.options.block_scorer:
-        # 2g. the learned block scorer leaves out the lines it judges boilerplate, where the rules are unsure
+        # 2g. the learned block scorer's edits, on the kinds of page where they measurably help (blocks/scorer.py)
         text = pruned_reading(tree, reading.kind, reading.json_ld, text, format)
     if not text.strip():
         # 3. whatever a reader would see

@@ -1,15 +1,26 @@
-"""The learned block scorer: its features read what they say, its shipped weights load and rank boilerplate under
-content, and pruning leaves out only the lines that are low-scored blocks."""
+"""The learned block scorer: its features read what they say, its trees are walked as fitted, its shipped model
+loads and ranks boilerplate under content, pruning leaves out only low-scored lines and adding puts back only
+high-scored blocks next to the reading."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from webreach.extract.blocks import scorer as scorer_module
 from webreach.extract.blocks.features import NUMERIC, TOKEN_BUCKETS, page_blocks
-from webreach.extract.blocks.scorer import WEIGHTS, BlockScorer, prune_lines, pruned_reading
+from webreach.extract.blocks.scorer import (
+    SHIPPED,
+    WEIGHTS,
+    BlockScorer,
+    Edits,
+    add_lines,
+    line_key,
+    prune_lines,
+    pruned_reading,
+)
 from webreach.extract.cascade import ExtractOptions, extract
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.preparation import html_tree
@@ -29,9 +40,10 @@ PAGE = f"""<html><head><script type="application/ld+json">
 PRODUCT = PageKind("product", confident=True)
 
 
-def blocks_of(page: str = PAGE) -> list:  # type: ignore[type-arg]
+def blocks_of(page: str = PAGE, reading: tuple[str, ...] = ()) -> list:  # type: ignore[type-arg]
     tree = html_tree.parse(page, url="https://shop.example/mug")
-    return page_blocks(tree, PRODUCT, [{"@type": "Product", "description": DESCRIPTION}])
+    lines = [line_key(line) for line in reading]
+    return page_blocks(tree, PRODUCT, [{"@type": "Product", "description": DESCRIPTION}], lines)
 
 
 def feature(block: object, name: str) -> float:
@@ -57,10 +69,40 @@ def test_features_say_where_a_block_sits_and_what_it_is() -> None:
     assert all(0 <= bucket < TOKEN_BUCKETS for block in blocks_of() for bucket in block.tokens)
 
 
-def test_the_shipped_weights_load_and_rank_a_menu_under_the_product_description() -> None:
+def test_context_features_read_the_block_against_the_rules_reading_and_the_main_heading() -> None:
+    reading = ("Speckled stoneware mug", DESCRIPTION)
+    home, shop, about, heading, description, price, legal = blocks_of(reading=reading)
+    assert feature(description, "in_reading") == 1.0 and feature(price, "in_reading") == 0.0
+    assert feature(description, "previous_in_reading") == 1.0 and feature(heading, "next_in_reading") == 1.0
+    assert feature(price, "previous_in_reading") == 1.0 and feature(home, "previous_in_reading") == 0.0
+    assert 0.8 < feature(description, "reading_share") < 1.0 and feature(price, "reading_place") == -1.0
+    assert feature(heading, "reading_place") == 0.0 and feature(description, "reading_place") == 0.5
+    assert feature(home, "parent_link_share") == 1.0 and feature(description, "parent_link_share") == 0.0
+    assert feature(heading, "has_main_heading") == 1.0 and feature(heading, "heading_distance") == 0.0
+    assert feature(home, "heading_distance") < 0 < feature(legal, "heading_distance")
+    assert feature(legal, "log_words_from_heading") > feature(price, "log_words_from_heading") > 0
+    assert feature(shop, "siblings_in_reading") == 0.0 and feature(about, "in_reading") == 0.0
+
+
+def test_the_trees_are_walked_as_written() -> None:
+    # one tree: feature 0 <= 0.5 goes to leaf 1 (-2.0), else to node 2, which asks feature 1 <= 3.0 (leaves 3, 4)
+    tree = BlockScorer(
+        feature=np.array([[0, 0, 1, 0, 0]]),
+        threshold=np.array([[0.5, 0.0, 3.0, 0.0, 0.0]]),
+        left=np.array([[1, 1, 3, 3, 4]]),
+        right=np.array([[2, 1, 4, 3, 4]]),
+        value=np.array([[0.0, -2.0, 0.0, 1.0, 3.0]]),
+        base=0.5,
+        depth=2,
+    )
+    rows = np.array([[0.5, 9.0], [0.7, 3.0], [0.7, 3.5]])
+    assert tree.logits(rows).tolist() == [-1.5, 1.5, 3.5]
+
+
+def test_the_shipped_model_loads_and_ranks_a_menu_under_the_product_description() -> None:
     model = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-    assert model["numeric"] == list(NUMERIC) and len(model["coef"]) == len(NUMERIC) + TOKEN_BUCKETS
-    blocks = blocks_of()
+    assert model["numeric"] == list(NUMERIC) and WEIGHTS.stat().st_size < 200_000
+    blocks = blocks_of(reading=("Home", "Speckled stoneware mug", DESCRIPTION))
     chances = BlockScorer.load().probabilities(blocks)
     by_key = dict(zip((block.key for block in blocks), chances, strict=True))
     assert by_key["home"] < 0.5 < by_key[DESCRIPTION.lower().replace(",", "").replace(".", "")]
@@ -76,9 +118,20 @@ def test_pruning_drops_only_low_scored_blocks_and_keeps_unmatched_lines() -> Non
     assert prune_lines(reading, blocks, chances, 0.005) == reading
 
 
+def test_adding_puts_back_only_high_scored_blocks_that_follow_the_reading() -> None:
+    blocks = blocks_of()
+    chances = [0.9 if block.key in ("24 00 free shipping", "home") else 0.1 for block in blocks]
+    reading = "Speckled stoneware mug\n\n" + DESCRIPTION
+    added = add_lines(reading, blocks, chances, 0.8)
+    assert added == reading + "\n\n$24.00 free shipping"  # "home" is high but comes before the reading
+    assert add_lines(reading, blocks, chances, 0.95) == reading
+    chances[-1] = 0.9  # the footer follows the added price: added after it, in the page's order
+    assert add_lines(reading, blocks, chances, 0.8) == reading + "\n\n$24.00 free shipping\n\nTerms Privacy"
+
+
 def test_weights_trained_on_other_features_are_refused(tmp_path: pytest.TempPathFactory) -> None:
     stale = tmp_path / "weights.json"  # type: ignore[operator]
-    stale.write_text(json.dumps({"numeric": ["words"], "buckets": 8, "mean": [0], "std": [1], "coef": [0], "bias": 0}))
+    stale.write_text(json.dumps({"numeric": ["words"], "feature": [[0]], "threshold": [[0]], "left": [[0]]}))
     with pytest.raises(ValueError, match="retrain"):
         scorer_module._load(stale)
 
@@ -88,20 +141,26 @@ def test_damaged_weights_leave_the_reading_as_the_rules_made_it(tmp_path: pytest
     damaged.write_text("{not json")
     tree = html_tree.parse(PAGE, url="https://shop.example/mug")
     reading = "Home\n\nSpeckled stoneware mug"
-    assert pruned_reading(tree, PRODUCT, [], reading, "text", weights=damaged) == reading
+    edits = Edits(prune={"product": 0.99})  # would prune every line, had the model loaded
+    assert pruned_reading(tree, PRODUCT, [], reading, "text", weights=damaged, edits=edits) == reading
 
 
-def test_the_cascade_prunes_a_sure_product_reading_and_leaves_articles_alone() -> None:
+def test_the_scorer_edits_only_the_kinds_it_is_given_and_the_cascade_only_the_shipped_ones() -> None:
     menu = "".join(f"<li><a href='/c/{n}'>Category number {n} of the shop</a></li>" for n in range(12))
     page = PAGE.replace('<li><a href="/about">About us</a></li>', menu)
     tree = html_tree.parse(page, url="https://shop.example/mug")
     reading = "\n\n".join([f"Category number {n} of the shop" for n in range(12)] + [DESCRIPTION])
-    pruned = pruned_reading(tree, PRODUCT, [], reading, "text")
+    edits = Edits(prune={"product": 0.5})
+    pruned = pruned_reading(tree, PRODUCT, [], reading, "text", edits=edits)
     assert DESCRIPTION in pruned and "Category number 3" not in pruned
     article = PageKind("article", confident=True)
-    assert pruned_reading(tree, article, [], reading, "text") == reading  # the rules keep articles
-    assert pruned_reading(tree, PRODUCT, [], reading, "html") == reading  # markup is never pruned
+    assert pruned_reading(tree, article, [], reading, "text", edits=edits) == reading  # a kind not named
+    assert pruned_reading(tree, PRODUCT, [], reading, "html", edits=edits) == reading  # markup is never edited
     options = ExtractOptions(block_scorer=False)
     kept = extract(page.encode(), content_type="text/html", url="https://shop.example/mug", options=options)
     scored = extract(page.encode(), content_type="text/html", url="https://shop.example/mug")
-    assert scored.page_type == "product" and DESCRIPTION in scored.text and scored.text != kept.text
+    assert scored.page_type == "product" and DESCRIPTION in scored.text
+    if SHIPPED.thresholds(PRODUCT) == (None, None):  # the gate kept the scorer off: the cascade is the rules
+        assert scored.text == kept.text
+    else:
+        assert scored.text != kept.text

@@ -16,9 +16,10 @@ import math
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from webreach.extract.blocks.context import CONTEXT, Context
 from webreach.extract.extracted import WORD
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.metadata import JsonLd
@@ -39,6 +40,7 @@ NUMERIC = (
     *("log_same_siblings", "log_same_cousins", "after_heading", "json_ld_share", "capital_start"),
     *(f"kind_{name}" for name in KINDS),
     *("kind_confident", "article_evidence", "json_ld_product"),
+    *CONTEXT,
 )
 TOKEN_BUCKETS = 512
 TOKEN = re.compile(r"[a-z]{3,}")
@@ -66,28 +68,30 @@ class _Raw:
     place: tuple[float, ...]  # furniture around it, a furniture name, in the main region, in an article, depth
 
 
-def page_blocks(tree: Element, kind: PageKind, json_ld: JsonLd, only: set[str] | None = None) -> list[Block]:
-    """Every text block of the page's body in document order, with its features; with `only`, just the blocks
-    whose key is in it (the lines of a reading: the features of the others would never be asked for)."""
-    raws = list(_raw_blocks(html_tree.body_of(tree), region(tree)))
+def page_blocks(
+    tree: Element, kind: PageKind, json_ld: JsonLd, reading: Sequence[str] = (), *, only_reading: bool = False
+) -> list[Block]:
+    """Every text block of the page's body in document order, with its features against `reading` (the rules'
+    reading as line keys, context.py); with `only_reading`, just the blocks that are its lines (the features of the
+    others would never be asked for)."""
+    main = region(tree)
+    raws = list(_raw_blocks(html_tree.body_of(tree), main))
+    words = [[word.lower() for word in WORD.findall(raw.text)] for raw in raws]
+    keys = [" ".join(each) for each in words]
+    context = Context([raw.element for raw in raws], keys, reading, main)
     declared = _json_ld_words(json_ld)
     page = _page_numbers(kind, json_ld)
-    total = sum(len(WORD.findall(raw.text)) for raw in raws) or 1
+    total = sum(map(len, words)) or 1
     blocks, before, heading = [], 0, False
     families: dict[Element, Counter[tuple[str, str | None]]] = {}
     names: dict[Element, frozenset[str]] = {}
     for index, raw in enumerate(raws):
-        words = [word.lower() for word in WORD.findall(raw.text)]
-        key = " ".join(words)
-        if only is not None and key not in only:
-            before += len(words)
-            heading = TAG_GROUPS.get(raw.element.tag) == 2
-            continue
-        numbers = _block_numbers(raw, words) + raw.place + (index / len(raws), before / total)
-        numbers += (*_repetition(raw.element, families), float(heading), *_echo(words, declared))
-        numbers += (float(raw.text[:1].isupper()), *page)
-        blocks.append(Block(raw.text, key, len(words), numbers, _tokens(raw.element, names)))
-        before += len(words)
+        if not only_reading or keys[index] in context.lines:
+            numbers = _block_numbers(raw, words[index]) + raw.place + (index / len(raws), before / total)
+            numbers += (*_repetition(raw.element, families), float(heading), *_echo(words[index], declared))
+            numbers += (float(raw.text[:1].isupper()), *page, *context.numbers(index))
+            blocks.append(Block(raw.text, keys[index], len(words[index]), numbers, _tokens(raw.element, names)))
+        before += len(words[index])
         heading = TAG_GROUPS.get(raw.element.tag) == 2
     return blocks
 

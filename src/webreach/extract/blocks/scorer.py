@@ -1,26 +1,30 @@
-"""The learned block scorer: the chance that each block of a page is its main content, and a reading pruned by it.
+"""The learned block scorer: the chance that each block of a page is its main content, and a reading edited by it.
 
-    BlockScorer.load() -> BlockScorer          (the shipped weights, weights.json; read once a process)
+    BlockScorer.load() -> BlockScorer          (the shipped model, weights.json; read once a process)
     scorer.probabilities(blocks) -> list[float]
     prune_lines(text, blocks, probabilities, threshold) -> str
+    add_lines(text, blocks, probabilities, threshold) -> str
 
-A logistic regression over features.py's numbers (standardised as in training) and hashed class/id tokens, fitted
-on WCXB dev's tune half only by bench/block_scorer.py (which also says how to retrain it). Plain numpy at run
-time. The cascade asks it where its rules are unsure what of a page is content (cascade.py has where and the
-measurements): a line of the reading that is a block the model scores under the threshold is left out.
+Gradient-boosted shallow trees over features.py's numbers (the block itself, its place in the page, and context.py:
+the block against the rules' reading), fitted on WCXB dev's tune half only by bench/block_scorer.py (which also says
+how to retrain it) and shipped as plain node arrays walked in numpy. The cascade asks it where its rules are unsure
+what of a page is content (SHIPPED has where): a line of the reading that is a block
+scored under the pruning threshold is left out, and a block the rules left out right after one the reading holds,
+scored at the adding threshold or more, is put back.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from webreach.extract.blocks.features import NUMERIC, TOKEN_BUCKETS, Block, page_blocks
+from webreach.extract.blocks.features import NUMERIC, Block, page_blocks
 from webreach.extract.extracted import WORD, seen_text
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.metadata import JsonLd
@@ -30,27 +34,44 @@ from webreach.models import ReadFormat
 LOGGER = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("weights.json")
 UNSURE = "unsure"  # the group of pages of no sure kind
-# per kind of page (a sure kind's name, else UNSURE), the score under which a block is left out of the reading;
-# a kind not here is never pruned. Chosen on the tune half (bench/block_scorer.py gate: word F1 of the pages the
-# classifier names so, rule reading -> pruned; the best threshold of 0.05-0.3, kept when it gains 0.002 or more):
-# sure products 0.698 -> 0.703 at 0.1 (check half 0.708 -> 0.713), sure service pages 0.817 -> 0.826 at 0.3
-# (check 0.825 -> 0.834). Collections (+0.0005 at best), unsure pages (+0.0015; check half -0.0065), listings
-# (3 pages), forums, docs and articles gain nothing or lose: left to the rules.
-THRESHOLDS: dict[str, float] = {"product": 0.1, "service": 0.3}
+
+
+@dataclass(frozen=True)
+class Edits:
+    """Per kind of page (a sure kind's name, else UNSURE), the score under which a line of the reading is left out
+    (prune) and the score at or over which a block next to the reading is added (add); a kind in neither is left
+    to the rules."""
+
+    prune: Mapping[str, float] = field(default_factory=dict)
+    add: Mapping[str, float] = field(default_factory=dict)
+
+    def thresholds(self, kind: PageKind) -> tuple[float | None, float | None]:
+        """The pruning and adding thresholds for a page of `kind` (None: that edit is not made)."""
+        group = kind.name if kind.confident else UNSURE
+        return self.prune.get(group), self.add.get(group)
+
+
+# What the cascade does, chosen by bench/block_scorer.py gate (docs/decisions.md has the tables).
+SHIPPED = Edits()
 
 
 @dataclass(frozen=True)
 class BlockScorer:
-    """The fitted model: numeric features' means and deviations, their coefficients, then one per token bucket."""
+    """The fitted ensemble: per tree (rows), per node, the feature it asks, the threshold (a value at or under it
+    goes left), its left and right children (a leaf's are itself) and its value (a leaf's summand); the logit of a
+    block is `base` plus the values of the leaves it reaches, one per tree, after `depth` steps."""
 
-    mean: np.ndarray
-    std: np.ndarray
-    coef: np.ndarray
-    bias: float
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    base: float
+    depth: int
 
     @staticmethod
     def load(path: Path = WEIGHTS) -> BlockScorer:
-        """The weights at `path`, the package's own by default (read once a process; they never change while it
+        """The model at `path`, the package's own by default (read once a process; it never changes while it
         runs)."""
         return _load(path)
 
@@ -58,20 +79,34 @@ class BlockScorer:
         """Each block's chance of being content, in the blocks' order."""
         if not blocks:
             return []
-        numeric = len(self.mean)
-        numbers = (np.array([block.numbers for block in blocks]) - self.mean) / self.std
-        logits = numbers @ self.coef[:numeric] + self.bias
-        tokens = self.coef[numeric:]
-        logits += np.array([tokens[list(block.tokens)].sum() if block.tokens else 0.0 for block in blocks])
-        return [float(value) for value in 1 / (1 + np.exp(-logits))]
+        return [float(value) for value in 1 / (1 + np.exp(-self.logits(np.array([b.numbers for b in blocks]))))]
+
+    def logits(self, numbers: np.ndarray) -> np.ndarray:
+        """The ensemble's raw score of each row of `numbers` (blocks by NUMERIC): every tree walked at once."""
+        trees = np.arange(self.feature.shape[0])[None, :]
+        rows = np.arange(numbers.shape[0])[:, None]
+        nodes = np.zeros((numbers.shape[0], self.feature.shape[0]), dtype=np.int64)
+        for _ in range(self.depth):
+            asked = numbers[rows, self.feature[trees, nodes]]
+            nodes = np.where(asked <= self.threshold[trees, nodes], self.left[trees, nodes], self.right[trees, nodes])
+        return np.asarray(self.base + self.value[trees, nodes].sum(axis=1))
 
 
 @cache
 def _load(path: Path) -> BlockScorer:
     model = json.loads(path.read_text(encoding="utf-8"))
-    if model["numeric"] != list(NUMERIC) or model["buckets"] != TOKEN_BUCKETS:
+    if model["numeric"] != list(NUMERIC):
         raise ValueError(f"{path} was trained on other features: retrain with bench/block_scorer.py")
-    return BlockScorer(np.array(model["mean"]), np.array(model["std"]), np.array(model["coef"]), float(model["bias"]))
+    arrays = {name: np.array(model[name]) for name in ("feature", "left", "right")}
+    return BlockScorer(
+        feature=arrays["feature"].astype(np.int64),
+        threshold=np.array(model["threshold"], dtype=np.float64),
+        left=arrays["left"].astype(np.int64),
+        right=arrays["right"].astype(np.int64),
+        value=np.array(model["value"], dtype=np.float64),
+        base=float(model["base"]),
+        depth=int(model["depth"]),
+    )
 
 
 def prune_lines(text: str, blocks: list[Block], probabilities: list[float], threshold: float) -> str:
@@ -92,21 +127,58 @@ def prune_lines(text: str, blocks: list[Block], probabilities: list[float], thre
     return pruned.strip()
 
 
+def add_lines(text: str, blocks: list[Block], probabilities: list[float], threshold: float) -> str:
+    """`text` with the blocks the rules left out that score `threshold` or more and follow, in the page's order, a
+    block the reading holds (or one added so): each goes in as its own paragraph after that block's line. A block
+    far from the reading is never added (a lone high score in a sidebar is more likely a slip than content)."""
+    lines = text.split("\n")
+    where: dict[str, int] = {}
+    for index, line in enumerate(lines):
+        where.setdefault(line_key(line), index)
+    added: dict[int, list[str]] = {}
+    anchor: int | None = None
+    for block, chance in zip(blocks, probabilities, strict=True):
+        if block.key in where:
+            anchor = where[block.key]
+        elif anchor is not None and chance >= threshold:
+            added.setdefault(anchor, []).append(block.text)
+            where[block.key] = anchor
+        else:
+            anchor = None
+    if not added:
+        return text
+    out = []
+    for index, line in enumerate(lines):
+        out.append(line)
+        out.extend(f"\n{extra}" for extra in added.get(index, ()))
+    return "\n".join(out)
+
+
 def pruned_reading(
-    tree: Element, kind: PageKind, json_ld: JsonLd, text: str, format: ReadFormat, weights: Path = WEIGHTS
+    tree: Element,
+    kind: PageKind,
+    json_ld: JsonLd,
+    text: str,
+    format: ReadFormat,
+    weights: Path = WEIGHTS,
+    edits: Edits = SHIPPED,
 ) -> str:
-    """`text` pruned by the scorer when the page's kind is one it measurably helps (THRESHOLDS), else as it is; an
-    HTML reading is never pruned (its lines are markup, not blocks)."""
-    threshold = THRESHOLDS.get(kind.name if kind.confident else UNSURE)
-    if threshold is None or format == "html" or not text.strip():
+    """`text` edited by the scorer when `edits` name the page's kind (pruned, then added to), else as it is; an HTML
+    reading is never edited (its lines are markup, not blocks)."""
+    prune, add = edits.thresholds(kind)
+    if (prune is None and add is None) or format == "html" or not text.strip():
         return text
     try:
         scorer = BlockScorer.load(weights)
     except (OSError, ValueError, KeyError):  # a damaged install: the rules' reading, and a word in the log
         LOGGER.warning("block scorer weights unusable at %s; reading without it", weights, exc_info=True)
         return text
-    blocks = page_blocks(tree, kind, json_ld, only={line_key(line) for line in text.split("\n")})
-    return prune_lines(text, blocks, scorer.probabilities(blocks), threshold)
+    lines = [line_key(line) for line in text.split("\n")]
+    blocks = page_blocks(tree, kind, json_ld, lines, only_reading=add is None)
+    chances = scorer.probabilities(blocks)
+    if prune is not None:
+        text = prune_lines(text, blocks, chances, prune)
+    return text if add is None else add_lines(text, blocks, chances, add)
 
 
 def line_key(line: str) -> str:
