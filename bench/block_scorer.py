@@ -46,6 +46,7 @@ SEED = 42
 PRUNE_GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
 ADD_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
 GAIN = 0.002
+MIN_PAGES = 20  # a group with fewer tune pages is left to the rules: a gain on 3 pages is noise
 
 
 def collect() -> None:
@@ -181,7 +182,8 @@ Edit = Callable[[str, list[Any], list[float], float], str]
 
 
 def choose(rows: list[dict[str, Any]], edit: Edit, grid: tuple[float, ...]) -> dict[str, float]:
-    """Per group, the threshold of `grid` whose edit of each page's reading gains most on the tune half."""
+    """Per group of MIN_PAGES tune pages or more, the threshold of `grid` whose edit of each page's reading gains most
+    on the tune half (GAIN or more)."""
     chosen: dict[str, float] = {}
     for group in sorted({row["group"] for row in rows}):
         mine = [row for row in rows if row["group"] == group]
@@ -191,7 +193,7 @@ def choose(rows: list[dict[str, Any]], edit: Edit, grid: tuple[float, ...]) -> d
             cells.append(f"{threshold}: {gains['tune']:+.4f}/{gains['check']:+.4f}")
             if gains["tune"] >= best[0]:
                 best = (gains["tune"], threshold)
-        if best[1] is not None:
+        if best[1] is not None and sum(row["split"] == "tune" for row in mine) >= MIN_PAGES:
             chosen[group] = best[1]
         print(f"  {group:13} n={len(mine):3} (tune/check gain) " + " ".join(cells))
     return chosen

@@ -86,7 +86,7 @@ from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.errors import ExtractionError, UnsupportedContentError
 from webreach.extract import charset, walls
-from webreach.extract.blocks.scorer import pruned_reading
+from webreach.extract.blocks.scorer import SHIPPED, Edits, pruned_reading
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.fixes.product_facts import product_facts, with_facts
 from webreach.extract.fixes.repeated_lines import drop_repeated_lines
@@ -128,7 +128,8 @@ class ExtractOptions:
     pdf_max_pages: int = DEFAULT_MAX_PAGES
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
-    block_scorer: bool = True  # stage 2g: the learned block scorer edits readings where SHIPPED names the kind
+    block_scorer: bool = True  # stage 2g: the learned block scorer edits readings where block_edits names the kind
+    block_edits: Edits = SHIPPED  # which kinds, at which thresholds (another set: benches and tests)
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def extract_html(
     text = restore_headings(tree, text, format)
     if reading.options.block_scorer:
         # 2g. the learned block scorer's edits, on the kinds of page where they measurably help (blocks/scorer.py)
-        text = pruned_reading(tree, reading.kind, reading.json_ld, text, format)
+        text = pruned_reading(tree, reading.kind, reading.json_ld, text, format, edits=reading.options.block_edits)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)
