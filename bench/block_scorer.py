@@ -3,14 +3,16 @@
 Run: python -m bench.block_scorer collect   (every dev page's blocks and rule reading, cached in CACHE)
      python -m bench.block_scorer train     (fits on the tune half only; writes the package's weights file)
      python -m bench.block_scorer folds     (out-of-fold scores of the tune half, for the gate's choices)
-     python -m bench.block_scorer gate      (per kind and threshold, word F1 of the rule reading pruned by the
-                                             scorer, tune half to choose, check half to see)
+     python -m bench.block_scorer gate      (per kind and threshold, word F1 of the rule reading pruned, then
+                                             added to, by the scorer: tune half to choose, check half to see)
 
 Labels: a block is content when its words, joined, occur in the page's true text (WCXB ground_truth.main_content,
 lower-cased words joined the same way). Blocks weigh their word count (capped at MAX_WEIGHT) in the fit, as word F1
-weighs them. The model is L2-regularised logistic regression over the standardised numeric features and the hashed
-class/id tokens, fitted by full-batch Adam for EPOCHS steps from zeros: deterministic, no seed needed beyond the fixed
-order of the pages. Only the tune half (bench/wcxb.split_of) is ever fitted or used to choose a threshold.
+weighs them. The model is TREES gradient-boosted trees of depth DEPTH over features.py's numbers (scikit-learn, a
+bench-only extra; fixed seed), exported as node arrays the package walks in numpy. Only the tune half
+(bench/wcxb.split_of) is ever fitted or used to choose a threshold, and the thresholds are chosen on out-of-fold
+scores (folds), never on scores of the model that saw those pages' labels. Iterate with OMP_NUM_THREADS=1 on a
+shared machine.
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@
 
 A block is the text a block-level element (html_tree.LINE_TAGS) holds itself, its inline children's included and
 its block children's left to them: the same segmentation as the page's visible text, so a reading's lines can be
-matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them)
-and the hashed class and id tokens of itself and its three nearest ancestors (Block.tokens, TOKEN_BUCKETS wide):
+matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them):
 text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind
 and how much of it the page's JSON-LD says too. Pure: reads the tree, changes nothing.
 """
@@ -14,7 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -42,10 +40,7 @@ NUMERIC = (
     *("kind_confident", "article_evidence", "json_ld_product"),
     *CONTEXT,
 )
-TOKEN_BUCKETS = 512
-TOKEN = re.compile(r"[a-z]{3,}")
 DIGIT = re.compile(r"\d")
-ANCESTOR_LEVELS = 3
 SKIPPED_TAGS = html_tree.HIDDEN_TAGS | {"select", "button", "option"}
 
 
@@ -57,7 +52,6 @@ class Block:
     key: str
     words: int
     numbers: tuple[float, ...]
-    tokens: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -84,13 +78,12 @@ def page_blocks(
     total = sum(map(len, words)) or 1
     blocks, before, heading = [], 0, False
     families: dict[Element, Counter[tuple[str, str | None]]] = {}
-    names: dict[Element, frozenset[str]] = {}
     for index, raw in enumerate(raws):
         if not only_reading or keys[index] in context.lines:
             numbers = _block_numbers(raw, words[index]) + raw.place + (index / len(raws), before / total)
             numbers += (*_repetition(raw.element, families), float(heading), *_echo(words[index], declared))
             numbers += (float(raw.text[:1].isupper()), *page, *context.numbers(index))
-            blocks.append(Block(raw.text, keys[index], len(words[index]), numbers, _tokens(raw.element, names)))
+            blocks.append(Block(raw.text, keys[index], len(words[index]), numbers))
         before += len(words[index])
         heading = TAG_GROUPS.get(raw.element.tag) == 2
     return blocks
@@ -211,25 +204,3 @@ def _page_numbers(kind: PageKind, json_ld: JsonLd) -> tuple[float, ...]:
     kinds = tuple(float(kind.name == name) for name in KINDS)
     product = any("Product" in str(node.get("@type", "")) for node in json_ld)
     return (*kinds, float(kind.confident), float(kind.article_evidence), float(product))
-
-
-def _tokens(element: Element, names: dict[Element, frozenset[str]]) -> frozenset[int]:
-    """Hashed class and id tokens of the block (level 0) and its ANCESTOR_LEVELS nearest ancestors (level 1), and
-    the block's tag path (`names`: each element's tokens, filled as the walk meets them)."""
-    found: set[int] = set()
-    node: Element | None = element
-    path = []
-    for level in range(ANCESTOR_LEVELS + 1):
-        if node is None:
-            break
-        path.append(str(node.tag))
-        if node not in names:
-            names[node] = frozenset(TOKEN.findall(f"{node.get('class') or ''} {node.get('id') or ''}".lower()))
-        found.update(_bucket(f"{min(level, 1)}:{token}") for token in names[node])
-        node = node.getparent()
-    found.add(_bucket("path:" + "/".join(path[:3])))
-    return frozenset(found)
-
-
-def _bucket(token: str) -> int:
-    return zlib.crc32(token.encode()) % TOKEN_BUCKETS
