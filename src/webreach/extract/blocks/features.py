@@ -1,12 +1,12 @@
 """Features of each text block of a prepared page: what the learned block scorer (scorer.py) weighs.
 
-    page_blocks(tree, kind, json_ld) -> list[Block]
+    page_blocks(tree, kind, json_ld, reading=(), only_reading=False) -> list[Block]
 
 A block is the text a block-level element (html_tree.LINE_TAGS) holds itself, its inline children's included and
 its block children's left to them: the same segmentation as the page's visible text, so a reading's lines can be
 matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them):
 text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind
-and how much of it the page's JSON-LD says too. Pure: reads the tree, changes nothing.
+how much of it the page's JSON-LD says too, and (context.py) the block against the rules' reading. Pure: reads the tree, changes nothing.
 """
 
 from __future__ import annotations
