@@ -5,8 +5,9 @@
 A block is the text a block-level element (html_tree.LINE_TAGS) holds itself, its inline children's included and
 its block children's left to them: the same segmentation as the page's visible text, so a reading's lines can be
 matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them):
-text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind
-how much of it the page's JSON-LD says too, and (context.py) the block against the rules' reading. Pure: reads the tree, changes nothing.
+text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind,
+how much of it the page's JSON-LD says too, and (context.py) the block against the rules' reading. Pure: reads the
+tree, changes nothing.
 """
 
 from __future__ import annotations
