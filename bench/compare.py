@@ -49,6 +49,8 @@ METRICS: dict[str, dict[str, tuple[str, ...]]] = {  # part: {metric: its path in
         "REST / bare req/s (closed loop)": ("closed_loop", "rest", "vs_bare"),
         "MCP session / bare req/s": ("closed_loop", "mcp-session", "vs_bare"),
         "MCP 2026 / bare req/s": ("closed_loop", "mcp-2026", "vs_bare"),
+        "MCP session CPU / anchor's": ("cpu_per_call", "mcp-session", "vs_anchor"),
+        "MCP 2026 CPU / anchor's": ("cpu_per_call", "mcp-2026", "vs_anchor"),
         "bare req/s": ("closed_loop", "bare", "rps"),
         "REST req/s": ("closed_loop", "rest", "rps"),
         "REST p50 ms (closed)": ("closed_loop", "rest", "p50_ms"),

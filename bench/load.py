@@ -86,6 +86,7 @@ class Run:
     failures: int = 0
     server_cpu: float = 0.0  # CPUs the server used, on average over the run
     other_cpu: float = 0.0  # CPUs used by everything but the server and this benchmark (other work, steal)
+    cpu_per_call: float = 0.0  # the server's CPU seconds over the run per answered request
 
 
 LUA = string.Template(

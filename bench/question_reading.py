@@ -7,8 +7,11 @@ scaling and passage size were chosen there), odd is "check" (only reported). The
 article, the N questions (default 3; --quick 1) with the smallest sha256(id), so a run covers ~1,300 questions
 (--quick 442, under a minute) and takes a few minutes on a shared, loaded machine. Both halves are printed.
 
-For every question and budget (250/500/1,000/2,000 o200k tokens) three readers return text:
+For every question and budget (250/500/1,000/2,000 o200k tokens) these readers return text:
   - ours: the article cut into passages, ranked for the question, the best that fit chosen in page order;
+  - ours-packed: the same ranking packed as web_fetch packs it (extract/packing.py: the best passages whole, the
+    next trimmed to their best sentences; each piece also pays its label's 6 tokens, which `ours` does not);
+  - ours-lexical: ours without the semantic signals;
   - first-N: the article's first N tokens (what a windowed read returns);
   - bm25-paragraphs: plain BM25 (bm25s, its own tokenizer with English stop words) over the article's
     paragraphs, the best that fit.
@@ -19,9 +22,10 @@ words) cut + rank against extracting the article's HTML in the same run. Reporte
 low-overlap slice (question_passage_overlap <= 0.5). Writes bench/results/question_reading.json.
 
 Results: docs/decisions.md, the latest section on issue 40 (full tables, both halves, every budget, both
-baselines, time per page). Last full run (5 an article, 2026-11-28), strict@500 on the check half: 0.937 all
-(target 0.93), 0.826 low-overlap (target 0.85); plain BM25 0.879 / 0.676; median share of the page 8.0%;
-ranking 19-24 ms CPU p50 on a fresh ranker per ~5,000-word page, by load.
+baselines, time per page). Last full run (5 an article, 2026-11-29), strict@500 on the check half, as web_fetch
+packs it (ours-packed): 0.948 all (target 0.93), 0.860 low-overlap (target 0.85); whole passages 0.937 / 0.826;
+plain BM25 0.879 / 0.676; median share of the page 8.1%; ranking 19-24 ms CPU p50 on a fresh ranker per
+~5,000-word page, by load, packing 1.6 ms more.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from typing import Any
 import bm25s
 
 from webreach.extract.cascade import extract
+from webreach.extract.packing import WHOLE_SHARE, Piece, pack, trimmed_text
 from webreach.extract.passages import PASSAGE_CHARS, Passage, cut
 from webreach.extract.question_rank import QuestionRanker, Weights, select
 from webreach.read.window import O200kTokenizer
@@ -48,7 +53,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qa" / "squad-t
 RESULTS = Path(__file__).parent / "results"
 BUDGETS = (250, 500, 1000, 2000)
 LOW_OVERLAP = 0.5
-READERS = ("ours", "ours-lexical", "first-n", "bm25-paragraphs")
+READERS = ("ours", "ours-packed", "ours-lexical", "first-n", "bm25-paragraphs")
+LABEL_TOKENS = 6  # a packed piece pays its anchor label ([3§12] and the line break), as read/question_read.py counts it
 Span = tuple[int, int]
 
 
@@ -110,9 +116,14 @@ class Readers:
     """The three readers over one article (cut, token counts and indexes made once per article)."""
 
     def __init__(
-        self, article: Article, tokenizer: O200kTokenizer, rankers: dict[str, QuestionRanker], passage_chars: int
+        self,
+        article: Article,
+        tokenizer: O200kTokenizer,
+        rankers: dict[str, QuestionRanker],
+        passage_chars: int,
+        whole: float = WHOLE_SHARE,
     ) -> None:
-        self.article, self.tokenizer, self.rankers = article, tokenizer, rankers
+        self.article, self.tokenizer, self.rankers, self.whole = article, tokenizer, rankers, whole
         started = time.perf_counter()
         self.passages: list[Passage] = cut(article.text, passage_chars)
         self.cut_ms = (time.perf_counter() - started) * 1000
@@ -137,9 +148,15 @@ class Readers:
         found: dict[str, dict[int, Reading]] = {}
         for name, ranker in self.rankers.items():
             started = time.perf_counter()
-            scores = ranker.rank(self.passages, question.text, title=self.article.title)
+            scored = ranker.scores(self.passages, question.text, title=self.article.title)
             self.rank_ms[name] = (time.perf_counter() - started) * 1000
-            found[name] = {b: self._chosen(select(scores, self.costs, b)) for b in BUDGETS}
+            found[name] = {b: self._chosen(select(scored.passages, self.costs, b)) for b in BUDGETS}
+            if name == "ours":
+                costs = [c + LABEL_TOKENS for c in self.costs]
+                found["ours-packed"] = {
+                    b: self._pieces(pack(self.passages, scored, costs, b, self._piece_cost, whole_share=self.whole))
+                    for b in BUDGETS
+                }
         found["first-n"] = {b: self._first(b) for b in BUDGETS}
         query = bm25s.tokenize([question.text], stopwords="en", show_progress=False)
         vocab = {i: w for w, i in query.vocab.items()}
@@ -152,6 +169,21 @@ class Readers:
         text = "\n\n".join(p.text for p in chosen)
         return Reading([(p.start, p.end) for p in chosen], text, sum(self.costs[i] for i in positions))
 
+    def _piece_cost(self, passage: Passage, text: str) -> int:
+        return self.tokenizer.count(text) + LABEL_TOKENS
+
+    def _pieces(self, pieces: list[Piece]) -> Reading:
+        ranges, texts, tokens = [], [], 0
+        for piece in pieces:
+            passage = self.passages[piece.position]
+            shown = passage.text[piece.start : piece.end]
+            at = self.article.text.find(shown, passage.start)
+            ranges.append((at, at + len(shown)) if at >= 0 else (passage.start, passage.start))
+            text = trimmed_text(passage.text, piece.start, piece.end)
+            texts.append(text)
+            tokens += self.tokenizer.count(text) + LABEL_TOKENS
+        return Reading(ranges, "\n\n".join(texts), tokens)
+
     def _first(self, budget: int) -> Reading:
         end = self.first_ends[budget]
         return Reading([(0, end)], self.article.text[:end], min(budget, self.page_tokens))
@@ -163,12 +195,15 @@ class Readers:
 
 
 def rows(
-    articles: list[Article], rankers: dict[str, QuestionRanker], passage_chars: int = PASSAGE_CHARS
+    articles: list[Article],
+    rankers: dict[str, QuestionRanker],
+    passage_chars: int = PASSAGE_CHARS,
+    whole: float = WHOLE_SHARE,
 ) -> Iterator[dict[str, Any]]:
     """One row per (question, reader, budget)."""
     tokenizer = O200kTokenizer()
     for article in articles:
-        readers = Readers(article, tokenizer, rankers, passage_chars)
+        readers = Readers(article, tokenizer, rankers, passage_chars, whole)
         for question in article.questions:
             found = readers.read(question)
             for name, by_budget in found.items():
@@ -271,6 +306,8 @@ def main() -> None:
     parser.add_argument("--weights", default="{}", help="JSON of Weights fields to try (tuning)")
     parser.add_argument("--dim", type=int, default=256, help="WordLlama dimensions (64, 128 or 256)")
     parser.add_argument("--passage-chars", type=int, default=PASSAGE_CHARS, help="passage size (tuning)")
+    parser.add_argument("--whole", type=float, default=WHOLE_SHARE, help="budget share shown whole (ours-packed)")
+    parser.add_argument("--no-timing", action="store_true", help="leave out the time per ~5,000-word page")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     per_doc = 1 if args.quick else args.per_doc
@@ -279,7 +316,7 @@ def main() -> None:
     rankers = {"ours": QuestionRanker(weights, dim=args.dim), "ours-lexical": QuestionRanker(weights, semantic=False)}
     rankers["ours"].rank(cut("warm up."), "warm up")  # loading the embeddings is not a per-question cost
     started = time.perf_counter()
-    results = list(rows(articles, rankers, args.passage_chars))
+    results = list(rows(articles, rankers, args.passage_chars, args.whole))
     table = summarize(results)
     print_table(table)
     ours = [r for r in results if r["reader"] == "ours" and r["budget"] == 500]
@@ -287,7 +324,7 @@ def main() -> None:
         "rank_ms_p50": round(statistics.median(r["rank_ms"] for r in ours), 2),
         "rank_ms_p90": round(_p90([r["rank_ms"] for r in ours]), 2),
         "cut_ms_p50": round(statistics.median(r["cut_ms"] for r in ours), 2),
-        **timing(articles, rankers["ours"]),
+        **({} if args.no_timing else timing(articles, rankers["ours"])),
     }
     print(json.dumps(speed), f"run {time.perf_counter() - started:.0f} s")
     if not args.no_write:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,15 +32,25 @@ INITIALIZE = {
 }
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    """Seconds for one command to run to its end (it must succeed)."""
-    start = time.perf_counter()
+Sample = tuple[float, float | None]  # wall seconds; CPU seconds (user + system) where the run has a clear end
+
+
+def timed(argv: list[str], env: dict[str, str]) -> Sample:
+    """Wall and CPU seconds for one command to run to its end (it must succeed): CPU stays comparable on a busy
+    machine, where wall time does not."""
+    start, used = time.perf_counter(), _children_cpu()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=120)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - used
 
 
-def initialize(argv: list[str], env: dict[str, str]) -> float:
-    """Seconds from starting a stdio MCP server to its answer to `initialize` (then it is stopped)."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def initialize(argv: list[str], env: dict[str, str]) -> Sample:
+    """Seconds from starting a stdio MCP server to its answer to `initialize` (then it is stopped); no CPU time:
+    the process's own stops with the process, not with the answer."""
     start = time.perf_counter()
     server = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert server.stdin is not None and server.stdout is not None
@@ -50,7 +61,7 @@ def initialize(argv: list[str], env: dict[str, str]) -> float:
         elapsed = time.perf_counter() - start
         if b'"result"' not in line:
             raise RuntimeError(f"no initialize answer from {argv}: {line[:200]!r}")
-        return elapsed
+        return elapsed, None
     finally:
         server.stdin.close()
         try:
@@ -81,10 +92,10 @@ def tree_env(src: Path, home: Path, fake_web: str) -> dict[str, str]:
     return env
 
 
-def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Callable[[], float]]:
+def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Callable[[], Sample]]:
     py = sys.executable
     base_env = {**os.environ}
-    runs: dict[str, Callable[[], float]] = {"python -c pass": lambda: timed([py, "-c", "pass"], base_env)}
+    runs: dict[str, Callable[[], Sample]] = {"python -c pass": lambda: timed([py, "-c", "pass"], base_env)}
     if ddgs:
         runs["ddgs --help"] = lambda: timed([ddgs, "--help"], base_env)
     anchor = [py, str(HERE / "bench" / "_mcp_anchor_stdio.py")]
@@ -101,6 +112,8 @@ def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Calla
 
 def table(samples: dict[str, list[float]], labels: list[str]) -> str:
     def cell(values: list[float]) -> str:
+        if not values:
+            return "-"
         return f"{statistics.median(values) * 1000:7.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
     rows = [f"{'':28}" + "".join(f"{label:>26}" for label in labels)]
@@ -128,14 +141,19 @@ def main() -> None:
             for label in trees:  # fill each tree's cache: the timed searches are cache hits
                 runs[f"{label}|cached webreach search"]()
             samples: dict[str, list[float]] = {name: [] for name in runs}
+            cpu: dict[str, list[float]] = {name: [] for name in runs}
             for _ in range(args.rounds):
                 for name, run in runs.items():
-                    samples[name].append(run())
+                    wall, used = run()
+                    samples[name].append(wall)
+                    cpu[name] += [used] if used is not None else []
         finally:
             web.terminate()
             web.wait(timeout=10)
     print(f"start-up, wall time: median (min-max) of {args.rounds} interleaved rounds; ddgs: {ddgs or 'not found'}")
     print(table(samples, list(sources)[::-1]))
+    print("\nCPU time (user + system) of the same runs: median (min-max)")
+    print(table(cpu, list(sources)[::-1]))
 
 
 if __name__ == "__main__":

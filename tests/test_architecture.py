@@ -50,7 +50,8 @@ ALLOWED: dict[str, set[str]] = {
     "search": {"routing", "policies", "engines", "state", "providers"} | BOTTOM,
     # the one provider registry (web engines, image engines, reverse-image backends): the services consult it
     "providers": {"engines", "images"} | BOTTOM,
-    "read": {"net", "extract"} | BOTTOM,
+    # a third-party reader (Jina) is paced by the engines' token bucket, in their shared store (reader_pace.py)
+    "read": {"net", "extract", "policies", "state"} | BOTTOM,
     "routing": {"policies"} | BOTTOM,
     "policies": {"state"} | BOTTOM,
     "net": {"clock", "errors", "retry_after", "network_failure"},
@@ -88,7 +89,7 @@ CONFINED = {
     "pypdf": ("extract/pdf.py",),
     "playwright": ("read/readers/browser.py", "read/readers/browser_routing.py"),
     # the stdio door's end-of-input handling and its line filter beside it
-    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py"),
+    "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py", "frontends/_mcp_state.py"),
     # the HTTP door's own modules: the app, its docs, the admin gate, the admin endpoints and the agents' keys
     "starlette": (
         "frontends/http.py",

@@ -4,11 +4,17 @@ sys.modules in a fresh interpreter, never by timing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from webreach.testing import FakeWeb
+from webreach.testing.environment import process_env
 
 HEAVY = (
     "webreach.gateway",
@@ -62,3 +68,64 @@ def test_help_and_version_load_nothing_heavy(args: list[str]) -> None:
 def test_a_public_name_still_loads_its_module() -> None:
     """The control: the check above sees a heavy module when one is loaded."""
     assert "webreach.gateway" in loaded_after("import webreach\nwebreach.Gateway")
+
+
+SERVE_IDLE = (
+    "import json, sys\n"
+    "from starlette.testclient import TestClient\n"
+    "from webreach.config import ServerSettings, Settings\n"
+    "from webreach.frontends.http import build_app\n"
+    "app = build_app(Settings(fake_web='http://127.0.0.1:9'), server=ServerSettings(allowed_hosts=['*']))\n"
+    "with TestClient(app, base_url='http://127.0.0.1') as client:\n"  # the lifespan ran: a server, idle
+    "    idle = [m for m in ('PIL', 'jinja2') if m in sys.modules]\n"
+    "    page = client.get('/console/')\n"
+    "print(json.dumps({'idle': idle, 'status': page.status_code, 'html': '<html' in page.text,\n"
+    "                  'jinja2': 'jinja2' in sys.modules}))\n"
+)
+
+
+def test_an_idle_server_holds_neither_pillow_nor_jinja2(tmp_path: Path) -> None:
+    """Issue 38, Deliver 6: the console's templates load with its first page, Pillow with the first image."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "WEBREACH_CONFIG": os.devnull}
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_IDLE], capture_output=True, text=True, check=True, timeout=120, env=env
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["idle"] == []
+    assert seen["status"] in (200, 403) and seen["html"] and seen["jinja2"]  # the console still renders
+
+
+def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:
+    """`webreach mcp` answers `initialize` before its gateway is built: the door's module imports the mcp SDK but
+    neither the gateway nor the tools (the server opens them in the background, frontends/mcp.py)."""
+    script = "import webreach.frontends.cli\nimport webreach.frontends.mcp\n"
+    assert set(loaded_after(script)) <= {"webreach.config", "pydantic", "httpx", "mcp"}
+
+
+SEARCH = ["search", "python asyncio", "-e", "duckduckgo", "--format", "compact"]
+READ_SIDE = ("webreach.read.service", "webreach.extract.cascade", "trafilatura", "pypdf", "PIL")
+REPORT_READ_SIDE = (
+    "print(result.output, file=sys.stderr)\n"
+    f"import json\nprint(json.dumps([m for m in {READ_SIDE!r} if m in sys.modules]))\n"
+)
+
+
+@pytest.mark.network
+async def test_a_cached_search_loads_no_read_side_or_images(tmp_path: Path) -> None:
+    """A second `webreach search` (a hit in the persistent cache, on the fake web) loads neither the reading side
+    (the read service, the extraction cascade, trafilatura, pypdf) nor Pillow: the gateway builds its reader on the
+    first read, and images load Pillow with the first image they decode."""
+    async with FakeWeb() as web:
+        env = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, WEBREACH_CACHE__BACKEND="sqlite")
+        loaded: list[list[str]] = []
+        asked: list[int] = []
+        for _ in range(2):  # the first fills the cache, the second is answered from it
+            argv = [sys.executable, "-c", RUN_CLI + REPORT_READ_SIDE, *SEARCH]
+            done = await asyncio.to_thread(subprocess.run, argv, env=env, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert "Results via duckduckgo" in done.stderr
+            loaded.append(json.loads(done.stdout.splitlines()[-1]))
+            asked.append(len(web.requests("duckduckgo")))
+    assert asked[0] >= 1 and asked[1] == asked[0]  # the second search was a cache hit
+    assert loaded[1] == []

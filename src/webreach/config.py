@@ -24,7 +24,7 @@ import posixpath
 import re
 import sys
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -221,7 +221,9 @@ class ReadSettings(BaseModel):
         None, description='Proxy for the Jina reader\'s calls to Jina, over [network] proxy ("direct": none).'
     )
     jina_rate_per_minute: float | None = Field(
-        None, gt=0, description="Jina reader requests a minute from this process (default: 20 without a key, 200 with)."
+        None,
+        gt=0,
+        description="Jina reader requests a minute, for all processes on one [state] store (20 keyless, 200 keyed).",
     )
     browser_executable: str | None = Field(None, description="Chromium to drive (default /usr/bin/chromium).")
     browser_timeout: float = Field(30.0, gt=0)
@@ -637,6 +639,17 @@ class Settings(BaseSettings):
     def unknown_engines(self, valid: Iterable[str]) -> list[str]:
         """Names configured under [engines] that are not in `valid` (the caller passes the registry's names)."""
         return sorted(set(self.engines) - set(valid))
+
+    def check_engines(self, valid: Sequence[str]) -> None:
+        """InvalidInputError when [engines] configures an engine not in `valid` (the registry's web engine names):
+        a typo that would otherwise be ignored without a word. Every door checks this before it serves."""
+        unknown = self.unknown_engines(valid)
+        if unknown:
+            raise InvalidInputError(
+                f"configuration is invalid: unknown engine{'s' if len(unknown) > 1 else ''} under [engines]: "
+                f"{', '.join(unknown)}",
+                hint=f"Valid engines: {', '.join(valid)}. Fix webreach.toml or the WEBREACH_ENGINES__* environment.",
+            )
 
     def engine(self, name: str) -> EngineSettings:
         """Settings for one engine, defaults when it is not mentioned."""

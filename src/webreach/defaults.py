@@ -42,6 +42,10 @@ MAX_LIMIT = max(TOOL_LIMITS[tool].maximum for tool in ("web_search", "web_search
 DEFAULT_LIMIT = 10
 MAX_PAGE = 10
 DEFAULT_MAX_CHARS = 8000
+# tool arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid,
+# and refusing it before decoding keeps a nesting bomb from reaching a recursive decoder (tools/arguments.py checks
+# it; the MCP stdio door's line filter, frontends/_mcp_lines.py, bounds whole messages by it before the tools load)
+MAX_JSON_DEPTH = 16
 # the fixed query of `webreach canary` and the canary checks
 CANARY_QUERY = "python programming language"
 

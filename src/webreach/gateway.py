@@ -222,6 +222,7 @@ class Gateway:
                 network.read_settings(settings.read, settings.network), resolver=network.resolver, clock=self.clock,
                 user_agent=settings.user_agent, network_backend=network.backend, tracing=self.tracing,
                 offline=dataclasses.replace(offline, routed=True) if offline is not None else None,
+                bucket_store=self._searching.bucket_store,
             )  # fmt: skip
         return self._reading
 
@@ -288,6 +289,10 @@ class Gateway:
     def engine_names(self) -> list[str]:
         """Every web engine name, for the tools' schema enums and their engine check."""
         return self._searching.engine_names()
+
+    def check_engines(self) -> None:
+        """InvalidInputError when the settings (the console's included) configure an engine that does not exist."""
+        self.settings.check_engines(self.engine_names())
 
     def engine_settings(self) -> Mapping[str, EngineSettings]:
         """The configured engines' settings as they are now (the console's changes included)."""

@@ -329,6 +329,9 @@ class ReadRequest(CallerInput):
             raise InvalidInputError(message) from None
 
 
+TRIM_MARK = "\u2026"  # where a trimmed passage's text was cut (extract/packing.py cuts, tools/ say what it means)
+
+
 class PagePassage(BaseModel):
     """One passage of a page read for a question (or by its number): its number, heading path and text."""
 
@@ -338,6 +341,12 @@ class PagePassage(BaseModel):
     headings: list[str] = Field(default_factory=list, description="The headings it sits under, outermost first.")
     kind: str = Field("text", description="text, list, table or code.")
     text: str
+    trimmed: bool = Field(
+        False,
+        description="Only the passage's best sentences are shown, the cut marked with an ellipsis; reading the "
+        "passage by its number (passage=n) returns it whole.",
+        exclude_if=lambda trimmed: not trimmed,
+    )
 
 
 class PageMetadata(BaseModel):

@@ -200,9 +200,12 @@ def test_unknown_engine_under_engines_lists_the_valid_ones() -> None:
 
 
 def test_long_running_doors_check_the_configuration_before_starting() -> None:
-    code, out, err = invoke("mcp", WEBREACH_ENGINES__NOSUCH__API_KEY="k")
-    assert code == 2
-    assert out == "" and "nosuch" in err
+    """`webreach mcp` checks it while its tools open, after answering `initialize` (every request gets the error,
+    tests/frontends/test_mcp_startup.py), and exits with its code; a process, as the server reads the real stdin."""
+    done = run(["mcp"], WEBREACH_ENGINES__NOSUCH__API_KEY="k")
+    assert done.returncode == 2
+    assert done.stdout == "" and "unknown engine under [engines]: nosuch" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 # --- missing extras and ports (real processes) -------------------------------------------------------------------

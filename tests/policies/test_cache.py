@@ -10,7 +10,15 @@ import pytest
 
 from webreach.errors import UnavailableError
 from webreach.models import SearchRequest
-from webreach.policies.cache import EMPTY_TTL, MAX_STALE, Cache, cache_key, freshness_ttl, lookup_stale
+from webreach.policies.cache import (
+    EMPTY_TTL,
+    KEYS_KEPT,
+    MAX_STALE,
+    Cache,
+    cache_key,
+    freshness_ttl,
+    lookup_stale,
+)
 from webreach.state.cache_store import MemoryCacheStore, SqliteCacheStore
 from webreach.testing.clock import FakeClock
 
@@ -58,6 +66,17 @@ def test_key_changes_with_every_request_field(change: dict[str, object]) -> None
 def test_key_changes_with_the_engine() -> None:
     request = SearchRequest(query="rust async")
     assert cache_key("mojeek", request) != cache_key("bing", request)
+
+
+def test_the_policy_remembers_keys_of_the_request_objects_it_met(clock: FakeClock) -> None:
+    cache = make_cache(ScriptedSearch(HITS), clock)
+    requests = [SearchRequest(query=f"q{n}") for n in range(KEYS_KEPT + 1)]
+    for request in requests:
+        assert cache.key(request) == cache_key("mojeek", request)
+    assert cache.key(requests[-1]) is cache.key(requests[-1])  # met again: the same key, not worked out anew
+    assert cache.key(requests[0]) == cache_key("mojeek", requests[0])  # dropped (the oldest), then worked out
+    equal = SearchRequest(query="q1")
+    assert cache.key(equal) == cache.key(requests[1])  # another object, the same request: the same key
 
 
 async def test_second_search_is_served_from_the_cache(clock: FakeClock, search_request: SearchRequest) -> None:

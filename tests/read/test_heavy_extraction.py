@@ -99,3 +99,15 @@ async def test_hostile_pdfs_end_in_timeouts_while_html_reads_proceed(
             assert "the time budget ran out" in outcome.content
     assert not isinstance(html, BaseException) and "Tide tables" in (html.title or "")
     assert new_children() == []
+
+
+@pytest.mark.slow  # two seconds (a child's start, then a second of watching)
+async def test_closing_the_workers_stops_a_child_still_starting(new_children: Callable[[], list[BaseProcess]]) -> None:
+    """A replacement child the pool started in the background (after a kill, or to warm up) is stopped by aclose
+    even while it is still starting: no extraction child outlives the Reading that owned it."""
+    workers = ExtractionWorkers(WorkerBudget(pool_size=1))
+    workers.warm()  # a child starting on a worker thread, as after a page overran its deadline
+    await workers.aclose()
+    for _ in range(200):  # a second after: a start aclose did not wait for would show its child meanwhile
+        assert new_children() == []
+        await asyncio.sleep(0.005)

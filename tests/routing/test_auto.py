@@ -156,11 +156,13 @@ async def test_hedging_starts_the_next_engine_when_the_first_hangs() -> None:
     slow, slow_search = candidate("duckduckgo", hang=True)
     fast, _ = candidate("mojeek", ["https://m.example/"])
 
-    response = await router(hedge_delay=1.0).auto([slow, fast], REQUEST)
+    routing = router(hedge_delay=1.0)
+    response = await routing.auto([slow, fast], REQUEST)
 
     assert response.meta.engines_used == ("mojeek",)
     assert statuses(response) == [("duckduckgo", "cancelled", None), ("mojeek", "ok", None)]
     assert [a.hedged for a in response.meta.attempts] == [False, True]
+    await routing.aclose()  # the loser unwinds after the answer, in the router's keeping
     assert slow_search.cancelled
 
 
@@ -169,7 +171,8 @@ async def test_a_hedged_engine_failing_keeps_the_slow_one_and_hedges_again() -> 
     blocked, _ = candidate("bing", error=BlockedError("challenge", kind="captcha"))
     third, _ = candidate("mojeek", ["https://m.example/"])
 
-    response = await router(hedge_delay=1.0).auto([slow, blocked, third], REQUEST)
+    routing = router(hedge_delay=1.0)
+    response = await routing.auto([slow, blocked, third], REQUEST)
 
     assert statuses(response) == [
         ("duckduckgo", "cancelled", None),
@@ -177,6 +180,7 @@ async def test_a_hedged_engine_failing_keeps_the_slow_one_and_hedges_again() -> 
         ("mojeek", "ok", None),
     ]
     assert [a.hedged for a in response.meta.attempts] == [False, True, True]
+    await routing.aclose()
     assert slow_search.cancelled
 
 
@@ -199,10 +203,12 @@ async def test_deadline_cuts_off_hung_engines_and_reports_timeouts() -> None:
     first, first_search = candidate("duckduckgo", hang=True)
     second, second_search = candidate("bing", hang=True)
 
+    routing = router(hedge_delay=1.0, deadline=5.0)
     with pytest.raises(AllEnginesFailedError) as caught:
-        await router(hedge_delay=1.0, deadline=5.0).auto([first, second], REQUEST)
+        await routing.auto([first, second], REQUEST)
 
     assert [(e.engine, e.code) for e in caught.value.errors] == [("duckduckgo", "timeout"), ("bing", "timeout")]
+    await routing.aclose()
     assert first_search.cancelled and second_search.cancelled
 
 
@@ -232,15 +238,18 @@ async def test_a_bug_in_one_engine_propagates_and_cancels_the_others() -> None:
     slow, slow_search = candidate("duckduckgo", hang=True)
     broken, _ = candidate("bing", error=KeyError("oops"))
 
+    routing = router(hedge_delay=1.0)
     with pytest.raises(KeyError):
-        await router(hedge_delay=1.0).auto([slow, broken], REQUEST)
+        await routing.auto([slow, broken], REQUEST)
 
+    await routing.aclose()
     assert slow_search.cancelled
 
 
 async def test_cancelling_the_search_cancels_running_engines() -> None:
     first, first_search = candidate("duckduckgo", hang=True)
-    task = asyncio.create_task(router(hedge_delay=math.inf).auto([first], REQUEST))
+    routing = router(hedge_delay=math.inf)
+    task = asyncio.create_task(routing.auto([first], REQUEST))
     while first_search.calls == 0:
         await asyncio.sleep(0)
 
@@ -248,6 +257,7 @@ async def test_cancelling_the_search_cancels_running_engines() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
 
+    await routing.aclose()
     assert first_search.cancelled
 
 
@@ -280,10 +290,12 @@ async def test_hedging_works_with_the_real_clock() -> None:
     slow, slow_search = candidate("duckduckgo", hang=True)
     fast, _ = candidate("mojeek", ["https://m.example/"])
 
-    response = await Router(clock=SystemClock(), hedge_delay=0.01, deadline=10.0).auto([slow, fast], REQUEST)
+    routing = Router(clock=SystemClock(), hedge_delay=0.01, deadline=10.0)
+    response = await routing.auto([slow, fast], REQUEST)
 
     assert response.meta.engines_used == ("mojeek",)
     assert statuses(response) == [("duckduckgo", "cancelled", None), ("mojeek", "ok", None)]
+    await routing.aclose()
     assert slow_search.cancelled
 
 

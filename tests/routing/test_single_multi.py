@@ -112,13 +112,15 @@ async def test_multi_deadline_keeps_what_arrived() -> None:
     fast, _ = candidate("mojeek", ["https://m.example/"])
     slow, slow_search = candidate("google", hang=True)
 
-    response = await router(deadline=5.0).multi([slow, fast], REQUEST)
+    routing = router(deadline=5.0)
+    response = await routing.multi([slow, fast], REQUEST)
 
     assert [h.url for h in response.results] == ["https://m.example/"]
     assert [(a.engine, a.status, a.code) for a in response.meta.attempts] == [
         ("google", "cancelled", "timeout"),
         ("mojeek", "ok", None),
     ]
+    await routing.aclose()  # the cut-off call unwinds after the answer, in the router's keeping
     assert slow_search.cancelled
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from webreach.config import Settings
 from webreach.gateway import Gateway
-from webreach.models import QUESTION_MAX_TOKENS
+from webreach.models import QUESTION_MAX_TOKENS, TRIM_MARK
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
 
@@ -108,7 +108,7 @@ async def test_json_output_carries_anchors_and_the_default_budget(web: FakeWeb) 
         assert passage["headings"][0] == "asyncio — Asynchronous I/O"
     assert body["content"] == "\n\n".join(p["text"] for p in body["passages"])
     assert "Queues let producers" in body["content"]
-    assert body["more"].startswith(("Left out:", "Nothing left out"))
+    assert body["more"].startswith(("Left out:", "Nothing left out", "Passage"))  # "Passages 3, 5 are trimmed"
 
 
 async def test_bad_passages_refs_and_combinations_are_typed_errors(web: FakeWeb) -> None:
@@ -153,3 +153,30 @@ async def test_concurrent_questions_on_one_cached_page_agree(web: FakeWeb) -> No
     assert answers[:3] == answers[3:]
     assert "not thread-safe" in answers[0] and "producers" in answers[1] and "stream readers" in answers[2]
     assert len([r for r in web.pages.requests if r.path == PATH]) == 1
+
+
+async def test_a_tight_budget_trims_passages_to_whole_sentences_and_the_anchor_reads_them_whole(web: FakeWeb) -> None:
+    async with Gateway.from_settings(Settings(fake_web=web.url, state={"backend": "memory"})) as gateway:
+        tools = Toolbox.over(gateway)
+        await call(tools, "web_search", {"query": "python asyncio tutorial"})
+        question = "How do I stop waiting for a coroutine after a timeout?"
+        arguments = {"ref": 1, "question": question, "max_tokens": 250}
+        body = json.loads(await call(tools, "web_fetch", arguments, "json"))
+        text = await call(tools, "web_fetch", arguments)
+        trimmed = [p for p in body["passages"] if p.get("trimmed")]
+        assert trimmed and body["tokens"] <= 250
+        assert "with a timeout argument." in body["content"]
+        assert all("trimmed" not in p for p in body["passages"] if p not in trimmed)  # only said when true
+        for passage in trimmed:
+            whole = json.loads(await call(tools, "web_fetch", {"ref": 1, "passage": passage["index"]}, "json"))
+            full = whole["passages"][0]["text"]
+            assert "trimmed" not in whole["passages"][0] and TRIM_MARK not in full
+            shown = passage["text"].removeprefix(f"{TRIM_MARK} ").removesuffix(f" {TRIM_MARK}")
+            assert TRIM_MARK in passage["text"] and shown in full and len(shown) < len(full)
+            assert shown[-1] in ".!?;" or full.endswith(shown)  # cut at a sentence's end
+            before = full[: full.index(shown)].rstrip()
+            assert not before or before[-1] in ".!?;"  # and at a sentence's start
+            assert f"[1§{passage['index']}] " in text
+        assert re.search(
+            rf"trimmed to (its|their) best sentences \({TRIM_MARK} marks a cut\): web_fetch\(ref=1, ", text
+        )

@@ -40,3 +40,24 @@ def test_nothing_left_out_and_json_anchors() -> None:
     body = page_json(whole, ref=1)
     assert [p["anchor"] for p in body["passages"]] == ["[1§1]", "[1§2]"]
     assert body["more"].startswith("Nothing left out")
+
+
+def trim(shown: Page) -> list[PagePassage]:
+    return [p.model_copy(update={"text": f"… {p.text} …", "trimmed": True}) for p in shown.passages or []]
+
+
+def test_trimmed_passages_are_named_with_the_call_that_reads_one_whole() -> None:
+    shown = page([2, 5], 5)
+    some = shown.model_copy(update={"passages": [(shown.passages or [])[0], trim(shown)[1]]})
+    text = page_text(some, ref=4)
+    assert "[4§5] Guide > Part 5\n… Text 5. …" in text
+    assert text.endswith(
+        "or the whole page in windows with web_fetch(ref=4). Passage 5 is trimmed to its best sentences "
+        "(… marks a cut): web_fetch(ref=4, passage=5) reads one whole."
+    )
+    body = page_json(some, ref=4)
+    assert [p.get("trimmed") for p in body["passages"]] == [None, True]  # said only when true
+    every = page([1, 2], 2)
+    assert page_text(every.model_copy(update={"passages": trim(every)}), ref=4).endswith(
+        "Passages 1-2 are trimmed to their best sentences (… marks a cut): web_fetch(ref=4, passage=1) reads one whole."
+    )

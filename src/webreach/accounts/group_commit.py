@@ -1,14 +1,16 @@
 """Group commit: metered calls' reserves and settles, queued from the event loop, run by the ledger's worker thread
-in one database transaction per batch, each call inside its own savepoint.
+in one database transaction per batch.
 
 Under load the calls that queued while the previous batch ran share one BEGIN ... COMMIT: one write lock taken,
 one WAL append (SQLite) or one WAL flush (PostgreSQL), one hand-back to the event loop for the whole batch. Alone,
-a call is a batch of one (one savepoint more than a plain transaction). Measured here (8 callers in one process,
+a call is a batch of one (a plain transaction). Measured here (8 callers in one process,
 150 reserve-and-settle pairs each, runs alternating, a busy 2-core machine): CPU per pair 442-476 us with a
 transaction per call against 260-359 us grouped on SQLite, 2,815-3,316 us against 1,746-2,474 us on PostgreSQL.
 
 - A call's own refusal (a WebreachError: credits, quota, a disabled agent, a tool not allowed, an unknown agent)
-  rolls back its savepoint only; the batch goes on.
+  undoes only its own writes; the batch goes on. A batch first runs without savepoints (each is a statement, a
+  round trip on PostgreSQL, two per call); when a call refuses, that transaction is rolled back and the batch
+  runs again with a savepoint per call, so a refusal costs its batch a second run, never another call's money.
 - Anything else (the database down, a full disk, a lock held past the busy timeout, a broken connection, a bug)
   fails the transaction: every call of the batch gets that error (the database layer's AccountingUnavailableError
   for storage failures), as each would have alone; nothing of the batch was written.
@@ -79,6 +81,25 @@ class GroupCommit:
                 self._worker.submit(self._turn)
 
     def _run(self, batch: list[_Queued]) -> list[tuple[bool, Any]]:
+        """The batch in one transaction, no savepoint per call; when a call refuses (its writes so far would stay
+        with the rest), the transaction is rolled back and the batch run again with a savepoint per call."""
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            with self._database.transaction() as tx:
+                for queued in batch:
+                    try:
+                        outcomes.append((True, queued.work(tx)))
+                    except WebreachError as refusal:
+                        if len(batch) == 1:  # the transaction is the call's own: rolled back below
+                            outcomes.append((False, refusal))
+                        raise _Refused from refusal
+        except _Refused:
+            return outcomes if len(batch) == 1 else self._run_each(batch)
+        except Exception as failure:  # the transaction failed: nothing of the batch was written
+            return [(False, failure)] * len(batch)
+        return outcomes
+
+    def _run_each(self, batch: list[_Queued]) -> list[tuple[bool, Any]]:
         outcomes: list[tuple[bool, Any]] = []
         try:
             with self._database.transaction() as tx:
@@ -91,6 +112,10 @@ class GroupCommit:
         except Exception as failure:  # the transaction failed: nothing of the batch was written
             return [(False, failure)] * len(batch)
         return outcomes
+
+
+class _Refused(Exception):
+    """A call of a batch run without savepoints refused: the transaction is rolled back (group_commit._run)."""
 
 
 def _hand_back(batch: list[_Queued], outcomes: list[tuple[bool, Any]]) -> None:

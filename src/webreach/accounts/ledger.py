@@ -1,12 +1,17 @@
 """The credits ledger: agents with balances, an append-only journal, quotas, and the reserve/settle rule.
 
-Every change is one transaction that locks the agent first (database.py), so balances are exact under any
+Every change of a balance is one transaction that locks the agent first (database.py), so balances are exact under any
 interleaving of calls, processes and replicas:
 
 - grant N:     balance += N;      journal (grant, +N)
 - reserve P:   balance -= P;      journal (reserve, -P); an open reservation with an expiry (the lease)
 - commit C:    balance += P - C;  journal (commit, +(P - C)); C <= P is what the call cost
 - release:     balance += P;      journal (release, +P)
+
+A commit of all the call held (the common case) changes neither the balance nor the quota counters, so it takes no
+lock on the agent: it claims the open hold and journals (commit, 0) (holds.py). A reservation reads the agent's row
+under its lock, then everything else it needs in one statement (quotas.probe), and refuses before it writes anything
+but a recovery.
 
 So the balance always equals the sum of the agent's journal amounts, is never negative (the check is made under the
 lock, and a CHECK constraint backs it), and a reservation is settled at most once (a unique index on the commit and
@@ -26,9 +31,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from webreach.accounts import holds
 from webreach.accounts.audit import Change, write
 from webreach.accounts.database import Database, Row, Transaction
-from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, counted_usage, iso, usage_now
+from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, iso, probe, prune_calls, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
 _AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
@@ -227,38 +233,27 @@ class Ledger:
     ) -> Reservation:
         """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
         row = _locked_with_counters(tx, name, self.database.lock_row)
-        if _recover(tx, name, now):  # before the counters are used: they are read again after recovery
-            row = _locked_with_counters(tx, name, "")
         agent = Agent.from_row(row[:AGENT_WIDTH])
+        found = probe(tx, agent, row[AGENT_WIDTH:], now)
+        if found.expired:  # before the counters are used: they are read again after recovery
+            holds.recover(tx, name, now)
+            row = _locked_with_counters(tx, name, "")
+            agent = Agent.from_row(row[:AGENT_WIDTH])
+            found = probe(tx, agent, row[AGENT_WIDTH:], now)
         if agent.disabled:
             raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
         price = price_of(agent)
-        balance = agent.balance
-        usage, counters = counted_usage(tx, agent, row[AGENT_WIDTH:], now)
+        balance, usage = agent.balance, found.usage
         check_quota(tx, agent, usage, now)
         if balance < price:
             raise InsufficientCreditsError(
                 f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
             )
-        tx.run(
-            "UPDATE accounts_agents_v1 SET balance = balance - ?, hour_used = ?, hour_from = ?, day_used = ?,"
-            " day_from = ? WHERE name = ?",
-            price,
-            usage.hour_used + 1,
-            counters[0],
-            usage.day_used + 1,
-            counters[1],
-            name,
-        )
-        _journal(tx, name, call_id, "reserve", -price, now, tool=tool)
-        tx.run("INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)", name, call_id, now)
-        tx.run(
-            "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)",
-            name,
-            call_id,
-            price,
-            now + lease,
-        )
+        # nothing is written before the refusals above but a recovery (a group commit's batch still runs each
+        # call in a savepoint once one refuses: group_commit.py)
+        prune_calls(tx, name, found, now)
+        counters = (price, usage.hour_used + 1, found.counters[0], usage.day_used + 1, found.counters[1], name)
+        holds.reserve_rows(tx, counters, call_id, tool, now, now + lease)
         used = replace(
             usage,
             hour_used=usage.hour_used + 1,
@@ -278,20 +273,23 @@ class Ledger:
 
     def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        if charged is not None:  # the whole hold charged (the common case): the balance does not change
+            balance = holds.commit_whole(tx, name, call_id, charged, now)
+            if balance is not None:
+                return balance
         agent = _agent(tx, name, lock=self.database.lock_row)
-        row = tx.one("SELECT amount FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-        if row is None:
+        held = holds.claim(tx, name, call_id)
+        if held is None:
             done = tx.one(_SETTLED, name, call_id)
             return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
-        held = int(row[0])
         back = held if charged is None else held - min(charged, held)
-        return _settle(tx, name, call_id, "release" if charged is None else "commit", back, now)
+        return holds.settle_claimed(tx, name, call_id, "release" if charged is None else "commit", back, now)
 
     def recover(self, name: str, *, now: float) -> int:
         """Release the agent's reservations whose lease passed; the credits given back."""
         with self.database.transaction() as tx:
             _agent(tx, name, lock=self.database.lock_row)
-            return sum(_recover(tx, name, now))
+            return sum(holds.recover(tx, name, now))
 
     def usage(self, name: str, *, now: float) -> Usage:
         with self.database.transaction(write=False) as tx:
@@ -368,54 +366,11 @@ def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
     return Agent.from_row(row)
 
 
-def _journal(tx: Transaction, name: str, call_id: str, kind: str, amount: int, now: float, **extra: str) -> None:
-    tx.run(
-        "INSERT INTO accounts_journal_v1 (agent, call_id, kind, amount, at, tool, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        name,
-        call_id,
-        kind,
-        amount,
-        now,
-        extra.get("tool", ""),
-        extra.get("note", ""),
-    )
-
-
 def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -> None:
     row = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE agent = ? AND kind = 'grant'", name)
     number = int(row[0]) + 1 if row is not None else 1
     tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", credits, name)
-    _journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
-
-
-def _settle(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
-    """Settle one open reservation; the balance after."""
-    at = None
-    if kind == "release":  # a released call does not count against the quota: out of the counters it is in
-        gone = tx.one("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ? RETURNING at", name, call_id)
-        at = None if gone is None else float(gone[0])
-    row = tx.one(_SETTLE_BALANCE, back, at, at, name)
-    assert row is not None  # the caller holds the agent's lock, so the agent exists
-    _journal(tx, name, call_id, kind, back, now)
-    tx.run("DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ?", name, call_id)
-    return int(row[0])
-
-
-# a NULL `at` (a commit) or `*_from` (counters not started) compares as NULL: nothing is taken off
-_SETTLE_BALANCE = (
-    "UPDATE accounts_agents_v1 SET balance = balance + ?,"
-    " hour_used = hour_used - (CASE WHEN ? > hour_from THEN 1 ELSE 0 END),"
-    " day_used = day_used - (CASE WHEN ? > day_from THEN 1 ELSE 0 END)"
-    " WHERE name = ? RETURNING balance"
-)
-
-
-def _recover(tx: Transaction, name: str, now: float) -> list[int]:
-    """Release the agent's reservations whose lease passed (the caller holds its lock); the credits of each."""
-    expired = tx.rows("SELECT call_id, amount FROM accounts_open_v1 WHERE agent = ? AND expires < ?", name, now)
-    for call_id, amount in expired:
-        _settle(tx, name, call_id, "release", int(amount), now)
-    return [int(amount) for _, amount in expired]
+    holds.journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
 
 
 def _locked_with_counters(tx: Transaction, name: str, lock: str) -> Row:

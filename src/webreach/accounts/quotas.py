@@ -2,7 +2,8 @@
 
 Every function here runs inside the ledger's transaction with the agent's row locked (ledger.py), so the counts are
 exact under any interleaving. A reservation reads the counters, takes off only the calls that left a window since
-the last reservation, and writes them back: it costs the same with 10 or 1,000,000 calls an hour.
+the last reservation, and writes them back: it costs the same with 10 or 1,000,000 calls an hour. What a
+reservation reads besides the agent's row is one statement (probe).
 """
 
 from __future__ import annotations
@@ -48,43 +49,59 @@ class Usage:
 
 
 _COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
+_NEVER = 1e300  # a time no call has: an index range that starts there is empty at once
+
+# everything a reservation reads besides the agent's row, in one statement (one round trip): its reservations
+# whose lease passed, the calls in (a, b] (those that left the hour window since the counters, or every call of the
+# hour when counting afresh), its calls past a day (deleted once the call is allowed), the calls in (c, d] (the day
+# counted afresh, else an empty range) and its oldest call of the hour (when the hour's quota resets)
+_PROBE = (
+    "SELECT (SELECT count(*) FROM accounts_open_v1 WHERE agent = ? AND expires < ?),"
+    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?),"
+    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at <= ?),"
+    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?),"
+    " (SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1)"
+)
 
 
-def counted_usage(
-    tx: Transaction, agent: Agent, counters: tuple[Any, ...], now: float
-) -> tuple[Usage, tuple[float, float]]:
+@dataclass(frozen=True)
+class Probe:
+    """What one reservation read of the agent's calls (quotas.probe): enough to decide it and write it back."""
+
+    expired: int  # reservations whose lease passed: recover them, then probe again
+    usage: Usage
+    counters: tuple[float, float]  # the window edges to store with the counters
+    past_day: int  # calls that left every window: deleted when the reservation is written (prune_calls)
+
+
+def probe(tx: Transaction, agent: Agent, counters: tuple[Any, ...], now: float) -> Probe:
     """Quota use from the agent's counters (read under its lock, written by the reservation): only the calls that
     left a window since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000
-    calls an hour. Also the new window edges to store with the counters.
+    calls an hour; one statement reads that, the expired reservations and the oldest call of the hour.
 
-    Calls past a day leave every window and are deleted here; none older than `day_from` is left, so the ones
-    deleted are exactly those that left the day window since (one statement for both)."""
+    Calls past a day leave every window and are deleted once the call is allowed (prune_calls): none older than
+    `day_from` is left, so they are exactly those that left the day window since."""
     hour_used_before, hour_from, day_used_before, day_from = counters
-    hour_used = _advance(tx, agent.name, int(hour_used_before), hour_from, now - HOUR)
-    left_day = tx.changed("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", agent.name, now - DAY)
-    if day_from is None or now - DAY < float(day_from):
-        day_used = _advance(tx, agent.name, 0, None, now - DAY)  # counted afresh
-    else:
-        day_used = int(day_used_before) - left_day
-    resets = None
-    if agent.per_hour is not None and hour_used:
-        oldest = tx.one(_OLDEST, agent.name, now - HOUR)
-        resets = None if oldest is None else float(oldest[0]) + HOUR
+    hour_edge, day_edge, name = now - HOUR, now - DAY, agent.name
+    hour_afresh = hour_from is None or hour_edge < float(hour_from)
+    day_afresh = day_from is None or day_edge < float(day_from)
+    hour_range = (hour_edge, _NEVER) if hour_afresh else (float(hour_from), hour_edge)
+    day_range = (day_edge, _NEVER) if day_afresh else (_NEVER, _NEVER)
+    oldest_after = hour_edge if agent.per_hour is not None else _NEVER
+    row = tx.one(_PROBE, name, now, name, *hour_range, name, day_edge, name, *day_range, name, oldest_after)
+    assert row is not None  # a SELECT of scalar subqueries has one row
+    expired, hour_count, past_day, day_count, oldest = row
+    hour_used = int(hour_count) if hour_afresh else int(hour_used_before) - int(hour_count)
+    day_used = int(day_count) if day_afresh else int(day_used_before) - int(past_day)
+    resets = float(oldest) + HOUR if oldest is not None and hour_used else None
     usage = Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
-    return usage, (now - HOUR, now - DAY)
+    return Probe(int(expired), usage, (hour_edge, day_edge), int(past_day))
 
 
-def _advance(tx: Transaction, name: str, used: int, since: float | None, edge: float) -> int:
-    """The calls in (edge, now], from `used` calls in (since, now]: take off those in (since, edge]. Counted
-    afresh when the counter never started or the clock went back past its edge."""
-    if since is None or edge < float(since):
-        row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ?", name, edge)
-        return int(row[0]) if row is not None else 0
-    row = tx.one("SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?", name, since, edge)
-    return used - (int(row[0]) if row is not None else 0)
-
-
-_OLDEST = "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1"
+def prune_calls(tx: Transaction, name: str, found: Probe, now: float) -> None:
+    """Delete the agent's calls past a day that `found` counted (nothing to do, no statement, when none)."""
+    if found.past_day:
+        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)
 
 
 def usage_now(tx: Transaction, agent: Agent, now: float) -> Usage:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import itertools
 import re
 import secrets
 import threading
-import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -89,6 +89,9 @@ class Accounts:
         self.recent = RecentCalls()  # this process's metered calls, for the console
         self.known = AgentCache(settings.key_cache_seconds, clock)  # agents authenticated in the last seconds
         self._group: GroupCommit | None = None
+        # call ids: this process's random 64 bits and a counter, unique across processes and replicas without a
+        # uuid4 per call (os.urandom measured 8 us a call here, a tenth of what metering adds)
+        self._call_prefix, self._calls = secrets.token_hex(8), itertools.count(1)
 
     @property
     def enabled(self) -> bool:
@@ -357,10 +360,13 @@ class Accounts:
 
     def reserving(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Callable[[Transaction], Held]:
         """reserve(), as work for a transaction (queued(): a group commit's)."""
-        call_id, now, lease = uuid.uuid4().hex, self.clock.now(), self.settings.lease_seconds
+        call_id, now, lease = self._call_id(), self.clock.now(), self.settings.lease_seconds
         return lambda tx: Held(
             self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease), tool
         )
+
+    def _call_id(self) -> str:
+        return f"{self._call_prefix}{next(self._calls):016x}"
 
     def settling(self, held: Held, *, charged: int | None) -> Callable[[Transaction], int | None]:
         """settle()'s one attempt, as work for a transaction (queued(): a group commit's)."""

@@ -1,5 +1,6 @@
 """The pieces a question ranker scores one page with: texts' values laid flat, BM25 over them, each token's
-weight by its idf over the page, and the page's sentences (extract/question_rank.py puts them together).
+weight by its idf over the page, and the page's sentences (extract/question_rank.py puts them together), and the
+scores a question gets (Scores).
 """
 
 from __future__ import annotations
@@ -22,6 +23,16 @@ class Flat:
 
     values: np.ndarray
     text_of: np.ndarray
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A question's scores on one page: one per passage, and one per sentence with each sentence's passage
+    (sentences in page order; a passage's sentences as page_scores.sentences numbers them)."""
+
+    passages: list[float]
+    sentences: np.ndarray
+    sentence_of: np.ndarray
 
 
 class TokenIdf:

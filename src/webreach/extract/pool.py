@@ -134,8 +134,13 @@ class WorkerPool:
         return _Child(process, receiver)
 
     async def aclose(self) -> None:
-        """Stop the idle children (a busy one is stopped by the call that holds it)."""
+        """Stop the idle children and the one starting in the background (a replacement for a killed child may
+        still be starting), so none outlives the pool; a busy one is stopped by the call that holds it."""
         self._closed = True
+        warming = self._warming
+        if warming is not None:
+            with contextlib.suppress(Exception):  # a start that failed left nothing to stop
+                await _stop(await asyncio.shield(warming))
         idle, self._idle = self._idle, []
         for child in idle:
             await _stop(child)

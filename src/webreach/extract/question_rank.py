@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from webreach.extract.page_scores import Bm25, Flat, TokenIdf, scaled, sentences, spread, unit
+from webreach.extract.page_scores import Bm25, Flat, Scores, TokenIdf, scaled, sentences, spread, unit
 from webreach.extract.passages import Passage
 
 WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W_]+")
@@ -294,41 +294,52 @@ class QuestionRanker:
 
     def rank(self, passages: Sequence[Passage] | PageIndex, question: str, *, title: str = "") -> list[float]:
         """One score per passage (higher is more relevant); all zero for an empty page or question."""
+        return self.scores(passages, question, title=title).passages
+
+    def scores(self, passages: Sequence[Passage] | PageIndex, question: str, *, title: str = "") -> Scores:
+        """The passages' scores (as rank gives them) and their sentences' (for trimming, extract/packing.py)."""
         page = passages if isinstance(passages, PageIndex) else self.index(passages, title=title)
         if not page.passages:
-            return []
+            return Scores([], np.zeros(0), page.sentence_of)
         weights = self.weights
         asked_terms, asked_tokens, vocabulary = self.page_words([question.split()])
-        score = _lexical(page, [vocabulary[i] for i in asked_terms.values.tolist()], weights)
+        sentence_score = np.zeros(len(page.sentence_of))
+        score = _lexical(page, [vocabulary[i] for i in asked_terms.values.tolist()], weights, sentence_score)
         asked = self.pooled(asked_tokens, 1, page.idf.of(asked_tokens.values)) if page.vectors is not None else None
         if asked is not None:
-            score += _semantic(page, asked[0], weights)
+            score += _semantic(page, asked[0], weights, sentence_score)
         score[:LEAD_PASSAGES] += weights.lead
-        return _with_neighbours(page.passages, score, weights)
+        return Scores(_with_neighbours(page.passages, score, weights), sentence_score, page.sentence_of)
 
 
-def _lexical(page: PageIndex, query: list[str], weights: Weights) -> np.ndarray:
-    """The lexical signals: BM25 of the passage and of its best sentence, and the heading cue."""
+def _lexical(page: PageIndex, query: list[str], weights: Weights, sentence_score: np.ndarray) -> np.ndarray:
+    """The lexical signals: BM25 of the passage and of its best sentence, and the heading cue (each sentence's
+    BM25 added to `sentence_score`)."""
     score = np.zeros(len(page.passages))
     if not query:
         return score
     score += weights.lexical * scaled(page.bm25.scores(query))
     if weights.sentence_lexical:
         best = np.zeros(len(page.passages))
-        np.maximum.at(best, page.sentence_of, page.sentence_bm25.scores(query))
+        said = page.sentence_bm25.scores(query)
+        np.maximum.at(best, page.sentence_of, said)
         score += weights.sentence_lexical * scaled(best)
+        sentence_score += weights.sentence_lexical * scaled(said)
     if weights.heading:
         score += weights.heading * np.array([len(set(query) & h) / len(set(query)) for h in page.heading_terms])
     return score
 
 
-def _semantic(page: PageIndex, asked: np.ndarray, weights: Weights) -> np.ndarray:
-    """The semantic signals: cosine of the question's vector with the passage's and with its nearest sentence's."""
+def _semantic(page: PageIndex, asked: np.ndarray, weights: Weights, sentence_score: np.ndarray) -> np.ndarray:
+    """The semantic signals: cosine of the question's vector with the passage's and with its nearest sentence's
+    (each sentence's added to `sentence_score`)."""
     assert page.vectors is not None and page.sentence_vectors is not None
     score = weights.semantic * scaled(np.asarray(page.vectors @ asked, dtype=np.float64))
+    cosines = np.asarray(page.sentence_vectors @ asked, dtype=np.float64)
+    sentence_score += weights.sentence * scaled(cosines)
     if weights.sentence:
         best = np.full(len(page.passages), -1.0)
-        np.maximum.at(best, page.sentence_of, np.asarray(page.sentence_vectors @ asked, dtype=np.float64))
+        np.maximum.at(best, page.sentence_of, cosines)
         score += weights.sentence * scaled(best)
     return score
 

@@ -6,7 +6,7 @@ Limits (one table, enforced before anything decodes a request):
 - body: [server] max_body_bytes (1 MB by default), REST and MCP alike, and a cap fitting [images] max_input_bytes
   for tool calls that carry images (frontends/_body_limits.py); over it, 413 request_too_large naming the cap and
   the upload route, refused before reading when Content-Length says so;
-- JSON nesting: tools/arguments.py MAX_JSON_DEPTH, checked by the tools pipeline on every door;
+- JSON nesting: defaults.py MAX_JSON_DEPTH, checked by the tools pipeline on every door;
 - the session header: 1-200 characters without control characters (state/sessions.py SESSION_PATTERN), sent as
   UTF-8 or, when the bytes are not UTF-8, read as Latin-1.
 """

@@ -21,15 +21,15 @@ server's own files only, never inline code.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs
 
-import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -39,6 +39,9 @@ from webreach.frontends._admin import AdminGate, is_loopback
 from webreach.frontends._console_flash import Flashes
 from webreach.frontends._console_words import when
 from webreach.gateway import Gateway
+
+if TYPE_CHECKING:
+    import jinja2
 
 CONSOLE = "/console"
 COOKIE = "webreach_console"
@@ -172,20 +175,31 @@ async def read_form(request: Request) -> Form:
 
 
 class Renderer:
-    """The console's Jinja2 templates, autoescaped, rendered into responses with the security headers."""
+    """The console's Jinja2 templates, autoescaped, rendered into responses with the security headers.
+
+    Jinja2 and the template environment load on the first page, not with the server: a server nobody opens the
+    console of never holds them (about 2 MB of an idle server's memory, bench/serve_memory.py).
+    """
 
     def __init__(self, *, logins: bool = True) -> None:
         """`logins`: whether the console has logins (an admin token); without, no page offers "Log out"."""
-        self.env = jinja2.Environment(
+        self.logins = logins
+
+    @functools.cached_property
+    def env(self) -> jinja2.Environment:
+        import jinja2
+
+        env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(ASSETS / "templates"),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.filters["when"] = when
-        self.env.globals["logins"] = logins
-        self.env.globals["once"] = lambda: secrets.token_urlsafe(24)  # a one-time form token, fresh per form
+        env.filters["when"] = when
+        env.globals["logins"] = self.logins
+        env.globals["once"] = lambda: secrets.token_urlsafe(24)  # a one-time form token, fresh per form
+        return env
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(console=CONSOLE, **context)

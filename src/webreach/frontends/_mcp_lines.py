@@ -30,7 +30,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from webreach.bounded_json import nests_deeper_than
-from webreach.tools.arguments import MAX_JSON_DEPTH
+from webreach.defaults import MAX_JSON_DEPTH
 
 # tool arguments sit three levels down a tools/call message ({"params": {"arguments": {...}}}); the other levels
 # leave room for _meta and initialize's capabilities, and the whole stays far below the SDK parser's ~200

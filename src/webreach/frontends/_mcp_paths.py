@@ -8,7 +8,10 @@
 Each path is its own MCP endpoint (its own MCP sessions) over its own Toolbox on the one Gateway, so every profile
 shares the caches, breakers, session refs, metering and agent keys of the server. The paths are read from the
 settings when the server starts: `McpPaths` sits in front of the routes and passes a request for a profile's path
-to that profile's door, any other request on to the routes.
+to that profile's door, a request for /mcp itself to the server's own door, any other request on to the routes.
+/mcp is served from here rather than from a route because it is the hot path of every MCP call: the exception
+middleware and the router between here and a route did nothing for it but cost (the SDK answers every refusal
+itself; an unexpected error still reaches the outermost error middleware).
 """
 
 from __future__ import annotations
@@ -53,14 +56,22 @@ async def profile_doors(
             doors.clear()
 
 
+MAIN_PATH = "/mcp"  # the server's own MCP endpoint
+
+
 class McpPaths:
     """ASGI middleware: a request for a profile's path goes to its door (`doors()`: path -> ASGI app, empty until
-    the server has started), any other to `app`."""
+    the server has started), one for exactly /mcp to `main` (the server's own door) unless a profile claims it,
+    any other to `app`."""
 
-    def __init__(self, app: ASGIApp, doors: Callable[[], Mapping[str, ASGIApp]]) -> None:
+    def __init__(self, app: ASGIApp, doors: Callable[[], Mapping[str, ASGIApp]], main: ASGIApp | None = None) -> None:
         self.app = app
         self.doors = doors
+        self.main = main
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        door = self.doors().get(door_path(scope["path"])) if scope["type"] == "http" else None
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope["path"]
+        door = self.doors().get(door_path(path)) or (self.main if path == MAIN_PATH else None)
         await (door or self.app)(scope, receive, send)

@@ -67,17 +67,6 @@ WEB_LIMIT = TOOL_LIMITS["web_search"]  # `search -n` is web_search's limit (peop
 SERVER_PACKAGES = frozenset({"mcp", "starlette", "uvicorn"})
 
 
-def _check_engines(settings: Settings, valid: Sequence[str]) -> None:
-    """Settings for an engine that does not exist are a typo that would otherwise be ignored without a word."""
-    unknown = settings.unknown_engines(valid)
-    if unknown:
-        raise InvalidInputError(
-            f"configuration is invalid: unknown engine{'s' if len(unknown) > 1 else ''} under [engines]: "
-            f"{', '.join(unknown)}",
-            hint=f"Valid engines: {', '.join(valid)}. Fix webreach.toml or the WEBREACH_ENGINES__* environment.",
-        )
-
-
 def _server_settings() -> tuple[Settings, Settings]:
     """Settings for a long-running door, checked as every other command's are before it starts: the loaded ones,
     to build the door's Gateway from, never the checking gateway's merged ones (a Gateway built from those would
@@ -113,7 +102,7 @@ def _run(
     async def main() -> T:
         settings = load_settings().for_the_command_line() if short else load_settings()
         async with Gateway.from_settings(settings, read_overrides=reads) as gateway:
-            _check_engines(gateway.settings, gateway.engine_names())
+            gateway.check_engines()
             return await work(gateway)
 
     try:
@@ -548,15 +537,19 @@ def mcp(session: str | None, agent: str | None, profile: str | None) -> None:
     """Serve the tools over MCP on stdin/stdout (for Claude Desktop, Claude Code, Cursor ...)."""
     try:
         from webreach.frontends.mcp import run_stdio
-        from webreach.tools import store_session
     except ImportError as exc:
         _fail(_extra_missing(exc, "mcp"), False)
     if session is not None:
+        from webreach.tools import store_session
+
         try:
             store_session(session)  # else every call of the client would fail on it
         except WebreachError as error:
             _fail(error, False)
-    settings = _server_settings()[0]
+    try:  # loaded, without the checking gateway of `_server_settings`: the server answers `initialize` first and
+        settings = load_settings()  # then opens its gateway, checking the engines (frontends/mcp.py)
+    except WebreachError as error:
+        _fail(error, False)
     if profile is not None:
         from webreach.tools.drop_in import profile_tools
 
@@ -565,7 +558,10 @@ def mcp(session: str | None, agent: str | None, profile: str | None) -> None:
         except WebreachError as error:
             _fail(error, False)
         settings = settings.model_copy(update={"tools": settings.tools.model_copy(update={"profile": profile})})
-    run_stdio(settings, session=session, agent=agent)
+    try:
+        run_stdio(settings, session=session, agent=agent)
+    except WebreachError as error:  # the tools could not open (a bad configuration): said to every request, and here
+        _fail(error, False)
 
 
 @cli.command()

@@ -107,6 +107,7 @@ class _Served:
     gateway: Gateway | None = None
     toolbox: Toolbox | None = None
     tools: dict[str, str] = field(default_factory=dict)
+    carrying: frozenset[str] = frozenset()  # the tools among them whose arguments carry images (_body_limits.py)
     openapi: dict[str, Any] = field(default_factory=dict)
     admin_endpoints: dict[str, str] = field(default_factory=dict)  # "METHOD /v1/admin/..." -> summary
     metrics: Metrics | None = None  # GET /metrics: fed by the engines' attempts and the tools' results
@@ -156,6 +157,7 @@ class _Served:
                         for name in tools
                         if rest_path(name) not in self.tools
                     }
+                self.carrying = frozenset(name for name in self.tools.values() if carries_images(self.toolbox, name))
                 unusable = [s.name for s in gateway.engines.statuses() if s.vertical == "web" and not s.usable]
                 self.openapi = openapi_document(
                     schemas,
@@ -298,7 +300,8 @@ def build_app(
         routes=routes,
         middleware=[
             Middleware(HostGuard, hosts=hosts, origins=origins),
-            Middleware(McpPaths, doors=lambda: served.doors),  # a profile's own MCP path (_mcp_paths.py)
+            # a profile's own MCP path, and /mcp itself past the router (_mcp_paths.py)
+            Middleware(McpPaths, doors=lambda: served.doors, main=mcp_door),
             Middleware(_ToolCallShortcut, served=served, tool_calls=tool_calls),
         ],
         exception_handlers={HTTPException: _http_exception, Exception: _internal_error},
@@ -404,7 +407,7 @@ class _ToolCalls:
         except WebreachError as error:  # no valid key, or the ledger cannot be read now
             return await refuse(error, scope, receive, send)
         limits = self.limits()
-        images = carries_images(self.served.ready_tools(), tool)
+        images = tool in self.served.carrying
         cap = limits.images if images else limits.plain
         too_large = not declared.isdigit() or int(declared) > cap
         # refused before reading, so a client waiting on "Expect: 100-continue" is not asked to send it

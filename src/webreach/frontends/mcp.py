@@ -8,7 +8,9 @@ readOnlyHint/openWorldHint). The low-level API passes that document through unch
 here declares a tool by hand.
 
 - One Gateway per server: the server's lifespan opens it (stdio) or borrows the one the HTTP app opened, so MCP
-  and REST share caches, breakers and session refs.
+  and REST share caches, breakers and session refs. Over stdio it is opened in the background (its imports on a
+  worker thread), so `initialize` is answered at the SDK's own start-up time; a request that needs the tools waits
+  for them (`McpState.ready`).
 - Results are the compact text rendering; a failed call is an error result (isError: true) whose text is the
   agent error body {"status": "error", "tool", "code", "message", "retry_after", ...}.
 - Refs live in store sessions, chosen by one rule for every door (tools/call_session.py). The session a call
@@ -26,11 +28,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import importlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
@@ -42,13 +46,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
 
 from webreach.config import Settings
-from webreach.errors import InvalidInputError
+from webreach.errors import InvalidInputError, WebreachError
 from webreach.frontends._asgi import SESSION_HEADER, header_text
 from webreach.frontends._mcp_drain import answered_before_eof
 from webreach.frontends._mcp_lines import claimed_stdin, guarded_lines
-from webreach.gateway import Gateway
-from webreach.tools import Toolbox, account_policies, error_result
-from webreach.tools.backend import ToolImage
+from webreach.frontends._mcp_state import McpState, noting_failure
+
+if TYPE_CHECKING:  # the gateway and the tools load when the server opens them (`tools_over_gateway`), not here
+    from webreach.tools import Toolbox
+    from webreach.tools.backend import ToolImage
+
+logger = logging.getLogger(__name__)
 
 # the tools/call `_meta` field naming the session (a "webreach/" prefix, as MCP asks of vendor keys)
 SESSION_META = "webreach/session"
@@ -72,23 +80,12 @@ def instructions(profile: str | None) -> str:
     )
 
 
-ToolboxOpener = Callable[[], AbstractAsyncContextManager[Toolbox]]
+ToolboxOpener = Callable[[], "AbstractAsyncContextManager[Toolbox]"]
 # ASGI, spelled out so this module needs no web framework import
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class McpState:
-    """What the server's lifespan yields: the tools over the gateway, as MCP lists them, the session every call
-    names unless it names its own (None: none, so the caller's or the default)."""
-
-    toolbox: Toolbox
-    tools: list[types.Tool]
-    default_session: str | None
-    default_agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,25 +107,28 @@ def build_server(
     default_session: str | None = None,
     default_agent: str | None = None,
     profile: str | None = None,
+    background: bool = False,
 ) -> Server[McpState]:
-    """A low-level MCP server whose lifespan holds the tools over one gateway (opened and closed by `open_tools`)."""
+    """A low-level MCP server whose lifespan holds the tools over one gateway (opened and closed by `open_tools`);
+    `background`: opened while the server already answers (stdio: `initialize` does not wait for the gateway)."""
     # Without a schema lookup the SDK re-runs tools/list on every 2026-07-28 tools/call to check Mcp-Param-*
     # headers; our listing is fixed for the gateway's life, so the lifespan indexes it once for that check
     input_schemas: dict[str, dict[str, Any]] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server[McpState]) -> AsyncIterator[McpState]:
-        async with open_tools() as toolbox:
-            tools = mcp_tools(toolbox)
-            # a tool that declares no x-mcp-header has no Mcp-Param-* header to check: answering None skips the
-            # SDK's walk of its schema (about 48 node visits per web_search call); arguments are still validated
-            input_schemas.update(
-                (tool.name, tool.input_schema) for tool in tools if declares_headers(tool.input_schema)
-            )
+        state = McpState(default_session, default_agent)
+        if not background:
+            async with _tools_opened(open_tools, state, input_schemas):
+                yield state
+            return
+        closing = anyio.Event()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_open_in_background, open_tools, state, input_schemas, closing)
             try:
-                yield McpState(toolbox, tools, default_session, default_agent)
+                yield state
             finally:
-                input_schemas.clear()
+                closing.set()  # the task closes the gateway it opened (never cancelled half-open)
 
     return Server(
         "webreach",
@@ -142,10 +142,47 @@ def build_server(
     )
 
 
+@contextlib.asynccontextmanager
+async def _tools_opened(
+    open_tools: ToolboxOpener, state: McpState, input_schemas: dict[str, dict[str, Any]]
+) -> AsyncIterator[None]:
+    """The tools opened into `state` (and the schema index) for as long as this context lasts."""
+    async with open_tools() as toolbox:
+        tools = mcp_tools(toolbox)
+        # a tool that declares no x-mcp-header has no Mcp-Param-* header to check: answering None skips the
+        # SDK's walk of its schema (about 48 node visits per web_search call); arguments are still validated
+        input_schemas.update((tool.name, tool.input_schema) for tool in tools if declares_headers(tool.input_schema))
+        state.opened(toolbox, tools)
+        try:
+            yield
+        finally:
+            input_schemas.clear()
+
+
+async def _open_in_background(
+    open_tools: ToolboxOpener, state: McpState, input_schemas: dict[str, dict[str, Any]], closing: anyio.Event
+) -> None:
+    """Open the tools into `state` and hold them until `closing`; the modules load on a worker thread first, so
+    the event loop answers `initialize` meanwhile. A typed failure (a bad configuration) answers every request
+    that needs the tools, and is logged."""
+    try:
+        await anyio.to_thread.run_sync(_load_tool_modules)
+        async with _tools_opened(open_tools, state, input_schemas):
+            await closing.wait()
+    except WebreachError as failure:
+        logger.error("webreach mcp cannot serve its tools: %s", failure.message)
+        state.failed(failure)
+
+
+def _load_tool_modules() -> None:
+    for module in ("webreach.gateway", "webreach.tools"):
+        importlib.import_module(module)
+
+
 async def _list_tools(
     ctx: ServerRequestContext[McpState], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    state = ctx.lifespan_context
+    state = await ctx.lifespan_context.ready()
     caller = _headers(ctx.request).get(AGENT_HEADER) or state.default_agent
     if await state.toolbox.surface_of(caller) is not None:  # the agent's profile names a drop-in profile
         schemas = await state.toolbox.caller_schemas("mcp", caller)
@@ -157,11 +194,13 @@ async def _list_tools(
 
 
 async def _call_tool(ctx: ServerRequestContext[McpState], params: types.CallToolRequestParams) -> types.CallToolResult:
-    state = ctx.lifespan_context
+    state = await ctx.lifespan_context.ready()
     headers = _headers(ctx.request)
     try:
         session = named_session(params.meta, headers, state.default_session)
     except InvalidInputError as exc:
+        from webreach.tools import error_result  # loaded with the tools, before any call gets here
+
         result = error_result(params.name, exc, output="compact")
     else:
         # the HTTP door put the authenticated agent in this header (removing any the client sent); stdio has none
@@ -220,12 +259,15 @@ def named_session(meta: Mapping[str, Any] | None, headers: Mapping[str, str], de
 
 async def serve_stdio(settings: Settings, *, session: str | None = None, agent: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes them; `session` names the store session of every call,
-    `agent` the agent every call acts as (default: [accounts] agent)."""
+    `agent` the agent every call acts as (default: [accounts] agent). The typed error that kept the tools from
+    opening (a bad configuration), which every request got, is raised once the client is gone."""
+    failures: list[WebreachError] = []
     server = build_server(
-        lambda: tools_over_gateway(settings),
+        lambda: noting_failure(tools_over_gateway(settings), failures),
         default_session=session,
         default_agent=agent or settings.accounts.agent,
         profile=settings.tools.profile,
+        background=True,
     )
     # a line over the size or depth limit is answered with a JSON-RPC error before the SDK sees it (_mcp_lines.py);
     # a request whose stdin closes right after it is still answered (_mcp_drain.py)
@@ -244,6 +286,8 @@ async def serve_stdio(settings: Settings, *, session: str | None = None, agent: 
             with anyio.move_on_after(5.0):
                 await passed_on.wait()
             tasks.cancel_scope.cancel()
+    if failures:
+        raise failures[0]
 
 
 class _LineSource:
@@ -272,9 +316,14 @@ def run_stdio(settings: Settings, *, session: str | None = None, agent: str | No
 
 @contextlib.asynccontextmanager
 async def tools_over_gateway(settings: Settings) -> AsyncIterator[Toolbox]:
-    """The tools over a gateway opened from `settings` (closed with it)."""
-    async with Gateway.from_settings(settings) as gateway, gateway.follow_shared_state("mcp"):
-        yield Toolbox.over(gateway, policies=account_policies(gateway.accounts))
+    """The tools over a gateway opened from `settings` (closed with it), its engines checked first."""
+    from webreach.gateway import Gateway
+    from webreach.tools import Toolbox, account_policies
+
+    async with Gateway.from_settings(settings) as gateway:
+        gateway.check_engines()
+        async with gateway.follow_shared_state("mcp"):
+            yield Toolbox.over(gateway, policies=account_policies(gateway.accounts))
 
 
 SDK_BODY_CAP = 2**62  # past any cap frontends/_body_limits.py computes

@@ -12,11 +12,12 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from PIL import Image
+from typing import TYPE_CHECKING, Literal
 
 from webreach.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Units = Literal["auto", "pixels", "relative"]
 PixelBox = tuple[int, int, int, int]
@@ -164,6 +165,8 @@ def downscale(image: Image.Image, max_side: int) -> Image.Image:
         return image
     scale = max_side / max(width, height)
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    from PIL import Image  # Pillow loads with the first image worked on, not with the server (decode.py)
+
     return image.resize(size, Image.Resampling.LANCZOS)
 
 

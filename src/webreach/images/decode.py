@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-
-from PIL import Image, ImageOps, UnidentifiedImageError
+from typing import TYPE_CHECKING
 
 from webreach.errors import CorruptImageError, ImageTooLargeError, UnsupportedImageError
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 # Pillow format name -> MIME type, the only formats opened (formats= keeps Pillow from trying its other plugins)
 ORIENTATION = 0x0112  # the EXIF tag
@@ -51,6 +53,9 @@ class Decoded:
 
 def decode(data: bytes, limits: ImageLimits | None = None) -> Decoded:
     """The image in `data`, or UnsupportedImageError / ImageTooLargeError / CorruptImageError."""
+    # Pillow (about 2 MB resident) loads with the first image decoded, not with every server (issue 38)
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     limits = limits or ImageLimits()
     if len(data) > limits.max_bytes:
         raise ImageTooLargeError(f"the image is {len(data):,} bytes, over the limit of {limits.max_bytes:,}")

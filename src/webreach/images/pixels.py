@@ -37,12 +37,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
-
-from PIL import Image
+from typing import TYPE_CHECKING, TypeVar
 
 from webreach.images.crop import CropLimits, Encoded, Units, check_crop, encode, plan_box
 from webreach.images.decode import Decoded, ImageLimits, decode
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 T = TypeVar("T")
 CacheKey = tuple[str, str]  # (session, token)

@@ -5,10 +5,11 @@ The extracted document is cut into passages (extract/passages.py) once and kept 
 question or a passage read then costs neither a request nor an extraction nor a cut. Cutting is deterministic, so
 passage n of the same document is the same text every time.
 
-- question: the passages ranked for it (extract/question_rank.py), the best that fit `max_tokens` (default
-  QUESTION_MAX_TOKENS) in page order. A passage's cost is its text's tokens plus its label's (the anchor and the
-  heading path the renderers print before it). When not even the best passage fits, it comes alone, over budget,
-  rather than nothing.
+- question: the passages ranked for it (extract/question_rank.py) and packed into `max_tokens` (default
+  QUESTION_MAX_TOKENS) in page order (extract/packing.py): the best whole, the next trimmed to their best sentences
+  (PagePassage.trimmed; passage=n still reads one whole). A piece's cost is its text's tokens plus its label's (the
+  anchor and the heading path the renderers print before it). When nothing fits, the best passage comes alone,
+  whole and over budget, rather than nothing.
 - passage: passage n, and the ones after it while they fit `max_tokens` (only passage n when none is given).
 Ranking and cutting are CPU work: they run in a worker thread (the ranker loads its optional parts once, under a
 lock; the rest is per page).
@@ -21,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from webreach.errors import InvalidInputError, UnknownPassageError
+from webreach.extract.packing import Piece, pack, trimmed_text
 from webreach.extract.passages import Passage, cut
-from webreach.extract.question_rank import PageIndex, QuestionRanker, select
+from webreach.extract.question_rank import PageIndex, QuestionRanker
 from webreach.models import QUESTION_MAX_TOKENS, Page, PagePassage, ReadRequest
 from webreach.read.page_cache import PageCache
 from webreach.read.readers import ReadResult
@@ -67,20 +69,25 @@ class QuestionReading:
         ready = self._ready(result, key, need_index=request.question is not None)
         if request.question is not None:
             assert ready.index is not None
-            scores = self._ranker.rank(ready.index, request.question)
+            scores = self._ranker.scores(ready.index, request.question)
             budget = request.max_tokens or QUESTION_MAX_TOKENS
-            chosen = select(scores, ready.costs, budget) or [max(range(len(scores)), key=lambda i: scores[i])]
+            pieces = pack(ready.passages, scores, ready.costs, budget, self._cost) or [_best(ready, scores.passages)]
         else:
             assert request.passage is not None
-            chosen = following(ready, request.passage, request.max_tokens)
-        return _as_page(result, request, url, ready, chosen, cached=cached, estimated=self._tokenizer().estimated)
+            pieces = [_whole(ready, i) for i in following(ready, request.passage, request.max_tokens)]
+        estimated = self._tokenizer().estimated
+        return _as_page(result, request, url, ready, pieces, cached=cached, estimated=estimated)
+
+    def _cost(self, passage: Passage, text: str) -> int:
+        """What showing `text` of the passage costs: its tokens and its label's."""
+        tokenizer = self._tokenizer()
+        return tokenizer.count(text) + tokenizer.count(" > ".join(passage.headings)) + LABEL_TOKENS
 
     def _ready(self, result: ReadResult, key: str, *, need_index: bool) -> ReadyPage:
         ready = self.cache.derived(key, result)
         if not isinstance(ready, ReadyPage):
-            tokenizer = self._tokenizer()
             passages = cut(result.extracted.text) or [Passage(1, "", (), "text", 0, 0, 0)]
-            costs = [tokenizer.count(p.text) + tokenizer.count(" > ".join(p.headings)) + LABEL_TOKENS for p in passages]
+            costs = [self._cost(p, p.text) for p in passages]
             ready = ReadyPage(passages, costs, sum(costs))
             self.cache.keep_derived(key, result, ready)
         if need_index and ready.index is None:
@@ -105,18 +112,31 @@ def following(ready: ReadyPage, passage: int, max_tokens: int | None) -> list[in
     return chosen
 
 
+def _whole(ready: ReadyPage, position: int) -> Piece:
+    return Piece(position, 0, len(ready.passages[position].text), False, ready.costs[position])
+
+
+def _best(ready: ReadyPage, scores: list[float]) -> Piece:
+    """The best passage whole: what a budget too small for any piece still gets."""
+    return _whole(ready, max(range(len(scores)), key=lambda i: scores[i]))
+
+
 def _as_page(
-    result: ReadResult, request: ReadRequest, url: str, ready: ReadyPage, chosen: list[int], *, cached: bool,
+    result: ReadResult, request: ReadRequest, url: str, ready: ReadyPage, pieces: list[Piece], *, cached: bool,
     estimated: bool,
 ) -> Page:  # fmt: skip
-    passages = [ready.passages[i] for i in chosen]
+    shown = [(ready.passages[piece.position], piece) for piece in pieces]
+    texts = [trimmed_text(p.text, piece.start, piece.end) if piece.trimmed else p.text for p, piece in shown]
     meta = result.extracted
     return Page(
         url=url, final_url=result.final_url, status=result.status, content_type=result.content_type,
         **meta.page_metadata().model_dump(),
         page_type=meta.page_type, format=meta.format,
-        content="\n\n".join(p.text for p in passages), total_chars=len(meta.text), truncated=meta.truncated,
-        tokens=sum(ready.costs[i] for i in chosen), tokens_estimated=estimated, reader=result.reader, cached=cached,
+        content="\n\n".join(texts), total_chars=len(meta.text), truncated=meta.truncated,
+        tokens=sum(piece.cost for piece in pieces), tokens_estimated=estimated, reader=result.reader, cached=cached,
         question=request.question, total_passages=len(ready.passages), total_tokens=ready.total_tokens,
-        passages=[PagePassage(index=p.index, headings=list(p.headings), kind=p.kind, text=p.text) for p in passages],
+        passages=[
+            PagePassage(index=p.index, headings=list(p.headings), kind=p.kind, text=text, trimmed=piece.trimmed)
+            for (p, piece), text in zip(shown, texts, strict=True)
+        ],
     )  # fmt: skip

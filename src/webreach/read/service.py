@@ -62,6 +62,7 @@ from webreach.read.readers.direct import DirectReader, RenderedPage, RenderedRea
 from webreach.read.readers.jina import JinaReader
 from webreach.read.readers.reader_pace import ReaderPace
 from webreach.read.window import Tokenizer, load_tokenizer, window
+from webreach.state.bucket_store import BucketStore
 from webreach.telemetry import Tracing
 
 FILE_SECONDS = 120.0  # a local file has no fetch deadline; this bounds a hostile PDF's extraction
@@ -114,8 +115,10 @@ class Reading:
         workers: ExtractionWorkers | None = None,
         offline: OfflineScope | None = None,
         tracing: Tracing | None = None,
+        bucket_store: BucketStore | None = None,
     ) -> None:
         self.settings = settings = settings or ReadSettings()
+        self._bucket_store = bucket_store  # third-party readers' pace (the engines' store: shared across replicas)
         self.clock: Clock = clock or SystemClock()
         self.user_agent = user_agent
         self.resolver: Resolver = resolver or system_resolver()
@@ -164,7 +167,10 @@ class Reading:
         return JinaReader(
             Guard(AddressPolicy(), self.resolver, self.offline), base_url=settings.jina_base_url, api_key=key,
             timeout=settings.jina_timeout, transport=transport, workers=self.workers,
-            pace=ReaderPace("jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE)),
+            pace=ReaderPace(
+                "jina", settings.jina_rate_per_minute or (JINA_KEYED_RATE if key else JINA_FREE_RATE),
+                store=self._bucket_store, clock=self.clock,
+            ),
             proxy=effective_proxy(settings.jina_proxy, None),
         )  # fmt: skip
 
@@ -265,6 +271,29 @@ def parse_resolve(option: str) -> tuple[str, tuple[str, ...]]:
     raise InvalidInputError(f"--resolve {option!r}: {rest!r} is not a comma-separated list of IP addresses.")
 
 
+def _load_local(path: Path, max_bytes: int, where: str) -> bytes:
+    """The file's bytes (gunzipped when it is gzip), at most max_bytes; on a worker thread."""
+    try:  # at most max_bytes + 1: a device or FIFO says size 0 and could run on forever (/dev/zero)
+        body = read_local(path, max_bytes)  # and never waits on a FIFO nobody writes to
+    except OSError as exc:  # a directory, no permission, or gone since stat()
+        raise _unreadable(path, exc) from None
+    if len(body) > max_bytes:
+        raise ResponseTooLargeError(f"{path} has over {max_bytes:,} bytes.", url=where)
+    named = path.suffix.lower() == ".gz"
+    if not (named or body.startswith(b"\x1f\x8b")):
+        return body
+    decoder = BoundedDecoder(["gzip"], limit=max_bytes, url=where)
+    try:
+        decoder.feed(body)
+        body = decoder.finish()
+    except ResponseTooLargeError:
+        raise ResponseTooLargeError(f"{path} decompresses to over {max_bytes:,} bytes.", url=where) from None
+    except FetchUnavailableError:  # corrupt or cut off: unlike a network read, trying again cannot help
+        message, hint = f"{path} is not a readable gzip file (corrupt or truncated).", "Check it with `gzip -t`."
+        raise ExtractionError(message, url=where, hint=hint) from None
+    return body  # sniffing reads the type hint of page.html.gz from its inner extension
+
+
 async def extract_file(
     path: Path,
     *,
@@ -295,28 +324,7 @@ async def extract_file(
     if size > max_bytes:
         raise ResponseTooLargeError(f"{path} has {size:,} bytes, over the {max_bytes:,} byte limit.", url=where)
 
-    def load() -> bytes:
-        try:  # at most max_bytes + 1: a device or FIFO says size 0 and could run on forever (/dev/zero)
-            body = read_local(path, max_bytes)  # and never waits on a FIFO nobody writes to
-        except OSError as exc:  # a directory, no permission, or gone since stat()
-            raise _unreadable(path, exc) from None
-        if len(body) > max_bytes:
-            raise ResponseTooLargeError(f"{path} has over {max_bytes:,} bytes.", url=where)
-        named = path.suffix.lower() == ".gz"
-        if not (named or body.startswith(b"\x1f\x8b")):
-            return body
-        decoder = BoundedDecoder(["gzip"], limit=max_bytes, url=where)
-        try:
-            decoder.feed(body)
-            body = decoder.finish()
-        except ResponseTooLargeError:
-            raise ResponseTooLargeError(f"{path} decompresses to over {max_bytes:,} bytes.", url=where) from None
-        except FetchUnavailableError:  # corrupt or cut off: unlike a network read, trying again cannot help
-            message, hint = f"{path} is not a readable gzip file (corrupt or truncated).", "Check it with `gzip -t`."
-            raise ExtractionError(message, url=where, hint=hint) from None
-        return body  # sniffing reads the type hint of page.html.gz from its inner extension
-
-    body = await asyncio.to_thread(load)
+    body = await asyncio.to_thread(_load_local, path, max_bytes, where)
     own = workers is None
     workers = workers or ExtractionWorkers()
     try:

@@ -25,6 +25,9 @@ Decisions (the design leaves them open):
   result (EngineResult.cached / .stale), reported in meta as the engines gave it.
 - single runs its one call in the caller's task under the clock's timeout (Clock.timeout), so an answer that
   needs no I/O (a cache hit) starts no task and no timer task; auto and multi start a task per engine.
+- A search answers as soon as it has its answer: calls it no longer needs (hedged losers, calls cut off by the
+  deadline) are cancelled and left to unwind in the Router's Reaper, which holds them until they end;
+  `aclose()` waits (bounded) for the last of them, and Searching calls it before closing the HTTP clients.
 - Timers run on the injected clock. With FakeClock a sleep returns at once, so tests drive hedging and the
   deadline deterministically; with SystemClock they are real waits raced against the engine calls.
 """
@@ -40,6 +43,7 @@ from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, Searc
 from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome, reported
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
+from webreach.routing.reaper import Reaper
 
 
 class Router:
@@ -53,6 +57,16 @@ class Router:
         self._clock = clock
         self._hedge_delay = hedge_delay
         self._deadline = deadline
+        self._reaper = Reaper()  # cancelled engine calls, unwinding after their search has answered
+
+    @property
+    def unwinding(self) -> int:
+        """How many cancelled engine calls have not finished unwinding yet."""
+        return len(self._reaper)
+
+    async def aclose(self) -> None:
+        """Wait (bounded) for every cancelled engine call to finish unwinding: call before closing clients."""
+        await self._reaper.drain()
 
     async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
         """Ask exactly this engine; its own typed error propagates when it fails."""
@@ -74,7 +88,7 @@ class Router:
         """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
         began = self._clock.now()
         waiting = deque(_unique(candidates))
-        async with Flights(self._clock, request) as flights:
+        async with Flights(self._clock, request, self._reaper) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
             outcomes = flights.outcomes
         if winner is None:
@@ -97,14 +111,14 @@ class Router:
 
     async def _fly(self, candidates: Sequence[Candidate], request: SearchRequest) -> list[Outcome]:
         """Call every candidate at once (each with its own task) until all ended or the deadline cut them off."""
-        async with Flights(self._clock, request) as flights:
+        async with Flights(self._clock, request, self._reaper) as flights:
             for candidate in candidates:
                 flights.start(candidate, hedged=False)
             flights.arm(self._deadline)
             while flights.busy:
                 _, fired = await flights.wait()
                 if fired:
-                    await flights.stop(deadline=self._deadline)
+                    flights.stop(deadline=self._deadline)
             return flights.outcomes
 
     async def _race(self, flights: Flights, waiting: deque[Candidate], *, deadline_at: float) -> Outcome | None:
@@ -121,10 +135,10 @@ class Router:
             landed, fired = await flights.wait()
             winner = next((outcome for outcome in landed if outcome.good), None)
             if winner is not None:
-                await flights.stop()
+                flights.stop()
                 return winner
             if fired and not hedge_timer:
-                await flights.stop(deadline=self._deadline)
+                flights.stop(deadline=self._deadline)
                 return None
             if fired and flights.busy:
                 flights.start(waiting.popleft(), hedged=True)

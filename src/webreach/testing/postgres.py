@@ -19,12 +19,13 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+
+from webreach.testing.balancer import free_port
 
 START_TIMEOUT = 60.0
 
@@ -50,12 +51,6 @@ def _as_user() -> list[str]:
             pwd.getpwnam(name)
             return ["runuser", "-u", name, "--"]
     raise PostgresUnavailable("running as root and neither a postgres nor a nobody user exists to run initdb")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _run(command: list[str]) -> None:
@@ -87,7 +82,7 @@ def restartable_cluster(*, max_connections: int = 300) -> Iterator[Cluster]:
     base = Path(tempfile.mkdtemp(prefix="webreach-pg-"))
     if prefix:
         shutil.chown(base, user=prefix[2])
-    data, port = base / "data", _free_port()
+    data, port = base / "data", free_port()
     ctl = [*prefix, str(found / "pg_ctl"), "-D", str(data), "-l", str(base / "log")]
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
     cluster = Cluster(ctl, options, f"postgresql://webreach@127.0.0.1:{port}/postgres")

@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from webreach.testing.balancer import free_port
+
 START_TIMEOUT = 20.0
 
 
@@ -35,12 +37,6 @@ def binary() -> str | None:
     return shutil.which("redis-server") or next(
         (str(p) for p in (Path("/usr/bin/redis-server"), Path("/usr/sbin/redis-server")) if p.exists()), None
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _answers(port: int) -> bool:
@@ -115,7 +111,7 @@ def restartable_redis() -> Iterator[RedisServer]:
     if executable is None:
         raise RedisUnavailable("redis-server not found (apt-get install redis-server)")
     directory = Path(tempfile.mkdtemp(prefix="webreach-redis-"))
-    server = RedisServer(executable, directory, _free_port())
+    server = RedisServer(executable, directory, free_port())
     try:
         server.start()
         yield server

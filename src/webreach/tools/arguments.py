@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
+from functools import cache
+from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Self
 
 from annotated_types import Ge, Le
@@ -40,6 +42,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from webreach.bounded_json import nests_deeper_than
+from webreach.defaults import MAX_JSON_DEPTH as MAX_JSON_DEPTH
 from webreach.errors import Arg, InvalidInputError, hint
 from webreach.models import (
     LANGUAGE_PATTERN,
@@ -70,9 +73,6 @@ DEFAULT_READ_TOP = 3
 # results an agent's web_search gets by default (models.TOOL_LIMITS, the one definition): fewer than
 # models.DEFAULT_LIMIT for people, because each result costs context tokens and agents read on with page=2
 DEFAULT_TOOL_LIMIT = TOOL_LIMITS["web_search"].default
-# arguments are flat objects whose values are at most lists of strings (depth 3); deeper JSON is never valid, and
-# refusing it before decoding keeps a nesting bomb from reaching a recursive decoder
-MAX_JSON_DEPTH = 16
 # engines asked together in web_search_multi: more than the registry could hold is never meant, and each name is
 # echoed in an "unknown engine" error, so names are short
 MAX_ENGINES = 32
@@ -140,15 +140,13 @@ class ToolArguments(BaseModel):
     def _whole_numbers(cls, value: Any, info: ValidationInfo) -> Any:
         # a count, a page or a ref: a number, or its digits in a string as the schemas' pattern says; never a
         # boolean (pydantic reads true as 1)
-        field = cls.model_fields.get(info.field_name or "")
-        if field is None or field.annotation not in (int, int | None):
+        rule = _number_rules(cls).get(info.field_name or "")
+        if rule is None:
             return value
-        low = next((item.ge for item in field.metadata if isinstance(item, Ge)), None)
-        high = next((item.le for item in field.metadata if isinstance(item, Le)), None)
-        if not isinstance(low, int) or low < 0:  # no text form without a lower bound: numbers only
+        low, high, marks = rule
+        if low is None:  # no text form without a lower bound: numbers only
             return whole_number(value, 0, None) if isinstance(value, bool) else value
-        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-        return whole_number(value, low, high if isinstance(high, int) else None, marks=bool(extra.get(MARKS)))
+        return whole_number(value, low, high, marks=marks)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
@@ -163,6 +161,23 @@ class ToolArguments(BaseModel):
             return cls.model_validate({name: value for name, value in raw.items() if value is not None})
         except ValidationError as exc:
             raise InvalidInputError(describe_validation_error(exc)) from None
+
+
+@cache
+def _number_rules(model: type[BaseModel]) -> Mapping[str, tuple[int | None, int | None, bool]]:
+    """The whole-number fields of `model` (int or int | None): lower bound (None: none at 0 or above, so numbers
+    only), upper bound, and whether marks (#3, [3]) are taken. Read once per model class: reading the field
+    metadata for every field of every call was a tenth of argument parsing."""
+    rules: dict[str, tuple[int | None, int | None, bool]] = {}
+    for name, field in model.model_fields.items():
+        if field.annotation not in (int, int | None):
+            continue
+        low = next((item.ge for item in field.metadata if isinstance(item, Ge)), None)
+        high = next((item.le for item in field.metadata if isinstance(item, Le)), None)
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        floor = low if isinstance(low, int) and low >= 0 else None
+        rules[name] = (floor, high if isinstance(high, int) else None, bool(extra.get(MARKS)))
+    return MappingProxyType(rules)
 
 
 def check_exactly_one(names: tuple[str, ...], given: Mapping[str, Any]) -> None:

@@ -162,5 +162,5 @@ class ToolCall:
     # an operator's door's options beyond the tool's schema (tools/pipeline.py: CallContext.extra)
     extra: Mapping[str, Any] | None = None
 
-    def result(self, text: str, value: Any = None) -> ToolResult:
-        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json", value=value)
+    def result(self, text: str, value: Any = None, *, reads: int = 0) -> ToolResult:
+        return ToolResult(tool=self.tool, text=text, is_json=self.output == "json", value=value, reads=reads)

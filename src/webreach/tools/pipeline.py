@@ -6,7 +6,8 @@
 
 A call is a CallContext (tool, arguments, session, caller identity, idempotency key, output format). The pipeline
 finds the tool, picks the store session (tools/call_session.py: the named session, else the caller's, else the
-default), decodes and validates the arguments and plans the call (all before any
+default), decodes and validates the arguments and plans the call (the same text once: tools/planned_calls.py; all
+before any
 upstream request, so a refused input costs nothing), then runs the CallPolicies (quotas, credits, idempotency:
 each wraps the rest of the call) around the tool's handler. The handler searches or reads through the Gateway and
 remembers or resolves refs in the session store; the result is rendered in the asked-for output.
@@ -37,6 +38,7 @@ from webreach.tools.definitions import (
     ToolDefinition,
 )
 from webreach.tools.drop_in import PROFILES, profile_tools, surface
+from webreach.tools.planned_calls import Planned, PlannedCalls, memo_key
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
 
@@ -128,6 +130,7 @@ class Toolbox:
         self._offload = offload
         self._on_result = on_result
         self._tracing = tracing
+        self._plans = PlannedCalls()
 
     @classmethod
     def over(cls, gateway: Gateway, *, policies: Sequence[CallPolicy] = ()) -> Toolbox:
@@ -285,13 +288,27 @@ class Toolbox:
         tool = self._find(context.tool, offered)
         # before searching, so a bad session name costs no engine call
         session = store_session(context.session, context.caller) if self.sessions is not None else DEFAULT_SESSION
-        raw = decode_arguments(context.arguments)  # the one decode of the call's arguments
-        arguments = tool.arguments.parse(raw)
+        raw, arguments, plan = self._planned(tool, context.arguments)
         if any(key in profile for key in PROFILE_NUMBERS):
             # null means the default (ToolArguments), so a null limit takes the profile's default too
             arguments = shaped(arguments, profile, [name for name, value in raw.items() if value is not None])
-        plan = tool.prepare(arguments, self.engines)
+            plan = tool.prepare(arguments, self.engines)
         return PreparedCall(context=context, tool=tool, plan=plan, session=session, arguments=raw)
+
+    def _planned(self, tool: ToolDefinition, given: Mapping[str, Any] | str | None) -> Planned:
+        """The call's arguments decoded (once: nowhere else), validated and planned; the same text is planned once
+        (tools/planned_calls.py), and so is the same JSON given as a mapping (MCP)."""
+        key = memo_key(given)
+        if key is not None:
+            known = self._plans.get(tool, key)
+            if known is not None:
+                return known
+        raw = decode_arguments(given if key is None else key)  # a mapping's own text: what is kept is a copy
+        arguments = tool.arguments.parse(raw)
+        planned = Planned(raw, arguments, tool.prepare(arguments, self.engines))
+        if key is not None:
+            self._plans.put(tool, key, planned)
+        return planned
 
 
 def _wrapped(policy: CallPolicy, prepared: PreparedCall, proceed: Proceed) -> Proceed:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from webreach.errors import Call, Syntax, tool_syntax
-from webreach.models import Page, PagePassage
+from webreach.models import TRIM_MARK, Page, PagePassage
 from webreach.tools.fence import UNTRUSTED_NOTE, fence
 
 READ_ON_TOKENS = 1000  # the budget the "read on" suggestion asks for
@@ -58,13 +58,15 @@ def passages_text(page: Page, header: list[str], *, ref: int | None = None, synt
 
 
 def more_line(page: Page, *, ref: int | None = None, syntax: Syntax = tool_syntax) -> str:
-    """How much was left out and the calls that read more (a passage, the next ones, the whole page)."""
+    """How much was left out and the calls that read more (a passage, the next ones, the whole page), and which
+    passages were trimmed and how to read one whole."""
     passages = page.passages or []
     total = page.total_passages or 0
     left = total - len(passages)
-    if left <= 0:
-        return "Nothing left out: these are all the page's passages."
     target = ("ref", ref) if ref is not None else ("url", page.url)
+    trimmed = _trimmed_line([p.index for p in passages if p.trimmed], target, syntax)
+    if left <= 0:
+        return trimmed or "Nothing left out: these are all the page's passages."
     after = max(p.index for p in passages) + 1 if passages else 1
     missing = [n for n in range(1, total + 1) if n not in {p.index for p in passages}]
     one = missing[0] if after > total else after
@@ -74,7 +76,20 @@ def more_line(page: Page, *, ref: int | None = None, syntax: Syntax = tool_synta
         f"on from it with {syntax(Call('web_fetch', (target, ('passage', one), ('max_tokens', READ_ON_TOKENS))))}",
         f"or the whole page in windows with {syntax(Call('web_fetch', (target,)))}",
     ]
-    return f"Left out: {left} of {total} passages (about {left_tokens:,} tokens). Read more: {', '.join(steps)}."
+    said = f"Left out: {left} of {total} passages (about {left_tokens:,} tokens). Read more: {', '.join(steps)}."
+    return f"{said} {trimmed}" if trimmed else said
+
+
+def _trimmed_line(trimmed: list[int], target: tuple[str, str | int], syntax: Syntax) -> str:
+    """Which passages show only their best sentences, and the call that reads one whole ("" when none)."""
+    if not trimmed:
+        return ""
+    many = len(trimmed) > 1
+    whole = syntax(Call("web_fetch", (target, ("passage", trimmed[0]))))
+    return (
+        f"Passage{'s' if many else ''} {_numbers(trimmed)} {'are' if many else 'is'} trimmed to "
+        f"{'their' if many else 'its'} best sentences ({TRIM_MARK} marks a cut): {whole} reads one whole."
+    )
 
 
 def passages_json(page: Page, *, ref: int | None = None) -> dict[str, Any]:

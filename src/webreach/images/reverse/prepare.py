@@ -8,11 +8,13 @@ under the byte cap.
 from __future__ import annotations
 
 import io
-
-from PIL import Image
+from typing import TYPE_CHECKING
 
 from webreach.images.crop import downscale
 from webreach.images.decode import ImageLimits, decode
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 AS_IS = frozenset({"JPEG", "PNG", "WEBP"})
 

@@ -1,39 +1,49 @@
-"""A third-party reader's pace in this process: at most `rate_per_minute` requests (the Jina reader's free tier is
-20 a minute without a key, 200 with one), as a token bucket holding ten seconds' worth (at least one), like the
-engines' (policies/rate_limit.py). A slot free within `max_wait` is waited for; a later one is refused at once with
-ThrottledError (code throttled, retry_after: the wait), which reader='auto' takes as "not available now" and moves
-on to the next reader, so a paced-out Jina never stalls a read.
+"""A third-party reader's pace: at most `rate_per_minute` requests (the Jina reader's free tier is 20 a minute without
+a key, 200 with one), as the engines' token bucket (policies/rate_limit.py: TokenBucket, ten seconds' worth of
+burst) kept in the same BucketStore, under the key `reader:<name>`. With [state] backend "sqlite" or "redis" that
+store is shared, so every process and replica draws from one bucket: three replicas of a keyless server stay at
+Jina's 20 a minute together, not 60. A slot free within `max_wait` is waited for; a later one is refused at once
+with ThrottledError (code throttled, retry_after: the wait), which reader='auto' takes as "not available now" and
+moves on to the next reader, so a paced-out Jina never stalls a read.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from webreach.clock import Clock, SystemClock
 from webreach.errors import Arg, ThrottledError, hint
+from webreach.policies.rate_limit import TokenBucket
+from webreach.state.bucket_store import BucketStore
 
 DEFAULT_MAX_WAIT = 2.0
 
 
 class ReaderPace:
-    """Paces one reader's requests; the level is this object's (one process)."""
+    """Paces one reader's requests; the level is the store's (this process's own when none is given)."""
 
-    def __init__(self, name: str, rate_per_minute: float, *, max_wait: float = DEFAULT_MAX_WAIT) -> None:
-        if rate_per_minute <= 0:
-            raise ValueError("rate_per_minute must be positive")
+    def __init__(
+        self,
+        name: str,
+        rate_per_minute: float,
+        *,
+        store: BucketStore | None = None,
+        clock: Clock | None = None,
+        max_wait: float = DEFAULT_MAX_WAIT,
+    ) -> None:
         self.name = name
-        self.rate_per_minute = rate_per_minute
-        self.burst = max(1.0, rate_per_minute / 6)
+        self.bucket = TokenBucket(rate_per_minute, engine=f"reader:{name}", store=store)
+        self.clock: Clock = clock or SystemClock()
         self.max_wait = max_wait
-        self._tokens = self.burst
-        self._at: float | None = None  # the loop time the level was last brought up to date
+
+    @property
+    def rate_per_minute(self) -> float:
+        return self.bucket.rate_per_minute
 
     async def take(self) -> None:
         """Wait for a slot (at most max_wait), else ThrottledError with the wait as retry_after."""
-        now = asyncio.get_running_loop().time()
-        elapsed = 0.0 if self._at is None else max(0.0, now - self._at)
-        tokens = min(self.burst, self._tokens + elapsed * self.rate_per_minute / 60)
-        wait = 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.rate_per_minute
-        if wait > self.max_wait:
+        granted, wait = await self.bucket.reserve(self.clock.now(), self.max_wait)
+        if not granted:
             raise ThrottledError(
                 f"the {self.name} reader is paced at {self.rate_per_minute:g} requests/min here; the next slot is "
                 f"in {wait:.1f} s",
@@ -41,10 +51,9 @@ class ReaderPace:
                 retry_after=wait,
                 hint=hint("Wait retry_after seconds, or read with {}.", Arg("reader", "direct")),
             )
-        self._tokens, self._at = tokens - 1, now  # reserved (below zero while waiting: later callers queue behind)
         if wait > 0:
             try:
-                await asyncio.sleep(wait)
+                await self.clock.sleep(wait)
             except asyncio.CancelledError:
-                self._tokens += 1  # not used: the slot goes to the next caller
+                await asyncio.shield(self.bucket.refund())  # not used: the slot goes to the next caller
                 raise
