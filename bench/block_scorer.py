@@ -4,7 +4,9 @@ Run: python -m bench.block_scorer collect   (every dev page's blocks and rule re
      python -m bench.block_scorer train     (fits on the tune half only; writes the package's weights file)
      python -m bench.block_scorer folds     (out-of-fold scores of the tune half, for the gate's choices)
      python -m bench.block_scorer gate      (per kind and threshold, word F1 of the rule reading pruned, then
-                                             added to, by the scorer: tune half to choose, check half to see)
+                                             added to, by the scorer: tune half to choose, check half to see;
+                                             writes the choice to the package's edits.json, which the cascade
+                                             follows, and the table to bench/results/block-scorer-gate.json)
 
 Labels: a block is content when its words, joined, occur in the page's true text (WCXB ground_truth.main_content,
 lower-cased words joined the same way). Blocks weigh their word count (capped at MAX_WEIGHT) in the fit, as word F1
@@ -33,7 +35,7 @@ from bench.wcxb import PAGE_TYPES, load_wcxb, split_of, word_scores
 from webreach.errors import WebreachError
 from webreach.extract import charset
 from webreach.extract.blocks.features import NUMERIC, page_blocks
-from webreach.extract.blocks.scorer import UNSURE, WEIGHTS, BlockScorer, add_lines, line_key, prune_lines
+from webreach.extract.blocks.scorer import EDITS, UNSURE, WEIGHTS, BlockScorer, add_lines, line_key, prune_lines
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 
 CACHE = Path("/tmp/webreach-block-scorer3.pkl")
@@ -45,10 +47,15 @@ TREES = 150
 DEPTH = 4
 RATE = 0.1
 SEED = 42
-PRUNE_GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+PRUNE_GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6)  # 0.5, 0.6: the tune optimum sat on 0.4, the edge
 ADD_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
 GAIN = 0.002
 MIN_PAGES = 20  # a group with fewer tune pages is left to the rules: a gain on 3 pages is noise
+GATE_TABLE = Path(__file__).parent / "results" / "block-scorer-gate.json"
+GATE_RULE = (
+    f"bench/block_scorer.py gate: per kind group of {MIN_PAGES}+ tune pages, the threshold gaining most (>= {GAIN}) "
+    "on the tune half scored out of fold; the check half never chooses"
+)
 
 
 def collect() -> None:
@@ -154,51 +161,67 @@ def export(model: Any) -> dict[str, Any]:
 
 def gate() -> None:
     """Per page kind group, the tune half's best pruning threshold, then on top of it the best adding threshold (each
-    kept when it gains GAIN or more on tune), then word F1 per true type and half: the rules' reading against the
-    reading the scorer edited at the chosen thresholds."""
+    kept when it gains GAIN or more on tune, scored out of fold); writes the choice to the package's EDITS (what the
+    cascade does) and the whole table to GATE_TABLE, then prints word F1 per true type and half: the rules' reading
+    against the reading the scorer edited at the chosen thresholds (the check half is only looked at)."""
     rows = pickle.loads(CACHE.read_bytes())
     scorer = BlockScorer.load()
     out_of_fold = pickle.loads(FOLD_CACHE.read_bytes()) if FOLD_CACHE.exists() else {}
-    print(f"tune half scored {'out of fold' if out_of_fold else 'IN SAMPLE (run folds first)'}")
+    if not out_of_fold:
+        raise SystemExit("no out-of-fold scores of the tune half: run folds first")
     for row in rows:
         row["chances"] = out_of_fold.get(row["key"]) or (scorer.probabilities(row["blocks"]) if row["blocks"] else [])
         row["group"] = row["page_kind"] if row["confident"] else UNSURE
         row["base"] = word_scores(row["truth"], row["rule"])[2]
         row["edited"] = row["rule"]
+    table: dict[str, Any] = {"trained_on": "tune half", "gain": GAIN, "min_pages": MIN_PAGES}
     for name, edit, grid in (("prune", prune_lines, PRUNE_GRID), ("add", add_lines, ADD_GRID)):
-        chosen = choose(rows, edit, grid)
+        chosen, cells = choose(rows, edit, grid)
         print(f"{name}: chosen on tune: {chosen}")
+        table[name] = {"chosen": chosen, "groups": cells}
         for row in rows:
             if row["group"] in chosen:
                 row["edited"] = edit(row["edited"], row["blocks"], row["chances"], chosen[row["group"]])
+    table["types"] = {}
     for half in ("tune", "check"):
         mine = [row for row in rows if row["split"] == half]
         for kind in (*PAGE_TYPES, "all"):
             of = [row for row in mine if kind in ("all", row["kind"])]
             before = statistics.fmean(r["base"] for r in of)
             after = statistics.fmean(word_scores(r["truth"], r["edited"])[2] for r in of)
+            table["types"].setdefault(half, {})[kind] = {"pages": len(of), "rules": round(before, 4),
+                                                         "scorer": round(after, 4)}  # fmt: skip
             print(f"{half:5} {kind:13} n={len(of):4} rules {before:.4f} scorer {after:.4f} ({after - before:+.4f})")
+    edits = {"prune": table["prune"]["chosen"], "add": table["add"]["chosen"]}
+    EDITS.write_text(json.dumps({**edits, "chosen_by": GATE_RULE}, indent=1) + "\n", encoding="utf-8")
+    GATE_TABLE.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    print(f"{EDITS}: {edits}; the table: {GATE_TABLE}")
 
 
 Edit = Callable[[str, list[Any], list[float], float], str]
 
 
-def choose(rows: list[dict[str, Any]], edit: Edit, grid: tuple[float, ...]) -> dict[str, float]:
+def choose(rows: list[dict[str, Any]], edit: Edit, grid: tuple[float, ...]) -> tuple[dict[str, float], Any]:
     """Per group of MIN_PAGES tune pages or more, the threshold of `grid` whose edit of each page's reading gains most
-    on the tune half (GAIN or more)."""
+    on the tune half (GAIN or more); and per group and threshold, the tune and check gains (check: for the record,
+    never chosen on)."""
     chosen: dict[str, float] = {}
+    table: dict[str, Any] = {}
     for group in sorted({row["group"] for row in rows}):
         mine = [row for row in rows if row["group"] == group]
-        cells, best = [], (GAIN, None)
+        pages = {half: sum(row["split"] == half for row in mine) for half in ("tune", "check")}
+        cells, best = {}, (GAIN, None)
         for threshold in grid:
-            gains = {half: _gain(mine, half, edit, threshold) for half in ("tune", "check")}
-            cells.append(f"{threshold}: {gains['tune']:+.4f}/{gains['check']:+.4f}")
+            gains = {half: round(_gain(mine, half, edit, threshold), 4) for half in ("tune", "check")}
+            cells[str(threshold)] = gains
             if gains["tune"] >= best[0]:
                 best = (gains["tune"], threshold)
-        if best[1] is not None and sum(row["split"] == "tune" for row in mine) >= MIN_PAGES:
+        if best[1] is not None and pages["tune"] >= MIN_PAGES:
             chosen[group] = best[1]
-        print(f"  {group:13} n={len(mine):3} (tune/check gain) " + " ".join(cells))
-    return chosen
+        table[group] = {"pages": pages, "gains": cells, "chosen": chosen.get(group)}
+        shown = " ".join(f"{t}: {g['tune']:+.4f}/{g['check']:+.4f}" for t, g in cells.items())
+        print(f"  {group:13} n={len(mine):3} (tune/check gain) {shown}")
+    return chosen, table
 
 
 def _gain(rows: list[dict[str, Any]], half: str, edit: Edit, threshold: float) -> float:

@@ -57,7 +57,7 @@ from bench.captures import SHARED_DATA
 from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract import charset
-from webreach.extract.blocks.scorer import CANDIDATE, BlockScorer, pruned_reading
+from webreach.extract.blocks.scorer import BlockScorer, Edits, pruned_reading
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 from webreach.read.window import load_tokenizer
 
@@ -143,12 +143,6 @@ def webreach_rules_text(page: Page) -> str:
     return extract(page.html, content_type="text/html", url=page.url, format="text", options=options).text
 
 
-def webreach_candidate_text(page: Page) -> str:
-    """The cascade with the block scorer's gated candidate edits (blocks/scorer.py CANDIDATE), shipped or not."""
-    options = ExtractOptions(block_edits=CANDIDATE)
-    return extract(page.html, content_type="text/html", url=page.url, format="text", options=options).text
-
-
 def trafilatura_text(page: Page) -> str:
     return trafilatura.extract(page.html) or ""
 
@@ -171,14 +165,12 @@ SYSTEMS: dict[str, Callable[[Page], str]] = {
     "readability": readability_text,
     "webreach, article cascade only": webreach_article_cascade_text,
     "webreach, without block scorer": webreach_rules_text,
-    "webreach, block scorer candidate": webreach_candidate_text,
 }
 
 
 WCXB_SYSTEMS = (
     "webreach",
     "webreach, without block scorer",
-    "webreach, block scorer candidate",
     "webreach, article cascade only",
     "trafilatura",
     "readability",
@@ -187,7 +179,7 @@ WCXB_SYSTEMS = (
 
 AEB_SYSTEMS = (
     "webreach",
-    "webreach, block scorer candidate",
+    "webreach, without block scorer",
     "trafilatura",
     "trafilatura (no comments)",
     "readability",
@@ -349,19 +341,20 @@ def run_wcxb(split: str, limit: int | None, repeat: int) -> None:
 
 
 def scorer_cost(pages: list[Page], runs: list[Run]) -> dict[str, float]:
-    """The block scorer's share of the time: on the pages it is asked about (its kinds), the median ms of its stage
-    alone (stage 2g on the prepared page and the rules' reading) against the median ms of the whole read."""
-    whole = next(run for run in runs if run.name == "webreach, block scorer candidate")
+    """The block scorer's share of the time: on the pages it is asked about (the kinds edits.json names), the median
+    ms of its stage alone (stage 2g on the prepared page and the rules' reading) against the median ms of the whole
+    read."""
+    whole = next(run for run in runs if run.name == "webreach")
     rules = next(run for run in runs if run.name == "webreach, without block scorer")
     stage, reads = [], []
-    BlockScorer.load()  # the weights are read once a process: not a page's cost
+    BlockScorer.load(), Edits.shipped()  # read once a process: not a page's cost
     for index, page in enumerate(pages):
         reading = prepare(charset.decode(page.html, None, markup=True).text, page.url, "text", ExtractOptions())
         kind = reading.kind
-        if CANDIDATE.thresholds(kind) == (None, None):
+        if Edits.shipped().thresholds(kind) == (None, None):
             continue
         begin = time.perf_counter()
-        pruned_reading(reading.tree, kind, reading.json_ld, rules.outputs[index], "text", edits=CANDIDATE)
+        pruned_reading(reading.tree, kind, reading.json_ld, rules.outputs[index], "text")
         stage.append((time.perf_counter() - begin) * 1000)
         reads.append(whole.millis[index])
     if not stage:

@@ -62,9 +62,10 @@ through this cascade, each stage engaging only when the one before it under-deli
 2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
 2g. The learned block scorer (blocks/, gradient-boosted trees trained on WCXB dev's tune half) edits text and
-   markdown readings of the kinds of page blocks/scorer.py SHIPPED names: lines it judges boilerplate left out,
-   blocks next to the reading it judges content put back. It ships only where it lowers no type of page on the
-   held-out half (docs/decisions.md has the tables); elsewhere the rules' reading stands.
+   markdown readings of the kinds of page blocks/edits.json names: lines it judges boilerplate left out, blocks
+   next to the reading it judges content put back. The kinds are those where it gains on the tuning half, scored
+   out of fold (bench/block_scorer.py gate writes the file; docs/decisions.md has the tables); elsewhere the
+   rules' reading stands.
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
    beside an empty app root (#root, #__next ...), menus around a line saying only "Loading...", or only the labels
    of the site's menus, is an empty frame (walls.py): its content comes with scripts, and NeedsBrowserError says
@@ -86,7 +87,7 @@ from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.errors import ExtractionError, UnsupportedContentError
 from webreach.extract import charset, walls
-from webreach.extract.blocks.scorer import SHIPPED, Edits, pruned_reading
+from webreach.extract.blocks.scorer import Edits, pruned_reading
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.fixes.product_facts import product_facts, with_facts
 from webreach.extract.fixes.repeated_lines import drop_repeated_lines
@@ -129,7 +130,7 @@ class ExtractOptions:
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
     block_scorer: bool = True  # stage 2g: the learned block scorer edits readings where block_edits names the kind
-    block_edits: Edits = SHIPPED  # which kinds, at which thresholds (another set: benches and tests)
+    block_edits: Edits | None = None  # which kinds, at which thresholds (None: the shipped ones, edits.json)
 
 
 @dataclass(frozen=True)

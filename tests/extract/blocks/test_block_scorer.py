@@ -5,6 +5,7 @@ high-scored blocks next to the reading."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from webreach.extract.blocks import scorer as scorer_module
 from webreach.extract.blocks.features import NUMERIC, page_blocks
 from webreach.extract.blocks.scorer import (
-    SHIPPED,
+    EDITS,
+    UNSURE,
     WEIGHTS,
     BlockScorer,
     Edits,
@@ -155,11 +157,26 @@ def test_the_scorer_edits_only_the_kinds_it_is_given_and_the_cascade_only_the_sh
     article = PageKind("article", confident=True)
     assert pruned_reading(tree, article, [], reading, "text", edits=edits) == reading  # a kind not named
     assert pruned_reading(tree, PRODUCT, [], reading, "html", edits=edits) == reading  # markup is never edited
+    for group, threshold in Edits.shipped().prune.items():  # the cascade's own edits: the same path, its kinds
+        kind = PageKind(group, confident=group != UNSURE)
+        assert Edits.shipped().thresholds(kind)[0] == threshold
+        shipped = pruned_reading(tree, kind, [], reading, "text")
+        assert shipped == pruned_reading(tree, kind, [], reading, "text", edits=Edits(prune={group: threshold}))
+        assert shipped != reading and DESCRIPTION in shipped  # a menu line or two out, the description kept
     options = ExtractOptions(block_scorer=False)
     kept = extract(page.encode(), content_type="text/html", url="https://shop.example/mug", options=options)
     scored = extract(page.encode(), content_type="text/html", url="https://shop.example/mug")
     assert scored.page_type == "product" and DESCRIPTION in scored.text
-    if SHIPPED.thresholds(PRODUCT) == (None, None):  # the gate kept the scorer off: the cascade is the rules
-        assert scored.text == kept.text
-    else:
-        assert scored.text != kept.text
+    assert (scored.text == kept.text) == (Edits.shipped().thresholds(PRODUCT) == (None, None))
+
+
+def test_the_shipped_edits_are_the_gates_choice_and_a_damaged_file_leaves_the_rules(tmp_path: Path) -> None:
+    chosen = json.loads(EDITS.read_text(encoding="utf-8"))
+    assert dict(Edits.shipped().prune) == chosen["prune"] and dict(Edits.shipped().add) == chosen["add"]
+    assert "out of fold" in chosen["chosen_by"] and "check half never chooses" in chosen["chosen_by"]
+    damaged = tmp_path / "edits.json"
+    for text in ("{not json", '{"prune": {"service": "high"}, "add": {}}', '{"prune": []}'):
+        damaged.write_text(text, encoding="utf-8")
+        scorer_module._shipped.cache_clear()
+        assert Edits.shipped(damaged) == Edits()
+    scorer_module._shipped.cache_clear()

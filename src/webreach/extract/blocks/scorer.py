@@ -1,6 +1,7 @@
 """The learned block scorer: the chance that each block of a page is its main content, and a reading edited by it.
 
     BlockScorer.load() -> BlockScorer          (the shipped model, weights.json; read once a process)
+    Edits.shipped() -> Edits                   (where the cascade uses it, edits.json; read once a process)
     scorer.probabilities(blocks) -> list[float]
     prune_lines(text, blocks, probabilities, threshold) -> str
     add_lines(text, blocks, probabilities, threshold) -> str
@@ -8,9 +9,9 @@
 Gradient-boosted shallow trees over features.py's numbers (the block itself, its place in the page, and context.py:
 the block against the rules' reading), fitted on WCXB dev's tune half only by bench/block_scorer.py (which also says
 how to retrain it) and shipped as plain node arrays walked in numpy. The cascade asks it where its rules are unsure
-what of a page is content (SHIPPED has where): a line of the reading that is a block
-scored under the pruning threshold is left out, and a block the rules left out right after one the reading holds,
-scored at the adding threshold or more, is put back.
+what of a page is content (Edits.shipped(): the kinds the gate found it gains on, edits.json): a line of the reading
+that is a block scored under the pruning threshold is left out, and a block the rules left out right after one the
+reading holds, scored at the adding threshold or more, is put back.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -33,6 +35,7 @@ from webreach.models import ReadFormat
 
 LOGGER = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("weights.json")
+EDITS = Path(__file__).with_name("edits.json")  # where the cascade edits: written by bench/block_scorer.py gate
 UNSURE = "unsure"  # the group of pages of no sure kind
 
 
@@ -50,12 +53,23 @@ class Edits:
         group = kind.name if kind.confident else UNSURE
         return self.prune.get(group), self.add.get(group)
 
+    @staticmethod
+    def shipped(path: Path = EDITS) -> Edits:
+        """What the cascade does: the kinds and thresholds bench/block_scorer.py gate chose on the tune half (scored
+        out of fold) and wrote to edits.json; read once a process. Unreadable: no edits (the rules' reading)."""
+        return _shipped(path)
 
-# What the cascade does: nothing. The gate (bench/block_scorer.py gate, thresholds chosen on out-of-fold scores of
-# the tune half) chose CANDIDATE, which lowers listings on the check half (0.7139 -> 0.7133) and the tune half
-# (0.7769 -> 0.7745): below the bar of lowering no type, so it is not shipped (docs/decisions.md, 2026-11-29).
-CANDIDATE = Edits(prune={"service": 0.4})
-SHIPPED = Edits()
+
+@cache
+def _shipped(path: Path) -> Edits:
+    try:
+        chosen = json.loads(path.read_text(encoding="utf-8"))
+        prune = {str(kind): float(value) for kind, value in chosen["prune"].items()}
+        add = {str(kind): float(value) for kind, value in chosen["add"].items()}
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        LOGGER.warning("block scorer edits unusable at %s; reading without the scorer", path, exc_info=True)
+        return Edits()
+    return Edits(prune=MappingProxyType(prune), add=MappingProxyType(add))
 
 
 @dataclass(frozen=True)
@@ -164,11 +178,11 @@ def pruned_reading(
     text: str,
     format: ReadFormat,
     weights: Path = WEIGHTS,
-    edits: Edits = SHIPPED,
+    edits: Edits | None = None,
 ) -> str:
-    """`text` edited by the scorer when `edits` name the page's kind (pruned, then added to), else as it is; an HTML
-    reading is never edited (its lines are markup, not blocks)."""
-    prune, add = edits.thresholds(kind)
+    """`text` edited by the scorer when `edits` (the shipped ones by default) name the page's kind (pruned, then
+    added to), else as it is; an HTML reading is never edited (its lines are markup, not blocks)."""
+    prune, add = (Edits.shipped() if edits is None else edits).thresholds(kind)
     if (prune is None and add is None) or format == "html" or not text.strip():
         return text
     try:
