@@ -57,7 +57,8 @@ from bench.captures import SHARED_DATA
 from bench.wcxb import SPLITS, WCXB, load_wcxb, per_type, render_wcxb, split_of
 from webreach.errors import WebreachError
 from webreach.extract import charset
-from webreach.extract.cascade import ExtractOptions, extract
+from webreach.extract.blocks.scorer import BlockScorer, Edits, pruned_reading
+from webreach.extract.cascade import ExtractOptions, extract, prepare
 from webreach.read.window import load_tokenizer
 
 AEB = SHARED_DATA / "extraction" / "aeb"
@@ -136,6 +137,12 @@ def webreach_article_cascade_text(page: Page) -> str:
     return extract(page.html, content_type="text/html", url=page.url, format="text", options=options).text
 
 
+def webreach_rules_text(page: Page) -> str:
+    """The cascade without its learned block scorer (stage 2g): the rules alone."""
+    options = ExtractOptions(block_scorer=False)
+    return extract(page.html, content_type="text/html", url=page.url, format="text", options=options).text
+
+
 def trafilatura_text(page: Page) -> str:
     return trafilatura.extract(page.html) or ""
 
@@ -157,13 +164,26 @@ SYSTEMS: dict[str, Callable[[Page], str]] = {
     "trafilatura (no comments)": trafilatura_benchmark_text,
     "readability": readability_text,
     "webreach, article cascade only": webreach_article_cascade_text,
+    "webreach, without block scorer": webreach_rules_text,
 }
 
 
-WCXB_SYSTEMS = ("webreach", "webreach, article cascade only", "trafilatura", "readability")
+WCXB_SYSTEMS = (
+    "webreach",
+    "webreach, without block scorer",
+    "webreach, article cascade only",
+    "trafilatura",
+    "readability",
+)
 
 
-AEB_SYSTEMS = ("webreach", "trafilatura", "trafilatura (no comments)", "readability")
+AEB_SYSTEMS = (
+    "webreach",
+    "webreach, without block scorer",
+    "trafilatura",
+    "trafilatura (no comments)",
+    "readability",
+)
 
 
 def measure(pages: list[Page], repeat: int, names: tuple[str, ...] = AEB_SYSTEMS) -> list[Run]:
@@ -314,8 +334,44 @@ def run_wcxb(split: str, limit: int | None, repeat: int) -> None:
         table = {run.name: wcxb_row(run, tokens[run.name], [pages[i] for i in chosen], chosen) for run in runs}
         print(render_wcxb(table, half, len(chosen)) + "\n")
         result[half] = table
+    result["block_scorer"] = scorer_cost(pages, runs)
+    print(render_scorer_cost(result["block_scorer"]))  # type: ignore[arg-type]
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"extraction-wcxb-{split}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def scorer_cost(pages: list[Page], runs: list[Run]) -> dict[str, float]:
+    """The block scorer's share of the time: on the pages it is asked about (the kinds edits.json names), the median
+    ms of its stage alone (stage 2g on the prepared page and the rules' reading) against the median ms of the whole
+    read."""
+    whole = next(run for run in runs if run.name == "webreach")
+    rules = next(run for run in runs if run.name == "webreach, without block scorer")
+    stage, reads = [], []
+    BlockScorer.load(), Edits.shipped()  # read once a process: not a page's cost
+    for index, page in enumerate(pages):
+        reading = prepare(charset.decode(page.html, None, markup=True).text, page.url, "text", ExtractOptions())
+        kind = reading.kind
+        if Edits.shipped().thresholds(kind) == (None, None):
+            continue
+        begin = time.perf_counter()
+        pruned_reading(reading.tree, kind, reading.json_ld, rules.outputs[index], "text")
+        stage.append((time.perf_counter() - begin) * 1000)
+        reads.append(whole.millis[index])
+    if not stage:
+        return {"pages": 0, "stage_ms": 0.0, "read_ms": 0.0, "share": 0.0}
+    median_stage, median_read = statistics.median(stage), statistics.median(reads)
+    share = round(median_stage / median_read, 3)
+    total = round(sum(stage) / sum(whole.millis), 4)
+    return {"pages": len(stage), "stage_ms": round(median_stage, 2), "read_ms": round(median_read, 2),
+            "share": share, "share_of_all_pages": total}  # fmt: skip
+
+
+def render_scorer_cost(cost: dict[str, float]) -> str:
+    return (
+        f"block scorer: asked on {cost['pages']} pages (its kinds), median {cost['stage_ms']:.1f} ms of a "
+        f"{cost['read_ms']:.1f} ms read there ({cost['share']:.0%}); {cost.get('share_of_all_pages', 0):.1%} of "
+        "all pages' time"
+    )
 
 
 def wcxb_row(run: Run, tokens: list[int], pages: list[Page], chosen: list[int]) -> dict[str, object]:

@@ -61,6 +61,11 @@ through this cascade, each stage engaging only when the one before it under-deli
    time only (a copy per screen size, a quoted post; not table rows, list items or code; repeated_lines.py).
 2f. Every reading: the headings (h2-h6) of the sections it holds, put back over them where trafilatura recovered a
    section's paragraphs without its heading or dropped the heading in precision mode (section_headings.py).
+2g. The learned block scorer (blocks/, gradient-boosted trees trained on WCXB dev's tune half) edits text and
+   markdown readings of the kinds of page blocks/edits.json names: lines it judges boilerplate left out, blocks
+   next to the reading it judges content put back. The kinds are those where it gains on the tuning half, scored
+   out of fold (bench/block_scorer.py gate writes the file; docs/decisions.md has the tables); elsewhere the
+   rules' reading stands.
 3. The page's visible text, when trafilatura returns nothing at all. A page whose reading is still a few words
    beside an empty app root (#root, #__next ...), menus around a line saying only "Loading...", or only the labels
    of the site's menus, is an empty frame (walls.py): its content comes with scripts, and NeedsBrowserError says
@@ -82,6 +87,7 @@ from trafilatura.settings import MANUALLY_CLEANED
 
 from webreach.errors import ExtractionError, UnsupportedContentError
 from webreach.extract import charset, walls
+from webreach.extract.blocks.scorer import Edits, pruned_reading
 from webreach.extract.extracted import Extracted, as_json, content_words, paragraphs_html, word_bag
 from webreach.extract.fixes.product_facts import product_facts, with_facts
 from webreach.extract.fixes.repeated_lines import drop_repeated_lines
@@ -123,6 +129,8 @@ class ExtractOptions:
     pdf_max_pages: int = DEFAULT_MAX_PAGES
     pdf_seconds: float | None = None  # no PDF page is started after this (worker.py sets it from the deadline)
     page_types: bool = True  # read each confidently classified kind of page with its profile (page_type.py)
+    block_scorer: bool = True  # stage 2g: the learned block scorer edits readings where block_edits names the kind
+    block_edits: Edits | None = None  # which kinds, at which thresholds (None: the shipped ones, edits.json)
 
 
 @dataclass(frozen=True)
@@ -223,6 +231,9 @@ def extract_html(
     # 2f. the headings of the sections the reading kept, which trafilatura drops and a main region may leave out
     # with the <header> around them (section_headings.py)
     text = restore_headings(tree, text, format)
+    if reading.options.block_scorer:
+        # 2g. the learned block scorer's edits, on the kinds of page where they measurably help (blocks/scorer.py)
+        text = pruned_reading(tree, reading.kind, reading.json_ld, text, format, edits=reading.options.block_edits)
     if not text.strip():
         # 3. whatever a reader would see
         visible = visible if visible is not None else html_tree.visible_text(tree)
