@@ -37,6 +37,9 @@ class Candidate:
     search: Search
     unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
     on_attempt: AttemptListener | None = None  # told of each attempt as its call ends
+    # the answer when it needs no I/O (a fresh entry of the in-process cache: policies/cache.py Cache.at_once),
+    # else None; routing asks it before starting any task or timer
+    at_once: Callable[[SearchRequest], EngineResult | None] | None = None
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -69,6 +72,20 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
         failed = Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
         return reported(candidate, failed)
     return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=hedged))
+
+
+def answered_at_once(
+    candidate: Candidate, request: SearchRequest, clock: Clock, *, with_hits: bool = False
+) -> Outcome | None:
+    """The candidate's answer when it has one without I/O (Candidate.at_once; `with_hits`: one with hits),
+    reported as its call would be; None when it has none (nothing reported: it is then called as usual)."""
+    if candidate.at_once is None:
+        return None
+    started = clock.now()
+    result = candidate.at_once(request)
+    if result is None or (with_hits and not result.hits):
+        return None
+    return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=False))
 
 
 def reported(candidate: Candidate, outcome: Outcome) -> Outcome:

@@ -29,6 +29,7 @@ from webreach.engines import Engine, Provider, Vertical
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies.cache import Cache
 from webreach.policies.guarded import GuardedCalls
 from webreach.providers import Registry, default_registry
 from webreach.routing import AttemptListener, Candidate, Router, respond
@@ -386,10 +387,11 @@ class Searching:
         """Engine `name` (a checked name: _check_name, or an order built from the engines) behind its policy stack,
         as routing asks it for `request` (built per search: it is cheap). Checking the names again here, 11 per
         auto search, was a sixth of a cached auto search's CPU."""
-        engine = self._engines[name]
+        engine, search = self._engines[name], self._searches[name]
         return Candidate(
-            name=name, index=engine.index, search=self._searches[name], unsupported=engine.unsupported(request),
+            name=name, index=engine.index, search=search, unsupported=engine.unsupported(request),
             on_attempt=self._tell_attempt if self._attempt_listeners else None,
+            at_once=search.at_once if isinstance(search, Cache) else None,
         )  # fmt: skip
 
     def add_attempt_listener(self, listener: AttemptListener) -> None:
