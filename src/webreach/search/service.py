@@ -11,23 +11,19 @@ caching is the cache policy's business alone.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings, effective_proxy
 from webreach.engines import Engine, Provider, Vertical
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
-from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
+from webreach.models import EngineAttempt, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
 from webreach.policies.cache import Cache
 from webreach.policies.guarded import GuardedCalls
@@ -35,9 +31,13 @@ from webreach.providers import Registry, default_registry
 from webreach.routing import AttemptListener, Candidate, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
-from webreach.search.engine_caller import EngineCaller, rebuilt_response
-from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.engine_caller import EngineCaller
+from webreach.search.engine_settings import config_fingerprint, engine_settings
+from webreach.search.engine_status import EngineStatus as EngineStatus  # the Gateway's and the console's import
+from webreach.search.engine_status import engine_status
+from webreach.search.log_redaction import HttpLogRedaction, log_secrets
 from webreach.search.parsing import EngineParsing
+from webreach.search.saved_pages import guess_engine, parse_saved
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
@@ -45,38 +45,6 @@ from webreach.state.bucket_store import BucketStore
 
 if TYPE_CHECKING:
     from webreach.state.redis_connection import RedisConnection
-
-
-class EngineStatus(BaseModel):
-    """One engine as `webreach engines` and GET /v1/admin/engines show it.
-
-    The breaker fields: `breaker` closed | open | half_open, `retry_after` seconds of rest left, `failures`
-    consecutive failures counted while closed, `suspended_until` epoch seconds the rest ends, `last_error` the
-    error code that opened it. Consumers read fields by name: more per-engine fields may be added.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    kind: str
-    index: str
-    # what it searches: web | images (image search's images_<engine>) | reverse (reverse image search's backends;
-    # their supports say how they take the image: url, upload)
-    vertical: str = "web"
-    shares_settings_of: str | None = None  # images and reverse: the web engine whose settings it uses by default
-    supports: tuple[str, ...]
-    rate_per_minute: float
-    language_hint: str | None
-    needs_key: bool
-    key_configured: bool
-    usable: bool
-    reason: str | None
-    breaker: str
-    retry_after: float | None
-    failures: int = 0
-    suspended_until: float | None = None
-    last_error: str | None = None
-    parse_health: ParseHealth | None = None  # scraped engines: which parser read their recent answers
 
 
 class Searching:
@@ -119,7 +87,7 @@ class Searching:
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_redaction = HttpLogRedaction(self._log_secrets(self._engines))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, self._engines.values()))
 
     @property
     def redis(self) -> RedisConnection | None:
@@ -162,17 +130,8 @@ class Searching:
         self._engines, self._searches = engines, searches
         self._orders = _Orders()  # the new settings' engines decide usable() and the auto order from now on
         previous = self._log_redaction
-        self._log_redaction = HttpLogRedaction(self._log_secrets(engines))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, engines.values()))
         previous.close()
-
-    def _log_secrets(self, engines: Mapping[str, Engine]) -> list[str | None]:
-        """What the HTTP client's log lines must never show: every engine key, and every proxy URL in use with
-        its password (the reader's included: its fetches log through httpcore as well)."""
-        network, read = self.settings.network.proxy, self.settings.read
-        proxies = [effective_proxy(engine.settings.proxy, network) for engine in engines.values()]
-        proxies += [effective_proxy(read.proxy, network), effective_proxy(read.jina_proxy, network)]
-        passwords = [urlsplit(url).password for url in proxies if url]
-        return [*(engine.settings.key() for engine in engines.values()), *proxies, *passwords]
 
     def _created_engines(self) -> dict[str, Engine]:
         """Every engine of the provider registry, web and image alike, from the current settings."""
@@ -182,22 +141,7 @@ class Searching:
         }
 
     def _engine_settings(self, name: str) -> EngineSettings:
-        configured = self._configured(name)
-        if self.settings.fake_web and not configured.base_url:
-            return configured.model_copy(update={"base_url": f"{self.settings.fake_web.rstrip('/')}/{name}"})
-        return configured
-
-    def _configured(self, name: str) -> EngineSettings:
-        """An engine's own settings; an image engine not configured itself shares its web engine's (key, options,
-        enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
-        if name in self.settings.engines:
-            return self.settings.engine(name)
-        cls = self.providers.engine_classes().get(name)
-        shared = getattr(cls, "shares_settings_of", None)
-        if not shared:
-            return self.settings.engine(name)
-        web = self.settings.engine(shared)
-        return web if getattr(cls, "shares_origin", False) else web.model_copy(update={"base_url": None})
+        return engine_settings(self.settings, self.providers, name)
 
     def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
         """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
@@ -280,35 +224,8 @@ class Searching:
         health = {view.engine: view for view in self.parse_health()}
         ordered = sorted(self._engines.values(), key=lambda engine: engine.vertical != "web")  # stable: web first
         listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
-        return [self._status(engine, vertical, health.get(engine.name)) for engine, vertical in listed]
-
-    def _status(self, engine: Provider, vertical: str, health: ParseHealth | None) -> EngineStatus:
-        reason = None
-        try:
-            engine.ensure_configured()
-        except NotConfiguredError as exc:
-            reason = exc.message
-        breaker = self._state.breaker_view(engine.name)
-        return EngineStatus(
-            name=engine.name,
-            kind=engine.kind,
-            index=engine.index,
-            vertical=vertical,
-            shares_settings_of=engine.shares_settings_of or None,
-            supports=tuple(sorted(engine.supports)),
-            rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
-            language_hint=engine.language_hint,
-            needs_key=engine.needs_key,
-            key_configured=engine.settings.api_key is not None,
-            usable=reason is None,
-            reason=reason,
-            breaker=breaker.state,
-            retry_after=breaker.retry_after,
-            failures=breaker.failures,
-            suspended_until=breaker.open_until,
-            last_error=breaker.reason,
-            parse_health=health,
-        )
+        view = self._state.breaker_view
+        return [engine_status(e, vertical, health.get(e.name), view(e.name)) for e, vertical in listed]
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
@@ -411,35 +328,14 @@ class Searching:
         content_type: str = "text/html",
         headers: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline (how
-        users check a parser after markup changes); the attempt says which parser produced the hits.
-
-        `headers` (raw, as they arrived; Content-Type among them) replace the one `content_type` makes; the
-        response is built as the engine caller builds a live one, so the same bytes meet the same code.
-        """
+        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline
+        (search/saved_pages.py)."""
         engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
-        name = engine.name
-        request = httpx.Request("GET", engine.url("/"))
-        raw = headers if headers is not None else [(b"content-type", content_type.encode("latin-1", "replace"))]
-        parsed = engine.handle_page(rebuilt_response(status, raw, body, request))
-        hits = parsed.hits
-        attempt = EngineAttempt(
-            engine=name, status="ok" if hits else "empty", count=len(hits), parsed_by=parsed.parsed_by
-        )
-        meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
-        return SearchResponse(query="", results=tuple(hits), meta=meta)
+        return parse_saved(engine, body, status=status, content_type=content_type, headers=headers)
 
     def guess_engine(self, body: bytes) -> str:
-        """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
-        text = body.decode("utf-8", errors="replace")
-        scores = sorted(((self._engines[name].recognise(text), name) for name in self.engine_names()), reverse=True)
-        (best, name), (runner_up, _) = scores[0], scores[1]
-        if best == 0 or best == runner_up:
-            raise InvalidInputError(
-                "cannot tell which engine's page this is",
-                hint=f"Name the engine instead of auto: one of {', '.join(self.engine_names())}.",
-            )
-        return name
+        """The web engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
+        return guess_engine([self._engines[name] for name in self.engine_names()], body)
 
     # --- search -----------------------------------------------------------------------------------------
 
@@ -502,17 +398,6 @@ class _Orders:
 
     usable: dict[str, bool] = field(default_factory=dict)
     auto: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict)
-
-
-def config_fingerprint(settings: EngineSettings) -> str:
-    """A short SHA-256 of what decides whether an engine accepts us: API key, base URL and options.
-
-    Breaker records carry it so a suspension for a rejected key or a spent quota ends when the key changes
-    (policies/breaker.py). Only the hash is stored, never the key; API keys are long random strings, so 64 bits
-    of their hash give nothing away.
-    """
-    material = ["webreach-engine-config-v1", settings.key(), settings.base_url, sorted(settings.options.items())]
-    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
 def language_defaults(request: SearchRequest) -> SearchRequest:
