@@ -11,7 +11,7 @@ from pathlib import Path
 
 from webreach.models import EngineAttempt, SearchRequest
 from webreach.policies.cache import Cache, freshness_ttl
-from webreach.routing import Candidate, Router
+from webreach.routing import Candidate, LazyCandidates, Router
 from webreach.state.cache_store import CacheStore, MemoryCacheStore, SqliteCacheStore
 from webreach.testing.clock import FakeClock
 
@@ -115,3 +115,24 @@ async def test_a_store_that_must_be_asked_is_asked_under_the_deadline(tmp_path: 
         store.close()
     assert clock.timeouts == 2  # no answer at once: the store is read inside the deadline
     assert again.meta.attempts[0].cached is True and engine.calls == 1
+
+
+async def test_auto_builds_only_the_candidates_it_looks_at() -> None:
+    clock, heard = CountingClock(), Heard()
+    engines = {name: cached(name, (f"https://{name}.example/",), clock, heard) for name in ("bing", "mojeek", "brave")}
+    built: list[str] = []
+
+    def build(name: str) -> Candidate:
+        built.append(name)
+        return engines[name][0]
+
+    router = Router(clock=clock, hedge_delay=1.0, deadline=30.0)
+    first = await router.auto(LazyCandidates(["bing", "mojeek", "brave"], build), REQUEST)
+    assert built == ["bing", "mojeek", "brave"]  # a miss: every one looked at
+    built.clear()
+
+    again = await router.auto(LazyCandidates(["bing", "mojeek", "brave"], build), REQUEST)
+
+    assert built == ["bing"] and again.results == first.results
+    lazy = LazyCandidates(["bing", "mojeek"], build)
+    assert [c.name for c in lazy] == ["bing", "mojeek"] and lazy[-1] is lazy[1] and len(lazy[:1]) == 1

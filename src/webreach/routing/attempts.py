@@ -16,8 +16,9 @@ included, while the search goes on; it must not raise or block.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from webreach.clock import Clock
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
@@ -40,6 +41,32 @@ class Candidate:
     # the answer when it needs no I/O (a fresh entry of the in-process cache: policies/cache.py Cache.at_once),
     # else None; routing asks it before starting any task or timer
     at_once: Callable[[SearchRequest], EngineResult | None] | None = None
+
+
+class LazyCandidates(Sequence[Candidate]):
+    """The candidates for `names`, each built by `build` when first looked at: a cached auto search answered by
+    its first engine (Router.auto) builds one candidate, not one per engine of the order (11 by default)."""
+
+    def __init__(self, names: Sequence[str], build: Callable[[str], Candidate]) -> None:
+        self._names = names
+        self._build = build
+        self._built: dict[int, Candidate] = {}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @overload
+    def __getitem__(self, index: int) -> Candidate: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Candidate]: ...
+    def __getitem__(self, index: int | slice) -> Candidate | Sequence[Candidate]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        position = range(len(self))[index]  # IndexError past the end, negative indexes from it
+        built = self._built.get(position)
+        if built is None:
+            built = self._built[position] = self._build(self._names[position])
+        return built
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x

@@ -100,10 +100,11 @@ class Router:
     async def auto(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
         """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
         began = self._clock.now()
-        waiting = deque(_unique(candidates))
-        cached = answered_at_once(waiting[0], request, self._clock, with_hits=True) if waiting else None
+        # only the first is looked at: candidates built on demand (LazyCandidates) build the rest on a miss only
+        cached = answered_at_once(candidates[0], request, self._clock, with_hits=True) if candidates else None
         if cached is not None:
             return self._respond(request, "auto", cached.hits, [cached], [cached], began)
+        waiting = deque(_unique(candidates))
         async with Flights(self._clock, request, self._reaper) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
             outcomes = flights.outcomes

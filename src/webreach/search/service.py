@@ -28,7 +28,7 @@ from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, 
 from webreach.policies.cache import Cache
 from webreach.policies.guarded import GuardedCalls
 from webreach.providers import Registry, default_registry
-from webreach.routing import AttemptListener, Candidate, Router, respond
+from webreach.routing import AttemptListener, Candidate, LazyCandidates, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller
@@ -367,7 +367,8 @@ class Searching:
             raise NotConfiguredError(
                 "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
             )
-        candidates = [self._candidate(n, asked) for n in names]  # every name checked above
+        # every name checked above; built as routing looks at them (auto's cached answer needs its first only)
+        candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)
