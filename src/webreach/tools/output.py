@@ -17,7 +17,7 @@ only writes its query, refs and meta again. The joined text is byte for byte wha
 from __future__ import annotations
 
 import json
-import operator
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -107,19 +107,16 @@ def query_results_text(outcome: SearchOutcome, refs: Mapping[str, int] | None, *
     return text + "}"
 
 
-_HIT_FIELDS = operator.attrgetter(*Hit.model_fields)  # every field's value: what a hit's kept JSON was written from
-
-
 def hit_json(hit: Hit) -> str:
     """The hit's JSON as its output shows it, without the closing brace (its "ref" may follow), written once per
-    hit object and kept in hit.derived; a model_copy shares that memo, so it is checked against the fields."""
-    basis = _HIT_FIELDS(hit)
+    hit object and kept in hit.derived. A model_copy shares that memo (with other fields, perhaps), so the memo
+    names the object it was written for by a weak reference (no cycle through the hit's own __dict__)."""
     memo = hit.derived.get("json")
-    if memo is not None and memo[0] == basis:
+    if memo is not None and memo[0]() is hit:
         text: str = memo[1]
         return text
     text = hit.model_dump_json()[:-1]
-    hit.derived["json"] = (basis, text)
+    hit.derived["json"] = (weakref.ref(hit), text)
     return text
 
 
