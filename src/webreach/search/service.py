@@ -4,8 +4,10 @@ It holds everything search keeps between calls (HTTP clients, warm-up tokens, br
 so two gateways never share a breaker by accident. A Chinese query with no language or region asked for is
 searched as language zh, region cn (Baidu and friends first, cn.bing.com for Bing); parameters the caller did
 not ask for are never reported as ignored. Every response, the stale-if-error one included, is built by
-routing's respond(), the one place `limit` is applied. Candidates are built per search (they are cheap);
-caching is the cache policy's business alone.
+routing's respond(), the one place `limit` is applied. Candidates are built per search, as routing looks at
+them (a cached auto search needs its first only); caching is the cache policy's business alone. Beside it:
+engine_settings.py (each engine's settings), engine_status.py (what `webreach engines` shows), saved_pages.py
+(`webreach parse`).
 """
 
 from __future__ import annotations
