@@ -9,6 +9,10 @@ fake web (memory state), warmed so every measured web_search is a cache hit. Ser
 each figure is the median over rounds of CPU seconds (process_time) per call, and "vs anchor" the median of each
 round's own ratio. Target (issue 38): webreach <= 1.3x the anchor. Sockets, uvicorn and REST: bench/serve.py.
 
+Both servers share this process, and its collector is set as a `webreach serve` process sets its own once ready
+(frontends/_heap.py: start-up's objects frozen, young collections every 10,000 allocations); --default-gc keeps
+CPython's defaults.
+
 "pipeline" is the CPU spent inside `Toolbox.call` (the tool pipeline every door shares) during those same MCP
 calls, and "door + SDK" webreach's figure less it: what MCP adds around the pipeline, to set beside the anchor,
 which is almost nothing but the SDK. Both figures here include the client's CPU (in process, one process).
@@ -28,6 +32,7 @@ from mcp import Client, types
 from mcp.server import Server, ServerRequestContext
 
 from webreach.config import Settings
+from webreach.frontends._heap import settle
 from webreach.frontends.mcp import build_server
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
@@ -80,10 +85,12 @@ async def timed_tools(settings: Settings) -> AsyncIterator[Toolbox]:
         yield TimedToolbox.over(gateway, policies=account_policies(gateway.accounts))
 
 
-async def main(calls: int, rounds: int) -> None:
+async def main(calls: int, rounds: int, default_gc: bool) -> None:
     async with FakeWeb() as web:
         settings = Settings(fake_web=web.url, state={"backend": "memory"})
         servers = {"anchor": anchor(), "webreach": build_server(lambda: timed_tools(settings))}
+        if not default_gc:
+            settle()
         samples: dict[tuple[str, str], list[float]] = {}
         for _ in range(rounds):
             for mode in ("legacy", "auto"):
@@ -109,5 +116,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--default-gc", action="store_true", help="CPython's collector settings, not the server's")
     options = parser.parse_args()
-    asyncio.run(main(options.calls, options.rounds))
+    asyncio.run(main(options.calls, options.rounds, options.default_gc))

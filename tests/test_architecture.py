@@ -109,7 +109,7 @@ CONFINED = {
     "prometheus_client": ("frontends/_metrics.py",),
     "uvicorn": ("frontends/http.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
     "protego": ("net/robots.py",),
-    "platformdirs": ("config.py",),
+    "platformdirs": ("config/paths.py",),
     "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
     "boto3": ("images/storage.py",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),

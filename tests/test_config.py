@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from secret_keys import PROXY_PASSWORD
-from webreach.config import Settings, config_file, effective_proxy, user_directory
+from webreach.config import Settings, config_file, effective_proxy, shown_proxy, user_directory
 from webreach.errors import InvalidInputError
 from webreach.models import describe_validation_error
 
@@ -117,3 +117,18 @@ def test_a_malformed_proxy_is_refused_without_its_password(bad: str) -> None:
         Settings(network={"proxy": bad.format(PROXY_PASSWORD)})
     for shown in (str(caught.value), describe_validation_error(caught.value)):
         assert "a proxy must be a URL like http://127.0.0.1:3128" in shown and PROXY_PASSWORD not in shown
+
+
+@pytest.mark.parametrize(
+    ("setting", "shown"),
+    [
+        (f"http://agent:{PROXY_PASSWORD}@proxy.example:3128", "http://***@proxy.example:3128"),
+        (f"socks5://agent:{PROXY_PASSWORD}@[::1]:1080", "socks5://***@[::1]:1080"),
+        (f"https://{PROXY_PASSWORD}@proxy.example", "https://***@proxy.example"),
+        ("http://127.0.0.1:3128/", "http://127.0.0.1:3128"),
+        (" direct ", "direct"),
+        (f"gopher://agent:{PROXY_PASSWORD}@h:70", "set (hidden)"),  # not a proxy: nothing of it is shown
+    ],
+)
+def test_a_proxy_is_shown_without_its_credentials(setting: str, shown: str) -> None:
+    assert shown_proxy(setting) == shown

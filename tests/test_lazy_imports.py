@@ -105,17 +105,20 @@ def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:
 
 SEARCH = ["search", "python asyncio", "-e", "duckduckgo", "--format", "compact"]
 READ_SIDE = ("webreach.read.service", "webreach.extract.cascade", "trafilatura", "pypdf", "PIL")
+# the console's secret box loads cryptography with its first secret; the drop-in profiles load when one is asked for
+NOT_FOR_A_SEARCH = (*READ_SIDE, "cryptography", "webreach.tools.serp_profile", "webreach.tools.rollout_profile")
 REPORT_READ_SIDE = (
     "print(result.output, file=sys.stderr)\n"
-    f"import json\nprint(json.dumps([m for m in {READ_SIDE!r} if m in sys.modules]))\n"
+    f"import json\nprint(json.dumps([m for m in {NOT_FOR_A_SEARCH!r} if m in sys.modules]))\n"
 )
 
 
 @pytest.mark.network
-async def test_a_cached_search_loads_no_read_side_or_images(tmp_path: Path) -> None:
+async def test_a_cached_search_loads_no_read_side_images_secrets_or_profiles(tmp_path: Path) -> None:
     """A second `webreach search` (a hit in the persistent cache, on the fake web) loads neither the reading side
     (the read service, the extraction cascade, trafilatura, pypdf) nor Pillow: the gateway builds its reader on the
-    first read, and images load Pillow with the first image they decode."""
+    first read, and images load Pillow with the first image they decode. Nor cryptography (no secret is stored)
+    nor the drop-in profiles' modules (no profile is asked for)."""
     async with FakeWeb() as web:
         env = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, WEBREACH_CACHE__BACKEND="sqlite")
         loaded: list[list[str]] = []
@@ -129,3 +132,33 @@ async def test_a_cached_search_loads_no_read_side_or_images(tmp_path: Path) -> N
             asked.append(len(web.requests("duckduckgo")))
     assert asked[0] >= 1 and asked[1] == asked[0]  # the second search was a cache hit
     assert loaded[1] == []
+
+
+PROFILE_MODULES = ("serp_profile", "index_profile", "rollout_profile", "credits_profile", "desktop_profile")
+TOOLBOX_SURFACES = (
+    "import json, sys\n"
+    "from webreach.tools import Toolbox\n"
+    "class Backend:\n"
+    "    def engine_names(self): return ['duckduckgo']\n"
+    "toolbox = Toolbox(Backend(), None)\n"
+    f"modules = [f'webreach.tools.{{name}}' for name in {PROFILE_MODULES!r}]\n"
+    "before = [m for m in modules if m in sys.modules]\n"
+    "listed = sorted(toolbox.surfaces)\n"
+    "serp = sorted(toolbox.surfaces['serp-chat'])\n"
+    "after = [m for m in modules if m in sys.modules]\n"
+    "print(json.dumps({'before': before, 'listed': listed, 'serp': serp, 'after': after}))\n"
+)
+
+
+def test_a_toolbox_builds_a_profiles_tools_when_first_asked() -> None:
+    """Issue 38, Deliver 5: a Toolbox knows every drop-in profile's name but imports a profile's module (and builds
+    its argument models) only when that profile's tools are asked for; the serp-chat surface is the same as ever."""
+    done = subprocess.run(
+        [sys.executable, "-c", TOOLBOX_SURFACES], capture_output=True, text=True, check=True, timeout=120
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["before"] == []
+    assert seen["listed"] == sorted(
+        ["images", "visual-agent", "serp-chat", "numeric-index", "rollout-gateway", "credits-server", "desktop-agent"]
+    )
+    assert seen["serp"] and seen["after"] == ["webreach.tools.serp_profile"]

@@ -64,7 +64,7 @@ class Engines:
     def built_in(self, name: str) -> dict[str, Any]:
         """What engine `name` uses where no source sets a value: its own origin and pace, the server-wide engine
         timeout, a direct connection (the console shows these instead of "built in")."""
-        engine = self._searching.providers.engine_class(name, allow_modes=False, vertical=None)
+        engine = self._searching.providers.engine_info(name, allow_modes=False, vertical=None)
         settings = self._settings()
         return {
             "enabled": True,

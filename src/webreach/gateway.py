@@ -253,6 +253,10 @@ class Gateway:
         self.settings = settings
         self._searching.reconfigure(settings)
         self.images.reconfigure(settings)
+        if self._reading is not None:  # a reader not built yet takes the new settings when it is
+            read = self._network.read_settings(settings.read, settings.network)
+            if (read.proxy, read.jina_proxy) != (self._reading.settings.proxy, self._reading.settings.jina_proxy):
+                self._reading.reroute(read)
 
     @contextlib.asynccontextmanager
     async def follow_shared_state(self, door: str) -> AsyncIterator[None]:

@@ -2,11 +2,11 @@
 its name, kind, key requirement and config section; the search, image search and reverse search services, the
 control plane and config validation all consult it.
 
-Web and image engines are found by scanning engines/ (one Engine per module: engines/__init__.py); the
-reverse-image backends are listed in REVERSE_BACKENDS below. The Gateway takes a Registry (default: every
-provider), so a provider added to one reaches web search, image search, reverse search and `webreach engines`
-alike. Image engines keep their registry name (`images_bing`) and are called by their short name (`bing`) at the
-doors (images/hits.py).
+Web and image engines are the rows of the engine table (engines/_catalog.py), whose modules load when an engine is
+first built (one Engine per module: engines/__init__.py); the reverse-image backends are listed in
+REVERSE_BACKENDS below. The Gateway takes a Registry (default: every provider), so a provider added to one reaches
+web search, image search, reverse search and `webreach engines` alike. Image engines keep their registry name
+(`images_bing`) and are called by their short name (`bing`) at the doors (images/hits.py).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from webreach import engines
-from webreach.engines import Engine, Vertical
+from webreach.engines import EngineInfo, Vertical
 from webreach.images.reverse import ReverseBackend
 from webreach.images.reverse.bing_visual import BingVisual
 from webreach.images.reverse.searxng_tineye import SearxngTineye
@@ -27,6 +27,9 @@ from webreach.images.reverse.serpapi_lens import SerpApiLens
 from webreach.images.reverse.serpapi_yandex import SerpApiYandex
 from webreach.images.reverse.tineye import TinEye
 from webreach.images.reverse.yandex import Yandex
+
+if TYPE_CHECKING:
+    from webreach.engines import Engine
 
 ProviderKind = Literal["web", "image", "reverse"]
 KINDS: tuple[ProviderKind, ...] = ("web", "image", "reverse")
@@ -39,24 +42,34 @@ REVERSE_BACKENDS: tuple[type[ReverseBackend], ...] = (
 @dataclass(frozen=True)
 class ProviderSpec:
     """One provider: its registry name, what it serves, whether it needs a key, where it is configured (and the
-    web engine whose settings it starts from, if any), and the class the services instantiate."""
+    web engine whose settings it starts from, if any), and what the services instantiate: an engine's row of the
+    engine table (its module imported on first use) or a reverse-image backend's class."""
 
     name: str
     kind: ProviderKind
     needs_key: bool
     config_section: str
     shares_settings_of: str | None
-    cls: type[Engine] | type[ReverseBackend]
+    engine: EngineInfo | None = None
+    backend: type[ReverseBackend] | None = None
+
+    @property
+    def cls(self) -> type[Engine] | type[ReverseBackend]:
+        """The class the services instantiate (an engine's module is imported here, on first use)."""
+        if self.engine is not None:
+            return engines.load(self.engine)
+        assert self.backend is not None  # one of the two, by construction (of_engine, of_reverse)
+        return self.backend
 
     @classmethod
-    def of_engine(cls, name: str, engine: type[Engine]) -> ProviderSpec:
+    def of_engine(cls, name: str, engine: EngineInfo) -> ProviderSpec:
         kind: ProviderKind = "web" if engine.vertical == "web" else "image"
-        return cls(name, kind, engine.needs_key, f"engines.{name}", engine.shares_settings_of or None, engine)
+        return cls(name, kind, engine.needs_key, f"engines.{name}", engine.shares_settings_of or None, engine=engine)
 
     @classmethod
     def of_reverse(cls, backend: type[ReverseBackend]) -> ProviderSpec:
         section = f"images.reverse_settings.{backend.name}"
-        return cls(backend.name, "reverse", backend.needs_key, section, backend.web_engine, backend)
+        return cls(backend.name, "reverse", backend.needs_key, section, backend.web_engine, backend=backend)
 
 
 @dataclass(frozen=True)
@@ -67,46 +80,47 @@ class Registry:
     specs: Mapping[str, ProviderSpec]
 
     @classmethod
-    def of(cls, engine_classes: Mapping[str, type[Engine]], reverse: Sequence[type[ReverseBackend]]) -> Registry:
-        """The registry of these engines (by name) and reverse backends; RuntimeError when two share a name."""
-        found = sorted(
-            (ProviderSpec.of_engine(name, engine) for name, engine in engine_classes.items()),
+    def of(cls, found: Mapping[str, EngineInfo | type[Engine]], reverse: Sequence[type[ReverseBackend]]) -> Registry:
+        """The registry of these engines (by name: rows of the engine table, or classes already imported) and
+        reverse backends; RuntimeError when two share a name."""
+        infos = {name: e if isinstance(e, EngineInfo) else engines.info_of(e) for name, e in found.items()}
+        specs = sorted(
+            (ProviderSpec.of_engine(name, info) for name, info in infos.items()),
             key=lambda spec: (spec.kind != "web", spec.name),
         )
-        found += [ProviderSpec.of_reverse(backend) for backend in reverse]
-        names = [spec.name for spec in found]
+        specs += [ProviderSpec.of_reverse(backend) for backend in reverse]
+        names = [spec.name for spec in specs]
         if len(set(names)) != len(names):
             raise RuntimeError(f"two providers share a name: {sorted({n for n in names if names.count(n) > 1})}")
-        return cls(MappingProxyType({spec.name: spec for spec in found}))
+        return cls(MappingProxyType({spec.name: spec for spec in specs}))
 
     def names(self, kind: ProviderKind) -> list[str]:
         """The registry names of one kind's providers, in the registry's order."""
         return [name for name, spec in self.specs.items() if spec.kind == kind]
 
-    def engine_classes(self) -> Mapping[str, type[Engine]]:
-        """The web and image engines (what the search service builds a policy stack for), by registry name."""
-        return self._engine_classes
+    def engine_infos(self) -> Mapping[str, EngineInfo]:
+        """The web and image engines' rows (what the search service builds a policy stack for), by registry name:
+        everything about them but their code, which loads when an engine is first built."""
+        return self._engine_infos
 
     @cached_property
-    def _engine_classes(self) -> Mapping[str, type[Engine]]:
+    def _engine_infos(self) -> Mapping[str, EngineInfo]:
         # once per registry (it never changes): every search checks its engine names here, and filtering the specs
         # anew took 37 issubclass calls per name, 11 names per auto search: about a quarter of a cached MCP call's
         # CPU (bench/mcp_anchor.py, cProfile)
-        return MappingProxyType({name: spec.cls for name, spec in self.specs.items() if issubclass(spec.cls, Engine)})
+        return MappingProxyType({name: spec.engine for name, spec in self.specs.items() if spec.engine is not None})
 
-    def engine_class(self, name: str, *, allow_modes: bool = True, vertical: Vertical | None = "web") -> type[Engine]:
-        """Engine `name` of `vertical` (None: of any), or UnknownEngineError listing this registry's names."""
-        return engines.engine_class(name, allow_modes=allow_modes, vertical=vertical, classes=self.engine_classes())
+    def engine_info(self, name: str, *, allow_modes: bool = True, vertical: Vertical | None = "web") -> EngineInfo:
+        """Engine `name`'s row, of `vertical` (None: of any), or UnknownEngineError listing this registry's names."""
+        return engines.engine_info(name, allow_modes=allow_modes, vertical=vertical, infos=self.engine_infos())
 
     def reverse_backends(self) -> Mapping[str, type[ReverseBackend]]:
         """The reverse-image backends (what reverse image search asks), by name, in the registry's order."""
-        return MappingProxyType(
-            {name: spec.cls for name, spec in self.specs.items() if issubclass(spec.cls, ReverseBackend)}
-        )
+        return MappingProxyType({name: spec.backend for name, spec in self.specs.items() if spec.backend is not None})
 
 
 @cache
 def default_registry() -> Registry:
-    """The registry of every engine in engines/ and every backend in REVERSE_BACKENDS (built once: modules
-    don't change)."""
-    return Registry.of(engines.engine_classes(), REVERSE_BACKENDS)
+    """The registry of every engine in the engine table (engines/_catalog.py; no engine module is imported) and every
+    backend in REVERSE_BACKENDS (built once: neither changes)."""
+    return Registry.of(engines.ENGINES, REVERSE_BACKENDS)

@@ -62,6 +62,19 @@ def test_the_admin_api_manages_agents_and_their_keys(web: FakeWeb, tmp_path: Pat
     assert [row["kind"] for row in journal] == ["commit", "reserve", "grant", "commit", "reserve", "grant"]
 
 
+def test_a_deleted_agents_journal_stays_readable_in_the_archive(web: FakeWeb, tmp_path: Path) -> None:
+    with app(web, str(tmp_path / "l.sqlite3")) as admin:
+        key = admin.post("/v1/admin/agents", json={"name": "bot", "credits": 10}).json()["key"]
+        assert admin.post("/v1/search", json=SEARCH, headers=bearer(key)).json()["cost"]["balance"] == 8
+        assert admin.get("/v1/admin/agents/bot/archive").json()["archive"] == []
+        assert admin.post("/v1/admin/agents/bot/delete").json()["balance"] == 8
+        archive = admin.get("/v1/admin/agents/bot/archive").json()["archive"]
+    assert [(row["kind"], row["amount"], row["tool"]) for row in archive] == [
+        ("grant", 10, ""), ("reserve", -2, "web_search"), ("commit", 0, "")
+    ]  # fmt: skip
+    assert sum(row["amount"] for row in archive) == 8 and len({row["deleted"] for row in archive}) == 1
+
+
 def test_the_admin_api_refuses_other_machines(web: FakeWeb, tmp_path: Path) -> None:
     with app(web, str(tmp_path / "l.sqlite3"), client=("203.0.113.9", 40000)) as remote:
         refused = remote.post("/v1/admin/agents", json={"name": "bot"})

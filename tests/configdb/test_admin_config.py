@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from secret_keys import CONSOLE_KEY
+from secret_keys import CONSOLE_KEY, PROXY_PASSWORD
 from webreach.config import AccountsSettings, ServerSettings, Settings
 from webreach.frontends.http import build_app
 from webreach.testing import FakeWeb
@@ -116,3 +116,20 @@ def test_the_cache_ttl_and_size_are_set_in_the_database(web: FakeWeb, tmp_path: 
         cache = saved.json()["cache"]
         assert cache["ttl_seconds"]["layers"][0] == {"source": "console", "value": "900"}
         assert cache["max_entries"]["layers"][0] == {"source": "console", "value": "100"}
+
+
+def test_network_proxy_is_set_shown_redacted_and_removed(web: FakeWeb, tmp_path: Path) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    url = f"http://agent:{PROXY_PASSWORD}@proxy.example:3128"
+    with client(web, tmp_path) as api:
+        saved = api.post("/v1/admin/config", headers=auth, json={"network": {"proxy": url}})
+        assert saved.status_code == 200 and PROXY_PASSWORD not in saved.text
+        proxy = saved.json()["network"]["proxy"]
+        assert proxy["winner"] == "console" and proxy["variable"] == "WEBREACH_NETWORK__PROXY"
+        assert proxy["layers"][0]["value"] == "http://***@proxy.example:3128"
+        for bad in ({"network": {"proxy": "ftp://proxy.example:21"}}, {"network": {"dns": "1.1.1.1"}}, {"network": 3}):
+            refused = api.post("/v1/admin/config", headers=auth, json=bad)
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_input", bad
+        removed = api.post("/v1/admin/config", headers=auth, json={"network": {"proxy": None}})
+        assert removed.json()["network"]["proxy"]["winner"] == "default"
+        assert PROXY_PASSWORD not in api.get("/v1/admin/config", headers=auth).text

@@ -11,7 +11,7 @@ import pytest
 
 from webreach import Gateway, Settings, engines
 from webreach.config import EngineSettings
-from webreach.engines.jina import KEYLESS_RATE
+from webreach.engines.jina import Jina
 from webreach.errors import NotConfiguredError, WebreachError
 from webreach.models import SearchRequest
 from webreach.testing import FakeWeb
@@ -31,7 +31,7 @@ def test_keyless_sends_no_key_and_paces_at_the_free_tier() -> None:
     built = engine.build_request(SearchRequest(query="rust async"))
     assert "authorization" not in {name.lower() for name in built.headers}
     assert json.loads(built.content)["q"] == "rust async"
-    assert engine.settings.rate_per_minute == KEYLESS_RATE == 100
+    assert engine.settings.rate_per_minute == Jina.keyless_rate == 100
     assert jina(**KEYLESS, rate_per_minute=30).settings.rate_per_minute == 30  # the operator's rate wins
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from secret_keys import PROXY_PASSWORD
 from webreach.testing import FakeWeb
 
 from .console_pages import hidden, posted
@@ -152,3 +153,23 @@ def test_the_cache_form_sets_ttl_and_size(client: httpx.Client) -> None:
     assert "must be a number" in posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "soon"}).text
     cleared = posted(client, "/console/cache", {"csrf": csrf, "ttl_seconds": "", "max_entries": ""})
     assert re.search(r'data-testid="cache-winner-ttl_seconds">default<', cleared.text)
+
+
+def test_the_network_form_sets_the_outbound_proxy_shown_without_credentials(client: httpx.Client) -> None:
+    page = client.get("/console/engines")
+    assert 'data-testid="network-proxy"' in page.text
+    csrf = hidden(page, "csrf")
+    url = f"socks5://agent:{PROXY_PASSWORD}@127.0.0.1:1080"
+    saved = posted(client, "/console/network", {"csrf": csrf, "proxy": url})
+    assert "Outbound proxy now: socks5://***@127.0.0.1:1080" in saved.text
+    assert re.search(r'data-testid="network-winner">console<', saved.text)
+    assert PROXY_PASSWORD not in saved.text and "Remove the console" in saved.text
+    assert re.search(r'data-testid="effect-mojeek">[^<]*· proxy', saved.text)  # the engines' row says so too
+    kept = posted(client, "/console/network", {"csrf": csrf, "proxy": ""})  # blank: the stored one stays
+    assert "Nothing changed." in kept.text and re.search(r'data-testid="network-winner">console<', kept.text)
+    refused = posted(client, "/console/network", {"csrf": csrf, "proxy": f"ftp://agent:{PROXY_PASSWORD}@h:21"})
+    assert "must be a URL starting with http://" in refused.text and PROXY_PASSWORD not in refused.text
+    cleared = posted(client, "/console/network", {"csrf": csrf, "clear_proxy": "on"})
+    assert "Removed the console" in cleared.text
+    assert re.search(r'data-testid="network-winner">default<', cleared.text)
+    assert re.search(r'data-testid="effect-mojeek">[^<]*· direct', cleared.text)

@@ -124,7 +124,7 @@ def agent_lifecycle(page: Any, console: ServerProcess, shots: list[Path]) -> lis
     assert balances[0] == int(page.get_by_test_id("balance").inner_text()) and balances[-1] == 30
     look(page, "agent-ledger-running-balance", shots)
     sources = [page.content()]
-    page.get_by_label("To delete keys-bot with its ledger, type its name").fill("keys-bot")
+    page.get_by_label("To delete keys-bot (its ledger is kept in the archive), type its name").fill("keys-bot")
     submit(page, page.get_by_role("button", name="Delete keys-bot"))
     assert "Deleted keys-bot" in page.get_by_role("status").inner_text()
     look(page, "agent-deleted", shots)

@@ -23,10 +23,13 @@ import pytest
 from webreach.errors import FetchUnavailableError, UrlNotAllowedError
 from webreach.net import AddressPolicy, ApprovedTarget, Guard, StaticResolver
 from webreach.net.fetcher import Fetcher
+from webreach.net.proxy import ProxyUrl
 from webreach.net.transport import GuardedTransport, PinnedBackend
+from webreach.testing import FakeWeb
 from webreach.testing.connects import ConnectRecorder
+from webreach.testing.proxy import TestProxy
 
-from .harness import BUDGETS, DNS, CountingResolver, harness
+from .harness import BUDGETS, DNS, SAFE, CountingResolver, harness
 
 pytestmark = pytest.mark.network
 
@@ -240,3 +243,22 @@ async def test_httpcore_errors_reach_the_client_as_their_httpx_namesakes(name: s
             await client.get("http://site.test:8080/")
     assert type(raised.value) is getattr(httpx, name)
     assert raised.value.__cause__ is error  # the fetcher reads h11's hints from the cause chain
+
+
+async def test_a_rerouted_transport_sends_the_next_request_through_the_new_proxy_and_back() -> None:
+    """The console's [network] proxy changing under a running reader: the pooled direct connection is not used
+    again, the next request asks the proxy for the approved address, and None goes direct again."""
+    async with FakeWeb(limits=SAFE) as web, TestProxy() as proxy:
+        guard = Guard(AddressPolicy(["127.0.0.1/32"]), CountingResolver())
+        async with Fetcher(guard, budgets=BUDGETS) as fetcher:
+            url = f"http://site.test:{web.port}/_pages/article"
+            await fetcher.fetch(url)  # a kept-alive direct connection now sits in the pool
+            fetcher.transport.reroute(ProxyUrl.parse(proxy.url()))
+            await fetcher.fetch(url)
+            assert proxy.targets() == [f"127.0.0.1:{web.port}"]
+            assert fetcher.transport.pool_count() == 1  # the direct route's pool is gone
+            with pytest.raises(UrlNotAllowedError):  # the guard stays in front of the new route
+                await fetcher.fetch(f"http://mixed.test:{web.port}/")
+            fetcher.transport.reroute(None)
+            await fetcher.fetch(url)
+            assert len(proxy.asked) == 1

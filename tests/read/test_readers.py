@@ -30,6 +30,7 @@ from webreach.net import AddressPolicy, Guard, StaticResolver
 from webreach.read.readers import ReaderChain, ReadResult, as_fetch_error
 from webreach.read.readers.direct import DirectReader, RenderedReader
 from webreach.read.readers.jina import JinaReader
+from webreach.testing.proxy import TestProxy
 
 PUBLIC_DNS = {"public.test": "93.184.216.34", "private.test": "10.0.0.7", "sneaky.test": ("93.184.216.34", "127.0.0.1")}
 
@@ -203,6 +204,23 @@ async def test_jina_reads_through_the_configured_base_url_with_the_key() -> None
     assert sent[0].headers["authorization"] == f"Bearer {JINA_KEY}"
     assert sent[1].headers["x-return-format"] == "text"
     assert text.extracted.format == "text"
+
+
+async def test_jina_rerouted_goes_through_the_new_proxy_and_closes_the_old_client() -> None:
+    async with harness() as h, TestProxy() as proxy:
+        reader = jina(f"{h.web.url}/_pages/jina")
+        try:
+            await reader.read("https://public.test/a", request())
+            direct = reader._http()
+            reader.reroute(proxy.url())
+            await reader.read("https://public.test/b", request())
+            assert proxy.targets() == [f"127.0.0.1:{h.web.port}"]
+            assert direct.is_closed  # no read used it any more: closed by the next read, not left to the process
+            reader.reroute(proxy.url())  # the same proxy again: the client stays
+            assert not reader._http().is_closed
+        finally:
+            await reader.aclose()
+    assert len(h.web.pages.requests) == 2
 
 
 async def test_jina_is_keyless_without_a_key() -> None:

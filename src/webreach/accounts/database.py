@@ -111,6 +111,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # an optional expiry of the agent's key (epoch seconds; NULL: never), cleared when a new key is made
     ("ALTER TABLE accounts_agents_v1 ADD COLUMN key_expires DOUBLE PRECISION",),
+    # a deleted agent's journal rows, moved here by the delete (accounts/archive.py): money history is never deleted
+    (
+        """CREATE TABLE IF NOT EXISTS accounts_journal_archive_v1 (
+            id BIGINT NOT NULL,
+            agent TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            at DOUBLE PRECISION NOT NULL,
+            tool TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '',
+            deleted DOUBLE PRECISION NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS accounts_journal_archive_agent ON accounts_journal_archive_v1 (agent, deleted)",
+    ),
 )
 
 

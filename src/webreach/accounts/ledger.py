@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webreach.accounts import holds
+from webreach.accounts.archive import archive_journal
 from webreach.accounts.audit import Change, write
 from webreach.accounts.database import Database, Row, Transaction
 from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, iso, probe, prune_calls, usage_now
@@ -168,11 +169,12 @@ class Ledger:
                 tx.run(f"UPDATE accounts_agents_v1 SET {column} = ? WHERE name = ?", value, name)
             return _agent(tx, name, lock="")
 
-    def delete_agent(self, name: str, *, audit: Change | None = None) -> int:
-        """Remove agent `name` with its journal, quota counters and idempotency records; the balance it had (gone
-        with it). Refused while one of its calls holds a reservation (InvalidInputError): disable it first, so
-        none starts, and delete once the running ones have settled. `audit` is written in the same transaction
-        (the audit log keeps the agent's history)."""
+    def delete_agent(self, name: str, *, now: float, audit: Change | None = None) -> int:
+        """Remove agent `name` with its quota counters and idempotency records, its journal moved to the archive
+        (accounts/archive.py: the money history stays); the balance it had (gone with it). Refused while one of its
+        calls holds a reservation (InvalidInputError): disable it first, so none starts, and delete once the
+        running ones have settled. `audit` is written in the same transaction (the audit log keeps the agent's
+        history)."""
         with self.database.transaction() as tx:
             agent = _agent(tx, name, lock=self.database.lock_row)
             running = tx.one("SELECT count(*) FROM accounts_open_v1 WHERE agent = ?", name)
@@ -181,6 +183,7 @@ class Ledger:
                     f"agent {name!r} has {int(running[0])} call(s) running, so it cannot be deleted now",
                     hint="Disable it first, then delete it once its calls have finished (a minute at most).",
                 )
+            archive_journal(tx, name, now=now)  # in this transaction: archived and deleted together, or neither
             for table in ("accounts_journal_v1", "accounts_calls_v1", "accounts_idempotency_v1"):
                 tx.run(f"DELETE FROM {table} WHERE agent = ?", name)  # table names are the ones above
             tx.run("DELETE FROM accounts_agents_v1 WHERE name = ?", name)

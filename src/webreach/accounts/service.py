@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from webreach.accounts.agent_cache import AgentCache
+from webreach.accounts.archive import archived_journal
 from webreach.accounts.audit import Change, entries
 from webreach.accounts.database import Database, Transaction, open_database
 from webreach.accounts.group_commit import GroupCommit
@@ -203,7 +204,7 @@ class Accounts:
         """Delete agent `name` (its key stops working at once); the balance it had. Refused while a call of it
         runs (accounts/ledger.py: Ledger.delete_agent)."""
         self.known.clear()
-        balance = self.ledger.delete_agent(name, audit=self._change(actor, "delete"))
+        balance = self.ledger.delete_agent(name, now=self.clock.now(), audit=self._change(actor, "delete"))
         self.known.clear()  # a key read between the clear and the delete is dropped too
         return balance
 
@@ -275,6 +276,10 @@ class Accounts:
     def journal(self, name: str, *, limit: int = 100) -> list[dict[str, Any]]:
         """Agent `name`'s journal rows, newest first."""
         return self.ledger.journal(name, limit=limit)
+
+    def archived_journal(self, name: str, *, limit: int = 1000) -> list[dict[str, Any]]:
+        """The journal rows of every deleted agent called `name` (accounts/archive.py), newest delete first."""
+        return archived_journal(self.ledger.database, name, limit=limit)
 
     def spend_by_day(self, name: str, *, days: int = 14) -> list[tuple[str, int]]:
         """Credits agent `name` spent on each of the last `days` UTC days, oldest first (a database read)."""

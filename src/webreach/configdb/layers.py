@@ -3,7 +3,7 @@
 Highest first (docs/configuration.md, "Where a setting comes from"):
 
     1. environment (WEBREACH_*) and explicit arguments to Settings(...)
-    2. the console (the database: engines and auto orders only)
+    2. the console (the database: engines, auto orders, the search cache and [network] proxy)
     3. webreach.toml
     4. the built-in default
 
@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import SecretStr
 
-from webreach.config import CacheSettings, EngineSettings, Settings, options_text
+from webreach.config import CacheSettings, EngineSettings, NetworkSettings, Settings, options_text, shown_proxy
 
 Source = Literal["environment", "arguments", "console", "webreach.toml", "default"]
 PRECEDENCE: tuple[Source, ...] = ("environment", "arguments", "console", "webreach.toml", "default")
@@ -33,6 +33,8 @@ ROUTING_FIELDS = ("auto_order", "auto_order_zh")
 ROUTING = "routing"
 CACHE_FIELDS = ("ttl_seconds", "max_entries")  # [cache]: scope "cache"
 CACHE = "cache"
+NETWORK_FIELDS = ("proxy",)  # [network]: scope "network"
+NETWORK = "network"
 
 
 def engine_scope(name: str) -> str:
@@ -95,7 +97,22 @@ class Layers:
         cache = {field: self.stored[(CACHE, field)] for field in CACHE_FIELDS if self._console_wins(CACHE, field)}
         if cache:
             update["cache"] = self.base.cache.model_copy(update=cache)
+        network = self._network_updates()
+        if network:
+            update["network"] = self.base.network.model_copy(update=network)
         return self.base.model_copy(update=update)
+
+    def _network_updates(self) -> dict[str, Any]:
+        """[network] fields the console sets; a stored proxy this server cannot decrypt is not applied (the file's
+        or the environment's stays, and the console says the stored one is unreadable)."""
+        updates: dict[str, Any] = {}
+        for field in NETWORK_FIELDS:
+            if not self._console_wins(NETWORK, field):
+                continue
+            value = self.stored[(NETWORK, field)]
+            if not isinstance(value, Unreadable):
+                updates[field] = SecretStr(value)
+        return updates
 
     def _engine_updates(self, name: str) -> dict[str, Any]:
         updates: dict[str, Any] = {}
@@ -116,8 +133,8 @@ class Layers:
         return (scope, field) in self.stored and self._below_console(scope, field) not in ("environment", "arguments")
 
     def _path(self, scope: str, field: str) -> tuple[str, ...]:
-        if scope == CACHE:
-            return (CACHE, field)
+        if scope in (CACHE, NETWORK):
+            return (scope, field)
         return (field,) if scope == ROUTING else ("engines", scope[7:], field)
 
     def _below_console(self, scope: str, field: str) -> Source:
@@ -129,15 +146,16 @@ class Layers:
             return "webreach.toml"
         if scope == ROUTING:
             return "arguments" if field in self.base.model_fields_set else "default"
-        if scope == CACHE:
-            return "arguments" if field in self.base.cache.model_fields_set else "default"
+        if scope in (CACHE, NETWORK):
+            section = self.base.cache if scope == CACHE else self.base.network
+            return "arguments" if field in section.model_fields_set else "default"
         configured = self.base.engines.get(path[1])
         return "arguments" if configured is not None and field in configured.model_fields_set else "default"
 
     def view(self, scope: str, field: str) -> FieldView:
         """Every source of one field and the winner."""
         path = self._path(scope, field)
-        secret = field in SECRET_FIELDS
+        secret: bool | Literal["proxy"] = "proxy" if field == "proxy" else field in SECRET_FIELDS
         layers: list[Layer] = []
         env_value = _find(self.env, path)
         if env_value is not None:
@@ -153,13 +171,13 @@ class Layers:
         default = _default(scope, field)
         layers.append(Layer("default", "built in" if default is None and not secret else _shown(default, secret)))
         variable = "WEBREACH_" + "__".join(part.upper() for part in path)
-        return FieldView(field, secret, tuple(layers), layers[0].source, variable)
+        return FieldView(field, bool(secret), tuple(layers), layers[0].source, variable)
 
     def _base_value(self, scope: str, field: str) -> Any:
         if scope == ROUTING:
             return getattr(self.base, field)
-        if scope == CACHE:
-            return getattr(self.base.cache, field)
+        if scope in (CACHE, NETWORK):
+            return getattr(self.base.cache if scope == CACHE else self.base.network, field)
         return getattr(self.base.engine(scope[7:]), field)
 
 
@@ -175,15 +193,20 @@ def _find(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
 def _default(scope: str, field: str) -> Any:
     if scope == CACHE:
         return CacheSettings.model_fields[field].default
+    if scope == NETWORK:
+        return NetworkSettings.model_fields[field].default
     if field in ROUTING_FIELDS or field == "options":
         return None
     return EngineSettings.model_fields[field].default
 
 
-def _shown(value: Any, secret: bool) -> str:
-    """How the console shows a value: a secret only as set / not set / unreadable, never any of its characters."""
+def _shown(value: Any, secret: bool | Literal["proxy"]) -> str:
+    """How the console shows a value: a secret only as set / not set / unreadable, never any of its characters; a
+    proxy as scheme://host:port with its credentials as *** (config.shown_proxy)."""
     if isinstance(value, Unreadable):
         return "stored, unreadable"
+    if secret == "proxy" and value not in (None, ""):
+        return shown_proxy(value.get_secret_value() if isinstance(value, SecretStr) else str(value))
     if secret:
         return "set (hidden)" if value not in (None, "") else "not set"
     if value is None:

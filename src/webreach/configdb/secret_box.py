@@ -9,17 +9,22 @@ the same file).
 A lost or changed key makes the stored secrets unreadable: `open` raises SecretUnreadable with a message saying
 what to do, and the engine holding it reports not_configured with that message (never a crash). Entering the
 secret again stores it under the current key.
+
+`cryptography` loads with the first secret sealed or opened, not with the module: every command reads the console's
+settings through here, and most hold no secret (issue 38: start-up).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from cryptography.fernet import Fernet, InvalidToken
+from typing import TYPE_CHECKING
 
 from webreach.config import Settings, user_directory
 from webreach.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet
 
 KEY_FILE = "secret.key"
 GENERATE = 'python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
@@ -53,6 +58,8 @@ class SecretBox:
 
     def open(self, token: str) -> str:
         """The secret `token` holds, or SecretUnreadable (the key was lost or changed since it was stored)."""
+        from cryptography.fernet import InvalidToken
+
         try:
             fernet = self._key(create=False)
         except InvalidInputError as problem:
@@ -66,6 +73,8 @@ class SecretBox:
             ) from None
 
     def _key(self, *, create: bool) -> Fernet:
+        from cryptography.fernet import Fernet
+
         if self._fernet is None:
             self._fernet = Fernet(self._material(create=create))
         return self._fernet
@@ -88,6 +97,8 @@ class SecretBox:
 
 
 def _checked(material: bytes, where: str) -> bytes:
+    from cryptography.fernet import Fernet
+
     try:
         Fernet(material)
     except ValueError:
@@ -100,6 +111,8 @@ def _checked(material: bytes, where: str) -> bytes:
 def _create_key_file(path: Path) -> None:
     """A new key in `path`, readable by this user only; a key another process created meanwhile is kept (written
     whole to a private file first, then linked into place, so no process ever reads a half-written key)."""
+    from cryptography.fernet import Fernet
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     draft = path.with_name(f".{path.name}.{os.getpid()}")
     fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

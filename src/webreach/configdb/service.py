@@ -31,6 +31,8 @@ from webreach.configdb.layers import (
     CACHE,
     CACHE_FIELDS,
     ENGINE_FIELDS,
+    NETWORK,
+    NETWORK_FIELDS,
     ROUTING,
     ROUTING_FIELDS,
     SECRET_FIELDS,
@@ -59,6 +61,7 @@ class StoredConfig:
     engine_fields = ENGINE_FIELDS  # what the console may set per engine (scope "engine:<name>")
     routing_fields = ROUTING_FIELDS  # and globally (scope "routing")
     cache_fields = CACHE_FIELDS  # and the search cache's (scope "cache")
+    network_fields = NETWORK_FIELDS  # and the outbound proxy's (scope "network")
 
     def __init__(self, base: Settings, *, database: Callable[[], Database], url: str, clock: Clock) -> None:
         self.base = base
@@ -211,6 +214,9 @@ class StoredConfig:
 
     def cache_view(self) -> list[FieldView]:
         return [self._layers.view(CACHE, field) for field in CACHE_FIELDS]
+
+    def network_view(self) -> list[FieldView]:
+        return [self._layers.view(NETWORK, field) for field in NETWORK_FIELDS]
 
     def stored(self, scope: str, field: str) -> Any:
         """The console's own value of a field (None when it holds none); secrets only as True (set)."""

@@ -22,13 +22,13 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from selectolax.lexbor import LexborNode
 
+from webreach.engines._catalog import ENGINES, ROW_FIELDS
 from webreach.engines._clean import clean_hits
-from webreach.engines._generic import find_results
 from webreach.engines._html import attribute
 from webreach.engines._provider import Provider, base_domain, under_domain
 from webreach.errors import (
@@ -36,6 +36,9 @@ from webreach.errors import (
     WebreachError,
 )
 from webreach.models import Hit, ParsedBy, SearchRequest
+
+if TYPE_CHECKING:  # selectolax (and the generic parser) load with the first page parsed
+    from selectolax.lexbor import LexborNode
 
 LOGGER = logging.getLogger(__name__)
 
@@ -53,7 +56,19 @@ class ParsedPage:
 
 
 class Engine(Provider, ABC):
-    """One search engine or search API. Subclasses set the ClassVars and the two abstract methods."""
+    """One search engine or search API. Subclasses set `name` and the two abstract methods; the metadata ClassVars
+    (kind, origin, index, key, supports, pace, rules) come from the engine's row in the table (engines/_catalog.py)
+    as the class is made, so the table is their one owner."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        row = ENGINES.get(name) if isinstance(name, str) else None
+        if row is not None and cls.__module__ == f"{__package__}.{name}":
+            for metadata in ROW_FIELDS:
+                setattr(cls, metadata, getattr(row, metadata))
+        elif name is not None and cls.__module__.startswith(f"{__package__}."):
+            raise RuntimeError(f"engine {name!r} of {cls.__module__} has no row in engines/_catalog.py ENGINES")
 
     # --- the contract ---------------------------------------------------------------------------------
 
@@ -122,6 +137,8 @@ class Engine(Provider, ABC):
         """Hits the generic parser finds on an HTML response by structure alone (no engine selectors)."""
         if "html" not in response.headers.get("content-type", "text/html"):
             return []
+        from webreach.engines._generic import find_results
+
         page_url = str(self.page_url(response))
         found = find_results(response.text, lambda link: self.link_target(link, page_url), self.record_target)
         return [self.hit(rank, item.title, item.url, snippet=item.snippet) for rank, item in enumerate(found, 1)]

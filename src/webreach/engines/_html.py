@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from webreach.attribute_floods import tame_attributes
 from webreach.nesting import tame
+
+if TYPE_CHECKING:  # selectolax loads with the first page parsed, not with the engines' helpers
+    from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 # result blocks a parser reads at most: a search asks for 50 results at most (models.MAX_LIMIT), and some blocks
 # are ads or cards that yield none; a hostile page of 100,000 blocks would otherwise build 100,000 hits
@@ -20,6 +22,8 @@ MAX_ITEMS = 100
 def parse_html(markup: str) -> LexborHTMLParser:
     """The page's tree; markup that would make the parser quadratic is rewritten first (attribute floods, then
     nesting: attribute_floods.tame_attributes, nesting.tame)."""
+    from selectolax.lexbor import LexborHTMLParser  # loaded with the first page parsed (issue 38, idle memory)
+
     return LexborHTMLParser(tame(tame_attributes(markup)))
 
 

@@ -17,24 +17,16 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from webreach.engines._base import Engine
 from webreach.engines._clean import usable_url
 from webreach.engines._html import host_of, plain_text
-from webreach.engines._provider import Vertical
 from webreach.models import Hit, ImageFields
-
-# the request's image filters, as models.OPTIONAL_PARAMETERS names them
-FILTERS = frozenset({"size", "type", "colour", "licence"})
 
 
 class ImageSearchEngine(Engine, ABC):
     """Base of the image engines, put before the web engine class: `class ImagesBing(ImageSearchEngine, Bing)`."""
-
-    vertical: ClassVar[Vertical] = "images"
-    shares_origin: ClassVar[bool] = True
-    supports: ClassVar[frozenset[str]] = frozenset({"safesearch"})
 
     @property
     def generic_fallback(self) -> bool:

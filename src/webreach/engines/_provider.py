@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import ClassVar, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
 from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
 
 from webreach.clock import Clock, SystemClock
 from webreach.config import EngineSettings
+from webreach.engines._catalog import Choices, EngineKind, Variant, Vertical, api_key, check_configured, keyless
 from webreach.errors import (
     AuthFailedError,
     BadRequestError,
     BlockedError,
-    NotConfiguredError,
     ParseError,
     QuotaExhaustedError,
     RateLimitedError,
@@ -30,9 +32,6 @@ from webreach.errors import (
 from webreach.retry_after import MAX_RETRY_AFTER, retry_after_seconds
 
 LOGGER = logging.getLogger(__name__)
-
-EngineKind = Literal["scraped", "api"]
-Vertical = Literal["web", "images"]
 
 # Cloudflare's interstitials, the generic wall in front of many sites (markers from SearXNG's
 # raise_for_httperror): an engine answering with these is behind a challenge, whatever its kind.
@@ -76,6 +75,15 @@ class Provider:
     own_domains: ClassVar[tuple[str, ...]] = ()
     # strings only this engine's result pages carry, for `webreach parse auto` (engine.recognise)
     page_markers: ClassVar[tuple[str, ...]] = ()
+    # configuration rules beyond enabled, readable and keyed (engines/_catalog.py EngineInfo says what each means;
+    # an engine's come from its row there)
+    shares_origin: ClassVar[bool] = False
+    keyless_option: ClassVar[bool] = False
+    keyless_rate: ClassVar[float | None] = None
+    base_url_hint: ClassVar[str] = ""
+    required_options: ClassVar[tuple[tuple[str, str], ...]] = ()
+    choices: ClassVar[Choices | None] = None
+    variants: ClassVar[Mapping[str, Variant]] = MappingProxyType({})
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
@@ -96,32 +104,17 @@ class Provider:
 
     @property
     def keyless(self) -> bool:
-        """Running without the key it normally needs, at an anonymous tier (Jina's): the default auto order puts
-        such an engine last; a configured order may put it anywhere."""
-        return False
+        """Running without the key it normally needs, at an anonymous tier (Jina's keyless option): the default
+        auto order puts such an engine last; a configured order may put it anywhere."""
+        return keyless(self, self.settings)
 
     def api_key(self) -> str:
         """The configured key, or NotConfiguredError when the engine needs one and has none."""
-        if self.settings.unreadable:
-            raise NotConfiguredError(self.settings.unreadable, engine=self.name)
-        key = self.settings.key()
-        if not key:
-            service = self.shares_settings_of or self.name  # an image engine's key is its web engine's
-            whose = f"the {service} " if self.shares_settings_of else "an "
-            raise NotConfiguredError(
-                f"needs {whose}API key (set WEBREACH_ENGINES__{service.upper()}__API_KEY, or enter it in the console)",
-                engine=self.name,
-            )
-        return key
+        return api_key(self, self.settings)
 
     def ensure_configured(self) -> None:
-        """Raise NotConfiguredError when the engine is disabled or lacks its key."""
-        if not self.settings.enabled:
-            raise NotConfiguredError("is disabled in the configuration", engine=self.name)
-        if self.settings.unreadable:  # a stored secret (key or proxy) this server cannot decrypt
-            raise NotConfiguredError(self.settings.unreadable, engine=self.name)
-        if self.needs_key:
-            self.api_key()
+        """Raise NotConfiguredError when the engine is disabled or lacks its key (or what its rules require)."""
+        check_configured(self, self.settings)
 
     def url(self, path: str) -> str:
         """Absolute URL on this engine's (possibly overridden) origin."""

@@ -14,7 +14,6 @@ Decisions:
 
 from __future__ import annotations
 
-from typing import ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -39,12 +38,6 @@ class Baidu(Engine):
     """Scrapes www.baidu.com/s."""
 
     name = "baidu"
-    kind = "scraped"
-    base_url = "https://www.baidu.com"
-    index = "baidu"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
-    rate_per_minute = 10.0
-    language_hint = "zh"
     page_markers = ("www.baidu.com", 'id="content_left"', "百度", "baidu.com/link?url=", "c-container")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:

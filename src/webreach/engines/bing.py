@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import ClassVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -47,11 +46,6 @@ class Bing(Engine):
     """Scrapes www.bing.com/search (or cn.bing.com)."""
 
     name = "bing"
-    kind = "scraped"
-    base_url = "https://www.bing.com"
-    index = "bing"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
-    rate_per_minute = 12.0
     page_markers = ('id="b_results"', "b_algo", "bing.com/ck/a", 'id="b_header"', "/rp/", "_EDGE_")
 
     def __init__(

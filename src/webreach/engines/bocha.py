@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -41,13 +41,6 @@ class Bocha(Engine):
     """Bocha /v1/web-search."""
 
     name = "bocha"
-    kind = "api"
-    base_url = "https://api.bochaai.com"
-    index = "bocha"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
-    rate_per_minute = 60.0
-    language_hint = "zh"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {

@@ -49,12 +49,7 @@ class Brave(Engine):
     """Scrapes search.brave.com/search."""
 
     name = "brave"
-    kind = "scraped"
-    base_url = "https://search.brave.com"
-    index = "brave"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 10.0
     page_markers = ("search.brave.com", 'data-type="web"', "Brave Search", "brave.com/static", "snippet-title")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -40,12 +40,6 @@ class BraveApi(Engine):
     """Brave Search API, web endpoint."""
 
     name = "brave_api"
-    kind = "api"
-    base_url = "https://api.search.brave.com"
-    index = "brave"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
-    rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {

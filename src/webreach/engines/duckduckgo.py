@@ -75,12 +75,7 @@ class DuckDuckGo(Engine):
     """POSTs to html.duckduckgo.com/html/; pages >= 2 need the vqd token of page 1 (a warm-up)."""
 
     name = "duckduckgo"
-    kind = "scraped"
-    base_url = "https://html.duckduckgo.com"
-    index = "bing"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "region", "safesearch"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 8.0
     page_markers = (
         "duckduckgo.com", "DuckDuckGo", "result__a", "uddg=", "web-result", "result-link", 'data-testid="result',
     )  # fmt: skip

@@ -9,7 +9,7 @@ Errors use the base mapping: 400 bad request, 401 key, 402 credits or key budget
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -27,12 +27,6 @@ class Exa(Engine):
     """Exa /search with highlights."""
 
     name = "exa"
-    kind = "api"
-    base_url = "https://api.exa.ai"
-    index = "exa"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"site", "freshness", "region", "safesearch"})
-    rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -65,11 +64,6 @@ class Google(Engine):
     """Scrapes www.google.com/search (basic HTML page)."""
 
     name = "google"
-    kind = "scraped"
-    base_url = "https://www.google.com"
-    index = "google"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
-    rate_per_minute = 6.0
     # Google's own pages; other *.google.com sites (developers, cloud) are real results
     own_domains = (
         "www.google.com", "google.com", "accounts.google.com", "policies.google.com", "support.google.com",

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
 from webreach.engines._base import Engine, Tokens
 from webreach.engines._dates import split_ellipsis_date
 from webreach.engines._json import error_object, items_with, json_object, result_list
-from webreach.errors import AuthFailedError, NotConfiguredError, QuotaExhaustedError
+from webreach.errors import AuthFailedError, QuotaExhaustedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 10
@@ -42,20 +42,6 @@ class GoogleCse(Engine):
     """Google Custom Search JSON API."""
 
     name = "google_cse"
-    kind = "api"
-    base_url = "https://www.googleapis.com"
-    index = "google"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
-    rate_per_minute = 60.0
-
-    def ensure_configured(self) -> None:
-        super().ensure_configured()
-        if not self.settings.options.get("cx"):
-            raise NotConfiguredError(
-                "needs a search engine id (set WEBREACH_ENGINES__GOOGLE_CSE__OPTIONS__CX or options.cx)",
-                engine=self.name,
-            )
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         count = min(request.limit, MAX_RESULTS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -33,11 +33,6 @@ class ImagesBaidu(ImageSearchEngine, Baidu):
     """Baidu image search (acjson)."""
 
     name = "images_baidu"
-    base_url = "https://image.baidu.com"
-    index = "baidu_images"
-    shares_settings_of = "baidu"
-    shares_origin = False
-    supports: ClassVar[frozenset[str]] = frozenset()
 
     def warm_up(self, request: SearchRequest) -> httpx.Request | None:
         return httpx.Request("GET", self.url("/"), headers=self._headers())

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
 from webreach.engines._base import Tokens
 from webreach.engines._html import MAX_ITEMS, attribute, parse_html
-from webreach.engines._images import FILTERS, ImageSearchEngine
+from webreach.engines._images import ImageSearchEngine
 from webreach.engines.bing import CHALLENGE, Bing
 from webreach.errors import BlockedError
 from webreach.models import Hit, SearchRequest
@@ -46,9 +46,6 @@ class ImagesBing(ImageSearchEngine, Bing):
     """Bing image search result pages."""
 
     name = "images_bing"
-    index = "bing_images"
-    shares_settings_of = "bing"
-    supports: ClassVar[frozenset[str]] = frozenset({"safesearch"} | FILTERS)
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"q": request.query, "form": "HDRSC2", "first": "1", "count": str(request.limit),

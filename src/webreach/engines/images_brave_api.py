@@ -24,8 +24,6 @@ class ImagesBraveApi(ImageSearchEngine, BraveApi):
     """Brave Search API, images endpoint."""
 
     name = "images_brave_api"
-    index = "brave_images"
-    shares_settings_of = "brave_api"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import httpx
 
 from webreach.engines._base import Tokens
-from webreach.engines._images import FILTERS, ImageSearchEngine
+from webreach.engines._images import ImageSearchEngine
 from webreach.engines._json import json_object
 from webreach.engines.duckduckgo import DuckDuckGo, region_code
 from webreach.errors import BlockedError
@@ -37,11 +37,6 @@ class ImagesDuckduckgo(ImageSearchEngine, DuckDuckGo):
     """DuckDuckGo image search (i.js with the page's vqd token)."""
 
     name = "images_duckduckgo"
-    base_url = "https://duckduckgo.com"
-    index = "bing_images"
-    shares_settings_of = "duckduckgo"
-    shares_origin = False
-    supports: ClassVar[frozenset[str]] = frozenset({"safesearch", "region"} | FILTERS)
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
 
     def warm_up(self, request: SearchRequest) -> httpx.Request | None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
 from webreach.engines._base import Tokens
-from webreach.engines._images import FILTERS, ImageSearchEngine
+from webreach.engines._images import ImageSearchEngine
 from webreach.engines._json import json_object
 from webreach.engines.google_cse import GoogleCse
 from webreach.models import Hit, SearchRequest
@@ -38,9 +38,6 @@ class ImagesGoogleCse(ImageSearchEngine, GoogleCse):
     """Google Custom Search JSON API, image search."""
 
     name = "images_google_cse"
-    index = "google_images"
-    shares_settings_of = "google_cse"
-    supports: ClassVar[frozenset[str]] = frozenset({"safesearch", "language"} | FILTERS)
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"q": request.query, "searchType": "image", "num": str(min(request.limit, MAX_COUNT)),

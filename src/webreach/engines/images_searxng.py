@@ -26,8 +26,6 @@ class ImagesSearxng(ImageSearchEngine, SearXNG):
     """A SearXNG instance's image category."""
 
     name = "images_searxng"
-    index = "searxng_images"
-    shares_settings_of = "searxng"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         params = {"q": request.query, "format": "json", "categories": "images", "safesearch": SAFE[request.safesearch]}

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines._base import Tokens
-from webreach.engines._images import FILTERS, ImageSearchEngine
+from webreach.engines._images import ImageSearchEngine
 from webreach.engines._json import json_object
 from webreach.engines.serpapi import SerpApi
 from webreach.errors import UnavailableError
@@ -33,9 +33,6 @@ class ImagesSerpapi(ImageSearchEngine, SerpApi):
     """SerpApi, Google Images."""
 
     name = "images_serpapi"
-    index = "google_images"
-    shares_settings_of = "serpapi"
-    supports: ClassVar[frozenset[str]] = frozenset({"safesearch", "language", "region"} | FILTERS)
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None

@@ -4,7 +4,7 @@ key and error mapping. Serper documents no safesearch, size, type, colour or lic
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -21,9 +21,6 @@ class ImagesSerper(ImageSearchEngine, Serper):
     """Serper's Google Images endpoint."""
 
     name = "images_serper"
-    index = "google_images"
-    shares_settings_of = "serper"
-    supports: ClassVar[frozenset[str]] = frozenset({"language", "region"})
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {"q": request.query, "num": min(request.limit, MAX_COUNT)}

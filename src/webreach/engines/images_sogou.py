@@ -29,11 +29,6 @@ class ImagesSogou(ImageSearchEngine, Sogou):
     """Sogou image search result pages."""
 
     name = "images_sogou"
-    base_url = "https://pic.sogou.com"
-    index = "sogou_images"
-    shares_settings_of = "sogou"
-    shares_origin = False
-    supports: ClassVar[frozenset[str]] = frozenset()
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:

@@ -6,7 +6,7 @@ safesearch or image filters."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -23,9 +23,6 @@ class ImagesTavily(ImageSearchEngine, Tavily):
     """Tavily search, its images list."""
 
     name = "images_tavily"
-    index = "tavily_images"
-    shares_settings_of = "tavily"
-    supports: ClassVar[frozenset[str]] = frozenset()
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {

@@ -1,7 +1,8 @@
 """Jina search (s.jina.ai): a web SERP as JSON, Google-backed, with a key (Authorization: Bearer) or keyless.
 
 Keyless is opt-in: `[engines.jina] options = {keyless = "true"}` sends no Authorization header and paces the
-engine at the anonymous free tier's rate (KEYLESS_RATE, 100 a minute; rate_per_minute overrides it). Jina has
+engine at the anonymous free tier's rate (`keyless_rate` in its row of engines/_catalog.py, 100 a minute: the
+anonymous free tier the multi-agent contract plans for (E); rate_per_minute overrides it). Jina has
 refused anonymous search before (providers.md A4: AuthenticationRequiredError); when it does, the call fails
 with auth_failed saying to set a key (a free one at jina.ai) or to take jina out of auto_order, and the breaker
 suspends it like any rejected credential. Without the option and without a key the engine is not configured, so
@@ -17,7 +18,7 @@ failure ("No search results available for query ..."), a 4xx that means zero hit
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -29,7 +30,6 @@ from webreach.errors import AuthFailedError
 from webreach.models import Hit, SearchRequest
 
 MAX_RESULTS = 20
-KEYLESS_RATE = 100.0  # requests a minute: the anonymous free tier the multi-agent contract plans for (E)
 KEY_HINT = (
     "s.jina.ai refuses anonymous search: set WEBREACH_ENGINES__JINA__API_KEY (a free key at https://jina.ai), "
     "or take jina out of auto_order."
@@ -41,27 +41,11 @@ class Jina(Engine):
     """Jina s.jina.ai search."""
 
     name = "jina"
-    kind = "api"
-    base_url = "https://s.jina.ai"
-    index = "google"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "language", "region"})
-    rate_per_minute = 40.0  # searcher.ts: 40 per minute unless the account has a higher speed level
 
     def __init__(self, settings: EngineSettings | None = None, **kwargs: Any) -> None:
         super().__init__(settings, **kwargs)
-        if self.keyless and self.settings.rate_per_minute is None:
-            self.settings = self.settings.model_copy(update={"rate_per_minute": KEYLESS_RATE})
-
-    @property
-    def keyless(self) -> bool:
-        """Searching without a key: asked for by the keyless option, and no key configured."""
-        return self.settings.options.get("keyless", "").lower() in ("true", "1", "yes") and not self.settings.key()
-
-    def ensure_configured(self) -> None:
-        if self.keyless and self.settings.enabled and not self.settings.unreadable:
-            return
-        super().ensure_configured()
+        if self.keyless and self.settings.rate_per_minute is None:  # keyless: the option, and no key (Provider)
+            self.settings = self.settings.model_copy(update={"rate_per_minute": self.keyless_rate})
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body = {**google_body(request, min(request.limit, MAX_RESULTS)), "provider": "google"}

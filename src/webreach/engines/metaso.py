@@ -10,7 +10,7 @@ published, so errors use the base mapping (400/422 bad request, 401/403 key, 402
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -26,13 +26,6 @@ class Metaso(Engine):
     """Metaso /api/v1/search, webpage scope."""
 
     name = "metaso"
-    kind = "api"
-    base_url = "https://metaso.cn"
-    index = "metaso"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site"})
-    rate_per_minute = 60.0
-    language_hint = "zh"
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {

@@ -22,12 +22,7 @@ class Mojeek(Engine):
     """Scrapes www.mojeek.com/search."""
 
     name = "mojeek"
-    kind = "scraped"
-    base_url = "https://www.mojeek.com"
-    index = "mojeek"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 15.0
     page_markers = ("mojeek", "results-standard", "Mojeek")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:

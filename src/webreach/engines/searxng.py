@@ -47,20 +47,7 @@ class SearXNG(Engine):
     """Queries <base_url>/search?format=json of a configured SearXNG instance."""
 
     name = "searxng"
-    kind = "api"
-    base_url = "https://searx.example"  # placeholder only: ensure_configured insists on a configured instance
-    index = "searxng"
-    needs_key = False
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 60.0
-
-    def ensure_configured(self) -> None:
-        super().ensure_configured()
-        if not self.settings.base_url:
-            raise NotConfiguredError(
-                "needs the URL of a SearXNG instance (set WEBREACH_ENGINES__SEARXNG__BASE_URL)", engine=self.name
-            )
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         # a region only travels inside the language (en-US), so alone it cannot be honoured

@@ -4,7 +4,8 @@ One module, three dialects, picked by the `engine` option (google by default). E
 parameters (google: num/start/hl/gl/tbs/safe; bing: count/first/mkt or cc/safeSearch/filters; baidu:
 rn/pn/q6/gpc) and its own underlying index, so routing dedupes a SerpApi Google hit with Serper's. Bing's and
 Baidu's time filters take absolute dates, computed from the engine's clock as the bing and baidu engines do.
-`index`, `supports` and `language_hint` are ClassVars on Engine; a SerpApi instance shadows them with instance
+`index`, `supports` and `language_hint` are ClassVars on Engine (each dialect's are its variant in the engine
+table, engines/_catalog.py); a SerpApi instance shadows them with instance
 attributes set from the option, so `engine.index` is "google", "bing" or "baidu" while `SerpApi.index` keeps
 the default, "google".
 
@@ -20,7 +21,6 @@ except the documented empty case ("... hasn't returned any results", organic_res
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -29,62 +29,38 @@ import httpx
 from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines._base import Engine, Tokens, query_with_site
+from webreach.engines._catalog import check_choice, option_value
 from webreach.engines._dates import api_date
 from webreach.engines._freshness import baidu_gpc, bing_filters
 from webreach.engines._json import by_position, items_with, json_object, result_list
-from webreach.errors import NotConfiguredError, QuotaExhaustedError, UnavailableError
+from webreach.errors import QuotaExhaustedError, UnavailableError
 from webreach.models import Hit, SearchRequest
 
-ALL_PARAMETERS = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
 GOOGLE_TBS: Mapping[str, str] = MappingProxyType({"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"})
 GOOGLE_SAFE: Mapping[str, str] = MappingProxyType({"off": "off", "strict": "active"})
 BING_SAFE: Mapping[str, str] = MappingProxyType({"off": "Off", "moderate": "Moderate", "strict": "Strict"})
 EMPTY_MARKERS = ("hasn't returned any results", "Fully empty")
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """What one SerpApi engine answers from and which request parameters it honours."""
-
-    index: str
-    supports: frozenset[str]
-    max_results: int
-    language_hint: str | None = None
-
-
-DIALECTS: Mapping[str, Dialect] = MappingProxyType(
-    {
-        "google": Dialect("google", ALL_PARAMETERS, 100),
-        "bing": Dialect("bing", ALL_PARAMETERS, 50),
-        "baidu": Dialect("baidu", frozenset({"page", "site", "freshness"}), 50, language_hint="zh"),
-    }
-)
+# results one request of each dialect returns at most; which dialects exist, and each one's index and parameters,
+# are the table's (engines/_catalog.py: the `engine` option's choices and variants)
+MAX_RESULTS: Mapping[str, int] = MappingProxyType({"google": 100, "bing": 50, "baidu": 50})
 
 
 class SerpApi(Engine):
     """SerpApi search.json with engine=google|bing|baidu."""
 
     name = "serpapi"
-    kind = "api"
-    base_url = "https://serpapi.com"
-    index = "google"
-    needs_key = True
-    supports = DIALECTS["google"].supports
-    rate_per_minute = 60.0
 
     def __init__(
         self, settings: EngineSettings | None = None, *, user_agent: str = "Mozilla/5.0", clock: Clock | None = None
     ) -> None:
         super().__init__(settings, user_agent=user_agent, clock=clock)
-        self.engine = self.settings.options.get("engine", "google").strip().lower()
-        dialect = DIALECTS.get(self.engine)
-        if dialect is not None:
+        self.engine = option_value(self, self.settings)
+        variant = self.variants.get(self.engine)
+        if variant is not None:
             # per-instance values shadow the ClassVars (mypy forbids assigning ClassVars through self)
-            vars(self).update(index=dialect.index, supports=dialect.supports, language_hint=dialect.language_hint)
-
-    def ensure_configured(self) -> None:
-        super().ensure_configured()
-        self._dialect()
+            vars(self).update(index=variant.index, supports=variant.supports, language_hint=variant.language_hint)
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:
         missing = super().unsupported(request)
@@ -94,8 +70,7 @@ class SerpApi(Engine):
         return missing
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
-        dialect = self._dialect()
-        count = min(request.limit, dialect.max_results)
+        count = min(request.limit, MAX_RESULTS[check_choice(self, self.settings)])
         params = {"engine": self.engine, "api_key": self.api_key()}
         if self.engine == "google":
             params.update(google_params(request, count))
@@ -132,14 +107,6 @@ class SerpApi(Engine):
             source=item.get("source"),
             display_url=item.get("displayed_link"),
         )
-
-    def _dialect(self) -> Dialect:
-        dialect = DIALECTS.get(self.engine)
-        if dialect is None:
-            raise NotConfiguredError(
-                f"option engine={self.engine!r} is not one of {', '.join(DIALECTS)}", engine=self.name
-            )
-        return dialect
 
 
 def google_params(request: SearchRequest, count: int) -> dict[str, str]:

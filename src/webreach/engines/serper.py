@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 
@@ -31,12 +31,6 @@ class Serper(Engine):
     """Serper /search (Google)."""
 
     name = "serper"
-    kind = "api"
-    base_url = "https://google.serper.dev"
-    index = "google"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region"})
-    rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body = google_body(request, min(request.limit, MAX_RESULTS))

@@ -36,13 +36,7 @@ class So360(Engine):
     """Scrapes www.so.com/s after a cookie warm-up."""
 
     name = "so360"
-    kind = "scraped"
-    base_url = "https://www.so.com"
-    index = "so360"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 10.0
-    language_hint = "zh"
     page_markers = ("www.so.com", "res-list", "360搜索", "data-mdurl", "res-title")
 
     def _search_request(self, request: SearchRequest, cookie: str | None) -> httpx.Request:

@@ -45,13 +45,7 @@ class Sogou(Engine):
     """Scrapes www.sogou.com/web (and parses Sogou WeChat result pages)."""
 
     name = "sogou"
-    kind = "scraped"
-    base_url = "https://www.sogou.com"
-    index = "sogou"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 10.0
-    language_hint = "zh"
     page_markers = ("sogou.com", "搜狗", "news-list", "vrwrap", "sogou_vr_")
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:

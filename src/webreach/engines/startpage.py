@@ -63,12 +63,7 @@ class Startpage(Engine):
     """POSTs to www.startpage.com/sp/search with the sc token from its home page (a warm-up)."""
 
     name = "startpage"
-    kind = "scraped"
-    base_url = "https://www.startpage.com"
-    index = "google"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "region", "safesearch"})
     ignores: ClassVar[frozenset[str]] = frozenset({"limit"})  # takes no count: respond() trims
-    rate_per_minute = 6.0
     warm_up_ttl = 3000.0
     page_markers = ("startpage.com", "w-gl__result", "wgl-display-url", "Startpage", "result-title")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import email.utils
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,12 +35,6 @@ class Tavily(Engine):
     """Tavily /search."""
 
     name = "tavily"
-    kind = "api"
-    base_url = "https://api.tavily.com"
-    index = "tavily"
-    needs_key = True
-    supports: ClassVar[frozenset[str]] = frozenset({"site", "freshness"})
-    rate_per_minute = 60.0
 
     def build_request(self, request: SearchRequest, tokens: Tokens | None = None) -> httpx.Request:
         body: dict[str, Any] = {

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar
 from urllib.parse import unquote, urlencode, urljoin
 
 import httpx
@@ -45,11 +44,6 @@ class Yahoo(Engine):
     """Scrapes search.yahoo.com/search."""
 
     name = "yahoo"
-    kind = "scraped"
-    base_url = "https://search.yahoo.com"
-    index = "bing"
-    supports: ClassVar[frozenset[str]] = frozenset({"page", "site", "freshness", "language", "safesearch"})
-    rate_per_minute = 10.0
     page_markers = ("search.yahoo.com", "yimg.com", "compTitle", "r.search.yahoo.com", "Yahoo")
 
     def unsupported(self, request: SearchRequest) -> tuple[str, ...]:

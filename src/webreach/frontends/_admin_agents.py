@@ -6,11 +6,12 @@
     GET  /v1/admin/agents/{name}              balance, quota use, recent calls
     POST /v1/admin/agents/{name}/grant        {"credits": N, "note"?}
     POST /v1/admin/agents/{name}/rotate-key   {"key_days"?} -> the new key (the old one stops working at once)
-    POST /v1/admin/agents/{name}/delete       -> {"deleted", "balance"}: the agent and its ledger (refused while a
-                                              call of it holds credits: disable it first)
+    POST /v1/admin/agents/{name}/delete       -> {"deleted", "balance"}: the agent, its journal moved to the archive
+                                              (refused while a call of it holds credits: disable it first)
     POST /v1/admin/agents/{name}/disable      {"disabled": true|false}
     POST /v1/admin/agents/{name}/settings     {"per_hour"?, "per_day"?, "prices"?, "profile"?}
     GET  /v1/admin/agents/{name}/ledger?limit=N   the journal, newest first
+    GET  /v1/admin/agents/{name}/archive?limit=N  the journals of deleted agents of that name, newest delete first
     GET  /v1/admin/audit?limit=N&agent=NAME   admin changes to agents (accounts/audit.py), newest first
 
 A key appears in exactly two answers (creation and rotation), never in a listing, a log or an error.
@@ -41,10 +42,11 @@ def add_agent_routes(admin: AdminRoutes, gateway: Callable[[], Gateway]) -> None
     admin.add("/agents/{name}", api.show, methods=["GET"], summary="One agent: balance, quota use, recent calls")
     admin.add("/agents/{name}/grant", api.grant, methods=["POST"], summary="Grant credits: {credits, note?}")
     admin.add("/agents/{name}/rotate-key", api.rotate, methods=["POST"], summary="A new key; the old one stops")
-    admin.add("/agents/{name}/delete", api.delete, methods=["POST"], summary="Delete an agent and its ledger")
+    admin.add("/agents/{name}/delete", api.delete, methods=["POST"], summary="Delete an agent (its journal archived)")
     admin.add("/agents/{name}/disable", api.disable, methods=["POST"], summary="Disable or enable: {disabled}")
     admin.add("/agents/{name}/settings", api.settings, methods=["POST"], summary="Quotas, prices, tool profile")
     admin.add("/agents/{name}/ledger", api.ledger, methods=["GET"], summary="The agent's journal, newest first")
+    admin.add("/agents/{name}/archive", api.archive, methods=["GET"], summary="Deleted agents' journals of a name")
     admin.add("/audit", api.audit, methods=["GET"], summary="Admin changes to agents, newest first (?limit, ?agent)")
 
 
@@ -135,6 +137,13 @@ class _AgentsApi:
         name = request.path_params["name"]
         accounts = self.gateway().accounts
         return await self._answer(lambda: {"journal": accounts.journal(name, limit=min(limit, 10_000))})
+
+    async def archive(self, request: Request) -> Response:
+        raw = request.query_params.get("limit", "1000")
+        limit = min(int(raw), 10_000) if raw.isdigit() else 1000
+        name = request.path_params["name"]
+        accounts = self.gateway().accounts
+        return await self._answer(lambda: {"archive": accounts.archived_journal(name, limit=limit)})
 
     async def audit(self, request: Request) -> Response:
         raw = request.query_params.get("limit", "100")

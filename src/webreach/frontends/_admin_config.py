@@ -4,9 +4,11 @@
                              and its environment variable; secrets only as "set (hidden)" / "not set"
     POST /v1/admin/config    {"engines": {"brave_api": {"api_key": "...", "rate_per_minute": 30, "base_url": null}},
                               "auto_order": ["mojeek", ...], "auto_order_zh": null,
-                              "cache": {"ttl_seconds": 900, "max_entries": 100}}
+                              "cache": {"ttl_seconds": 900, "max_entries": 100},
+                              "network": {"proxy": "http://user:password@proxy.example:3128"}}
                              a value sets the console's value, null removes it (the file's or the default applies);
-                             answers with the new view. Secrets are write-only: no answer ever holds one.
+                             answers with the new view. Secrets are write-only: no answer ever holds one (a proxy is
+                             shown as scheme://***@host:port).
 
 Changes apply at once on this server and within a second on every server sharing the database.
 """
@@ -58,6 +60,7 @@ def config_json(gateway: Gateway) -> dict[str, Any]:
         "engines": engines,
         "routing": _fields(stored.routing_view()),
         "cache": _fields(stored.cache_view()),
+        "network": _fields(stored.network_view()),
     }
 
 
@@ -80,13 +83,17 @@ async def _changes(request: Request, gateway: Gateway) -> dict[tuple[str, str], 
         raise InvalidInputError("the body is not valid JSON", hint="Send a JSON object.") from None
     stored = gateway.config.stored
     engine_fields, routing_fields = stored.engine_fields, stored.routing_fields
-    if not isinstance(body, dict) or set(body) - {"engines", "cache", *routing_fields}:
-        raise InvalidInputError(f"the body must be an object of engines, cache, {', '.join(routing_fields)}")
+    if not isinstance(body, dict) or set(body) - {"engines", "cache", "network", *routing_fields}:
+        raise InvalidInputError(f"the body must be an object of engines, cache, network, {', '.join(routing_fields)}")
     changes: dict[tuple[str, str], Any] = {("routing", f): body[f] for f in routing_fields if f in body}
     cache = body.get("cache", {})
     if not isinstance(cache, dict) or set(cache) - set(stored.cache_fields):
         raise InvalidInputError(f"cache must be an object of {', '.join(stored.cache_fields)}")
     changes.update({("cache", field): value for field, value in cache.items()})
+    network = body.get("network", {})
+    if not isinstance(network, dict) or set(network) - set(stored.network_fields):
+        raise InvalidInputError(f"network must be an object of {', '.join(stored.network_fields)}")
+    changes.update({("network", field): value for field, value in network.items()})
     engines = body.get("engines", {})
     if not isinstance(engines, dict) or not all(isinstance(v, dict) for v in engines.values()):
         raise InvalidInputError('engines must map engine names to objects of fields, e.g. {"mojeek": {"timeout": 10}}')

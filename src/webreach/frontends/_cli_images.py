@@ -1,5 +1,5 @@
 """`webreach image add|search|reverse|crop`: the image tools from the command line, each a tool call through the
-same pipeline as MCP and REST (cli.py's _call_tool: session, profile checks, metering).
+same pipeline as MCP and REST (_cli_run.py's call_tool: session, profile checks, metering).
 
 `add FILE` stores a local image in a session's store, printing its token and URL (the CLI door of the hidden
 image_upload tool; the file is read here, the tool stores it); `search QUERY` is image_search; `reverse IMAGE`
@@ -34,7 +34,7 @@ Run = Callable[[bool, Callable[["Gateway"], Awaitable[Any]]], Any]
 
 
 class CallTool(Protocol):
-    """cli.py's _call_tool: a tool call through the pipeline as an agent, its error raised."""
+    """_cli_run.py's call_tool: a tool call through the pipeline as an agent, its error raised."""
 
     async def __call__(
         self,

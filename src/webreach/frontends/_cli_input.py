@@ -1,6 +1,6 @@
 """What the command line takes in, checked where it enters: text options, files, the settings.
 
-- Text options and arguments (cli.py's TEXT, by text_problem) refuse invalid UTF-8, which Python hands over as
+- Text options and arguments (_cli_run.py's TEXT, by text_problem) refuse invalid UTF-8, which Python hands over as
   lone surrogates, and control characters other than spacing: a usage error, exit 2, before anything runs. File
   arguments may hold any bytes, as file names do.
 - Files are read with a byte cap whatever their size claims (devices and FIFOs report 0): read_capped reads at

@@ -7,6 +7,8 @@
                                     field with what was typed (secrets excepted)
     POST /console/order/{field}     auto_order / auto_order_zh: move an engine up, down or first (the default
                                     engine), remove or add one, or go back to the default order
+    POST /console/network           [network] proxy, every outbound path's proxy: set it (checked: http, https or
+                                    socks5, host and port), clear it, or "direct"; shown with its credentials as ***
 
 Each POST answers 303 to the page showing its result; an order move carries a one-time token, so a replayed one does
 nothing (frontends/_console.py). Every change goes through gateway.config.change: stored in the database, applied here
@@ -39,6 +41,7 @@ LABELS = {
     "default": "Default provider",
     "options": "Engine options",
 }
+NETWORK_LABEL = "Outbound proxy"
 CACHE_LABELS = {"ttl_seconds": "Cache TTL (seconds)", "max_entries": "Cache size (entries)"}
 SECRET = ("api_key", "proxy")  # never sent back to the browser, not even as typed
 ORDERS = {"auto_order": ("Any language", "webreach"), "auto_order_zh": ("Chinese queries", "网页搜索")}
@@ -91,6 +94,14 @@ class ConfigPages:
         try:
             message = save_cache(self.gateway(), form_of(request))
         except WebreachError as failure:  # shown as the order forms' refusals are: the engines page's notice
+            message = said(failure)
+        return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
+
+    async def network(self, request: Request, session: ConsoleSession) -> Response:
+        """[network] proxy: set, cleared or kept (a blank field), then 303 to the engines page with the outcome."""
+        try:
+            message = save_network(self.gateway(), form_of(request))
+        except WebreachError as failure:  # the refusal names the field, never what was typed (it may hold a password)
             message = said(failure)
         return self.access.flashes.see_other(session.csrf, f"{CONSOLE}/engines", notice=message)
 
@@ -233,6 +244,42 @@ def save_cache(gateway: Gateway, form: Form) -> str:
         return "Nothing changed."
     gateway.config.change(changes, actor="console")
     return f"Saved {', '.join(CACHE_LABELS[f] for _, f in sorted(changes))}."
+
+
+def network_context(gateway: Gateway) -> dict[str, Any]:
+    """[network] proxy for the engines page: the winner, every source (proxies as scheme://***@host:port) and its
+    variable; the console's own value is never sent back, only whether it holds one."""
+    stored = gateway.config.stored
+    view = stored.network_view()[0]
+    return {
+        "winner": view.winner,
+        "variable": view.variable,
+        "layers": [{"source": layer.source, "shown": layer.shown} for layer in view.layers],
+        "overridden": view.console_overridden,
+        "console_set": stored.stored("network", "proxy") is not None,
+    }
+
+
+def save_network(gateway: Gateway, form: Form) -> str:
+    """Store the network form's proxy ("clear_proxy" removes the console's; blank keeps it: a secret is never
+    shown to be typed again); the notice to show, naming the proxy now in effect, redacted."""
+    held = gateway.config.stored.stored("network", "proxy")
+    text = form.get("proxy").strip()
+    if form.get("clear_proxy") == "on":
+        if held is None:
+            return "Nothing changed."
+        value: str | None = None
+    elif not text:
+        return "Nothing changed."
+    else:
+        value = gateway.config.check("proxy", text, label=NETWORK_LABEL)
+    gateway.config.change({("network", "proxy"): value}, actor="console")
+    view = gateway.config.stored.network_view()[0]
+    effect = view.layers[0].shown
+    done = f"Saved {NETWORK_LABEL}." if value is not None else f"Removed the console's {NETWORK_LABEL}."
+    if view.console_overridden:
+        return f"{done} {view.variable} in the environment wins over it: outbound proxy {effect}."
+    return f"{done} Outbound proxy now: {effect}."
 
 
 def orders_context(gateway: Gateway) -> list[dict[str, Any]]:

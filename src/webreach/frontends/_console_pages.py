@@ -6,6 +6,7 @@
     GET  /console/engines/{name}, POST ...       one engine's settings and their sources (_console_config.py)
     POST /console/order/{field}                  reorder auto_order / auto_order_zh (_console_config.py)
     POST /console/cache                          the search cache's TTL and size (_console_config.py)
+    POST /console/network                        [network] proxy, shown redacted (_console_config.py)
     POST /console/engines/{name}/test            a real probe search past the breaker (gateway.engines.probe, as
                                                  the admin API's test), web and image engines; the answer shows
                                                  on the page the button was on (form field `back`)
@@ -31,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from webreach.config import effective_proxy
 from webreach.errors import AdminRequiredError, AdminThrottledError
 from webreach.frontends._console import (
     ASSETS,
@@ -45,7 +47,7 @@ from webreach.frontends._console import (
     read_form,
 )
 from webreach.frontends._console_agents import AgentPages
-from webreach.frontends._console_config import ConfigPages, cache_context, orders_context
+from webreach.frontends._console_config import ConfigPages, cache_context, network_context, orders_context
 from webreach.frontends._console_words import engine_row, probe_view
 from webreach.frontends._errors import retry_after_header
 from webreach.gateway import Gateway
@@ -70,6 +72,7 @@ def console_routes(access: ConsoleAccess, gateway: Callable[[], Gateway]) -> lis
         Route(f"{CONSOLE}/engines/{{name}}", guard(config.engine), methods=["GET", "POST"]),
         Route(f"{CONSOLE}/order/{{field}}", guard(config.order), methods=["POST"]),
         Route(f"{CONSOLE}/cache", guard(config.cache), methods=["POST"]),
+        Route(f"{CONSOLE}/network", guard(config.network), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/test", guard(pages.test_engine), methods=["POST"]),
         Route(f"{CONSOLE}/engines/{{name}}/reset", guard(pages.reset_engine), methods=["POST"]),
         Route(f"{CONSOLE}/agents", guard(agents.agents), methods=["GET", "POST"]),
@@ -155,6 +158,7 @@ class _Pages:
                     **engine_row(status, testable=status.name in testable),
                     "settings": served.settings.engine(status.name),
                     "timeout": served.settings.engine(status.name).timeout or served.settings.engine_timeout,
+                    "proxied": _proxied(served, status.name),
                     "recent": recent.get(status.name),
                 }
                 for status in statuses
@@ -166,6 +170,7 @@ class _Pages:
             ],
             orders=orders_context(served),
             cache=cache_context(served),
+            network=network_context(served),
             problem=served.config.stored.problem,
             **extra,
         )
@@ -246,3 +251,8 @@ def _arguments(tool: str, engine: str, text: str) -> dict[str, Any]:
     if tool == "web_search_multi":
         return {"query": text}
     return {"query": text, "engine": engine or "auto"}
+
+
+def _proxied(gateway: Gateway, name: str) -> bool:
+    """Whether engine `name`'s traffic leaves through a proxy: its own, else [network] proxy ("direct": none)."""
+    return effective_proxy(gateway.settings.engine(name).proxy, gateway.settings.network.proxy) is not None

@@ -73,6 +73,7 @@ from webreach.frontends._body_limits import BodyLimits, McpBodyCap, carries_imag
 from webreach.frontends._console import ConsoleAccess
 from webreach.frontends._console_pages import console_routes
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen, http_status, retry_after_header
+from webreach.frontends._heap import settle as settle_heap
 from webreach.frontends._host_guard import HostGuard
 from webreach.frontends._image_routes import public_image
 from webreach.frontends._image_routes import upload as image_upload_route
@@ -521,13 +522,25 @@ def run_http(
 
     def serve_one(index: int) -> None:
         # a short admin token is refused here; the first worker announces the address once it serves
-        app = build_app(settings, server=server, bare_route=bare_route, on_ready=announce if index == 0 else None)
+        app = build_app(settings, server=server, bare_route=bare_route, on_ready=ready_hook(index, announce))
         uvicorn.Server(_uvicorn_config(app, server, settings, logs, masked)).run(sockets=[sock])
 
     if workers == 1:
         serve_one(0)
     else:
         Supervisor(workers, serve_one).run()
+
+
+def ready_hook(index: int, announce: Callable[[], None]) -> Callable[[], None]:
+    """What worker `index` does once its app is ready: its start-up heap frozen (_heap.py), and the first worker
+    announces the address."""
+
+    def ready() -> None:
+        settle_heap()
+        if index == 0:
+            announce()
+
+    return ready
 
 
 def _uvicorn_config(

@@ -104,8 +104,12 @@ class Images:
 
     def reconfigure(self, settings: Settings) -> None:
         """Take new settings while running (the console's): image search follows them through the search service;
-        the reverse backends are opened again on next use, with the keys and addresses now configured."""
+        the reverse backends are opened again on next use, with the keys and addresses now configured, and so is
+        an S3 store when [network] proxy changed its route."""
         self._reverse = None
+        proxy = effective_proxy(self.settings.s3.proxy, settings.network.proxy)
+        if proxy != self._proxy:
+            self._proxy, self._storage = proxy, None
 
     async def aclose(self) -> None:
         self.pixels.close()

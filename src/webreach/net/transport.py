@@ -186,15 +186,27 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         proxy: ProxyUrl | None = None,
     ) -> None:
         self.guard = guard
-        self._backend = network_backend if network_backend is not None else httpcore.AnyIOBackend()
-        if proxy is not None:  # below the pinning: the proxy is asked for the approved address only
-            self._backend = ProxyTunnelBackend(proxy, self._backend, lambda: self.ssl_context)
+        self._direct = network_backend if network_backend is not None else httpcore.AnyIOBackend()
+        self._backend = self._routed(proxy)
         self._observer = connect_observer
         self._ssl_context = ssl_context
         self._keepalive_expiry = keepalive_expiry
         self._max_connections = max_connections_per_target
         self._max_pools = max_pools
         self._pools: OrderedDict[PoolKey, _Pool] = OrderedDict()
+        self._retired: list[_Pool] = []  # pools of an earlier route, closed once idle
+
+    def _routed(self, proxy: ProxyUrl | None) -> httpcore.AsyncNetworkBackend:
+        """The backend new connections take: below the pinning, so a proxy is asked for the approved address only."""
+        return self._direct if proxy is None else ProxyTunnelBackend(proxy, self._direct, lambda: self.ssl_context)
+
+    def reroute(self, proxy: ProxyUrl | None) -> None:
+        """Send every request from now on through `proxy` (None: direct), the console's [network] proxy changing
+        while the server runs: no pooled connection of the old route is used again; those still streaming a
+        response finish, then close (on the next new pool, or with the transport)."""
+        self._backend = self._routed(proxy)
+        self._retired += self._pools.values()
+        self._pools.clear()
 
     @property
     def ssl_context(self) -> ssl.SSLContext:
@@ -261,6 +273,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             )
             entry = self._pools[key] = _Pool(pool)
             await self._evict(keep=key)
+            await self._close_retired()
         self._pools.move_to_end(key)
         return entry
 
@@ -271,12 +284,19 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         for key in idle[: max(0, excess)]:
             await self._pools.pop(key).pool.aclose()
 
+    async def _close_retired(self) -> None:
+        idle = [entry for entry in self._retired if entry.active == 0]
+        self._retired = [entry for entry in self._retired if entry.active != 0]
+        for entry in idle:
+            await entry.pool.aclose()
+
     def pool_count(self) -> int:
         """How many pinned pools are open (one per approved target in use)."""
         return len(self._pools)
 
     async def aclose(self) -> None:
-        pools = list(self._pools.values())
+        pools = [*self._pools.values(), *self._retired]
         self._pools.clear()
+        self._retired.clear()
         for entry in pools:
             await entry.pool.aclose()

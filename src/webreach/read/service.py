@@ -158,6 +158,15 @@ class Reading:
         self._tokenizer = tokenizer  # loaded on first use of max_tokens (the exact one when installed)
         self.questions = QuestionReading(self.cache, self.tokenizer)
 
+    def reroute(self, settings: ReadSettings) -> None:
+        """Take the proxies of `settings` ([read] proxy and jina_proxy, [network] proxy folded in by the gateway)
+        from the next fetch on: the console changed [network] proxy while the server runs. The guard is the same
+        one, so the SSRF rule holds through the new proxy as through the old."""
+        proxy = effective_proxy(settings.proxy, None)
+        self.fetcher.transport.reroute(ProxyUrl.parse(proxy) if proxy else None)
+        self.jina.reroute(effective_proxy(settings.jina_proxy, None))
+        self.settings = self.settings.model_copy(update={"proxy": settings.proxy, "jina_proxy": settings.jina_proxy})
+
     def _jina(self) -> JinaReader:
         # a strict guard of its own: pages the operator allowed in private networks never go to a third party; in
         # fake-web mode the fake web's scope decides, as for every other reader (its sites resolve to loopback)

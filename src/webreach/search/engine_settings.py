@@ -26,12 +26,11 @@ def configured(settings: Settings, providers: Registry, name: str) -> EngineSett
     enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
     if name in settings.engines:
         return settings.engine(name)
-    cls = providers.engine_classes().get(name)
-    shared = getattr(cls, "shares_settings_of", None)
-    if not shared:
+    info = providers.engine_infos().get(name)
+    if info is None or not info.shares_settings_of:
         return settings.engine(name)
-    web = settings.engine(shared)
-    return web if getattr(cls, "shares_origin", False) else web.model_copy(update={"base_url": None})
+    web = settings.engine(info.shares_settings_of)
+    return web if info.shares_origin else web.model_copy(update={"base_url": None})
 
 
 def config_fingerprint(settings: EngineSettings) -> str:

@@ -3,12 +3,18 @@ parse health (Searching.engine_statuses gathers them)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
 
-from webreach.engines import Provider
+from webreach.config import EngineSettings
+from webreach.engines import EngineInfo, check_configured, pace
 from webreach.errors import NotConfiguredError
 from webreach.policies import ParseHealth
 from webreach.policies.breaker import BreakerView
+
+if TYPE_CHECKING:
+    from webreach.engines import Provider
 
 
 class EngineStatus(BaseModel):
@@ -43,11 +49,18 @@ class EngineStatus(BaseModel):
     parse_health: ParseHealth | None = None  # scraped engines: which parser read their recent answers
 
 
-def engine_status(engine: Provider, vertical: str, health: ParseHealth | None, breaker: BreakerView) -> EngineStatus:
-    """`engine`'s status listed as `vertical`, with its parse health and breaker state."""
+def engine_status(
+    engine: EngineInfo | Provider,
+    settings: EngineSettings,
+    vertical: str,
+    health: ParseHealth | None,
+    breaker: BreakerView,
+) -> EngineStatus:
+    """One provider's status listed as `vertical`, from its metadata (an engine's row, or a backend's rules) and
+    settings, with its parse health and breaker state: listing engines imports none of them."""
     reason = None
     try:
-        engine.ensure_configured()
+        check_configured(engine, settings)
     except NotConfiguredError as exc:
         reason = exc.message
     return EngineStatus(
@@ -57,10 +70,10 @@ def engine_status(engine: Provider, vertical: str, health: ParseHealth | None, b
         vertical=vertical,
         shares_settings_of=engine.shares_settings_of or None,
         supports=tuple(sorted(engine.supports)),
-        rate_per_minute=engine.settings.rate_per_minute or engine.rate_per_minute,
+        rate_per_minute=pace(engine, settings),
         language_hint=engine.language_hint,
         needs_key=engine.needs_key,
-        key_configured=engine.settings.api_key is not None,
+        key_configured=settings.api_key is not None,
         usable=reason is None,
         reason=reason,
         breaker=breaker.state,

@@ -4,13 +4,16 @@ engine a saved page looks like."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 
-from webreach.engines import Engine
 from webreach.errors import InvalidInputError
 from webreach.models import EngineAttempt, SearchMeta, SearchResponse
 from webreach.search.engine_caller import rebuilt_response
+
+if TYPE_CHECKING:
+    from webreach.engines import Engine
 
 
 def parse_saved(

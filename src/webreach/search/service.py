@@ -23,7 +23,7 @@ import httpx
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings, effective_proxy
-from webreach.engines import Engine, Provider, Vertical
+from webreach.engines import EngineInfo, Vertical, check_configured, keyless, load
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
@@ -34,6 +34,7 @@ from webreach.routing import AttemptListener, Candidate, LazyCandidates, Router,
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
 from webreach.search.engine_caller import EngineCaller
+from webreach.search.engine_set import EngineSet
 from webreach.search.engine_settings import config_fingerprint, engine_settings
 from webreach.search.engine_status import EngineStatus as EngineStatus  # the Gateway's and the console's import
 from webreach.search.engine_status import engine_status
@@ -46,6 +47,7 @@ from webreach.state.breaker_followers import Pickup, open_breaker_followers
 from webreach.state.bucket_store import BucketStore
 
 if TYPE_CHECKING:
+    from webreach.engines import Engine, Provider
     from webreach.state.redis_connection import RedisConnection
 
 
@@ -76,20 +78,19 @@ class Searching:
             breaker_store=open_breakers(settings, self._redis),
             bucket_store=open_buckets(settings, self._redis),
             fingerprints={
-                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_classes()
+                name: config_fingerprint(self._engine_settings(name)) for name in self.providers.engine_infos()
             },
             rng=rng,
             followers=open_breaker_followers(settings.state),
             parse_health=open_parse_health(settings, self._redis),
         )
-        # web and image engines alike (Engine.vertical): one policy stack each, the same machinery
+        # web and image engines alike (Engine.vertical): one policy stack each, the same machinery, built on first use
         self._engines = self._created_engines()
-        self._searches: dict[str, Search] = {name: self._policy_stack(engine) for name, engine in self._engines.items()}
         self._orders = _Orders()  # usable() and auto_order() answers for these engines; reconfigure() starts anew
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_redaction = HttpLogRedaction(log_secrets(settings, self._engines.values()))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, self._engines.settings.values()))
 
     @property
     def redis(self) -> RedisConnection | None:
@@ -127,20 +128,21 @@ class Searching:
         self.settings = settings
         self._state.cache.resize(settings.cache.max_entries)  # its TTL is read by the policy stacks built below
         engines = self._created_engines()
-        self._state.set_fingerprints({name: config_fingerprint(e.settings) for name, e in engines.items()})
-        searches = {name: self._policy_stack(engine) for name, engine in engines.items()}
-        self._engines, self._searches = engines, searches
+        self._state.set_fingerprints({name: config_fingerprint(each) for name, each in engines.settings.items()})
+        self._engines = engines
         self._orders = _Orders()  # the new settings' engines decide usable() and the auto order from now on
         previous = self._log_redaction
-        self._log_redaction = HttpLogRedaction(log_secrets(settings, engines.values()))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, engines.settings.values()))
         previous.close()
 
-    def _created_engines(self) -> dict[str, Engine]:
-        """Every engine of the provider registry, web and image alike, from the current settings."""
-        return {
-            name: cls(self._engine_settings(name), user_agent=self.settings.user_agent, clock=self._clock)
-            for name, cls in self.providers.engine_classes().items()
-        }
+    def _created_engines(self) -> EngineSet:
+        """Every engine of the provider registry, web and image alike, under the current settings (each built on
+        first use: engine_set.py)."""
+        return EngineSet(self.providers.engine_infos(), self._engine_settings, self._built_engine)
+
+    def _built_engine(self, info: EngineInfo, settings: EngineSettings) -> tuple[Engine, Search]:
+        engine = load(info)(settings, user_agent=self.settings.user_agent, clock=self._clock)
+        return engine, self._policy_stack(engine)
 
     def _engine_settings(self, name: str) -> EngineSettings:
         return engine_settings(self.settings, self.providers, name)
@@ -188,11 +190,11 @@ class Searching:
 
     def engine_names(self) -> list[str]:
         """Every web engine name (the registry's, so doors never import engines themselves)."""
-        return [name for name, engine in self._engines.items() if engine.vertical == "web"]
+        return [name for name, info in self._engines.infos.items() if info.vertical == "web"]
 
     def image_engine_names(self) -> list[str]:
         """Every image engine name (`images_<engine>`)."""
-        return [name for name, engine in self._engines.items() if engine.vertical == "images"]
+        return [name for name, info in self._engines.infos.items() if info.vertical == "images"]
 
     def usable(self, name: str) -> bool:
         """True when the engine is enabled and has what it needs (key, instance URL).
@@ -208,7 +210,7 @@ class Searching:
 
     def _configured_now(self, name: str) -> bool:
         try:
-            self._engines[name].ensure_configured()
+            check_configured(self._engines.infos[name], self._engines.settings[name])
         except NotConfiguredError:
             return False
         return True
@@ -216,7 +218,8 @@ class Searching:
     def parse_health(self) -> list[ParseHealth]:
         """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
         records = self._state.parse_health.load_all()
-        return [ParseHealth.of(name, records.get(name)) for name, e in self._engines.items() if e.kind == "scraped"]
+        scraped = [name for name, info in self._engines.infos.items() if info.kind == "scraped"]
+        return [ParseHealth.of(name, records.get(name)) for name in scraped]
 
     def engine_statuses(self, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
@@ -224,10 +227,13 @@ class Searching:
         engines: the Gateway opens them beside this service, under its breakers)."""
         self._state.sync(force=True)
         health = {view.engine: view for view in self.parse_health()}
-        ordered = sorted(self._engines.values(), key=lambda engine: engine.vertical != "web")  # stable: web first
-        listed = [(engine, engine.vertical) for engine in ordered] + [(engine, "reverse") for engine in reverse]
+        rows = sorted(self._engines.configured.values(), key=lambda info: info.vertical != "web")  # stable: web first
+        listed: list[tuple[EngineInfo | Provider, EngineSettings, str]] = [
+            (info, self._engines.settings[info.name], info.vertical) for info in rows
+        ]
+        listed += [(backend, backend.settings, "reverse") for backend in reverse]
         view = self._state.breaker_view
-        return [engine_status(e, vertical, health.get(e.name), view(e.name)) for e, vertical in listed]
+        return [engine_status(e, each, vertical, health.get(e.name), view(e.name)) for e, each, vertical in listed]
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
@@ -235,7 +241,7 @@ class Searching:
             [self._check_name(n) for n in engines] if engines else [n for n in self.engine_names() if self.usable(n)]
         )
         request = SearchRequest.create(query=query)
-        searches = {name: without_cache(self._searches[name]) for name in names}
+        searches = {name: without_cache(self._engines.search(name)) for name in names}
         return await run_canary(searches, names, request, self._clock)
 
     async def probe(self, name: str, query: str = CANARY_QUERY) -> CanaryResult:
@@ -244,7 +250,7 @@ class Searching:
         answers."""
         request = SearchRequest.create(query=query)
         vertical: Vertical = "images" if name in self.image_engine_names() else "web"
-        searches = {name: probe_stack(self._searches[self._check_name(name, vertical)])}
+        searches = {name: probe_stack(self._engines.search(self._check_name(name, vertical)))}
         return (await run_canary(searches, [name], request, self._clock))[0]
 
     def reset_breaker(self, name: str) -> None:
@@ -252,7 +258,7 @@ class Searching:
         registry's) and delete its stored record, in this and later processes."""
         if name not in self.providers.names("reverse"):
             # an unknown name lists the engines, not auto and multi; image engines' breakers reset the same way
-            self.providers.engine_class(
+            self.providers.engine_info(
                 name, allow_modes=False, vertical="images" if name.startswith("images_") else "web"
             )
         self._state.reset_breaker(name)
@@ -286,7 +292,7 @@ class Searching:
         known = self.engine_names() if vertical == "web" else self.image_engine_names()
         order = default_order(query, known, self.usable, vertical)
         # an anonymous tier (keyless Jina) is tried after the rest unless a configured order says otherwise
-        return sorted(order, key=lambda name: self._engines[name].keyless)
+        return sorted(order, key=lambda name: keyless(self._engines.infos[name], self._engines.settings[name]))
 
     def multi_engines(self, query: str, vertical: Vertical = "web") -> list[str]:
         """The engines multi mode fans out to by default."""
@@ -296,17 +302,17 @@ class Searching:
             configured = self.settings.multi_engines or []
         if configured:
             return [self._check_name(n, vertical) for n in configured]
-        return default_multi(self.auto_order(query, vertical), lambda name: self._engines[name].index)
+        return default_multi(self.auto_order(query, vertical), lambda name: self._engines.configured[name].index)
 
     def _check_name(self, name: str, vertical: Vertical = "web") -> str:
-        self.providers.engine_class(name, vertical=vertical)  # raises InvalidInputError listing the valid names
+        self.providers.engine_info(name, vertical=vertical)  # raises InvalidInputError listing the valid names
         return name
 
     def _candidate(self, name: str, request: SearchRequest) -> Candidate:
         """Engine `name` (a checked name: _check_name, or an order built from the engines) behind its policy stack,
         as routing asks it for `request` (built per search: it is cheap). Checking the names again here, 11 per
         auto search, was a sixth of a cached auto search's CPU."""
-        engine, search = self._engines[name], self._searches[name]
+        engine, search = self._engines.engine(name), self._engines.search(name)  # built on a search's first ask
         return Candidate(
             name=name, index=engine.index, search=search, unsupported=engine.unsupported(request),
             on_attempt=self._tell_attempt if self._attempt_listeners else None,
@@ -332,12 +338,12 @@ class Searching:
     ) -> SearchResponse:
         """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline
         (search/saved_pages.py)."""
-        engine = self._engines[self.guess_engine(body) if name == "auto" else self._check_name(name)]
+        engine = self._engines.engine(self.guess_engine(body) if name == "auto" else self._check_name(name))
         return parse_saved(engine, body, status=status, content_type=content_type, headers=headers)
 
     def guess_engine(self, body: bytes) -> str:
         """The web engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
-        return guess_engine([self._engines[name] for name in self.engine_names()], body)
+        return guess_engine([self._engines.engine(name) for name in self.engine_names()], body)
 
     # --- search -----------------------------------------------------------------------------------------
 
@@ -385,8 +391,8 @@ class Searching:
     ) -> SearchResponse | None:
         """Stale-if-error: when every engine failed, an expired cache entry beats nothing (meta says so)."""
         for candidate in candidates:
-            engine = self._engines.get(candidate.name)
-            result = await self._state.lookup_stale(candidate.name, request, engine.ignores if engine else ())
+            ignores = self._engines.engine(candidate.name).ignores  # built: it was a candidate
+            result = await self._state.lookup_stale(candidate.name, request, ignores)
             if result is not None and result.hits:
                 return respond(
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True

@@ -17,20 +17,16 @@ stack's contract but the native tools with the image tools listed (the default l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+import importlib
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 
 from webreach.defaults import ToolProfileName
 from webreach.errors import InvalidInputError
 from webreach.tools.aliases import alias_tools, exposed_tools
-from webreach.tools.credits_profile import credits_tools
 from webreach.tools.definitions import TOOLS, ToolDefinition
-from webreach.tools.desktop_profile import desktop_tools
-from webreach.tools.index_profile import index_tools
-from webreach.tools.rollout_profile import rollout_tools
-from webreach.tools.serp_profile import serp_tools
 
-__all__ = ["PROFILES", "ProfileName", "profile_tools", "surface"]
+__all__ = ["PROFILES", "ProfileName", "Surfaces", "profile_tools", "surface"]
 ProfileName = ToolProfileName
 # the image tools the "images" profile lists beside the web tools (image_upload stays hidden: callable by name)
 LISTED_IMAGE_TOOLS = ("image_search", "crop_images", "reverse_image_search")
@@ -41,14 +37,25 @@ def image_profile_tools() -> tuple[ToolDefinition, ...]:
     return tuple(replace(tool, opt_in=False) if tool.name in LISTED_IMAGE_TOOLS else tool for tool in TOOLS)
 
 
+def _from(module: str, function: str) -> Callable[[], tuple[ToolDefinition, ...]]:
+    """A profile's tools made by `function` of tools/`module`.py, imported on first use: each profile module builds
+    its argument models when it loads, and a process that serves no profile (a CLI search) needs none of them."""
+
+    def tools() -> tuple[ToolDefinition, ...]:
+        made: tuple[ToolDefinition, ...] = getattr(importlib.import_module(f"webreach.tools.{module}"), function)()
+        return made
+
+    return tools
+
+
 PROFILES: Mapping[str, Callable[[], tuple[ToolDefinition, ...]]] = {
     "images": image_profile_tools,
     "visual-agent": lambda: tuple(alias_tools("visual-agent")),
-    "serp-chat": serp_tools,
-    "numeric-index": index_tools,
-    "rollout-gateway": rollout_tools,
-    "credits-server": credits_tools,
-    "desktop-agent": desktop_tools,
+    "serp-chat": _from("serp_profile", "serp_tools"),
+    "numeric-index": _from("index_profile", "index_tools"),
+    "rollout-gateway": _from("rollout_profile", "rollout_tools"),
+    "credits-server": _from("credits_profile", "credits_tools"),
+    "desktop-agent": _from("desktop_profile", "desktop_tools"),
 }
 
 
@@ -72,3 +79,28 @@ def surface(enabled: Collection[str] | None, alias_set: str | None, profile: str
             f"unknown tool {', '.join(unknown)} in profile {profile!r}", hint=f"Valid tools: {', '.join(names)}."
         )
     return [tool for tool in tools if enabled is None or tool.name in enabled]
+
+
+class Surfaces(Mapping[str, Mapping[str, ToolDefinition]]):
+    """Every profile's tools by name, each profile's table built the first time it is asked for (a Toolbox holds
+    one: an agent whose profile names a surface sees that surface; most processes never ask for one)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Mapping[str, ToolDefinition]] = {}
+
+    def __getitem__(self, name: str) -> Mapping[str, ToolDefinition]:
+        built = self._built.get(name)
+        if built is None:
+            if name not in PROFILES:
+                raise KeyError(name)
+            built = self._built[name] = {tool.name: tool for tool in profile_tools(name)}
+        return built
+
+    def __contains__(self, name: object) -> bool:
+        return name in PROFILES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(PROFILES)
+
+    def __len__(self) -> int:
+        return len(PROFILES)

@@ -37,7 +37,7 @@ from webreach.tools.definitions import (
     ToolCall,
     ToolDefinition,
 )
-from webreach.tools.drop_in import PROFILES, profile_tools, surface
+from webreach.tools.drop_in import Surfaces, surface
 from webreach.tools.planned_calls import Planned, PlannedCalls, memo_key
 from webreach.tools.profiles import PROFILE_NUMBERS, shaped
 from webreach.tools.schemas import Dialect, tool_schemas
@@ -118,7 +118,7 @@ class Toolbox:
         `execute_tool` span per call (None: none, telemetry.py)."""
         self.tools = {tool.name: tool for tool in surface(enabled, alias_set, tool_profile)}  # unknown names fail here
         # an agent whose profile names a surface (a drop-in profile) sees that profile's tools instead
-        self.surfaces = {name: {tool.name: tool for tool in profile_tools(name)} for name in PROFILES}
+        self.surfaces = Surfaces()  # each built on first use (tools/drop_in.py)
         self.backend = backend
         self.engines = tuple(backend.engine_names())  # the registry's: fixed for the backend's life
         self.sessions = sessions

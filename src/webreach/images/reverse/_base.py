@@ -34,17 +34,8 @@ Send = Callable[[httpx.Request], Awaitable[httpx.Response]]
 class Rules(Provider):
     """A backend's configuration and response checks; `webreach engines` lists the backends through them."""
 
-    needs_instance: ClassVar[bool] = False
-
-    def ensure_configured(self) -> None:
-        """The engine's checks, and for a backend without a public origin (SearXNG), its instance's URL."""
-        super().ensure_configured()
-        if self.needs_instance and not self.settings.base_url:
-            instance = self.shares_settings_of or self.name
-            raise NotConfiguredError(
-                f"needs the instance's base_url (set WEBREACH_ENGINES__{instance.upper()}__BASE_URL)",
-                engine=self.name,
-            )
+    # its checks are every provider's (engines/_catalog.py check_configured); a backend without a public origin
+    # (SearXNG) has a base_url_hint, so without its instance's URL it is not configured
 
 
 class ReverseBackend(ABC):
@@ -65,7 +56,8 @@ class ReverseBackend(ABC):
         ways = (("url", self.takes_url), ("upload", self.takes_upload))
         attributes = {
             "name": self.name, "kind": self.kind, "base_url": self.base_url, "needs_key": self.needs_key,
-            "index": self.index, "rate_per_minute": self.rate_per_minute, "needs_instance": self.needs_instance,
+            "index": self.index, "rate_per_minute": self.rate_per_minute,
+            "base_url_hint": "the instance's base_url" if self.needs_instance else "",
             "shares_settings_of": self.web_engine or "",
             "supports": frozenset(way for way, taken in ways if taken),  # how it takes the image
         }  # fmt: skip

@@ -83,6 +83,17 @@ class JinaReader:
         self._transport = transport
         self._proxy = proxy  # the operator's ([read] jina_proxy or [network] proxy); unused with a transport
         self._client: httpx.AsyncClient | None = None
+        self._retired: list[httpx.AsyncClient] = []  # clients of an earlier proxy, closed once no read uses them
+        self._in_use: dict[httpx.AsyncClient, int] = {}  # reads under way per client
+
+    def reroute(self, proxy: str | None) -> None:
+        """Call Jina through `proxy` (None: direct) from the next read on (the console changed [network] proxy);
+        a read under way finishes on its client, which the next read closes once none uses it."""
+        if proxy != self._proxy:
+            self._proxy = proxy
+            if self._client is not None:
+                self._retired.append(self._client)
+                self._client = None
 
     async def read(self, url: str, request: ReadRequest, *, seconds: float | None = None) -> ReadResult:
         target = str((await self.guard.check(url)).url)  # refused URLs never reach the proxy
@@ -108,16 +119,30 @@ class JinaReader:
             headers["authorization"] = f"Bearer {self.api_key}"
         if RETURN_FORMATS[format]:
             headers["x-return-format"] = str(RETURN_FORMATS[format])
-        async with self._http().stream("POST", self.base_url + "/", json={"url": target}, headers=headers) as answer:
-            chunks, size = [], 0
-            async for chunk in answer.aiter_bytes():
-                size += len(chunk)
-                if size > self.max_bytes:
-                    raise FetchUnavailableError(
-                        f"The Jina reader's answer is over {self.max_bytes:,} bytes.", url=target
-                    )
-                chunks.append(chunk)
-            return answer.status_code, answer.headers, b"".join(chunks)
+        await self._close_retired()
+        client = self._http()
+        self._in_use[client] = self._in_use.get(client, 0) + 1
+        try:
+            async with client.stream("POST", self.base_url + "/", json={"url": target}, headers=headers) as answer:
+                chunks, size = [], 0
+                async for chunk in answer.aiter_bytes():
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise FetchUnavailableError(
+                            f"The Jina reader's answer is over {self.max_bytes:,} bytes.", url=target
+                        )
+                    chunks.append(chunk)
+                return answer.status_code, answer.headers, b"".join(chunks)
+        finally:
+            self._in_use[client] -= 1
+            if not self._in_use[client]:
+                del self._in_use[client]
+
+    async def _close_retired(self) -> None:
+        idle = [client for client in self._retired if client not in self._in_use]
+        self._retired = [client for client in self._retired if client in self._in_use]
+        for client in idle:
+            await client.aclose()
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -177,9 +202,10 @@ class JinaReader:
         return FetchUnavailableError(said, url=url)
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        clients, self._retired = [*self._retired, *([self._client] if self._client is not None else [])], []
+        self._client = None
+        for client in clients:
+            await client.aclose()
 
 
 def _envelope(body: bytes) -> dict[str, Any]:
