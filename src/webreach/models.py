@@ -7,7 +7,7 @@ doors build it with `SearchRequest.create(...)`, which turns validation failures
 from __future__ import annotations
 
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -47,7 +47,12 @@ LANGUAGE_PATTERN = r"^[A-Za-z]+(?:[-_][A-Za-z]+)*$"
 def schema_pattern_matches(pattern: str, value: str) -> bool:
     """Whether `value` matches a schema `pattern` as JSON Schema reads it: searched, `$` only at the very end
     (Python's `$` also matches before a final newline)."""
-    return re.search(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern, value) is not None
+    return _schema_regex(pattern).search(value) is not None
+
+
+@lru_cache(maxsize=256)  # the schemas' own patterns (a few dozen): a session name is checked on every tool call
+def _schema_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern)
 
 
 # request fields an engine may or may not honour; Engine.supports lists the ones it does (the last four are

@@ -198,3 +198,24 @@ async def test_a_scrape_renders_off_the_event_loop_and_reads_breakers_on_it() ->
     text = bytes(response.body).decode()
     assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="ok") == 1
     assert "# TYPE webreach_engine_breaker_state gauge" in text
+
+
+def test_cached_auto_searches_count_each_attempt_once_and_keep_their_refs(served: tuple[TestClient, str]) -> None:
+    """A cached auto search is answered before routing starts a task or timer (Router.auto): its attempt is still
+    counted once, as a cache hit, and its results keep the refs the first answer gave."""
+    client, agent_key = served
+    auth = {"Authorization": f"Bearer {agent_key}", "X-Webreach-Session": "metrics-auto"}
+    answers = [client.post("/v1/search", json={"query": "python asyncio"}, headers=auth).json() for _ in range(4)]
+
+    (engine,) = answers[0]["meta"]["engines_used"]
+    assert [[a["cached"] for a in answer["meta"]["attempts"]] for answer in answers] == [[False], *[[True]] * 3]
+    assert all(answer["meta"]["mode"] == "auto" and answer["meta"]["engines_used"] == [engine] for answer in answers)
+    refs = [[(hit["url"], hit["ref"]) for hit in answer["results"]] for answer in answers]
+    assert refs[0] and all(found == refs[0] for found in refs)
+    text = scrape(client)
+    assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="ok") == 4
+    assert value(text, "webreach_engine_attempts_total", engine=engine, status="ok", code="") == 4
+    assert value(text, "webreach_engine_cache_total", engine=engine, result="miss") == 1
+    assert value(text, "webreach_engine_cache_total", engine=engine, result="hit") == 3
+    assert value(text, "webreach_engine_attempt_seconds_count", engine=engine) == 1  # the one that asked it
+    assert value(text, "webreach_engine_parsed_total", engine=engine, parser="engine") == 1

@@ -24,7 +24,7 @@ from webreach.errors import (
 from webreach.gateway import Gateway
 from webreach.models import SearchRequest
 from webreach.policies import SYNC_INTERVAL, PolicyState
-from webreach.search.service import config_fingerprint
+from webreach.search.engine_settings import config_fingerprint
 from webreach.state.breaker_store import BreakerRecord, SqliteBreakerStore
 from webreach.testing.clock import FakeClock
 

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from webreach.clock import Clock
 from webreach.models import SearchRequest
 from webreach.policies.contract import EngineResult, Search
-from webreach.state.cache_store import CacheEntry, CacheStore
+from webreach.state.cache_store import CacheEntry, CacheStore, MemoryCacheStore
 
 TtlFor = Callable[[SearchRequest], float]
 
@@ -109,6 +109,21 @@ class Cache:
         result = await self.inner(request)
         await self._remember(key, request, result)
         return result
+
+    def at_once(self, request: SearchRequest) -> EngineResult | None:
+        """The fresh entry for `request` when the store can tell without I/O (the in-process store), else None
+        (a miss, or a store that must be asked: then __call__ asks it under routing's deadline).
+
+        Routing answers a cached search with it before it starts a task, a hedge timer or the deadline's timeout
+        (routing/router.py); only a miss enters the router's machinery."""
+        store = self.store
+        if not isinstance(store, MemoryCacheStore):
+            return None
+        now = self.clock.now()
+        entry = store.peek(self.key(request), now=now)
+        if entry is None or not entry.is_fresh(now):
+            return None
+        return EngineResult(hits=entry.hits, cached=True, answer=entry.answer)
 
     async def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()

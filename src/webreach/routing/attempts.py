@@ -16,8 +16,9 @@ included, while the search goes on; it must not raise or block.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from webreach.clock import Clock
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
@@ -37,6 +38,35 @@ class Candidate:
     search: Search
     unsupported: tuple[str, ...] = ()  # requested parameters this engine ignores, shown in its attempt
     on_attempt: AttemptListener | None = None  # told of each attempt as its call ends
+    # the answer when it needs no I/O (a fresh entry of the in-process cache: policies/cache.py Cache.at_once),
+    # else None; routing asks it before starting any task or timer
+    at_once: Callable[[SearchRequest], EngineResult | None] | None = None
+
+
+class LazyCandidates(Sequence[Candidate]):
+    """The candidates for `names`, each built by `build` when first looked at: a cached auto search answered by
+    its first engine (Router.auto) builds one candidate, not one per engine of the order (11 by default)."""
+
+    def __init__(self, names: Sequence[str], build: Callable[[str], Candidate]) -> None:
+        self._names = names
+        self._build = build
+        self._built: dict[int, Candidate] = {}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @overload
+    def __getitem__(self, index: int) -> Candidate: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Candidate]: ...
+    def __getitem__(self, index: int | slice) -> Candidate | Sequence[Candidate]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        position = range(len(self))[index]  # IndexError past the end, negative indexes from it
+        built = self._built.get(position)
+        if built is None:
+            built = self._built[position] = self._build(self._names[position])
+        return built
 
 
 @dataclass(slots=True)  # not frozen: built for every call, and frozen costs 4x
@@ -69,6 +99,20 @@ async def call_engine(candidate: Candidate, request: SearchRequest, clock: Clock
         failed = Outcome(failed_attempt(candidate, err, _ms(clock.now() - started), hedged=hedged), error=err)
         return reported(candidate, failed)
     return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=hedged))
+
+
+def answered_at_once(
+    candidate: Candidate, request: SearchRequest, clock: Clock, *, with_hits: bool = False
+) -> Outcome | None:
+    """The candidate's answer when it has one without I/O (Candidate.at_once; `with_hits`: one with hits),
+    reported as its call would be; None when it has none (nothing reported: it is then called as usual)."""
+    if candidate.at_once is None:
+        return None
+    started = clock.now()
+    result = candidate.at_once(request)
+    if result is None or (with_hits and not result.hits):
+        return None
+    return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=False))
 
 
 def reported(candidate: Candidate, outcome: Outcome) -> Outcome:

@@ -23,8 +23,11 @@ Decisions (the design leaves them open):
   routed ones here and Searching's stale-if-error one): engines, the cache and merge hand over every hit they
   have, and only the response is cut. Routing knows nothing of caching: a cached answer is one more Search
   result (EngineResult.cached / .stale), reported in meta as the engines gave it.
-- single runs its one call in the caller's task under the clock's timeout (Clock.timeout), so an answer that
-  needs no I/O (a cache hit) starts no task and no timer task; auto and multi start a task per engine.
+- single runs its one call in the caller's task under the clock's timeout (Clock.timeout); auto and multi start
+  a task per engine. Before any of that, single and auto ask their (first) candidate for an answer that needs no
+  I/O (Candidate.at_once: a fresh entry of the in-process cache): when it has one, the search answers in the
+  caller's task with no deadline timeout, task or hedge timer, its attempt reported (cached) as any other. Auto
+  takes it only when it has hits (an empty one moves on, as always). Every miss then goes the usual way.
 - A search answers as soon as it has its answer: calls it no longer needs (hedged losers, calls cut off by the
   deadline) are cancelled and left to unwind in the Router's Reaper, which holds them until they end;
   `aclose()` waits (bounded) for the last of them, and Searching calls it before closing the HTTP clients.
@@ -40,7 +43,14 @@ from collections.abc import Iterable, Sequence
 from webreach.clock import Clock
 from webreach.errors import AllEnginesFailedError, NotConfiguredError
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
-from webreach.routing.attempts import Candidate, Outcome, call_engine, cancelled_outcome, reported
+from webreach.routing.attempts import (
+    Candidate,
+    Outcome,
+    answered_at_once,
+    call_engine,
+    cancelled_outcome,
+    reported,
+)
 from webreach.routing.flights import Flights
 from webreach.routing.merge import merge
 from webreach.routing.reaper import Reaper
@@ -71,6 +81,9 @@ class Router:
     async def single(self, candidate: Candidate, request: SearchRequest) -> SearchResponse:
         """Ask exactly this engine; its own typed error propagates when it fails."""
         began = self._clock.now()
+        cached = answered_at_once(candidate, request, self._clock)
+        if cached is not None:
+            return self._respond(request, "engine", cached.hits, [cached], [cached], began)
         try:
             # in this task, under the clock's timeout: an answer that needs no I/O (a cache hit) costs no task
             async with self._clock.timeout(self._deadline):
@@ -87,6 +100,10 @@ class Router:
     async def auto(self, candidates: Sequence[Candidate], request: SearchRequest) -> SearchResponse:
         """Fall back through `candidates` in order, hedging slow engines; the first answer with hits wins."""
         began = self._clock.now()
+        # only the first is looked at: candidates built on demand (LazyCandidates) build the rest on a miss only
+        cached = answered_at_once(candidates[0], request, self._clock, with_hits=True) if candidates else None
+        if cached is not None:
+            return self._respond(request, "auto", cached.hits, [cached], [cached], began)
         waiting = deque(_unique(candidates))
         async with Flights(self._clock, request, self._reaper) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)

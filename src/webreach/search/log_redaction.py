@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
+from webreach.config import EngineSettings, Settings, effective_proxy
 from webreach.engines._provider import redact_secrets, secret_forms
 
 # httpx logs under "httpx", httpcore under children of "httpcore"; a logger's filters see only its own records
@@ -120,3 +122,13 @@ class HttpLogRedaction:
         if not shared.in_use:
             for logger in http_loggers():
                 logger.removeFilter(shared)
+
+
+def log_secrets(settings: Settings, engines: Iterable[EngineSettings]) -> list[str | None]:
+    """What the HTTP client's log lines must never show: every engine key (`engines`: their settings), and every
+    proxy URL in use with its password (the reader's included: its fetches log through httpcore as well)."""
+    network, read, each = settings.network.proxy, settings.read, list(engines)
+    proxies = [effective_proxy(engine.proxy, network) for engine in each]
+    proxies += [effective_proxy(read.proxy, network), effective_proxy(read.jina_proxy, network)]
+    passwords = [urlsplit(url).password for url in proxies if url]
+    return [*(engine.key() for engine in each), *proxies, *passwords]

@@ -12,6 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from webreach.engine_attempt import EngineAttempt
 
@@ -34,8 +35,7 @@ class RecentEngine:
     p90_ms: float | None
 
 
-@dataclass(frozen=True)
-class _Seen:
+class _Seen(NamedTuple):  # one per attempt noted: a tuple builds in under half a frozen dataclass's time
     ok: bool
     code: str | None
     cached: bool

@@ -4,40 +4,43 @@ It holds everything search keeps between calls (HTTP clients, warm-up tokens, br
 so two gateways never share a breaker by accident. A Chinese query with no language or region asked for is
 searched as language zh, region cn (Baidu and friends first, cn.bing.com for Bing); parameters the caller did
 not ask for are never reported as ignored. Every response, the stale-if-error one included, is built by
-routing's respond(), the one place `limit` is applied. Candidates are built per search (they are cheap);
-caching is the cache policy's business alone.
+routing's respond(), the one place `limit` is applied. Candidates are built per search, as routing looks at
+them (a cached auto search needs its first only); caching is the cache policy's business alone. Beside it:
+engine_settings.py (each engine's settings), engine_status.py (what `webreach engines` shows), saved_pages.py
+(`webreach parse`).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import random
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict
 
 from webreach.clock import Clock
 from webreach.config import EngineSettings, Settings, effective_proxy
-from webreach.engines import EngineInfo, Vertical, check_configured, keyless, load, pace
+from webreach.engines import EngineInfo, Vertical, check_configured, keyless, load
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
-from webreach.models import EngineAttempt, SearchMeta, SearchRequest, SearchResponse
+from webreach.models import EngineAttempt, SearchRequest, SearchResponse
 from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies.cache import Cache
 from webreach.policies.guarded import GuardedCalls
 from webreach.providers import Registry, default_registry
-from webreach.routing import AttemptListener, Candidate, Router, respond
+from webreach.routing import AttemptListener, Candidate, LazyCandidates, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
-from webreach.search.engine_caller import EngineCaller, rebuilt_response
+from webreach.search.engine_caller import EngineCaller
 from webreach.search.engine_set import EngineSet
-from webreach.search.log_redaction import HttpLogRedaction
+from webreach.search.engine_settings import config_fingerprint, engine_settings
+from webreach.search.engine_status import EngineStatus as EngineStatus  # the Gateway's and the console's import
+from webreach.search.engine_status import engine_status
+from webreach.search.log_redaction import HttpLogRedaction, log_secrets
 from webreach.search.parsing import EngineParsing
+from webreach.search.saved_pages import guess_engine, parse_saved
 from webreach.search.warm_up import WarmUpTokens
 from webreach.state.backends import open_breakers, open_buckets, open_cache, open_parse_health, open_shared_redis
 from webreach.state.breaker_followers import Pickup, open_breaker_followers
@@ -46,38 +49,6 @@ from webreach.state.bucket_store import BucketStore
 if TYPE_CHECKING:
     from webreach.engines import Engine, Provider
     from webreach.state.redis_connection import RedisConnection
-
-
-class EngineStatus(BaseModel):
-    """One engine as `webreach engines` and GET /v1/admin/engines show it.
-
-    The breaker fields: `breaker` closed | open | half_open, `retry_after` seconds of rest left, `failures`
-    consecutive failures counted while closed, `suspended_until` epoch seconds the rest ends, `last_error` the
-    error code that opened it. Consumers read fields by name: more per-engine fields may be added.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    kind: str
-    index: str
-    # what it searches: web | images (image search's images_<engine>) | reverse (reverse image search's backends;
-    # their supports say how they take the image: url, upload)
-    vertical: str = "web"
-    shares_settings_of: str | None = None  # images and reverse: the web engine whose settings it uses by default
-    supports: tuple[str, ...]
-    rate_per_minute: float
-    language_hint: str | None
-    needs_key: bool
-    key_configured: bool
-    usable: bool
-    reason: str | None
-    breaker: str
-    retry_after: float | None
-    failures: int = 0
-    suspended_until: float | None = None
-    last_error: str | None = None
-    parse_health: ParseHealth | None = None  # scraped engines: which parser read their recent answers
 
 
 class Searching:
@@ -119,7 +90,7 @@ class Searching:
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
-        self._log_redaction = HttpLogRedaction(self._log_secrets(self._engines))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, self._engines.settings.values()))
 
     @property
     def redis(self) -> RedisConnection | None:
@@ -161,17 +132,8 @@ class Searching:
         self._engines = engines
         self._orders = _Orders()  # the new settings' engines decide usable() and the auto order from now on
         previous = self._log_redaction
-        self._log_redaction = HttpLogRedaction(self._log_secrets(engines))
+        self._log_redaction = HttpLogRedaction(log_secrets(settings, engines.settings.values()))
         previous.close()
-
-    def _log_secrets(self, engines: EngineSet) -> list[str | None]:
-        """What the HTTP client's log lines must never show: every engine key, and every proxy URL in use with
-        its password (the reader's included: its fetches log through httpcore as well)."""
-        network, read = self.settings.network.proxy, self.settings.read
-        proxies = [effective_proxy(each.proxy, network) for each in engines.settings.values()]
-        proxies += [effective_proxy(read.proxy, network), effective_proxy(read.jina_proxy, network)]
-        passwords = [urlsplit(url).password for url in proxies if url]
-        return [*(each.key() for each in engines.settings.values()), *proxies, *passwords]
 
     def _created_engines(self) -> EngineSet:
         """Every engine of the provider registry, web and image alike, under the current settings (each built on
@@ -183,21 +145,7 @@ class Searching:
         return engine, self._policy_stack(engine)
 
     def _engine_settings(self, name: str) -> EngineSettings:
-        configured = self._configured(name)
-        if self.settings.fake_web and not configured.base_url:
-            return configured.model_copy(update={"base_url": f"{self.settings.fake_web.rstrip('/')}/{name}"})
-        return configured
-
-    def _configured(self, name: str) -> EngineSettings:
-        """An engine's own settings; an image engine not configured itself shares its web engine's (key, options,
-        enabled, proxy; the base URL too when both ask the same origin, as the engine class says)."""
-        if name in self.settings.engines:
-            return self.settings.engine(name)
-        info = self.providers.engine_infos().get(name)
-        if info is None or not info.shares_settings_of:
-            return self.settings.engine(name)
-        web = self.settings.engine(info.shares_settings_of)
-        return web if info.shares_origin else web.model_copy(update={"base_url": None})
+        return engine_settings(self.settings, self.providers, name)
 
     def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
         """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
@@ -284,39 +232,8 @@ class Searching:
             (info, self._engines.settings[info.name], info.vertical) for info in rows
         ]
         listed += [(backend, backend.settings, "reverse") for backend in reverse]
-        return [self._status(each, settings, vertical, health.get(each.name)) for each, settings, vertical in listed]
-
-    def _status(
-        self, engine: EngineInfo | Provider, settings: EngineSettings, vertical: str, health: ParseHealth | None
-    ) -> EngineStatus:
-        """One provider's status from its metadata (an engine's row, or a backend's rules) and settings: listing
-        engines imports none of them."""
-        reason = None
-        try:
-            check_configured(engine, settings)
-        except NotConfiguredError as exc:
-            reason = exc.message
-        breaker = self._state.breaker_view(engine.name)
-        return EngineStatus(
-            name=engine.name,
-            kind=engine.kind,
-            index=engine.index,
-            vertical=vertical,
-            shares_settings_of=engine.shares_settings_of or None,
-            supports=tuple(sorted(engine.supports)),
-            rate_per_minute=pace(engine, settings),
-            language_hint=engine.language_hint,
-            needs_key=engine.needs_key,
-            key_configured=settings.api_key is not None,
-            usable=reason is None,
-            reason=reason,
-            breaker=breaker.state,
-            retry_after=breaker.retry_after,
-            failures=breaker.failures,
-            suspended_until=breaker.open_until,
-            last_error=breaker.reason,
-            parse_health=health,
-        )
+        view = self._state.breaker_view
+        return [engine_status(e, each, vertical, health.get(e.name), view(e.name)) for e, each, vertical in listed]
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""
@@ -399,6 +316,7 @@ class Searching:
         return Candidate(
             name=name, index=engine.index, search=search, unsupported=engine.unsupported(request),
             on_attempt=self._tell_attempt if self._attempt_listeners else None,
+            at_once=search.at_once if isinstance(search, Cache) else None,
         )  # fmt: skip
 
     def add_attempt_listener(self, listener: AttemptListener) -> None:
@@ -418,36 +336,14 @@ class Searching:
         content_type: str = "text/html",
         headers: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> SearchResponse:
-        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline (how
-        users check a parser after markup changes); the attempt says which parser produced the hits.
-
-        `headers` (raw, as they arrived; Content-Type among them) replace the one `content_type` makes; the
-        response is built as the engine caller builds a live one, so the same bytes meet the same code.
-        """
+        """Parse a saved response body with engine `name` ("auto": the engine the page looks like), offline
+        (search/saved_pages.py)."""
         engine = self._engines.engine(self.guess_engine(body) if name == "auto" else self._check_name(name))
-        name = engine.name
-        request = httpx.Request("GET", engine.url("/"))
-        raw = headers if headers is not None else [(b"content-type", content_type.encode("latin-1", "replace"))]
-        parsed = engine.handle_page(rebuilt_response(status, raw, body, request))
-        hits = parsed.hits
-        attempt = EngineAttempt(
-            engine=name, status="ok" if hits else "empty", count=len(hits), parsed_by=parsed.parsed_by
-        )
-        meta = SearchMeta(mode="engine", engines_used=(name,), attempts=(attempt,))
-        return SearchResponse(query="", results=tuple(hits), meta=meta)
+        return parse_saved(engine, body, status=status, content_type=content_type, headers=headers)
 
     def guess_engine(self, body: bytes) -> str:
-        """The engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
-        text = body.decode("utf-8", errors="replace")
-        guesses = [(self._engines.engine(name).recognise(text), name) for name in self.engine_names()]
-        scores = sorted(guesses, reverse=True)
-        (best, name), (runner_up, _) = scores[0], scores[1]
-        if best == 0 or best == runner_up:
-            raise InvalidInputError(
-                "cannot tell which engine's page this is",
-                hint=f"Name the engine instead of auto: one of {', '.join(self.engine_names())}.",
-            )
-        return name
+        """The web engine whose page markers `body` carries most (InvalidInputError when none or a tie)."""
+        return guess_engine([self._engines.engine(name) for name in self.engine_names()], body)
 
     # --- search -----------------------------------------------------------------------------------------
 
@@ -479,7 +375,8 @@ class Searching:
             raise NotConfiguredError(
                 "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
             )
-        candidates = [self._candidate(n, asked) for n in names]  # every name checked above
+        # every name checked above; built as routing looks at them (auto's cached answer needs its first only)
+        candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)
@@ -510,17 +407,6 @@ class _Orders:
 
     usable: dict[str, bool] = field(default_factory=dict)
     auto: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict)
-
-
-def config_fingerprint(settings: EngineSettings) -> str:
-    """A short SHA-256 of what decides whether an engine accepts us: API key, base URL and options.
-
-    Breaker records carry it so a suspension for a rejected key or a spent quota ends when the key changes
-    (policies/breaker.py). Only the hash is stored, never the key; API keys are long random strings, so 64 bits
-    of their hash give nothing away.
-    """
-    material = ["webreach-engine-config-v1", settings.key(), settings.base_url, sorted(settings.options.items())]
-    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
 def language_defaults(request: SearchRequest) -> SearchRequest:

@@ -88,6 +88,10 @@ class MemoryCacheStore:
         return len(self._entries)
 
     async def get(self, key: str, *, now: float) -> CacheEntry | None:
+        return self.peek(key, now=now)
+
+    def peek(self, key: str, *, now: float) -> CacheEntry | None:
+        """get() without awaiting: this store needs no I/O (the search cache's answer-at-once path uses it)."""
         entry = self._entries.get(key)  # a hit becomes the most recently used
         if entry is None:
             return None

@@ -28,7 +28,7 @@ from webreach.tools.arguments import (
 from webreach.tools.backend import ToolBackend, ToolResult
 from webreach.tools.backend import ToolCall as ToolCall  # its home is backend.py (no circle with the tool modules)
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
-from webreach.tools.output import json_text, search_output
+from webreach.tools.output import search_json_text, search_output
 from webreach.tools.reverse_tools import (
     ImageUploadArguments,
     ReverseImageSearchArguments,
@@ -204,11 +204,10 @@ class SearchResults:
     reading: tuple[str, tuple[search_reading.Reading, ...]] | None = None
 
     def json_text(self) -> str:
-        output = search_output(self.outcomes, self.refs, notes=self.notes)
         if self.reading is None:
-            return json_text(output)
+            return search_json_text(self.outcomes, self.refs, notes=self.notes)
         question, readings = self.reading
-        body = output.model_dump(mode="json")
+        body = search_output(self.outcomes, self.refs, notes=self.notes).model_dump(mode="json")
         body.update(question=question, readings=search_reading.readings_json(readings))
         return render.to_text(body)
 

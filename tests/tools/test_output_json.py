@@ -1,0 +1,72 @@
+"""A search answer's JSON joined from each hit's kept JSON is byte for byte what pydantic writes for the model."""
+
+from __future__ import annotations
+
+import json
+
+from webreach.models import EngineAttempt, Hit, ImageFields, SearchMeta, SearchResponse
+from webreach.tools import SearchOutcome, search_json, search_text
+from webreach.tools.output import json_text, query_results_text, search_json_text, search_output
+
+META = SearchMeta(
+    mode="engine",
+    engines_used=("mojeek",),
+    attempts=(EngineAttempt(engine="mojeek", status="ok", count=3, cached=True, latency_ms=0.25),),
+    elapsed_ms=1.5,
+)
+HITS = (
+    Hit(rank=1, title='Quotes " and \\ back\tslash', url="https://a.example/x?q=1&b=2", snippet="línea\nnueva",
+        date="2024-07-30T00:00:00", source="Ä site", engine="mojeek", score=0.5),
+    Hit(rank=2, title="研究 😀", url="https://b.example/", display_url="b.example", engine="mojeek"),
+    Hit(rank=3, title="image", url="https://c.example/page", engine="images_bing", engines=("images_bing", "x"),
+        image=ImageFields(image_url="https://c.example/i.png", width=3)),
+)  # fmt: skip
+
+
+def outcomes(hits: tuple[Hit, ...] = HITS, query: str = 'q "ü" 研究') -> list[SearchOutcome]:
+    return [SearchOutcome(query=query, response=SearchResponse(query=query, results=hits, meta=META))]
+
+
+def model_text(found: list[SearchOutcome], refs: dict[str, int] | None, notes: tuple[str, ...] = ()) -> str:
+    return json_text(search_output(found, refs, notes=notes))
+
+
+def test_joined_json_equals_pydantic_output_with_and_without_refs_and_notes() -> None:
+    refs = {HITS[0].url: 7, HITS[2].url: 9}  # the second hit has no ref: null
+    for shown, notes in ((None, ()), (refs, ()), (refs, ("a note", 'second "note"')), ({}, ("n",))):
+        expected = model_text(outcomes(), shown, notes)
+        assert query_results_text(outcomes()[0], shown, notes=notes) == expected
+        assert search_json_text(outcomes(), shown, notes=notes) == expected
+    body = json.loads(search_json_text(outcomes(), refs))
+    assert [result["ref"] for result in body["results"]] == [7, None, 9]
+    assert "image" not in body["results"][0] and body["results"][2]["image"]["width"] == 3
+
+
+def test_a_hits_json_is_written_once_and_a_copy_gets_its_own() -> None:
+    hit = Hit(rank=1, title="T", url="https://a.example/", engine="mojeek")
+    first = search_json_text(outcomes((hit,)), {hit.url: 1})
+    assert "json" in hit.derived  # kept with the hit for the next (cached) answer
+    assert search_json_text(outcomes((hit,)), {hit.url: 2}) == first.replace('"ref":1', '"ref":2')
+    copy = hit.model_copy(update={"rank": 4, "title": "Other"})  # shares the memo dict of the hit it copied
+    assert copy.derived is hit.derived
+    text = search_json_text(outcomes((copy,)), {hit.url: 1})
+    assert text == model_text(outcomes((copy,)), {hit.url: 1})
+    assert '"rank":4' in text and '"title":"Other"' in text
+
+
+def test_text_that_cannot_be_utf8_falls_back_to_escapes() -> None:
+    broken = Hit(rank=1, title="bad \ud800 title", url="https://a.example/", engine="mojeek")
+    text = search_json_text(outcomes((broken,)), {broken.url: 1})
+    assert text == model_text(outcomes((broken,)), {broken.url: 1})
+    assert json.loads(text)["results"][0]["title"] == "bad \ud800 title"
+
+
+def test_compact_lines_kept_on_a_hit_never_reach_its_json() -> None:
+    """Hit.derived lives in the model's __dict__: the JSON once copied it into every result as "derived" when the
+    same (cached) hit had been shown compact before."""
+    hit = Hit(rank=1, title="T", url="https://a.example/", engine="mojeek")
+    search_text(outcomes((hit,)), {hit.url: 1})  # compact first, as an MCP call would
+    assert "compact" in hit.derived
+    assert "derived" not in search_json(outcomes((hit,)), {hit.url: 1})["results"][0]
+    assert "derived" not in search_json_text(outcomes((hit,)), {hit.url: 1})
+    assert "derived" not in search_json_text(outcomes((hit, hit)) * 2, {hit.url: 1})  # several queries: the model
