@@ -92,7 +92,7 @@ CONFINED = {
     "mcp": ("frontends/mcp.py", "frontends/_mcp_drain.py", "frontends/_mcp_lines.py", "frontends/_mcp_state.py"),
     # the HTTP door's own modules: the app, its docs, the admin gate, the admin endpoints and the agents' keys
     "starlette": (
-        "frontends/http.py",
+        "frontends/_http_",  # the app, its routes, the tool calls and the runner (frontends/http.py gathers them)
         "frontends/_openapi.py",
         "frontends/_admin.py",
         "frontends/_admin_engines.py",
@@ -107,7 +107,7 @@ CONFINED = {
     ),
     "jinja2": ("frontends/_console",),
     "prometheus_client": ("frontends/_metrics.py",),
-    "uvicorn": ("frontends/http.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
+    "uvicorn": ("frontends/_http_run.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
     "protego": ("net/robots.py",),
     "platformdirs": ("config/paths.py",),
     "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
