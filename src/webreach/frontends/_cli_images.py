@@ -18,35 +18,17 @@ import base64
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from webreach.defaults import TOOL_LIMITS
 from webreach.errors import InvalidInputError
+from webreach.frontends._cli_run import AGENT_OPTION, TEXT, call_tool, run
 from webreach.local_files import read_local
 
 if TYPE_CHECKING:  # the Gateway and the tools load when the command runs, not with the CLI (start-up)
     from webreach.gateway import Gateway
-    from webreach.tools import ToolResult
-
-Run = Callable[[bool, Callable[["Gateway"], Awaitable[Any]]], Any]
-
-
-class CallTool(Protocol):
-    """_cli_run.py's call_tool: a tool call through the pipeline as an agent, its error raised."""
-
-    async def __call__(
-        self,
-        gateway: Gateway,
-        agent: str | None,
-        tool: str,
-        arguments: dict[str, Any],
-        *,
-        session: str | None,
-        as_json: bool = False,
-        extra: dict[str, Any] | None = None,
-    ) -> ToolResult: ...
 
 
 async def _image_file(gateway: Gateway, file: Path) -> str:
@@ -77,8 +59,8 @@ def _box(spec: str) -> tuple[str, list[str]]:
     return token.strip(), numbers
 
 
-def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_tool: CallTool) -> None:  # type: ignore[type-arg]
-    """Register `webreach image ...` on `cli`, running work through the CLI's `run`, its tool calls `call_tool`."""
+def add_image_commands(cli: click.Group) -> None:
+    """Register `webreach image ...` on `cli`, its tool calls through _cli_run.py's `call_tool`."""
 
     @cli.group()
     def image() -> None:
@@ -86,11 +68,9 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_t
 
     @image.command(name="add")
     @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-    @click.option("--session", type=text, help="Session the token belongs to (default: the default session).")
+    @click.option("--session", type=TEXT, help="Session the token belongs to (default: the default session).")
     @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON answer.")
-    @click.option(
-        "--agent", type=text, help="The agent to act as when accounts are enabled (default [accounts] agent)."
-    )
+    @AGENT_OPTION
     def add(file: Path, session: str | None, as_json: bool, agent: str | None) -> None:
         """Store FILE (JPEG, PNG, WebP, GIF or BMP) and print its new token and, with URL storage, its URL."""
 
@@ -104,16 +84,13 @@ def add_image_commands(cli: click.Group, run: Run, text: click.ParamType, call_t
 
         run(as_json, work)
 
-    _add_tool_commands(image, run, text, call_tool)
+    _add_tool_commands(image)
 
 
-def _add_tool_commands(image: click.Group, run: Run, text: click.ParamType, call_tool: CallTool) -> None:  # type: ignore[type-arg]
+def _add_tool_commands(image: click.Group) -> None:
     """`image search`, `image reverse` and `image crop`: image_search, reverse_image_search and crop_images."""
-    session_option = click.option("--session", type=text, help="Session of the tokens (default: the default session).")
+    session_option = click.option("--session", type=TEXT, help="Session of the tokens (default: the default session).")
     json_option = click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON answer.")
-    agent_option = click.option(
-        "--agent", type=text, help="The agent to act as when accounts are enabled (default [accounts] agent)."
-    )
 
     def call(tool: str, build: Callable[[Gateway], Awaitable[dict[str, Any]]], options: dict[str, Any]) -> None:
         """Run `tool` with the arguments `build` makes (inside the run, so its errors are typed output too)."""
@@ -127,15 +104,15 @@ def _add_tool_commands(image: click.Group, run: Run, text: click.ParamType, call
         run(as_json, work)
 
     @image.command(name="search")
-    @click.argument("query", type=text)
-    @click.option("-e", "--engine", type=text, default="auto", show_default=True, help="auto, multi or an engine.")
-    @click.option("--engines", type=text, help="Comma-separated image engines: the order for auto, the set for multi.")
+    @click.argument("query", type=TEXT)
+    @click.option("-e", "--engine", type=TEXT, default="auto", show_default=True, help="auto, multi or an engine.")
+    @click.option("--engines", type=TEXT, help="Comma-separated image engines: the order for auto, the set for multi.")
     @click.option("-n", "--limit", type=int, default=TOOL_LIMITS["image_search"].default, show_default=True)
-    @click.option("--size", type=text, help="small, medium, large or wallpaper.")
-    @click.option("--safesearch", type=text, help="off, moderate or strict.")
+    @click.option("--size", type=TEXT, help="small, medium, large or wallpaper.")
+    @click.option("--safesearch", type=TEXT, help="off, moderate or strict.")
     @session_option
     @json_option
-    @agent_option
+    @AGENT_OPTION
     def search(query: str, engines: str | None, **options: Any) -> None:
         """Find images by text (image_search): each with its image URL, page and size."""
         listed = [part.strip() for part in engines.split(",") if part.strip()] if engines else None
@@ -146,12 +123,12 @@ def _add_tool_commands(image: click.Group, run: Run, text: click.ParamType, call
         call("image_search", build, options)
 
     @image.command(name="reverse")
-    @click.argument("image_ref", metavar="IMAGE", type=text)
+    @click.argument("image_ref", metavar="IMAGE", type=TEXT)
     @click.option("-n", "--limit", type=int, default=TOOL_LIMITS["reverse_image_search"].default, show_default=True)
-    @click.option("--backend", type=text, help="auto (fallback across backends) or one backend.")
+    @click.option("--backend", type=TEXT, help="auto (fallback across backends) or one backend.")
     @session_option
     @json_option
-    @agent_option
+    @AGENT_OPTION
     def reverse(image_ref: str, **options: Any) -> None:
         """Find pages showing IMAGE (reverse_image_search): a token such as <image_1>, an http(s) URL or a file."""
         path = Path(image_ref)
@@ -163,11 +140,11 @@ def _add_tool_commands(image: click.Group, run: Run, text: click.ParamType, call
         call("reverse_image_search", build, options)
 
     @image.command(name="crop")
-    @click.argument("boxes", metavar="TOKEN=L,T,R,B...", nargs=-1, required=True, type=text)
+    @click.argument("boxes", metavar="TOKEN=L,T,R,B...", nargs=-1, required=True, type=TEXT)
     @click.option("--units", type=click.Choice(["auto", "pixels", "relative"]), default="auto", show_default=True)
     @session_option
     @json_option
-    @agent_option
+    @AGENT_OPTION
     def crop(boxes: tuple[str, ...], **options: Any) -> None:
         """Crop images of the session by token (crop_images), printing each crop's new token."""
 

@@ -31,7 +31,7 @@ from webreach.frontends._cli_images import add_image_commands
 from webreach.frontends._cli_input import load_settings
 from webreach.frontends._cli_progress import log_options
 from webreach.frontends._cli_read import extract, fetch
-from webreach.frontends._cli_run import AGENT_OPTION, TEXT, call_tool, extra_missing, fail, run, server_settings
+from webreach.frontends._cli_run import AGENT_OPTION, TEXT, extra_missing, fail, run, server_settings
 from webreach.frontends._cli_search import parse, search
 from webreach.frontends._errors import EXIT_INVALID_INPUT, cannot_listen
 
@@ -241,7 +241,7 @@ def fakeweb(host: str, port: int) -> None:
 for command in (search, parse, fetch, extract, agents):
     cli.add_command(command)
 add_engine_commands(cli, run, TEXT)
-add_image_commands(cli, run, TEXT, call_tool)
+add_image_commands(cli)
 
 
 def main() -> None:
