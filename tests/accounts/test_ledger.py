@@ -145,7 +145,7 @@ def test_idempotency_replays_refuses_other_arguments_and_in_flight_duplicates(le
     assert running.value.retry_after == 1.0
     with pytest.raises(IdempotencyMismatchError):
         keys.begin("bot", "k1", "fp-b", now=T0 + 1, lease=LEASE)
-    keys.finish("bot", "k1", '{"status": "ok"}', is_json=True, now=T0 + 2)
+    keys.finish("bot", "k1", "fp-a", '{"status": "ok"}', is_json=True, now=T0 + 2)
     assert keys.begin("bot", "k1", "fp-a", now=T0 + 3, lease=LEASE) == Replay('{"status": "ok"}', True)
     assert keys.begin("other", "k1", "fp-b", now=T0 + 3, lease=LEASE) is None  # keys are per agent
     assert keys.begin("bot", "k1", "fp-b", now=T0 + 2 + 86_401, lease=LEASE) is None  # 24 h later: a new call

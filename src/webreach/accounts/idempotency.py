@@ -5,13 +5,17 @@ not block the key forever), then `done` with the stored result for 24 hours. The
 (another fingerprint) is IdempotencyMismatchError; a duplicate while the first runs is InProgressError with a
 retry_after. Only successful results are stored: a failed call forgets its key, so the retry runs again (a failure
 was free, or the agent's own and repeatable).
+
+A metered call's result is stored by `keep` in the transaction that commits its charge (tools/accounting.py), so a
+charge never stands without its answer: a process killed after the commit, or a commit whose acknowledgement was
+lost, is replayed to the retry rather than run and charged again once the lease passes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webreach.accounts.database import Database
+from webreach.accounts.database import Database, Transaction
 from webreach.errors import IdempotencyMismatchError, InProgressError, InvalidInputError
 
 KEEP_SECONDS = 86_400.0
@@ -78,17 +82,24 @@ class Idempotency:
             kind, _, text = str(result).partition(":")
             return Replay(text=text, is_json=kind == "json")
 
-    def finish(self, agent: str, key: str, text: str, *, is_json: bool, now: float) -> None:
+    def finish(self, agent: str, key: str, fingerprint: str, text: str, *, is_json: bool, now: float) -> None:
         with self.database.transaction() as tx:
-            tx.run(
-                "UPDATE accounts_idempotency_v1 SET state = 'done', result = ?, expires = ?"
-                " WHERE agent = ? AND key = ?",
-                ("json:" if is_json else "text:") + text,
-                now + KEEP_SECONDS,
-                agent,
-                key,
-            )
+            keep(tx, agent, key, fingerprint, text, is_json=is_json, now=now)
 
     def forget(self, agent: str, key: str) -> None:
         with self.database.transaction() as tx:
             tx.run("DELETE FROM accounts_idempotency_v1 WHERE agent = ? AND key = ? AND state = 'running'", agent, key)
+
+
+# written whether the running row is there or not: a cancelled call forgets its key while its charge commits, and
+# the charge's transaction writes the answer back; never over another call's row (another fingerprint)
+_KEEP = (
+    "INSERT INTO accounts_idempotency_v1 (agent, key, fingerprint, state, result, expires)"
+    " VALUES (?, ?, ?, 'done', ?, ?) ON CONFLICT (agent, key) DO UPDATE SET state = 'done', result = excluded.result,"
+    " expires = excluded.expires WHERE accounts_idempotency_v1.fingerprint = excluded.fingerprint"
+)
+
+
+def keep(tx: Transaction, agent: str, key: str, fingerprint: str, text: str, *, is_json: bool, now: float) -> None:
+    """Store a call's result for its key (in `tx`: the caller's transaction, a metered call's settle)."""
+    tx.run(_KEEP, agent, key, fingerprint, ("json:" if is_json else "text:") + text, now + KEEP_SECONDS)

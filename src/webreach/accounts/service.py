@@ -40,6 +40,8 @@ from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")
+# more work in a settle's transaction, given the balance the settle returned (Accounts.settling)
+Then = Callable[[Transaction, int | None], None]
 KEY_PREFIX = "wr_"
 # the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
 MAX_CREDITS = 2**53 - 1
@@ -373,10 +375,20 @@ class Accounts:
     def _call_id(self) -> str:
         return f"{self._call_prefix}{next(self._calls):016x}"
 
-    def settling(self, held: Held, *, charged: int | None) -> Callable[[Transaction], int | None]:
-        """settle()'s one attempt, as work for a transaction (queued(): a group commit's)."""
+    def settling(
+        self, held: Held, *, charged: int | None, then: Then | None = None
+    ) -> Callable[[Transaction], int | None]:
+        """settle()'s one attempt, as work for a transaction (queued(): a group commit's); `then(tx, balance)` runs
+        after it in the same transaction (a keyed call's stored result: tools/accounting.py)."""
         agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
-        return lambda tx: self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
+
+        def work(tx: Transaction) -> int | None:
+            balance = self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
+            if then is not None:
+                then(tx, balance)
+            return balance
+
+        return work
 
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""

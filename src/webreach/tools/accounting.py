@@ -28,11 +28,11 @@ from dataclasses import replace
 from typing import Any
 
 from webreach.accounts.database import Transaction
-from webreach.accounts.idempotency import Replay, check_key
+from webreach.accounts.idempotency import Replay, check_key, keep
 from webreach.accounts.ledger import Agent, Reservation
 from webreach.accounts.quotas import iso
 from webreach.accounts.recent_calls import RecentCall
-from webreach.accounts.service import Accounts, Held
+from webreach.accounts.service import Accounts, Held, Then
 from webreach.errors import AccountingUnavailableError, AgentAuthError, ToolNotAllowedError, WebreachError
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import CHARGED_FAILURES as CHARGED_FAILURES  # its home is backend.py
@@ -45,14 +45,21 @@ _NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --age
 def account_policies(accounts: Accounts) -> Sequence[CallPolicy]:
     """The policies for a toolbox: idempotency always (keys work with accounts off too), metering when enabled."""
     idempotent = Idempotent(accounts)
-    return (idempotent, Metering(accounts)) if accounts.enabled else (idempotent,)
+    return (idempotent, Metering(accounts, keep=idempotent.keeping)) if accounts.enabled else (idempotent,)
+
+
+# a keyed call's result store, as work for the transaction that commits its charge (Idempotent.keeping)
+Keeper = Callable[[PreparedCall], Callable[[Transaction, ToolResult], None] | None]
 
 
 class Metering:
-    """Reserve before the handler, settle after it, and say what the call cost in its answer."""
+    """Reserve before the handler, settle after it, and say what the call cost in its answer. `keep` (the
+    Idempotent policy's) gives a keyed call's result store: it runs in the settle's transaction, so the charge and
+    the answer a retry replays are written together or not at all."""
 
-    def __init__(self, accounts: Accounts) -> None:
+    def __init__(self, accounts: Accounts, *, keep: Keeper | None = None) -> None:
         self.accounts = accounts
+        self.keep = keep
 
     async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
         caller = call.context.caller
@@ -72,8 +79,11 @@ class Metering:
                 await self._settle(held, None)  # cancelled or a bug: not the agent's doing
                 raise
         charged = _charged(call, held.reservation.price, result, read_price[0])
+        answer = functools.partial(self._answer, call, result, held, charged)
+        store = self.keep(call) if self.keep is not None and result.error is None else None
+        then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
         try:
-            balance = await self._settle(held, charged)
+            balance = await self._settle(held, charged, then)
         except AccountingUnavailableError as exc:  # not recorded: not served (the lease gives the hold back)
             raise AccountingUnavailableError(
                 f"{exc.message}; this call's charge could not be recorded, so its result is withheld and the "
@@ -84,6 +94,14 @@ class Metering:
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
+        final = answer(balance)
+        return final if store is None else replace(final, stored=True)
+
+    @staticmethod
+    def _answer(
+        call: PreparedCall, result: ToolResult, held: Held, charged: int | None, balance: int | None
+    ) -> ToolResult:
+        """The call's answer with what it cost (`balance`: the settle's)."""
         cost = cost_of(held, charged, balance)
         if call.tool.bare and result.error is None:  # a contract's exact answer: the cost is the door's to show
             return replace(result, cost=cost)
@@ -106,17 +124,18 @@ class Metering:
             release = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=None))
             release.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not logged
 
-    async def _settle(self, held: Held, charged: int | None) -> int | None:
-        """Settle in the ledger's next group commit; shielded, so a cancelled call's settlement still completes.
-        A batch that failed is tried once more (a settle is idempotent: a commit found made is not made twice)."""
+    async def _settle(self, held: Held, charged: int | None, then: Then | None = None) -> int | None:
+        """Settle in the ledger's next group commit (`then`: more work in its transaction); shielded, so a cancelled
+        call's settlement still completes. A batch that failed is tried once more (a settle is idempotent: a commit
+        found made is not made twice, and `then` writes the same again)."""
         try:
-            return await self._settle_once(held, charged)
+            return await self._settle_once(held, charged, then)
         except AccountingUnavailableError:
-            return await self._settle_once(held, charged)
+            return await self._settle_once(held, charged, then)
 
-    async def _settle_once(self, held: Held, charged: int | None) -> int | None:
-        future = self.accounts.queued(held.reservation.agent, self.accounts.settling(held, charged=charged))
-        return await asyncio.shield(future)
+    async def _settle_once(self, held: Held, charged: int | None, then: Then | None) -> int | None:
+        settling = self.accounts.settling(held, charged=charged, then=then)
+        return await asyncio.shield(self.accounts.queued(held.reservation.agent, settling))
 
     def _price(self, agent: Agent, call: PreparedCall, read_price: list[int]) -> int:
         profile = agent.options.get("profile", {})
@@ -207,7 +226,8 @@ class Idempotent:
         accounts, now = self.accounts, self.accounts.clock.now()
         store = await accounts.off_loop(lambda: accounts.idempotency)  # the database opens off the event loop too
         lease = accounts.settings.lease_seconds
-        begin = functools.partial(store.begin, agent, key, fingerprint(call), now=now, lease=lease)
+        mark = fingerprint(call)
+        begin = functools.partial(store.begin, agent, key, mark, now=now, lease=lease)
         replay = await accounts.off_loop(begin)  # every idempotency read and write on the ledger's worker
         if isinstance(replay, Replay):
             result = ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
@@ -218,15 +238,25 @@ class Idempotent:
             with contextlib.suppress(AccountingUnavailableError):  # the key's lease frees it
                 await accounts.off_loop(store.forget, agent, key)
             raise
-        # a ledger that fails now must not take a served (and charged) result away: the key stays claimed until
-        # its lease passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh
+        # a ledger that fails now must not take a served result away: the key stays claimed until its lease
+        # passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh (a metered call's
+        # result is stored with its charge: `stored`, and the retry is replayed)
         with contextlib.suppress(AccountingUnavailableError):
-            if result.error is None:
-                done = functools.partial(store.finish, agent, key, result.text, is_json=result.is_json)
+            if result.error is None and not result.stored:
+                done = functools.partial(store.finish, agent, key, mark, result.text, is_json=result.is_json)
                 await accounts.off_loop(functools.partial(done, now=accounts.clock.now()))
-            else:
+            elif result.error is not None:
                 await accounts.off_loop(store.forget, agent, key)
         return result
+
+    def keeping(self, call: PreparedCall) -> Callable[[Transaction, ToolResult], None] | None:
+        """For a keyed call, its result store as work for the transaction that commits its charge (Metering's
+        settle); None for a call without a key."""
+        key = call.context.idempotency_key
+        if key is None:
+            return None
+        agent, mark, clock = call.context.caller or "", fingerprint(call), self.accounts.clock
+        return lambda tx, result: keep(tx, agent, key, mark, result.text, is_json=result.is_json, now=clock.now())
 
     async def _replayed(self, result: ToolResult, caller: str | None, *, output: str) -> ToolResult:
         """A stored result as a replay answers it: its cost says 0 charged now (`replayed`, with what the original

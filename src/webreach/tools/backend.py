@@ -139,6 +139,8 @@ class ToolResult:
     images: tuple[ToolImage, ...] = ()
     value: Any = None
     cost: dict[str, Any] | None = None
+    # the idempotency key's record holds this answer already (written with the call's charge: tools/accounting.py)
+    stored: bool = False
 
     @property
     def is_error(self) -> bool:

@@ -1,0 +1,93 @@
+"""A metered call with an idempotency key whose process dies right after its charge commits (SIGKILL, or a commit
+whose acknowledgement is lost): the agent's retry, in another process once the key's lease passed, gets the answer
+it paid for and is not charged again (SQLite and PostgreSQL alike). The fleet fault run (tests/state) meets this
+window by chance; here it is met every time."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import Executor
+
+import pytest
+
+from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.service import Accounts
+from webreach.config import Settings
+from webreach.gateway import Gateway
+from webreach.testing import FakeWeb
+from webreach.testing.clock import FakeClock
+from webreach.tools import Toolbox, account_policies
+
+pytestmark = pytest.mark.network
+SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 3}
+
+
+class Died(BaseException):
+    """The process is gone: nothing after this point runs."""
+
+
+class DiesAfterTheCharge:
+    """A ledger database whose process dies at the first transaction after a call's charge was committed."""
+
+    def __init__(self, database: Database) -> None:
+        self.inner = database
+        self.lock_row = database.lock_row
+        self.worker: Executor | None = database.worker
+        self.died = False
+
+    @contextlib.contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+        with self.inner.transaction(write=False) as tx:
+            charged = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = 'commit'")
+        if charged is not None and int(charged[0]):
+            self.died = True
+            raise Died
+        with self.inner.transaction(write=write) as tx:
+            yield tx
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.fixture
+async def gateway(web: FakeWeb, database_url: str) -> AsyncIterator[Gateway]:
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},
+        read={"allow_cidrs": ["127.0.0.1/32"]},
+        accounts={"enabled": True, "database": database_url},
+    )
+    async with Gateway.from_settings(settings) as opened:
+        yield opened
+
+
+async def test_a_call_killed_after_its_charge_is_replayed_to_the_retry_not_charged_again(
+    gateway: Gateway, web: FakeWeb, database_url: str
+) -> None:
+    gateway.accounts.add("bot", credits=100)
+    web.clear_requests()
+    clock, settings = FakeClock(time.time()), gateway.settings.accounts
+    dying = DiesAfterTheCharge(open_database(database_url))
+    first = Accounts(settings, clock, database=dying)
+    try:
+        tools = Toolbox.over(gateway, policies=account_policies(first))
+        with contextlib.suppress(Died):  # whatever it answered never left the process
+            await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key="k-1")
+    finally:
+        first.close()
+    assert gateway.accounts.ledger.agent("bot").balance == 98  # the charge committed before the process died
+
+    clock.advance(settings.lease_seconds + 1)  # the dead call's key is past its lease: the retry is not told to wait
+    second = Accounts(settings, clock)
+    try:
+        tools = Toolbox.over(gateway, policies=account_policies(second))
+        retried = await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key="k-1")
+    finally:
+        second.close()
+    data = retried.data
+    assert data is not None and "code" not in data, retried.text
+    assert data["cost"] == {**data["cost"], "charged": 0, "replayed": True, "original_charged": 2, "balance": 98}
+    assert gateway.accounts.ledger.agent("bot").balance == 98 == gateway.accounts.ledger.journal_sum("bot")
+    assert web.count("mojeek") == 1  # the search ran once
