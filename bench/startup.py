@@ -4,6 +4,9 @@
 
 Before (a checkout of main, e.g. `git worktree add /tmp/base-startup main`) and after (this tree) run in ONE run,
 interleaved round by round, each through PYTHONPATH=<tree>/src; medians and min-max spreads of wall time.
+Each tree's sources are compiled first (`compileall`, as pip does when it installs a package, and as ddgs's own
+install is): a checkout run with PYTHONDONTWRITEBYTECODE set (this machine's shells) has no bytecode, and every
+timed run then compiled webreach's ~150 modules from source, about a third of a cached search's CPU time.
 
     PYTHONPATH=src .venv/bin/python bench/startup.py [--rounds 5] [--base /tmp/base-startup] [--ddgs PATH]
 """
@@ -92,6 +95,11 @@ def tree_env(src: Path, home: Path, fake_web: str) -> dict[str, str]:
     return env
 
 
+def compile_sources(src: Path) -> None:
+    """Bytecode for every module of a tree, as an installed package has it (pip compiles on install)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, timeout=600)
+
+
 def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Callable[[], Sample]]:
     py = sys.executable
     base_env = {**os.environ}
@@ -133,6 +141,8 @@ def main() -> None:
     args = parser.parse_args()
     ddgs = args.ddgs if Path(args.ddgs).exists() else None
     sources = {"after": HERE / "src"} | ({"before": args.base / "src"} if (args.base / "src").is_dir() else {})
+    for src in sources.values():
+        compile_sources(src)
     with tempfile.TemporaryDirectory() as tmp:
         web, url = start_fake_web({**os.environ, "PYTHONPATH": str(HERE / "src")})
         try:
