@@ -7,6 +7,9 @@ interleaved round by round, each through PYTHONPATH=<tree>/src; medians and min-
 Each tree's sources are compiled first (`compileall`, as pip does when it installs a package, and as ddgs's own
 install is): a checkout run with PYTHONDONTWRITEBYTECODE set (this machine's shells) has no bytecode, and every
 timed run then compiled webreach's ~150 modules from source, about a third of a cached search's CPU time.
+"libraries only" imports what any webreach command that searches loads before webreach's own code (asyncio, click,
+pydantic with pydantic-settings, httpx, which imports rich and pygments for its own command line): the floor under
+a cached search while those stay its dependencies.
 
     PYTHONPATH=src .venv/bin/python bench/startup.py [--rounds 5] [--base /tmp/base-startup] [--ddgs PATH]
 """
@@ -35,6 +38,8 @@ INITIALIZE = {
 }
 
 
+# what a search's start-up imports before any webreach module: the floor while these stay its dependencies
+LIBRARIES = "import asyncio, click, httpx, pydantic_settings\nclass M(pydantic_settings.BaseSettings):\n    x: int = 1"
 Sample = tuple[float, float | None]  # wall seconds; CPU seconds (user + system) where the run has a clear end
 
 
@@ -104,6 +109,7 @@ def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Calla
     py = sys.executable
     base_env = {**os.environ}
     runs: dict[str, Callable[[], Sample]] = {"python -c pass": lambda: timed([py, "-c", "pass"], base_env)}
+    runs["libraries only"] = lambda: timed([py, "-c", LIBRARIES], base_env)
     if ddgs:
         runs["ddgs --help"] = lambda: timed([ddgs, "--help"], base_env)
     anchor = [py, str(HERE / "bench" / "_mcp_anchor_stdio.py")]
@@ -125,7 +131,7 @@ def table(samples: dict[str, list[float]], labels: list[str]) -> str:
         return f"{statistics.median(values) * 1000:7.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
     rows = [f"{'':28}" + "".join(f"{label:>26}" for label in labels)]
-    for name in ("python -c pass", "ddgs --help", "anchor stdio initialize"):
+    for name in ("python -c pass", "libraries only", "ddgs --help", "anchor stdio initialize"):
         if name in samples:
             rows.append(f"{name:28}{cell(samples[name]):>26}")
     for what in ("webreach --help", "webreach --version", "cached webreach search", "webreach mcp initialize"):
