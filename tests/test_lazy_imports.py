@@ -115,6 +115,8 @@ IMAGE_SIDE = (
     "webreach.images.pixels",
     "webreach.images.storage",
     "webreach.images.reverse.service",
+    "webreach.images.reverse._base",  # the reverse-image backends: the registry lists them from their table
+    "webreach.images.reverse.tineye",
     "webreach.state.image_store",
 )
 # the console's secret box loads cryptography with its first secret; the drop-in profiles load when one is asked for
