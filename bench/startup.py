@@ -4,15 +4,28 @@
 
 Before (a checkout of main, e.g. `git worktree add /tmp/base-startup main`) and after (this tree) run in ONE run,
 interleaved round by round, each through PYTHONPATH=<tree>/src; medians and min-max spreads of wall time.
+Each tree's sources are compiled first (`compileall`, as pip does when it installs a package, and as ddgs's own
+install is): a checkout run with PYTHONDONTWRITEBYTECODE set (this machine's shells) has no bytecode, and every
+timed run then compiled webreach's ~150 modules from source, about a third of a cached search's CPU time.
+"libraries only" imports what any webreach command that searches loads before webreach's own code (asyncio, click,
+pydantic with pydantic-settings, httpx, which imports rich and pygments for its own command line): the floor under
+a cached search while those stay its dependencies.
+
+With --instructions, each command that runs to its end is also run once under valgrind (cachegrind, no cache
+simulation, PYTHONHASHSEED=0) and its instructions counted: a figure that does not move with the machine's load,
+where CPU time on a shared machine moves by a third from run to run (about 25 s of CPU per webreach run).
 
     PYTHONPATH=src .venv/bin/python bench/startup.py [--rounds 5] [--base /tmp/base-startup] [--ddgs PATH]
+        [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -32,7 +45,10 @@ INITIALIZE = {
 }
 
 
+# what a search's start-up imports before any webreach module: the floor while these stay its dependencies
+LIBRARIES = "import asyncio, click, httpx, pydantic_settings\nclass M(pydantic_settings.BaseSettings):\n    x: int = 1"
 Sample = tuple[float, float | None]  # wall seconds; CPU seconds (user + system) where the run has a clear end
+Command = tuple[list[str], dict[str, str]]  # argv, environment
 
 
 def timed(argv: list[str], env: dict[str, str]) -> Sample:
@@ -92,36 +108,67 @@ def tree_env(src: Path, home: Path, fake_web: str) -> dict[str, str]:
     return env
 
 
-def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Callable[[], Sample]]:
-    py = sys.executable
-    base_env = {**os.environ}
-    runs: dict[str, Callable[[], Sample]] = {"python -c pass": lambda: timed([py, "-c", "pass"], base_env)}
+def compile_sources(src: Path) -> None:
+    """Bytecode for every module of a tree, as an installed package has it (pip compiles on install)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, timeout=600)
+
+
+def instructions(argv: list[str], env: dict[str, str]) -> int:
+    """Instructions one run of `argv` executes (valgrind's cachegrind without cache simulation; hash seed fixed)."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    done = subprocess.run(
+        [*valgrind, *argv], env={**env, "PYTHONHASHSEED": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, check=True, timeout=900,
+    )  # fmt: skip
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count from valgrind for {argv}: {done.stderr[-300:]!r}")
+    return int(found.group(1).replace(",", ""))
+
+
+def commands(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Command]:
+    """The commands that run to their end (timed, and counted with --instructions), by row name."""
+    py, base_env = sys.executable, {**os.environ}
+    runs: dict[str, Command] = {"python -c pass": ([py, "-c", "pass"], base_env)}
+    runs["libraries only"] = ([py, "-c", LIBRARIES], base_env)
     if ddgs:
-        runs["ddgs --help"] = lambda: timed([ddgs, "--help"], base_env)
-    anchor = [py, str(HERE / "bench" / "_mcp_anchor_stdio.py")]
-    runs["anchor stdio initialize"] = lambda: initialize(anchor, base_env)
+        runs["ddgs --help"] = ([ddgs, "--help"], base_env)
     for label, env in trees.items():
         wr = [py, "-m", "webreach"]
-        runs[f"{label}|webreach --help"] = lambda wr=wr, env=env: timed([*wr, "--help"], env)
-        runs[f"{label}|webreach --version"] = lambda wr=wr, env=env: timed([*wr, "--version"], env)
+        runs[f"{label}|webreach --help"] = ([*wr, "--help"], env)
+        runs[f"{label}|webreach --version"] = ([*wr, "--version"], env)
         search = [*wr, "search", "python asyncio", "-e", "duckduckgo", "--format", "compact"]
-        runs[f"{label}|cached webreach search"] = lambda search=search, env=env: timed(search, env)
-        runs[f"{label}|webreach mcp initialize"] = lambda wr=wr, env=env: initialize([*wr, "mcp"], env)
+        runs[f"{label}|cached webreach search"] = (search, env)
     return runs
 
 
-def table(samples: dict[str, list[float]], labels: list[str]) -> str:
+def cases(ddgs: str | None, trees: dict[str, dict[str, str]]) -> dict[str, Callable[[], Sample]]:
+    runs: dict[str, Callable[[], Sample]] = {
+        name: functools.partial(timed, argv, env) for name, (argv, env) in commands(ddgs, trees).items()
+    }
+    py = sys.executable
+    anchor = [py, str(HERE / "bench" / "_mcp_anchor_stdio.py")]
+    runs["anchor stdio initialize"] = functools.partial(initialize, anchor, {**os.environ})
+    for label, env in trees.items():
+        runs[f"{label}|webreach mcp initialize"] = functools.partial(initialize, [py, "-m", "webreach", "mcp"], env)
+    return runs
+
+
+def table(samples: dict[str, list[float]], labels: list[str], *, counts: bool = False) -> str:
     def cell(values: list[float]) -> str:
         if not values:
             return "-"
+        if counts:  # instructions, one run each
+            return f"{values[0] / 1e6:,.0f} M"
         return f"{statistics.median(values) * 1000:7.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
     rows = [f"{'':28}" + "".join(f"{label:>26}" for label in labels)]
-    for name in ("python -c pass", "ddgs --help", "anchor stdio initialize"):
+    for name in ("python -c pass", "libraries only", "ddgs --help", "anchor stdio initialize"):
         if name in samples:
             rows.append(f"{name:28}{cell(samples[name]):>26}")
     for what in ("webreach --help", "webreach --version", "cached webreach search", "webreach mcp initialize"):
-        rows.append(f"{what:28}" + "".join(f"{cell(samples[f'{label}|{what}']):>26}" for label in labels))
+        cells = [cell(samples.get(f"{label}|{what}", [])) for label in labels]
+        rows.append(f"{what:28}" + "".join(f"{text:>26}" for text in cells))
     return "\n".join(rows)
 
 
@@ -130,9 +177,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--base", type=Path, default=Path("/tmp/base-startup"), help="a checkout of main (before)")
     parser.add_argument("--ddgs", default=shutil.which("ddgs") or "/tmp/ddgs-venv/bin/ddgs")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     args = parser.parse_args()
     ddgs = args.ddgs if Path(args.ddgs).exists() else None
     sources = {"after": HERE / "src"} | ({"before": args.base / "src"} if (args.base / "src").is_dir() else {})
+    for src in sources.values():
+        compile_sources(src)
     with tempfile.TemporaryDirectory() as tmp:
         web, url = start_fake_web({**os.environ, "PYTHONPATH": str(HERE / "src")})
         try:
@@ -142,11 +192,15 @@ def main() -> None:
                 runs[f"{label}|cached webreach search"]()
             samples: dict[str, list[float]] = {name: [] for name in runs}
             cpu: dict[str, list[float]] = {name: [] for name in runs}
-            for _ in range(args.rounds):
-                for name, run in runs.items():
+            for index in range(args.rounds):
+                order = list(runs.items())
+                for name, run in order[::-1] if index % 2 else order:  # alternate: no tree always goes first
                     wall, used = run()
                     samples[name].append(wall)
                     cpu[name] += [used] if used is not None else []
+            counted: dict[str, list[float]] = {}
+            if args.instructions:
+                counted = {name: [float(instructions(*command))] for name, command in commands(ddgs, trees).items()}
         finally:
             web.terminate()
             web.wait(timeout=10)
@@ -154,6 +208,9 @@ def main() -> None:
     print(table(samples, list(sources)[::-1]))
     print("\nCPU time (user + system) of the same runs: median (min-max)")
     print(table(cpu, list(sources)[::-1]))
+    if counted:
+        print("\nInstructions executed, one run each under valgrind (the same on a busy machine)")
+        print(table(counted, list(sources)[::-1], counts=True))
 
 
 if __name__ == "__main__":

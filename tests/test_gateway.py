@@ -204,6 +204,7 @@ def test_the_gateway_offers_tools_a_small_surface() -> None:
     check_engines, the doors' start-up check of configured engine names against the registry (issue 38)."""
     public = {name for name in vars(Gateway) if not name.startswith("_")}
     assert public == {"from_settings", "aclose", "follow_shared_state", "search", "engine_names", "read"} | {
+        "images",  # a property: the images open on first use (issue 38, start-up)
         "count_tokens",
         "extract_file",
         "engine_settings",

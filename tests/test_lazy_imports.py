@@ -105,8 +105,24 @@ def test_the_mcp_door_loads_no_gateway_or_tools_before_it_serves() -> None:
 
 SEARCH = ["search", "python asyncio", "-e", "duckduckgo", "--format", "compact"]
 READ_SIDE = ("webreach.read.service", "webreach.extract.cascade", "trafilatura", "pypdf", "PIL")
+# the images package (its service, models, decoders and crops) and the image-token store load with the gateway's
+# `images`, on the first image call
+IMAGE_SIDE = (
+    "webreach.images.service",
+    "webreach.images.hits",
+    "webreach.images.crop",
+    "webreach.images.decode",
+    "webreach.images.pixels",
+    "webreach.images.storage",
+    "webreach.images.reverse.service",
+    "webreach.images.reverse._base",  # the reverse-image backends: the registry lists them from their table
+    "webreach.images.reverse.tineye",
+    "webreach.state.image_store",
+)
 # the console's secret box loads cryptography with its first secret; the drop-in profiles load when one is asked for
-NOT_FOR_A_SEARCH = (*READ_SIDE, "cryptography", "webreach.tools.serp_profile", "webreach.tools.rollout_profile")
+NOT_FOR_A_SEARCH = (
+    *READ_SIDE, *IMAGE_SIDE, "cryptography", "webreach.tools.serp_profile", "webreach.tools.rollout_profile"
+)  # fmt: skip
 REPORT_READ_SIDE = (
     "print(result.output, file=sys.stderr)\n"
     f"import json\nprint(json.dumps([m for m in {NOT_FOR_A_SEARCH!r} if m in sys.modules]))\n"
@@ -117,8 +133,9 @@ REPORT_READ_SIDE = (
 async def test_a_cached_search_loads_no_read_side_images_secrets_or_profiles(tmp_path: Path) -> None:
     """A second `webreach search` (a hit in the persistent cache, on the fake web) loads neither the reading side
     (the read service, the extraction cascade, trafilatura, pypdf) nor Pillow: the gateway builds its reader on the
-    first read, and images load Pillow with the first image they decode. Nor cryptography (no secret is stored)
-    nor the drop-in profiles' modules (no profile is asked for)."""
+    first read, and images load Pillow with the first image they decode. Nor the images package or its token store
+    (the gateway opens `images` on first use), cryptography (no secret is stored) or the drop-in profiles' modules
+    (no profile is asked for)."""
     async with FakeWeb() as web:
         env = process_env(tmp_path, WEBREACH_FAKE_WEB=web.url, WEBREACH_CACHE__BACKEND="sqlite")
         loaded: list[list[str]] = []

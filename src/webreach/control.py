@@ -17,7 +17,6 @@ from webreach.clock import Clock
 from webreach.config import Settings
 from webreach.configdb.service import StoredConfig, check_value
 from webreach.errors import InvalidInputError, UnknownEngineError
-from webreach.images.reverse.service import backends_of
 from webreach.models import EngineAttempt
 from webreach.policies.parse_health import ParseHealth
 from webreach.search.canary import CANARY_QUERY, CanaryResult
@@ -58,6 +57,8 @@ class Engines:
     def statuses(self) -> list[EngineStatus]:
         """Kind, key status and breaker state of every engine: web search's, image search's (vertical "images")
         and reverse image search's backends (vertical "reverse")."""
+        from webreach.images.reverse.service import backends_of  # the engine list's: not a search's
+
         reverse = backends_of(self._settings(), self._clock, self._searching.providers.reverse_backends())
         return self._searching.engine_statuses(reverse=[backend.rules for backend in reverse.values()])
 

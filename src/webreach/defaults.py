@@ -46,6 +46,8 @@ DEFAULT_MAX_CHARS = 8000
 # and refusing it before decoding keeps a nesting bomb from reaching a recursive decoder (tools/arguments.py checks
 # it; the MCP stdio door's line filter, frontends/_mcp_lines.py, bounds whole messages by it before the tools load)
 MAX_JSON_DEPTH = 16
+# the most crops one crop_images call (or Images.crop) makes: the tool's schema and the images service check it
+MAX_CROPS = 20
 # the fixed query of `webreach canary` and the canary checks
 CANARY_QUERY = "python programming language"
 

@@ -30,9 +30,6 @@ from webreach.config import JINA_READER_URL, EngineSettings, NetworkSettings, Re
 from webreach.configdb.service import StoredConfig
 from webreach.control import Config, Engines, StateBackends
 from webreach.extract.extracted import Extracted
-from webreach.images.reverse.service import ReverseSearch
-from webreach.images.service import Images
-from webreach.images.storage import Storage
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
 from webreach.net.guard import Resolver, StaticResolver, system_resolver
@@ -47,6 +44,9 @@ from webreach.state.sessions import SessionStore
 from webreach.telemetry import Tracing
 
 if TYPE_CHECKING:
+    from webreach.images.reverse.service import ReverseSearch
+    from webreach.images.service import Images
+    from webreach.images.storage import Storage
     from webreach.read.service import Reading
 
 logger = logging.getLogger(__name__)
@@ -158,7 +158,7 @@ class Gateway:
             ttl=settings.tools.session_ttl_seconds, max_refs=settings.tools.max_refs_per_session,
         )  # fmt: skip
         self._reading: Reading | None = None  # built on the first read (`_reader`)
-        self.images: Images = self._open_images()
+        self._images: Images | None = None  # built on first use (`images`)
         self.engines = Engines(self._searching, lambda: self.settings, clock)
         self.config = Config(stored, self.engines, self._apply, clock)
         self.state = StateBackends(self._searching, lambda: self.settings)
@@ -202,7 +202,8 @@ class Gateway:
         await self._searching.aclose()
         self.sessions.close()
         self.accounts.close()
-        await self.images.aclose()
+        if self._images is not None:
+            await self._images.aclose()
         if self._reading is not None:
             await self._reading.aclose()
         for close in self._network.closers:
@@ -226,7 +227,17 @@ class Gateway:
             )  # fmt: skip
         return self._reading
 
+    @property
+    def images(self) -> Images:
+        """Image search, crops, uploads and reverse search, built on first use: the images package (its models,
+        decoders, the image store and the reverse backends' service) is a search's start-up it never needs."""
+        if self._images is None:
+            self._images = self._open_images()
+        return self._images
+
     def _open_images(self) -> Images:
+        from webreach.images.service import Images
+
         ttl = self.settings.tools.session_ttl_seconds
         store = open_images(self.settings, self._searching.redis, clock=self.clock, ttl=ttl)
         return Images(
@@ -237,6 +248,8 @@ class Gateway:
     def _reverse_search(self, storage: Storage) -> ReverseSearch:
         """The reverse-image backends over the search service's engine clients and under its policy stack (the
         same breakers, token buckets and transport as web search; policies/guarded.py)."""
+        from webreach.images.reverse.service import ReverseSearch
+
         searching = self._searching
         return ReverseSearch(
             self.settings, backends=searching.providers.reverse_backends(), client_for=searching.engine_client,
@@ -252,7 +265,8 @@ class Gateway:
     def _apply(self, settings: Settings) -> None:
         self.settings = settings
         self._searching.reconfigure(settings)
-        self.images.reconfigure(settings)
+        if self._images is not None:  # images not opened yet open with the new settings when they are
+            self._images.reconfigure(settings)
         if self._reading is not None:  # a reader not built yet takes the new settings when it is
             read = self._network.read_settings(settings.read, settings.network)
             if (read.proxy, read.jina_proxy) != (self._reading.settings.proxy, self._reading.settings.jina_proxy):

@@ -3,10 +3,11 @@ its name, kind, key requirement and config section; the search, image search and
 control plane and config validation all consult it.
 
 Web and image engines are the rows of the engine table (engines/_catalog.py), whose modules load when an engine is
-first built (one Engine per module: engines/__init__.py); the reverse-image backends are listed in
-REVERSE_BACKENDS below. The Gateway takes a Registry (default: every provider), so a provider added to one reaches
-web search, image search, reverse search and `webreach engines` alike. Image engines keep their registry name
-(`images_bing`) and are called by their short name (`bing`) at the doors (images/hits.py).
+first built (one Engine per module: engines/__init__.py); the reverse-image backends are the rows of theirs
+(images/reverse/_catalog.py, REVERSE_BACKENDS here), whose modules load when reverse image search or `webreach
+engines` first asks for their classes. The Gateway takes a Registry (default: every provider), so a provider added
+to one reaches web search, image search, reverse search and `webreach engines` alike. Image engines keep their
+registry name (`images_bing`) and are called by their short name (`bing`) at the doors (images/hits.py).
 """
 
 from __future__ import annotations
@@ -15,35 +16,31 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from webreach import engines
 from webreach.engines import EngineInfo, Vertical
-from webreach.images.reverse import ReverseBackend
-from webreach.images.reverse.bing_visual import BingVisual
-from webreach.images.reverse.searxng_tineye import SearxngTineye
-from webreach.images.reverse.serpapi_google_reverse import SerpApiGoogleReverse
-from webreach.images.reverse.serpapi_lens import SerpApiLens
-from webreach.images.reverse.serpapi_yandex import SerpApiYandex
-from webreach.images.reverse.tineye import TinEye
-from webreach.images.reverse.yandex import Yandex
+from webreach.images.reverse import _catalog
+from webreach.images.reverse._catalog import REVERSE_BACKENDS as REVERSE_BACKENDS  # the backends' table
+from webreach.images.reverse._catalog import ReverseInfo
 
 if TYPE_CHECKING:
     from webreach.engines import Engine
+    from webreach.images.reverse import ReverseBackend
 
 ProviderKind = Literal["web", "image", "reverse"]
 KINDS: tuple[ProviderKind, ...] = ("web", "image", "reverse")
-# the reverse-image backends, in the order `webreach engines` lists them
-REVERSE_BACKENDS: tuple[type[ReverseBackend], ...] = (
-    SerpApiLens, SerpApiGoogleReverse, SerpApiYandex, BingVisual, Yandex, TinEye, SearxngTineye,
-)  # fmt: skip
+# a reverse-image backend as the registry takes it: a row of the backends' table (its module imported on first
+# use), or a class already imported (tests, plug-ins)
+Reverse = ReverseInfo | type["ReverseBackend"]
 
 
 @dataclass(frozen=True)
 class ProviderSpec:
     """One provider: its registry name, what it serves, whether it needs a key, where it is configured (and the
     web engine whose settings it starts from, if any), and what the services instantiate: an engine's row of the
-    engine table (its module imported on first use) or a reverse-image backend's class."""
+    engine table or a reverse-image backend's row of its table (their modules imported on first use), or a
+    backend's class."""
 
     name: str
     kind: ProviderKind
@@ -51,7 +48,7 @@ class ProviderSpec:
     config_section: str
     shares_settings_of: str | None
     engine: EngineInfo | None = None
-    backend: type[ReverseBackend] | None = None
+    backend: Reverse | None = None
 
     @property
     def cls(self) -> type[Engine] | type[ReverseBackend]:
@@ -59,7 +56,7 @@ class ProviderSpec:
         if self.engine is not None:
             return engines.load(self.engine)
         assert self.backend is not None  # one of the two, by construction (of_engine, of_reverse)
-        return self.backend
+        return _backend_class(self.backend)
 
     @classmethod
     def of_engine(cls, name: str, engine: EngineInfo) -> ProviderSpec:
@@ -67,7 +64,7 @@ class ProviderSpec:
         return cls(name, kind, engine.needs_key, f"engines.{name}", engine.shares_settings_of or None, engine=engine)
 
     @classmethod
-    def of_reverse(cls, backend: type[ReverseBackend]) -> ProviderSpec:
+    def of_reverse(cls, backend: Reverse) -> ProviderSpec:
         section = f"images.reverse_settings.{backend.name}"
         return cls(backend.name, "reverse", backend.needs_key, section, backend.web_engine, backend=backend)
 
@@ -80,9 +77,9 @@ class Registry:
     specs: Mapping[str, ProviderSpec]
 
     @classmethod
-    def of(cls, found: Mapping[str, EngineInfo | type[Engine]], reverse: Sequence[type[ReverseBackend]]) -> Registry:
+    def of(cls, found: Mapping[str, EngineInfo | type[Engine]], reverse: Sequence[Reverse]) -> Registry:
         """The registry of these engines (by name: rows of the engine table, or classes already imported) and
-        reverse backends; RuntimeError when two share a name."""
+        reverse backends (rows of their table, or classes); RuntimeError when two share a name."""
         infos = {name: e if isinstance(e, EngineInfo) else engines.info_of(e) for name, e in found.items()}
         specs = sorted(
             (ProviderSpec.of_engine(name, info) for name, info in infos.items()),
@@ -115,12 +112,19 @@ class Registry:
         return engines.engine_info(name, allow_modes=allow_modes, vertical=vertical, infos=self.engine_infos())
 
     def reverse_backends(self) -> Mapping[str, type[ReverseBackend]]:
-        """The reverse-image backends (what reverse image search asks), by name, in the registry's order."""
-        return MappingProxyType({name: spec.backend for name, spec in self.specs.items() if spec.backend is not None})
+        """The reverse-image backends (what reverse image search asks), by name, in the registry's order: their
+        classes, so their modules are imported here (a web search never asks)."""
+        return MappingProxyType(
+            {name: _backend_class(spec.backend) for name, spec in self.specs.items() if spec.backend is not None}
+        )
 
 
 @cache
 def default_registry() -> Registry:
-    """The registry of every engine in the engine table (engines/_catalog.py; no engine module is imported) and every
-    backend in REVERSE_BACKENDS (built once: neither changes)."""
+    """The registry of every engine in the engine table (engines/_catalog.py) and every backend in the backends'
+    table (images/reverse/_catalog.py), no module of either imported (built once: neither changes)."""
     return Registry.of(engines.ENGINES, REVERSE_BACKENDS)
+
+
+def _backend_class(backend: Reverse) -> type[ReverseBackend]:
+    return cast("type[ReverseBackend]", _catalog.load(backend)) if isinstance(backend, ReverseInfo) else backend

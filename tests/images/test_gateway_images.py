@@ -80,6 +80,21 @@ async def test_crop_a_token_from_messages(tmp_path: Path) -> None:
             await gateway.images.image("another session", "<obs_2>")
 
 
+async def test_images_open_on_first_use_and_once(tmp_path: Path) -> None:
+    """A gateway opens its images (the service and the image-token store) on first use, once; one that never used
+    them closes cleanly (a search never does: tests/test_lazy_imports.py checks it loads no image module), and the
+    tokens a later gateway registers are in the same state file as ever."""
+    async with Gateway.from_settings(settings_for(None, tmp_path)):
+        pass
+    async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
+        images = gateway.images
+        assert gateway.images is images
+        stored = await images.register("s1", messages(data_url(picture())))
+        assert [image.token for image in stored] == ["<image_1>"]
+    async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
+        assert (await gateway.images.image("s1", "<image_1>")).width == 120
+
+
 async def test_image_urls_go_through_the_guard(tmp_path: Path) -> None:
     async with Gateway.from_settings(settings_for(None, tmp_path)) as gateway:
         with pytest.raises(UrlNotAllowedError):

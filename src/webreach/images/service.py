@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from webreach.config import ImageSettings, Settings, effective_proxy
+from webreach.defaults import MAX_CROPS
 from webreach.engines import Vertical
 from webreach.errors import AllEnginesFailedError, InvalidInputError, SessionStoreError, WebreachError
 from webreach.images.base64_pieces import b64decode
@@ -43,7 +44,6 @@ from webreach.state.image_store import TOKEN, ImageTokens, StoredImage
 FetchBytes = Callable[[str, int], Awaitable[bytes]]
 # the reverse-image backends over a storage: the Gateway's, over its search service's engine client and policies
 ReverseFactory = Callable[[Storage], ReverseSearch]
-MAX_CROPS = 20
 REVERSE_LIMIT = TOOL_LIMITS["reverse_image_search"]  # the library's call takes the tool's limit
 
 T = TypeVar("T")

@@ -16,12 +16,12 @@ from webreach.config import Settings
 from webreach.state.breaker_store import BreakerStore, open_breaker_store
 from webreach.state.bucket_store import BucketStore, open_bucket_store
 from webreach.state.cache_store import CacheStore, open_cache_store
-from webreach.state.image_store import ImageStore, ImageTokens
 from webreach.state.parse_health_store import ParseHealthStore, open_parse_health_store
 from webreach.state.sessions import SessionStore, open_session_store
 from webreach.state.sqlite_file import default_state_path
 
 if TYPE_CHECKING:  # the Redis modules import redis (50 ms): only a Redis backend loads them
+    from webreach.state.image_store import ImageTokens
     from webreach.state.redis_connection import RedisConnection
 
 
@@ -90,6 +90,8 @@ def open_images(settings: Settings, redis: RedisConnection | None, *, clock: Clo
         from webreach.state.redis_image_store import RedisImageStore
 
         return RedisImageStore(redis, clock=clock, ttl=ttl, **caps)
+    from webreach.state.image_store import ImageStore  # with the first image: a search never opens this store
+
     path = (state.path or default_state_path()) if state.backend != "memory" else None
     return ImageStore(path, clock=clock, ttl=ttl, **caps)
 

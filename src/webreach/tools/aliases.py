@@ -42,14 +42,14 @@ VISIT_CHARS = 3000  # web_visit's condensed text
 TOKEN = re.compile(r"^<(image|obs)_[1-9][0-9]{0,8}>$")
 
 
-class ImageSearchByText(ToolArguments):
+class ImageSearchByText(ToolArguments, defer_build=True):
     """image_search_by_text."""
 
     query: QueryText = Field(description="What the images should show.")
     k: int = Field(10, ge=1, le=20, description="How many images (1-20).")
 
 
-class ReverseImageSearch(ToolArguments):
+class ReverseImageSearch(ToolArguments, defer_build=True):
     """reverse_image_search."""
 
     image_token: Token = Field(description="The image to look up: <image_k> of the task or <obs_i> of a tool.")
@@ -57,7 +57,7 @@ class ReverseImageSearch(ToolArguments):
     messages: Messages = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
 
-class CropImagesByToken(ToolArguments):
+class CropImagesByToken(ToolArguments, defer_build=True):
     """crop_images_by_token: {"crop_config": <the map>, "messages": [...]}, the token map itself, or {"crops": <the
     map>} (the shape this alias took before the rollout gateway's contract named it crop_config)."""
 
@@ -79,7 +79,7 @@ class CropImagesByToken(ToolArguments):
         return super().parse(raw)
 
 
-class WebVisit(ToolArguments):
+class WebVisit(ToolArguments, defer_build=True):
     """web_visit."""
 
     url: UrlText = Field(description="The http(s) page to read.")

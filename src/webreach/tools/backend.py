@@ -6,17 +6,19 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from webreach.config import EngineSettings
 from webreach.errors import FetchError, WebreachError
-from webreach.images.crop import Units
-from webreach.images.hits import ImageSearchResponse
-from webreach.images.reverse.models import ReverseSearchResponse
-from webreach.images.service import CropOutcome
 from webreach.models import Page, ReadRequest, SearchRequest, SearchResponse
-from webreach.state.image_store import StoredImage
 from webreach.state.sessions import SessionStore
+
+if TYPE_CHECKING:  # the images package loads with the first image tool called, never with a search
+    from webreach.images.crop import Units
+    from webreach.images.hits import ImageSearchResponse
+    from webreach.images.reverse.models import ReverseSearchResponse
+    from webreach.images.service import CropOutcome
+    from webreach.state.image_store import StoredImage
 
 # a page the agent chose answered, unusably: the upstream work was done for the agent (not retryable ones only), so
 # the read is charged (tools/accounting.py: a web_fetch; tools/search_reading.py: a page a search read)

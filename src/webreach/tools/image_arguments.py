@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
-from webreach.images.service import MAX_CROPS
+from webreach.defaults import MAX_CROPS
 from webreach.tools.arguments import Coordinate
 
 TOKEN_PATTERN = r"^<(image|obs)_[1-9][0-9]{0,8}>$"

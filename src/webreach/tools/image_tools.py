@@ -18,15 +18,12 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from webreach.defaults import MAX_CROPS
 from webreach.errors import InvalidInputError, WebreachError
-from webreach.images.base64_pieces import b64encode
-from webreach.images.crop import Units, shown
-from webreach.images.hits import ImageSearchResponse, Safesearch
-from webreach.images.service import MAX_CROPS, CropOutcome
 from webreach.models import (
     TOOL_LIMITS,
     EngineAttempt,
@@ -34,12 +31,18 @@ from webreach.models import (
     ImageLicence,
     ImageSize,
     ImageType,
+    SafeSearch,
     SearchRequest,
 )
 from webreach.tools.arguments import QueryText, ToolArguments
 from webreach.tools.backend import ToolCall, ToolImage, ToolResult
 from webreach.tools.image_arguments import Crops, Messages
 from webreach.tools.output import json_text
+
+if TYPE_CHECKING:  # the images package loads with the first image call (the gateway's `images`), not with a search
+    from webreach.images.crop import Units
+    from webreach.images.hits import ImageSearchResponse
+    from webreach.images.service import CropOutcome
 
 # the image engines as callers name them (engines/images_*.py without the prefix; tests/images checks they agree)
 ImageEngineName = Literal[
@@ -50,14 +53,14 @@ ImageEngineName = Literal[
 IMAGE_TOOLS = frozenset({"crop_images", "reverse_image_search", "image_upload"})
 
 
-class ImageSearchArguments(ToolArguments):
+class ImageSearchArguments(ToolArguments, defer_build=True):
     """image_search."""
 
     only_when = (("engines", "engine", ("auto", "multi")),)
 
     query: QueryText = Field(description="What the images should show.")
     limit: int = TOOL_LIMITS["image_search"].field("Images to return.")
-    safesearch: Safesearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
+    safesearch: SafeSearch = Field("moderate", description="off, moderate or strict filtering of adult images.")
     engine: Literal["auto", "multi"] | ImageEngineName = Field(
         "auto",
         description="auto (the first image engine that answers, falling back when one is blocked), multi (several "
@@ -72,7 +75,7 @@ class ImageSearchArguments(ToolArguments):
     licence: ImageLicence | None = Field(None, description="Usage rights, where the engine supports it.")
 
 
-class CropImagesArguments(ToolArguments):
+class CropImagesArguments(ToolArguments, defer_build=True):
     """crop_images."""
 
     crops: Crops = Field(
@@ -192,6 +195,8 @@ def _crop_json(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
             images.append(outcome.image.data)
         entries[outcome.source] = entry
     rest = json.dumps({"status": "ok", "crops": entries}, ensure_ascii=False, separators=(",", ":"))
+    from webreach.images.base64_pieces import b64encode  # loaded by the crop already (images/service.py)
+
     pieces = []
     for index, data in enumerate(images):
         head, _, rest = rest.partition(f'"\\u0000{index}"')
@@ -215,6 +220,8 @@ def _crop_text(outcomes: list[CropOutcome], urls: dict[str, str | None]) -> str:
 def no_crop_made(outcomes: list[CropOutcome]) -> WebreachError:
     """The error of a call in which every crop was refused: each box and why, with the refusals' code when they
     share one (unknown_image, invalid_input, ...), else invalid_input."""
+    from webreach.images.crop import shown  # loaded by the crop already (images/service.py)
+
     errors = [outcome.error or WebreachError("no result") for outcome in outcomes]
     reasons = "; ".join(
         f"{outcome.source} {shown(outcome.box)}: {error.message}"

@@ -11,16 +11,18 @@ operator's code, not a model, puts local images where backends can fetch them.
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from webreach.images.reverse.models import ReverseSearchResponse
 from webreach.models import TOOL_LIMITS
 from webreach.tools.arguments import ToolArguments
 from webreach.tools.backend import ToolCall, ToolResult
 from webreach.tools.image_arguments import Messages
 from webreach.tools.output import json_text
+
+if TYPE_CHECKING:  # loaded with the first reverse search (the gateway's `images`), not with a web search
+    from webreach.images.reverse.models import ReverseSearchResponse
 
 # the reverse-image backends (the provider registry's, webreach/providers.py; tests/test_providers.py checks the
 # two lists agree: a Literal must be spelled out for the type checker and the tool schema)
@@ -34,7 +36,7 @@ MESSAGES_DESCRIPTION = (
 )
 
 
-class ReverseImageSearchArguments(ToolArguments):
+class ReverseImageSearchArguments(ToolArguments, defer_build=True):
     """reverse_image_search."""
 
     image: str = Field(min_length=1, max_length=30_000_000, description=IMAGE_DESCRIPTION)
@@ -43,7 +45,7 @@ class ReverseImageSearchArguments(ToolArguments):
     messages: Messages | None = Field(None, max_length=1000, description=MESSAGES_DESCRIPTION)
 
 
-class ImageUploadArguments(ToolArguments):
+class ImageUploadArguments(ToolArguments, defer_build=True):
     """image_upload."""
 
     image: str = Field(min_length=1, max_length=30_000_000, description="An http(s) image URL or base64 data.")

@@ -4,6 +4,18 @@ service."""
 
 from __future__ import annotations
 
-from webreach.images.reverse._base import ReverseBackend
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the base class (httpx, the engines' Provider) loads with the first backend, not the package
+    from webreach.images.reverse._base import ReverseBackend
 
 __all__ = ["ReverseBackend"]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "ReverseBackend":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = importlib.import_module(f"{__name__}._base").ReverseBackend
+    globals()[name] = value
+    return value

@@ -26,6 +26,7 @@ from webreach.clock import Clock
 from webreach.config import EngineSettings
 from webreach.engines import EngineKind, Provider, json_object
 from webreach.errors import NotConfiguredError
+from webreach.images.reverse._catalog import row_of
 from webreach.images.reverse.models import MatchKind, ReverseHit, ReverseQuery
 
 Send = Callable[[httpx.Request], Awaitable[httpx.Response]]
@@ -39,7 +40,8 @@ class Rules(Provider):
 
 
 class ReverseBackend(ABC):
-    """One reverse-image backend. Subclasses set the ClassVars and `search`."""
+    """One reverse-image backend. Subclasses set the ClassVars and `search`; a backend in the table
+    (_catalog.py) gets its name, key requirement and web engine from its row."""
 
     name: ClassVar[str]
     kind: ClassVar[EngineKind]
@@ -51,6 +53,12 @@ class ReverseBackend(ABC):
     takes_url: ClassVar[bool] = False
     takes_upload: ClassVar[bool] = False
     rate_per_minute: ClassVar[float] = 10.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        row = row_of(cls.__module__, cls.__name__)
+        if row is not None:  # the table owns these (classes outside it, tests and plug-ins, set their own)
+            cls.name, cls.needs_key, cls.web_engine = row.name, row.needs_key, row.web_engine
 
     def __init__(self, settings: EngineSettings, *, user_agent: str, clock: Clock) -> None:
         ways = (("url", self.takes_url), ("upload", self.takes_upload))

@@ -50,8 +50,6 @@ class SerpApiReverse(ReverseBackend):
 
     kind = "api"
     base_url = "https://serpapi.com"
-    web_engine = "serpapi"
-    needs_key = True
     takes_url = True
     serpapi_engine = ""
     url_parameter = "url"

@@ -38,11 +38,9 @@ def _field(value: Any, key: str) -> Any:
 
 
 class BingVisual(ReverseBackend):
-    name = "bing_visual"
     index = "bing_images"
     kind = "scraped"
     base_url = "https://www.bing.com"
-    web_engine = "bing"
     takes_upload = True
 
     async def search(self, query: ReverseQuery, send: Send) -> list[ReverseHit]:

@@ -23,11 +23,9 @@ RESOLUTION = re.compile(r"\s*([0-9]{1,6})\s*[x×]\s*([0-9]{1,6})(?![0-9.])")
 
 
 class SearxngTineye(ReverseBackend):
-    name = "searxng_tineye"
     index = "tineye"
     kind = "api"
     base_url = "http://127.0.0.1:8888"
-    web_engine = "searxng"
     needs_instance = True
     takes_url = True
 

@@ -17,7 +17,6 @@ from webreach.images.reverse.models import ReverseHit
 
 
 class SerpApiGoogleReverse(SerpApiReverse):
-    name = "serpapi_google_reverse"
     index = "google_images"
     serpapi_engine = "google_reverse_image"
     url_parameter = "image_url"

@@ -17,7 +17,6 @@ from webreach.images.reverse.models import MatchKind, ReverseHit
 
 
 class SerpApiLens(SerpApiReverse):
-    name = "serpapi_lens"
     index = "google_lens"
     serpapi_engine = "google_lens"
 

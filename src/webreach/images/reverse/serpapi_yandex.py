@@ -37,7 +37,6 @@ def _size(value: Any, key: str) -> Any:
 
 
 class SerpApiYandex(SerpApiReverse):
-    name = "serpapi_yandex"
     index = "yandex_images"
     serpapi_engine = "yandex_images"
 

@@ -20,7 +20,6 @@ from webreach.images.reverse.models import ReverseHit, ReverseQuery
 
 
 class TinEye(ReverseBackend):
-    name = "tineye"
     index = "tineye"
     kind = "scraped"
     base_url = "https://tineye.com"

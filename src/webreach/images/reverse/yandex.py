@@ -35,7 +35,6 @@ def _absolute(url: Any) -> Any:
 
 
 class Yandex(ReverseBackend):
-    name = "yandex"
     index = "yandex_images"
     kind = "scraped"
     base_url = "https://yandex.com"
