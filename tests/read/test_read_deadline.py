@@ -102,10 +102,14 @@ async def test_a_javascript_shell_ends_within_the_reads_timeout_in_real_chromium
             with pytest.raises(WebreachError) as caught:
                 await reading.read(request)
     error = caught.value
+    # the browser's own 30 s budget never applied: it was handed what was left of the read's 3 s. Which of the two
+    # timers set for that moment fires first is the machine's to decide: the browser's (its budget spent) or the
+    # read's (its deadline passed, as test_a_reader_that_ignores_its_budget_is_cut_off_as_the_reads_timeout shows)
+    if isinstance(error, FetchTimeoutError) and "3 s deadline" in error.message:
+        return
     if reader == "browser":
-        # the browser's own 30 s budget never applied: it was handed what was left of the read's 3 s
-        assert isinstance(error, FetchTimeoutError)
+        assert isinstance(error, FetchTimeoutError), error
         assert "in the browser took over" in error.message
         assert float(error.message.split("took over ")[1].split(" s")[0]) <= 3.0
     else:  # the browser ran out of the time left; the direct reader's finding describes the page best
-        assert isinstance(error, NeedsBrowserError)
+        assert isinstance(error, NeedsBrowserError), error
