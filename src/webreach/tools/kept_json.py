@@ -79,12 +79,16 @@ class Meta:
     mode: str
     engines_used: tuple[str, ...]
     stale: bool
-    attempt: dict[str, Any]  # the attempt's fields, its latency left out
+    attempt: dict[str, Any]  # the attempt's fields, its latency as 0.0
 
     def fits(self, meta: SearchMeta) -> bool:
         if meta.mode is not self.mode or meta.engines_used is not self.engines_used or meta.stale is not self.stale:
             return False
-        return len(meta.attempts) == 1 and _fields(meta.attempts[0]) == self.attempt
+        if len(meta.attempts) != 1:
+            return False
+        fields = meta.attempts[0].__dict__.copy()
+        fields["latency_ms"] = 0.0
+        return fields == self.attempt
 
     def text(self, meta: SearchMeta) -> str:
         latency, elapsed = _number(meta.attempts[0].latency_ms), _number(meta.elapsed_ms)
@@ -150,7 +154,7 @@ def _meta(meta: SearchMeta) -> Meta | None:
 
 def _fields(attempt: EngineAttempt) -> dict[str, Any]:
     fields = attempt.__dict__.copy()
-    del fields["latency_ms"]
+    fields["latency_ms"] = 0.0  # Meta.fits compares the rest
     return fields
 
 
