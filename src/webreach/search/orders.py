@@ -2,27 +2,29 @@
 
 Searching replaces its Orders whenever it rebuilds its engines (Searching.reconfigure), so nothing here outlives
 the settings it was worked out under: whether each engine is usable, auto's order per (vertical, Chinese query),
-and a named engine's candidate with the request routing asks it, per request object. The tools plan a repeated
-call once (tools/planned_calls.py), so a cached search meets the same frozen SearchRequest again; its candidate
-(the engine looked up and checked, its unsupported parameters) and its language defaults (a regex over the query,
-and for a Chinese query a model copy, which also kept the cache from finding its key) are worked out once.
-Measured: a cached REST search with engine=mojeek makes 11 fewer Python calls (bench/rest_call.py --profile).
+and per request object the candidates routing asks with the request it asks them. The tools plan a repeated call
+once (tools/planned_calls.py), so a cached search meets the same frozen SearchRequest again; its candidates (a
+named engine looked up and checked, its unsupported parameters; auto's order and its lazily built candidates) and
+its language defaults (a regex over the query, and for a Chinese query a model copy, which also kept the cache
+from finding its key) are worked out once. A call naming its own list of engines is worked out each time.
+Measured (bench/rest_call.py --profile): a cached REST search makes 11 fewer Python calls with engine=mojeek.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from webreach.models import SearchRequest
 from webreach.routing import Candidate
 from webreach.routing.order import is_chinese
 
-SINGLES_KEPT = 256  # requests whose named engine's candidate is kept; past it the memo starts over
+ROUTES_KEPT = 256  # requests whose candidates are kept; past it the memo starts over
 
-# (engine, vertical, id of the request asked, whether attempts are listened to) -> (that request, its candidate,
-# the request routing asks)
-SingleKey = tuple[str, str, int, bool]
-Single = tuple[SearchRequest, Candidate, SearchRequest]
+# (engine or mode, vertical, id of the request asked, whether attempts are listened to) -> (that request, its
+# candidates (one for a named engine; auto's and multi's built as routing looks at them), the request routing asks)
+RouteKey = tuple[str, str, int, bool]
+Route = tuple[SearchRequest, Sequence[Candidate], SearchRequest]
 
 
 @dataclass
@@ -31,12 +33,12 @@ class Orders:
 
     usable: dict[str, bool] = field(default_factory=dict)
     auto: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict)
-    single: dict[SingleKey, Single] = field(default_factory=dict)
+    routes: dict[RouteKey, Route] = field(default_factory=dict)
 
-    def keep_single(self, key: SingleKey, single: Single) -> None:
-        if len(self.single) >= SINGLES_KEPT:
-            self.single.clear()
-        self.single[key] = single
+    def keep(self, key: RouteKey, route: Route) -> None:
+        if len(self.routes) >= ROUTES_KEPT:
+            self.routes.clear()
+        self.routes[key] = route
 
 
 def language_defaults(request: SearchRequest) -> SearchRequest:

@@ -319,17 +319,35 @@ class Searching:
             at_once=search.at_once if isinstance(search, Cache) else None,
         )  # fmt: skip
 
-    def _single(self, name: str, vertical: Vertical, asked: SearchRequest) -> tuple[Candidate, SearchRequest]:
-        """The candidate for one named engine and the request routing asks it (language defaults applied), kept per
-        request object for these settings (Orders.single): the tools plan a repeated call once, so a cached search
-        meets the same frozen request again (tools/planned_calls.py)."""
-        key = (name, vertical, id(asked), bool(self._attempt_listeners))
-        known = self._orders.single.get(key)
+    def _route(
+        self, engine: str, engines: Sequence[str] | None, vertical: Vertical, asked: SearchRequest
+    ) -> tuple[Sequence[Candidate], SearchRequest]:
+        """The candidates routing asks (a named engine's one; auto's or multi's, built as routing looks at them: a
+        cached auto answer needs its first only) and the request it asks them (language defaults applied). Kept per
+        request object for these settings (Orders.routes) unless the caller names its engines: the tools plan a
+        repeated call once, so a cached search meets the same frozen request again (tools/planned_calls.py)."""
+        key = (engine, vertical, id(asked), bool(self._attempt_listeners))
+        known = None if engines else self._orders.routes.get(key)
         if known is not None and known[0] is asked:  # the request is held with them: its id is not reused
             return known[1], known[2]
-        candidate, routed = self._candidate(self._check_name(name, vertical), asked), language_defaults(asked)
-        self._orders.keep_single(key, (asked, candidate, routed))
-        return candidate, routed
+        request = language_defaults(asked)
+        if engine not in ("auto", "multi"):
+            candidates: Sequence[Candidate] = (self._candidate(self._check_name(engine, vertical), asked),)
+        else:
+            names = [self._check_name(n, vertical) for n in engines] if engines else None
+            if engine == "multi":
+                names = names or self.multi_engines(request.query, vertical)
+            else:
+                names = names or self.auto_order(request.query, vertical)
+            if not names:
+                raise NotConfiguredError(
+                    "no engine is usable",
+                    hint="Enable a keyless engine or configure an API key (see `webreach engines`).",
+                )
+            candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))  # every name checked
+        if not engines:
+            self._orders.keep(key, (asked, candidates, request))
+        return candidates, request
 
     def add_attempt_listener(self, listener: AttemptListener) -> None:
         """Tell `listener` of every engine attempt as it ends, while searches go on (the CLI's -v streams them)."""
@@ -369,26 +387,14 @@ class Searching:
     ) -> SearchResponse:
         """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge); image
         search (vertical "images", engines `images_<name>`) runs through the same routing and policies."""
-        asked = request
-        if engine not in ("auto", "multi"):
-            if engines:
-                raise InvalidInputError(
-                    f"a list of engines applies to the auto and multi modes only, not to one engine ({engine})",
-                    hint=hint("Use {} or {}, or drop {}.", AUTO, Arg("engine", "multi"), Arg("engines")),
-                )
-            return await self._router.single(*self._single(engine, vertical, asked))
-        request = language_defaults(request)
-        names = [self._check_name(n, vertical) for n in engines] if engines else None
-        if engine == "multi":
-            names = names or self.multi_engines(request.query, vertical)
-        else:
-            names = names or self.auto_order(request.query, vertical)
-        if not names:
-            raise NotConfiguredError(
-                "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
+        if engine not in ("auto", "multi") and engines:
+            raise InvalidInputError(
+                f"a list of engines applies to the auto and multi modes only, not to one engine ({engine})",
+                hint=hint("Use {} or {}, or drop {}.", AUTO, Arg("engine", "multi"), Arg("engines")),
             )
-        # every name checked above; built as routing looks at them (auto's cached answer needs its first only)
-        candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))
+        candidates, request = self._route(engine, engines, vertical, request)
+        if engine not in ("auto", "multi"):
+            return await self._router.single(candidates[0], request)
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)
