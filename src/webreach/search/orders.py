@@ -7,7 +7,8 @@ once (tools/planned_calls.py), so a cached search meets the same frozen SearchRe
 named engine looked up and checked, its unsupported parameters; auto's order and its lazily built candidates) and
 its language defaults (a regex over the query, and for a Chinese query a model copy, which also kept the cache
 from finding its key) are worked out once. A call naming its own list of engines is worked out each time.
-Measured (bench/rest_call.py --profile): a cached REST search makes 11 fewer Python calls with engine=mojeek.
+Measured (bench/rest_call.py --profile): a cached REST search makes 22 fewer Python calls with engine=mojeek
+(239 -> 217) and 18 fewer with auto (233 -> 215).
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ A model_copy also shares `derived`, including one with other results or meta, so
 response that has the same results, query and answer objects, and the same meta but for those two numbers; any
 other response gets pieces of its own. The numbers are written by pydantic (pydantic_core.to_json), and the pieces
 are checked to join back into pydantic's own text of the meta when they are made.
-Measured (bench/rest_call.py, docs/decisions.md 2026-11-29 "a cached answer kept whole").
+Measured with routing/kept.py (bench/rest_call.py, in process, 1,000 cached calls x 5 rounds, three runs each side
+alternated on a machine at load 8-10, with this pass's other changes): a cached REST search with engine=mojeek
+98.7-189.7 us per call on main, 77.2-122.5 us here; in cProfile, writing the JSON answer took 10.6% of main's
+call and takes 7.3% of this (smaller) one (docs/decisions.md 2026-11-29, "a cached answer kept whole").
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from webreach.models import EngineAttempt, Hit, SearchMeta, SearchResponse
 from webreach.state.sessions import storable
 
 _LATENCY = '"latency_ms":'
-REFS_KEPT = 8  # sets of refs whose results text a response's pieces keep
+# sets of refs whose results text a response's pieces keep: each is about the size of the hits' JSON (2-5 KB),
+# so at most ~20 KB per cached answer (40 MB only if each of [cache] max_entries' 2,000 answers met 4 numberings)
+REFS_KEPT = 4
 _ELAPSED = '"elapsed_ms":'
 
 
