@@ -1,7 +1,9 @@
-"""A metered call with an idempotency key whose process dies right after its charge commits (SIGKILL, or a commit
-whose acknowledgement is lost): the agent's retry, in another process once the key's lease passed, gets the answer
-it paid for and is not charged again (SQLite and PostgreSQL alike). The fleet fault run (tests/state) meets this
-window by chance; here it is met every time."""
+"""Metered calls with an idempotency key cut short around their charge (SQLite and PostgreSQL alike):
+- the process dies right after the charge commits (SIGKILL, or a commit whose acknowledgement is lost): the agent's
+  retry, in another process once the key's lease passed, gets the answer it paid for and is not charged again;
+- the charge cannot be recorded (the ledger fails while the call settles): the answer is withheld, and the retry at
+  once finds the quota slot the failed attempt held free again, not taken until the hold's lease passes.
+The fleet fault run (tests/state) meets these windows by chance; here they are met every time."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 from webreach.accounts.database import Database, Transaction, open_database
 from webreach.accounts.service import Accounts
 from webreach.config import Settings
+from webreach.errors import AccountingUnavailableError
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.testing.clock import FakeClock
@@ -44,6 +47,30 @@ class DiesAfterTheCharge:
         if charged is not None and int(charged[0]):
             self.died = True
             raise Died
+        with self.inner.transaction(write=write) as tx:
+            yield tx
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class FailsTheSettle:
+    """A ledger database that fails `failures` transactions once a call has reserved (its settle, and the retry
+    of it), then works again."""
+
+    def __init__(self, database: Database, failures: int) -> None:
+        self.inner = database
+        self.lock_row = database.lock_row
+        self.worker: Executor | None = database.worker
+        self.failures = failures
+
+    @contextlib.contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+        with self.inner.transaction(write=False) as tx:
+            reserved = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = 'reserve'")
+        if self.failures and reserved is not None and int(reserved[0]):
+            self.failures -= 1
+            raise AccountingUnavailableError("the ledger's database is restarting")
         with self.inner.transaction(write=write) as tx:
             yield tx
 
@@ -91,3 +118,24 @@ async def test_a_call_killed_after_its_charge_is_replayed_to_the_retry_not_charg
     assert data["cost"] == {**data["cost"], "charged": 0, "replayed": True, "original_charged": 2, "balance": 98}
     assert gateway.accounts.ledger.agent("bot").balance == 98 == gateway.accounts.ledger.journal_sum("bot")
     assert web.count("mojeek") == 1  # the search ran once
+
+
+async def test_a_call_whose_charge_failed_gives_its_quota_slot_back_to_the_retry_at_once(
+    gateway: Gateway, database_url: str
+) -> None:
+    gateway.accounts.add("bot", credits=100, per_hour=1)
+    clock, settings = FakeClock(time.time()), gateway.settings.accounts
+    accounts = Accounts(settings, clock, database=FailsTheSettle(open_database(database_url), failures=2))
+    try:
+        tools = Toolbox.over(gateway, policies=account_policies(accounts))
+        failed = await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key="k-1")
+        assert failed.data is not None and failed.data["code"] == "accounting_unavailable", failed.text
+        # the ledger is back, no time has passed: the failed attempt's hold must not take the one slot of the hour
+        retried = await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key="k-1")
+    finally:
+        accounts.close()
+    data = retried.data
+    assert data is not None and "code" not in data, retried.text
+    assert data["cost"] == {**data["cost"], "charged": 2, "balance": 98, "calls_left": 0}
+    assert gateway.accounts.ledger.agent("bot").balance == 98 == gateway.accounts.ledger.journal_sum("bot")
+    assert gateway.accounts.ledger.usage("bot", now=clock.now()).hour_used == 1

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from webreach.accounts.database import open_database
-from webreach.accounts.idempotency import Idempotency, Replay
+from webreach.accounts.idempotency import Idempotency, Replay, Stale, note_hold
 from webreach.accounts.ledger import Ledger
 from webreach.accounts.quotas import HOUR
 from webreach.accounts.service import Accounts
@@ -149,6 +149,21 @@ def test_idempotency_replays_refuses_other_arguments_and_in_flight_duplicates(le
     assert keys.begin("bot", "k1", "fp-a", now=T0 + 3, lease=LEASE) == Replay('{"status": "ok"}', True)
     assert keys.begin("other", "k1", "fp-b", now=T0 + 3, lease=LEASE) is None  # keys are per agent
     assert keys.begin("bot", "k1", "fp-b", now=T0 + 2 + 86_401, lease=LEASE) is None  # 24 h later: a new call
+
+
+def test_a_dead_attempts_hold_is_handed_to_the_next_attempt_of_its_key(ledger: Ledger) -> None:
+    keys = Idempotency(ledger.database)
+    assert keys.begin("bot", "k1", "fp", now=T0, lease=LEASE) is None
+    with ledger.database.transaction() as tx:
+        note_hold(tx, "bot", "k1", "call-1")
+    with pytest.raises(InProgressError):  # still within its lease: it may be running
+        keys.begin("bot", "k1", "fp", now=T0 + 1, lease=LEASE)
+    assert keys.begin("bot", "k1", "fp", now=T0 + LEASE + 1, lease=LEASE) == Stale("call-1")  # its process died
+    assert keys.forget("bot", "k1") is None  # the new attempt noted no hold yet
+    assert keys.begin("bot", "k1", "fp", now=T0 + LEASE + 2, lease=LEASE) is None
+    with ledger.database.transaction() as tx:
+        note_hold(tx, "bot", "k1", "call-2")
+    assert keys.forget("bot", "k1") == "call-2"  # its charge failed: the caller releases the hold
 
 
 def test_a_failed_call_forgets_its_key_so_the_retry_runs(ledger: Ledger) -> None:

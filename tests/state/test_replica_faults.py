@@ -141,7 +141,8 @@ def test_the_ledger_stays_exact_through_a_killed_replica_and_restarted_backends(
     assert price > 0 and set(outcomes.served.values()) == {price}, "each served key's answer says what it cost"
     assert not outcomes.untyped, outcomes.untyped[:3]
     assert outcomes.refused.keys() <= {"agent_quota_exhausted"}, outcomes.refused
-    assert len(outcomes.served) == QUOTA, "served exactly up to the quota, never past it"
+    charges = (CREDITS - balance) / price  # said beside the served count: a key charged twice shows here
+    assert len(outcomes.served) == QUOTA, f"served {len(outcomes.served)} of the quota {QUOTA}, charged {charges}"
     assert min(outcomes.calls_left) == 0
     assert balance == journal == CREDITS - price * QUOTA, "charged once per served call, nothing uncharged"
     assert after.status_code == 429 and after.json()["code"] == "agent_quota_exhausted", after.text

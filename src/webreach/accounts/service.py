@@ -390,6 +390,13 @@ class Accounts:
 
         return work
 
+    def release(self, name: str, call_id: str) -> None:
+        """Release agent `name`'s hold `call_id` if it is still open (a failed attempt's: tools/accounting.py)."""
+        try:
+            self.ledger.settle(name, call_id, charged=None, now=self.clock.now())
+        except InvalidInputError:  # the agent is gone, and a hold keeps an agent: nothing was open
+            return
+
     def settle(self, held: Held, *, charged: int | None) -> int | None:
         """Commit `charged` (<= held) or release (None); the balance after, None when recovery settled it first."""
         reservation = held.reservation

@@ -25,10 +25,10 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from webreach.accounts.database import Transaction
-from webreach.accounts.idempotency import Replay, check_key, keep
+from webreach.accounts.idempotency import Replay, Stale, check_key, keep, note_hold
 from webreach.accounts.ledger import Agent, Reservation
 from webreach.accounts.quotas import iso
 from webreach.accounts.recent_calls import RecentCall
@@ -45,30 +45,33 @@ _NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --age
 def account_policies(accounts: Accounts) -> Sequence[CallPolicy]:
     """The policies for a toolbox: idempotency always (keys work with accounts off too), metering when enabled."""
     idempotent = Idempotent(accounts)
-    return (idempotent, Metering(accounts, keep=idempotent.keeping)) if accounts.enabled else (idempotent,)
+    return (idempotent, Metering(accounts, keys=idempotent)) if accounts.enabled else (idempotent,)
 
 
-# a keyed call's result store, as work for the transaction that commits its charge (Idempotent.keeping)
-Keeper = Callable[[PreparedCall], Callable[[Transaction, ToolResult], None] | None]
+class KeyRecords(Protocol):
+    """What the metering writes on a keyed call's idempotency record, in its own transactions (Idempotent)."""
+
+    def keeping(self, call: PreparedCall) -> Callable[[Transaction, ToolResult], None] | None: ...
+    def noting(self, call: PreparedCall) -> Callable[[Transaction, str], None] | None: ...
 
 
 class Metering:
-    """Reserve before the handler, settle after it, and say what the call cost in its answer. `keep` (the
-    Idempotent policy's) gives a keyed call's result store: it runs in the settle's transaction, so the charge and
-    the answer a retry replays are written together or not at all."""
+    """Reserve before the handler, settle after it, and say what the call cost in its answer. `keys` (the
+    Idempotent policy) writes a keyed call's record: the hold, in the reservation's transaction (a failed attempt's
+    hold is released when its key is retried), and the answer, in the settle's, so the charge and the answer a retry
+    replays are written together or not at all."""
 
-    def __init__(self, accounts: Accounts, *, keep: Keeper | None = None) -> None:
+    def __init__(self, accounts: Accounts, *, keys: KeyRecords | None = None) -> None:
         self.accounts = accounts
-        self.keep = keep
+        self.keys = keys
 
     async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
         caller = call.context.caller
         if caller is None:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
-        held = await self._reserve(
-            self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price)), caller
-        )
+        reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+        held = await self._reserve(_noted(reserve, self.keys.noting(call) if self.keys else None), caller)
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
             try:
@@ -80,7 +83,7 @@ class Metering:
                 raise
         charged = _charged(call, held.reservation.price, result, read_price[0])
         answer = functools.partial(self._answer, call, result, held, charged)
-        store = self.keep(call) if self.keep is not None and result.error is None else None
+        store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
         then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
         try:
             balance = await self._settle(held, charged, then)
@@ -151,6 +154,21 @@ class Metering:
         own = self.accounts.price(agent, priced_as(call.tool), units=price.units, engine=price.engine)
         read_price[0] = self.accounts.price(agent, "web_fetch") if price.reads else 0
         return own + read_price[0] * price.reads  # the most it may read: the reads not made are released
+
+
+def _noted(
+    reserve: Callable[[Transaction], Held], note: Callable[[Transaction, str], None] | None
+) -> Callable[[Transaction], Held]:
+    """`reserve`, and when given, `note` of the hold it made, in the same transaction."""
+    if note is None:
+        return reserve
+
+    def noted(tx: Transaction) -> Held:
+        held = reserve(tx)
+        note(tx, held.reservation.call_id)
+        return held
+
+    return noted
 
 
 def _charged(call: PreparedCall, held: int, result: ToolResult, read_price: int) -> int | None:
@@ -232,11 +250,15 @@ class Idempotent:
         if isinstance(replay, Replay):
             result = ToolResult(tool=context.tool, text=replay.text, is_json=replay.is_json)
             return await self._replayed(result, context.caller, output=context.output)
+        if isinstance(replay, Stale):  # an earlier attempt died holding credits and a quota slot: give them back
+            await self._release(agent, replay.call_id)
         try:
             result = await proceed()
         except BaseException:
-            with contextlib.suppress(AccountingUnavailableError):  # the key's lease frees it
-                await accounts.off_loop(store.forget, agent, key)
+            with contextlib.suppress(AccountingUnavailableError):  # else the key's and the hold's leases free them
+                stale = await accounts.off_loop(store.forget, agent, key)
+                if stale is not None:  # the charge was not recorded (the ledger failed): the hold goes back now
+                    await self._release(agent, stale)
             raise
         # a ledger that fails now must not take a served result away: the key stays claimed until its lease
         # passes, so a duplicate meanwhile is told in_progress, and one after it runs afresh (a metered call's
@@ -248,6 +270,19 @@ class Idempotent:
             elif result.error is not None:
                 await accounts.off_loop(store.forget, agent, key)
         return result
+
+    async def _release(self, agent: str, call_id: str) -> None:
+        """Release hold `call_id` of a failed attempt if it is still open (settled ones are left as they are)."""
+        with contextlib.suppress(AccountingUnavailableError):  # the hold's lease releases it
+            await self.accounts.off_loop(self.accounts.release, agent, call_id)
+
+    def noting(self, call: PreparedCall) -> Callable[[Transaction, str], None] | None:
+        """For a keyed call, the note of its hold on its record, as work for the reservation's transaction."""
+        key = call.context.idempotency_key
+        if key is None:
+            return None
+        agent = call.context.caller or ""
+        return lambda tx, call_id: note_hold(tx, agent, key, call_id)
 
     def keeping(self, call: PreparedCall) -> Callable[[Transaction, ToolResult], None] | None:
         """For a keyed call, its result store as work for the transaction that commits its charge (Metering's

@@ -16,13 +16,13 @@ Hostile input is refused before it costs anything (every limit is an InvalidInpu
 - A JSON-encoded list inside a string argument is decoded only when it is short enough to be a valid list
   (MAX_LIST_TEXT_CHARS) and flat (depth 1); anything else stays a string and fails validation as one.
 - Lengths are checked on the text as sent, before whitespace is stripped, so the schemas' maxLength is exact.
+
+The checks of one value (depth, lists sent as strings, lengths as sent) are tools/argument_values.py.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Self
@@ -41,9 +41,8 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
-from webreach.bounded_json import nests_deeper_than
 from webreach.defaults import MAX_JSON_DEPTH as MAX_JSON_DEPTH
-from webreach.errors import Arg, InvalidInputError, hint
+from webreach.errors import InvalidInputError
 from webreach.models import (
     LANGUAGE_PATTERN,
     MAX_LANGUAGE_CHARS,
@@ -58,9 +57,11 @@ from webreach.models import (
     SearchRequest,
     check_query_not_blank,
     describe_validation_error,
-    schema_pattern_matches,
 )
 from webreach.state.sessions import MAX_REF
+from webreach.tools.argument_values import as_list, as_sent, check_exactly_one, check_query_length, lowered
+from webreach.tools.argument_values import check_depth as check_depth  # the pipeline's and the tests' import
+from webreach.tools.argument_values import check_json_depth as check_json_depth
 from webreach.tools.number_text import MARKS, number, whole_number
 
 MAX_QUERIES = 5
@@ -180,87 +181,6 @@ def _number_rules(model: type[BaseModel]) -> Mapping[str, tuple[int | None, int 
     return MappingProxyType(rules)
 
 
-def check_exactly_one(names: tuple[str, ...], given: Mapping[str, Any]) -> None:
-    """InvalidInputError unless exactly one of `names` is given (not null): the one check of web_fetch's url and ref
-    for every door (MCP, REST, the CLI's `fetch URL` / `--ref N`), its hint written in each door's syntax."""
-    present = [name for name in names if given.get(name) is not None]
-    if len(present) == 1:
-        return
-    said = " and ".join(present) + " were given" if present else "none was given"
-    slots = " or ".join("{}" for _ in names)
-    next_step = hint(f"Keep only one: {slots}." if present else f"Pass {slots}.", *(Arg(name) for name in names))
-    raise InvalidInputError(f"give exactly one of {' or '.join(names)} ({said})", hint=next_step)
-
-
-def check_json_depth(text: str | bytes, *, limit: int = MAX_JSON_DEPTH) -> None:
-    """InvalidInputError when JSON `text` nests arrays/objects deeper than `limit`, found without decoding (so it is
-    safe on text no decoder should recurse into)."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
-    if data.count(b"[") + data.count(b"{") <= limit:  # the common case: too few brackets to be too deep
-        return
-    if nests_deeper_than(data, limit):
-        raise InvalidInputError(
-            f"arguments nest deeper than {limit} levels", hint="Send a flat JSON object of the tool's arguments."
-        )
-
-
-def check_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> None:
-    """InvalidInputError when decoded arguments (dicts and lists) nest deeper than `limit`; iterative, so a deep
-    value cannot exhaust the stack here either."""
-    pending: list[tuple[Any, int]] = [(value, 0)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, Mapping | list | tuple):
-            if depth >= limit:
-                raise InvalidInputError(
-                    f"arguments nest deeper than {limit} levels", hint="Send a flat object of the tool's arguments."
-                )
-            pending.extend((child, depth + 1) for child in _children(item))
-
-
-def _children(item: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> Iterator[Any]:
-    return iter(item.values()) if isinstance(item, Mapping) else iter(item)
-
-
-def _lowered(value: Any) -> Any:
-    return value.strip().lower() if isinstance(value, str) else value
-
-
-def _as_list(value: Any) -> Any:
-    """A JSON-encoded list or a comma/space separated string as a list; anything else unchanged."""
-    if not isinstance(value, str):
-        return value
-    text = value.strip(" \t\n\r\f\v")  # ASCII spacing: see below
-    if text.startswith("["):
-        if len(text) > MAX_LIST_TEXT_CHARS or nests_deeper_than(text, 1):
-            return value  # not a list of strings this argument could take: validation says so
-        try:
-            decoded = json.loads(text)
-        except ValueError:
-            return value
-        return decoded if isinstance(decoded, list) else value
-    # split at commas and ASCII spacing only: str.split() would also split at (and drop) \x1c-\x1f, so a list
-    # of control characters read as an empty list (the default) instead of failing as the names it is not
-    return [part for part in re.split(r"[,\s]+", text, flags=re.ASCII) if part]
-
-
-def as_sent(value: Any, *, pattern: str, max_chars: int, min_chars: int = 0) -> Any:
-    """`value` unchanged once it passes the schema's length and pattern checked as a JSON Schema validator checks
-    them: on the text as sent (before whitespace is stripped), the pattern with re.search."""
-    if isinstance(value, str):
-        if not min_chars <= len(value) <= max_chars:
-            raise ValueError(f"must have {min_chars}-{max_chars} characters, whitespace included")
-        if not schema_pattern_matches(pattern, value):
-            raise ValueError(f"must match the pattern {pattern}")
-    return value
-
-
-def _check_query_length(value: Any) -> None:
-    """Queries are measured as sent, whitespace included, so the schemas' maxLength is exactly what is accepted."""
-    if isinstance(value, str) and len(value) > MAX_QUERY_CHARS:
-        raise ValueError(f"a query may have at most {MAX_QUERY_CHARS} characters, whitespace included")
-
-
 # web_search and web_search_multi read their top results for a question alike (tools/search_reading.py): the same
 # three arguments, made here once
 
@@ -332,11 +252,11 @@ class WebSearchArguments(ToolArguments):
     def _query_list(cls, value: Any) -> Any:
         # a list sent as a JSON string is common; a query that itself looks like a JSON list of strings is not
         if isinstance(value, str) and value.strip().startswith("["):
-            decoded = _as_list(value)
+            decoded = as_list(value, max_chars=MAX_LIST_TEXT_CHARS)
             if isinstance(decoded, list) and all(isinstance(item, str) for item in decoded):
                 value = decoded
         for item in value if isinstance(value, list) else [value]:
-            _check_query_length(item)
+            check_query_length(item)
         return value
 
     @field_validator("query", mode="wrap")
@@ -356,7 +276,7 @@ class WebSearchArguments(ToolArguments):
     @field_validator("engine", mode="before")
     @classmethod
     def _engine(cls, value: Any) -> Any:
-        return _lowered(value)
+        return lowered(value)
 
     @field_validator("site", mode="before")
     @classmethod
@@ -379,7 +299,7 @@ class WebSearchArguments(ToolArguments):
     @field_validator("freshness", mode="before")
     @classmethod
     def _freshness(cls, value: Any) -> Any:
-        value = _lowered(value)
+        value = lowered(value)
         return _FRESHNESS_ALIASES.get(value, value) if isinstance(value, str) else value
 
     def queries(self) -> list[str]:
@@ -409,16 +329,16 @@ class WebSearchMultiArguments(ToolArguments):
     @classmethod
     def _query_length(cls, value: Any) -> Any:
         check_query_not_blank(value)
-        _check_query_length(value)
+        check_query_length(value)
         return value
 
     @field_validator("engines", mode="before")
     @classmethod
     def _engines(cls, value: Any) -> Any:
-        value = _as_list(value)
+        value = as_list(value, max_chars=MAX_LIST_TEXT_CHARS)
         if not isinstance(value, list):
             return value
-        return [_lowered(item) for item in value] or None  # an empty list means "the default set"
+        return [lowered(item) for item in value] or None  # an empty list means "the default set"
 
 
 class WebFetchArguments(ToolArguments):
@@ -458,5 +378,5 @@ class WebFetchArguments(ToolArguments):
     @field_validator("format", mode="before")
     @classmethod
     def _format(cls, value: Any) -> Any:
-        value = _lowered(value)
+        value = lowered(value)
         return _FORMAT_ALIASES.get(value, value) if isinstance(value, str) else value
