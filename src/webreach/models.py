@@ -289,6 +289,13 @@ class SearchResponse(BaseModel):
         None, description="The provider's AI answer, when it wrote one (Tavily with include_answer).", exclude_if=_unset
     )
 
+    @cached_property
+    def derived(self) -> dict[str, Any]:
+        """Scratch space for views derived from this response (tools/output.py keeps its JSON template here). Not a
+        field: never dumped, validated or compared. model_copy carries it over (routing/kept.py relies on that for a
+        cached answer's per-call copies), so a reader checks what an entry was derived from."""
+        return {}
+
 
 ReadFormat = Literal["markdown", "text", "html", "json"]
 ReaderName = Literal["auto", "direct", "browser", "jina"]

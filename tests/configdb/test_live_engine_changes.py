@@ -1,5 +1,5 @@
 """A console change made live takes effect on the very next search: Searching remembers which engines are usable
-and auto's order per settings (search/service.py _Orders), and applying new settings must start that memo anew."""
+and auto's order per settings (search/orders.py Orders), and applying new settings must start that memo anew."""
 
 from __future__ import annotations
 

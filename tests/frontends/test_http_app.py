@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import html
 from collections.abc import Iterator
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from starlette.testclient import TestClient
@@ -19,6 +20,8 @@ from webreach.errors import BlockedError, WebreachError
 from webreach.frontends._admin import ADMIN_PREFIX as ADMIN
 from webreach.frontends._errors import HTTP_STATUS, http_status, retry_after_header
 from webreach.frontends._host_guard import HostGuard, matches
+from webreach.frontends._http_app import _limits
+from webreach.frontends._http_served import Served
 from webreach.frontends._openapi import rest_path
 from webreach.frontends.http import build_app
 from webreach.gateway import Gateway
@@ -382,3 +385,18 @@ def test_an_engine_is_tested_over_json_as_the_console_tests_it(client: TestClien
     assert web.count("mojeek") == before + 1, "asked for real, past the cache"
     assert unknown.status_code == 400 and unknown.json()["code"] == "invalid_input"
     assert client.post("/v1/admin/engines/mojeek/test").status_code == 401  # the admin gate: not loopback
+
+
+def test_body_limits_follow_a_live_change_of_the_image_cap() -> None:
+    """The caps are kept between calls (frontends/_http_app.py _limits) and made again when the console changes
+    [images] max_input_bytes: a call after the change is held to the new cap."""
+    images = SimpleNamespace(max_input_bytes=3_000)
+    gateway = SimpleNamespace(settings=SimpleNamespace(images=images))
+    limits = _limits(cast(Served, SimpleNamespace(ready=lambda: gateway)), 1_000)
+    first = limits()
+    assert (first.plain, first.images) == (1_000, 1_000 + 4_000) and limits() is first
+    images.max_input_bytes = 300
+    changed = limits()
+    assert (changed.plain, changed.images) == (1_000, 1_000 + 400)
+    images.max_input_bytes = 3_000
+    assert limits() == first

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -219,3 +220,42 @@ def test_cached_auto_searches_count_each_attempt_once_and_keep_their_refs(served
     assert value(text, "webreach_engine_cache_total", engine=engine, result="hit") == 3
     assert value(text, "webreach_engine_attempt_seconds_count", engine=engine) == 1  # the one that asked it
     assert value(text, "webreach_engine_parsed_total", engine=engine, parser="engine") == 1
+
+
+def test_a_cached_answer_kept_whole_numbers_refs_in_each_session_and_counts_each_call(
+    served: tuple[TestClient, str],
+) -> None:
+    """A cached single-engine answer is a copy of the response kept with its cache entry (routing/kept.py) and its
+    JSON is joined from kept pieces (tools/kept_json.py): each call still gets its own refs, in its own session (they
+    resolve there), its own cached attempt and elapsed time, and is counted."""
+    client, agent_key = served
+
+    def search(session: str, engine: str = "mojeek") -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {agent_key}", "X-Webreach-Session": session}
+        response = client.post("/v1/search", json={**SEARCH, "engine": engine, "limit": 4}, headers=headers)
+        assert response.status_code == 200, response.text
+        return dict(response.json())
+
+    first = search("kept-a")
+    search("kept-b", "brave")  # session b numbers other URLs first: its refs for the cached answer differ
+    answers = [search("kept-b") for _ in range(2)] + [search("kept-a")]
+
+    assert [answer["meta"]["attempts"][0]["cached"] for answer in [first, *answers]] == [False, True, True, True]
+    for answer in answers:
+        assert answer["results"] and [hit["url"] for hit in answer["results"]] == [h["url"] for h in first["results"]]
+        assert answer["meta"]["mode"] == "engine" and answer["meta"]["engines_used"] == ["mojeek"]
+        assert answer["meta"]["elapsed_ms"] >= answer["meta"]["attempts"][0]["latency_ms"] >= 0
+    refs_a = [hit["ref"] for hit in first["results"]]
+    refs_b = [hit["ref"] for hit in answers[0]["results"]]
+    assert [hit["ref"] for hit in answers[1]["results"]] == refs_b
+    assert [hit["ref"] for hit in answers[2]["results"]] == refs_a != refs_b
+    for session, refs in (("kept-a", refs_a), ("kept-b", refs_b)):
+        headers = {"Authorization": f"Bearer {agent_key}", "X-Webreach-Session": session}
+        read = client.post("/v1/fetch", json={"ref": refs[0]}, headers=headers)
+        assert read.status_code == 200, read.text
+        assert read.json()["url"] == first["results"][0]["url"]  # each session's ref resolves to the same page
+    text = scrape(client)
+    assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="ok") == 5
+    assert value(text, "webreach_engine_cache_total", engine="mojeek", result="hit") == 3
+    assert value(text, "webreach_engine_cache_total", engine="mojeek", result="miss") == 1
+    assert value(text, "webreach_engine_attempts_total", engine="mojeek", status="ok", code="") == 4

@@ -53,3 +53,20 @@ async def test_each_caller_has_its_own_refs() -> None:
         "unknown_ref",
         "invalid_input",
     ]
+
+
+async def test_a_remembered_store_session_keeps_callers_apart_and_never_keeps_a_refused_name() -> None:
+    """The Toolbox remembers each (session, caller) pair's store session (Toolbox._store_session): asked again, the
+    same pair lands in the same store session, another caller with the same name in its own, and a refused name
+    is refused every time."""
+    store = MemorySessionStore(clock=FakeClock())
+    tools = Toolbox(FakeBackend(answers={"rust": response("rust", *URLS)}), store)
+    for _ in range(2):
+        assert not (await tools.call("web_search", {"query": "rust"}, session="s", caller="acct_1")).is_error
+        assert not (await tools.call("web_search", {"query": "rust"}, session="s")).is_error
+    assert await store.resolve("@acct_1/s", 2) == URLS[1] and await store.resolve("s", 2) == URLS[1]
+    other = await tools.call("web_fetch", {"ref": 1}, session="s", caller="acct_2")
+    assert json.loads(other.text)["code"] == "unknown_ref"
+    for _ in range(2):
+        refused = await tools.call("web_search", {"query": "rust"}, session="@acct_1/s")
+        assert json.loads(refused.text)["code"] == "invalid_input"

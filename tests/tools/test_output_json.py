@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from webreach.models import EngineAttempt, Hit, ImageFields, SearchMeta, SearchResponse
+from webreach.routing.kept import copied
 from webreach.tools import SearchOutcome, search_json, search_text
 from webreach.tools.output import json_text, query_results_text, search_json_text, search_output
 
@@ -70,3 +71,45 @@ def test_compact_lines_kept_on_a_hit_never_reach_its_json() -> None:
     assert "derived" not in search_json(outcomes((hit,)), {hit.url: 1})["results"][0]
     assert "derived" not in search_json_text(outcomes((hit,)), {hit.url: 1})
     assert "derived" not in search_json_text(outcomes((hit, hit)) * 2, {hit.url: 1})  # several queries: the model
+
+
+def test_a_kept_responses_copies_are_written_from_its_pieces_byte_for_byte() -> None:
+    """Routing gives each call a cached entry answers a copy of the response it kept (routing/kept.py): the copy
+    shares the pieces and writes its own latency, elapsed time and refs, exactly as pydantic would."""
+    (outcome,) = outcomes()
+    response = outcome.response
+    assert response is not None
+    first = query_results_text(outcome, {HITS[0].url: 1})
+    pieces = response.derived["json"]
+    for latency, elapsed, refs in (
+        (0.001, 0.0, {HITS[0].url: 1}),
+        (12.345, 1234.5, {HITS[1].url: 3}),
+        (0.0, 1e-3, None),
+    ):
+        attempt = copied(META.attempts[0], latency_ms=latency)
+        copy = copied(response, meta=copied(META, attempts=(attempt,), elapsed_ms=elapsed))
+        found = [SearchOutcome(query=copy.query, response=copy)]
+        assert query_results_text(found[0], refs) == model_text(found, refs)
+        assert copy.derived["json"] is pieces  # written from the kept pieces, not made again
+    assert query_results_text(outcome, {HITS[0].url: 1}) == first  # the refs written before, kept
+
+
+def test_a_copy_that_differs_otherwise_gets_pieces_of_its_own() -> None:
+    (outcome,) = outcomes()
+    response = outcome.response
+    assert response is not None
+    query_results_text(outcome, None)
+    other_attempt = META.attempts[0].model_copy(update={"cached": False, "count": 9})
+    two = (META.attempts[0], other_attempt)
+    for copy in (
+        response.model_copy(update={"results": HITS[:2]}),
+        response.model_copy(update={"query": "another"}),
+        response.model_copy(update={"answer": "an answer"}),
+        response.model_copy(update={"meta": META.model_copy(update={"attempts": (other_attempt,)})}),
+        response.model_copy(update={"meta": META.model_copy(update={"stale": True, "mode": "auto"})}),
+        response.model_copy(update={"meta": META.model_copy(update={"attempts": two, "engines_used": ("a", "b")})}),
+    ):
+        assert copy.derived is response.derived  # model_copy shares the scratch
+        found = [SearchOutcome(query=copy.query, response=copy)]
+        for refs in (None, {HITS[2].url: 5}):
+            assert query_results_text(found[0], refs) == model_text(found, refs)

@@ -61,8 +61,7 @@ def build_app(
         profile=source.tools.profile if isinstance(source, Settings) else None,
     )
     admin = _admin(served, server, metrics)
-    max_body_bytes = server.max_body_bytes
-    limits = lambda: BodyLimits.of(max_body_bytes, served.ready().settings.images.max_input_bytes)  # noqa: E731
+    limits = _limits(served, server.max_body_bytes)
     tool_calls = ToolCalls(served, limits)
     mcp_door = AgentDoor(McpBodyCap(endpoint.app, limits, served.ready_tools), served.ready)
     front = Route("/", to_docs).app
@@ -97,6 +96,22 @@ def _admin(served: Served, server: ServerSettings, metrics: Metrics) -> AdminRou
     admin.add_outside("/metrics", metrics.answer)  # behind the admin gate: _metrics.py, docs/scaling.md
     served.admin_endpoints = {f"GET {ADMIN_PREFIX}": "The admin endpoints, with a summary of each.", **admin.described}
     return admin
+
+
+def _limits(served: Served, max_body_bytes: int) -> Limits:
+    """The body caps in effect for each call, made again only when the image cap changes (the console changes it
+    live): one comparison per call instead of a BodyLimits built per call."""
+    made: dict[int, BodyLimits] = {}
+
+    def limits() -> BodyLimits:
+        image_bytes = served.ready().settings.images.max_input_bytes
+        known = made.get(image_bytes)
+        if known is None:
+            made.clear()  # the previous cap's: one kept
+            known = made[image_bytes] = BodyLimits.of(max_body_bytes, image_bytes)
+        return known
+
+    return limits
 
 
 def _profile_door(

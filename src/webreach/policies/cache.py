@@ -123,7 +123,7 @@ class Cache:
         entry = store.peek(self.key(request), now=now)
         if entry is None or not entry.is_fresh(now):
             return None
-        return EngineResult(hits=entry.hits, cached=True, answer=entry.answer)
+        return EngineResult(hits=entry.hits, cached=True, answer=entry.answer, kept=entry.derived)
 
     async def _fresh(self, key: str) -> EngineResult | None:
         now = self.clock.now()

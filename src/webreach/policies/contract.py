@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from webreach.models import Hit, ParsedBy, SearchRequest
 
@@ -17,6 +17,9 @@ class EngineResult:
     stale: bool = False
     parsed_by: ParsedBy | None = None  # which parser read the page; None when nothing was parsed (cache)
     answer: str | None = None  # the provider's AI answer beside its hits (ParsedPage.answer), cached with them
+    # an in-process cache entry's scratch (CacheEntry.derived), shared by every call this same answer serves:
+    # routing keeps the response it built from it there (routing/kept.py); None for any other answer
+    kept: dict[Any, Any] | None = field(default=None, compare=False, repr=False)
 
 
 class Search(Protocol):

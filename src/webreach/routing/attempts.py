@@ -24,6 +24,7 @@ from webreach.clock import Clock
 from webreach.errors import EngineError, EngineTimeoutError, NotConfiguredError, SuspendedError, WebreachError
 from webreach.models import EngineAttempt, Hit, SearchRequest
 from webreach.policies.contract import EngineResult, Search
+from webreach.routing.kept import attempt_again
 
 EngineFailure = EngineError | NotConfiguredError
 AttemptListener = Callable[[EngineAttempt], None]
@@ -105,14 +106,23 @@ def answered_at_once(
     candidate: Candidate, request: SearchRequest, clock: Clock, *, with_hits: bool = False
 ) -> Outcome | None:
     """The candidate's answer when it has one without I/O (Candidate.at_once; `with_hits`: one with hits),
-    reported as its call would be; None when it has none (nothing reported: it is then called as usual)."""
+    reported as its call would be; None when it has none (nothing reported: it is then called as usual). An
+    in-process cache entry's attempt is kept with it and copied with this call's latency (routing/kept.py)."""
     if candidate.at_once is None:
         return None
     started = clock.now()
     result = candidate.at_once(request)
     if result is None or (with_hits and not result.hits):
         return None
-    return reported(candidate, answered(candidate, result, _ms(clock.now() - started), hedged=False))
+    latency_ms = _ms(clock.now() - started)
+    if result.kept is None:
+        return reported(candidate, answered(candidate, result, latency_ms, hedged=False))
+    # the attempt this cache entry's answer was reported with, again with this call's latency (routing/kept.py)
+    key = ("attempt", candidate.name, candidate.unsupported)
+    attempt = attempt_again(
+        result.kept, key, latency_ms, lambda ms: answered(candidate, result, ms, hedged=False).attempt
+    )
+    return reported(candidate, Outcome(attempt, result=result))
 
 
 def reported(candidate: Candidate, outcome: Outcome) -> Outcome:

@@ -27,7 +27,9 @@ Decisions (the design leaves them open):
   a task per engine. Before any of that, single and auto ask their (first) candidate for an answer that needs no
   I/O (Candidate.at_once: a fresh entry of the in-process cache): when it has one, the search answers in the
   caller's task with no deadline timeout, task or hedge timer, its attempt reported (cached) as any other. Auto
-  takes it only when it has hits (an empty one moves on, as always). Every miss then goes the usual way.
+  takes it only when it has hits (an empty one moves on, as always). Every miss then goes the usual way. The
+  attempt and response of such an answer are kept with its cache entry (EngineResult.kept) and copied per call
+  with that call's latency and elapsed time (routing/kept.py).
 - A search answers as soon as it has its answer: calls it no longer needs (hedged losers, calls cut off by the
   deadline) are cancelled and left to unwind in the Router's Reaper, which holds them until they end;
   `aclose()` waits (bounded) for the last of them, and Searching calls it before closing the HTTP clients.
@@ -52,6 +54,7 @@ from webreach.routing.attempts import (
     reported,
 )
 from webreach.routing.flights import Flights
+from webreach.routing.kept import response_again
 from webreach.routing.merge import merge
 from webreach.routing.reaper import Reaper
 
@@ -83,7 +86,7 @@ class Router:
         began = self._clock.now()
         cached = answered_at_once(candidate, request, self._clock)
         if cached is not None:
-            return self._respond(request, "engine", cached.hits, [cached], [cached], began)
+            return self._at_once(request, "engine", cached, began)
         try:
             # in this task, under the clock's timeout: an answer that needs no I/O (a cache hit) costs no task
             async with self._clock.timeout(self._deadline):
@@ -103,7 +106,7 @@ class Router:
         # only the first is looked at: candidates built on demand (LazyCandidates) build the rest on a miss only
         cached = answered_at_once(candidates[0], request, self._clock, with_hits=True) if candidates else None
         if cached is not None:
-            return self._respond(request, "auto", cached.hits, [cached], [cached], began)
+            return self._at_once(request, "auto", cached, began)
         waiting = deque(_unique(candidates))
         async with Flights(self._clock, request, self._reaper) as flights:
             winner = await self._race(flights, waiting, deadline_at=began + self._deadline)
@@ -192,6 +195,21 @@ class Router:
             errors=[o.error for o in outcomes if o.error is not None],
             attempts=[o.attempt for o in outcomes],
         )
+
+    def _at_once(self, request: SearchRequest, mode: str, outcome: Outcome, began: float) -> SearchResponse:
+        """The response of an answer at once: kept whole with its cache entry and copied with this call's attempt
+        and elapsed time (routing/kept.py), or built when the answer keeps nothing."""
+        result = outcome.result
+        assert result is not None
+
+        def build() -> SearchResponse:
+            return self._respond(request, mode, outcome.hits, [outcome], [outcome], began)
+
+        if result.kept is None:
+            return build()
+        key = ("response", mode, request.query, request.limit, outcome.attempt.engine)
+        elapsed_ms = round(max(0.0, self._clock.now() - began) * 1000.0, 3)
+        return response_again(result.kept, key, outcome.attempt, elapsed_ms, build)
 
     def _respond(
         self,

@@ -57,7 +57,10 @@ class RecentAttempts:
             return
         seen = _Seen(attempt.status in ("ok", "empty"), attempt.code, attempt.cached, attempt.latency_ms)
         with self._lock:
-            self._seen.setdefault(attempt.engine, deque(maxlen=self._window)).append(seen)
+            kept = self._seen.get(attempt.engine)
+            if kept is None:  # a deque made only for a new engine (setdefault's default was one per attempt)
+                kept = self._seen[attempt.engine] = deque(maxlen=self._window)
+            kept.append(seen)
 
     def summary(self) -> dict[str, RecentEngine]:
         """Every engine with attempts, by name."""

@@ -16,7 +16,6 @@ import functools
 import random
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import httpx
@@ -39,6 +38,7 @@ from webreach.search.engine_settings import config_fingerprint, engine_settings
 from webreach.search.engine_status import EngineStatus as EngineStatus  # the Gateway's and the console's import
 from webreach.search.engine_status import engine_status
 from webreach.search.log_redaction import HttpLogRedaction, log_secrets
+from webreach.search.orders import Orders, language_defaults
 from webreach.search.parsing import EngineParsing
 from webreach.search.saved_pages import guess_engine, parse_saved
 from webreach.search.warm_up import WarmUpTokens
@@ -86,7 +86,7 @@ class Searching:
         )
         # web and image engines alike (Engine.vertical): one policy stack each, the same machinery, built on first use
         self._engines = self._created_engines()
-        self._orders = _Orders()  # usable() and auto_order() answers for these engines; reconfigure() starts anew
+        self._orders = Orders()  # usable() and auto_order() answers for these engines; reconfigure() starts anew
         self._router = Router(clock=clock, hedge_delay=settings.hedge_delay, deadline=settings.request_deadline)
         self._attempt_listeners: list[AttemptListener] = []
         # keys in request URLs (SerpApi's api_key) must not reach httpx's request log lines
@@ -130,7 +130,7 @@ class Searching:
         engines = self._created_engines()
         self._state.set_fingerprints({name: config_fingerprint(each) for name, each in engines.settings.items()})
         self._engines = engines
-        self._orders = _Orders()  # the new settings' engines decide usable() and the auto order from now on
+        self._orders = Orders()  # the new settings' engines decide usable() and the auto order from now on
         previous = self._log_redaction
         self._log_redaction = HttpLogRedaction(log_secrets(settings, engines.settings.values()))
         previous.close()
@@ -199,7 +199,7 @@ class Searching:
     def usable(self, name: str) -> bool:
         """True when the engine is enabled and has what it needs (key, instance URL).
 
-        Answered once per engine and settings (_Orders): an engine's settings are frozen and change only through
+        Answered once per engine and settings (Orders): an engine's settings are frozen and change only through
         reconfigure(), which starts a new memo. Asking ensure_configured() every time raised and caught a
         NotConfiguredError for every keyed engine on every auto search (about 150 us a call).
         """
@@ -275,7 +275,7 @@ class Searching:
         """The engines auto mode tries for `query`, in order (image search: `[images] engines`, short names).
 
         It depends on the query only through whether it is Chinese, so it is worked out once per vertical and
-        script for the current settings (_Orders; reconfigure() starts anew) and copied out."""
+        script for the current settings (Orders; reconfigure() starts anew) and copied out."""
         key = (vertical, is_chinese(query))
         order = self._orders.auto.get(key)
         if order is None:
@@ -319,6 +319,36 @@ class Searching:
             at_once=search.at_once if isinstance(search, Cache) else None,
         )  # fmt: skip
 
+    def _route(
+        self, engine: str, engines: Sequence[str] | None, vertical: Vertical, asked: SearchRequest
+    ) -> tuple[Sequence[Candidate], SearchRequest]:
+        """The candidates routing asks (a named engine's one; auto's or multi's, built as routing looks at them: a
+        cached auto answer needs its first only) and the request it asks them (language defaults applied). Kept per
+        request object for these settings (Orders.routes) unless the caller names its engines: the tools plan a
+        repeated call once, so a cached search meets the same frozen request again (tools/planned_calls.py)."""
+        key = (engine, vertical, id(asked), bool(self._attempt_listeners))
+        known = None if engines else self._orders.routes.get(key)
+        if known is not None and known[0] is asked:  # the request is held with them: its id is not reused
+            return known[1], known[2]
+        request = language_defaults(asked)
+        if engine not in ("auto", "multi"):
+            candidates: Sequence[Candidate] = (self._candidate(self._check_name(engine, vertical), asked),)
+        else:
+            names = [self._check_name(n, vertical) for n in engines] if engines else None
+            if engine == "multi":
+                names = names or self.multi_engines(request.query, vertical)
+            else:
+                names = names or self.auto_order(request.query, vertical)
+            if not names:
+                raise NotConfiguredError(
+                    "no engine is usable",
+                    hint="Enable a keyless engine or configure an API key (see `webreach engines`).",
+                )
+            candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))  # every name checked
+        if not engines:
+            self._orders.keep(key, (asked, candidates, request))
+        return candidates, request
+
     def add_attempt_listener(self, listener: AttemptListener) -> None:
         """Tell `listener` of every engine attempt as it ends, while searches go on (the CLI's -v streams them)."""
         self._attempt_listeners.append(listener)
@@ -357,26 +387,14 @@ class Searching:
     ) -> SearchResponse:
         """Search with one named engine, 'auto' (fallback with hedging) or 'multi' (fan out and merge); image
         search (vertical "images", engines `images_<name>`) runs through the same routing and policies."""
-        asked = request
-        request = language_defaults(request)
-        if engine not in ("auto", "multi"):
-            if engines:
-                raise InvalidInputError(
-                    f"a list of engines applies to the auto and multi modes only, not to one engine ({engine})",
-                    hint=hint("Use {} or {}, or drop {}.", AUTO, Arg("engine", "multi"), Arg("engines")),
-                )
-            return await self._router.single(self._candidate(self._check_name(engine, vertical), asked), request)
-        names = [self._check_name(n, vertical) for n in engines] if engines else None
-        if engine == "multi":
-            names = names or self.multi_engines(request.query, vertical)
-        else:
-            names = names or self.auto_order(request.query, vertical)
-        if not names:
-            raise NotConfiguredError(
-                "no engine is usable", hint="Enable a keyless engine or configure an API key (see `webreach engines`)."
+        if engine not in ("auto", "multi") and engines:
+            raise InvalidInputError(
+                f"a list of engines applies to the auto and multi modes only, not to one engine ({engine})",
+                hint=hint("Use {} or {}, or drop {}.", AUTO, Arg("engine", "multi"), Arg("engines")),
             )
-        # every name checked above; built as routing looks at them (auto's cached answer needs its first only)
-        candidates = LazyCandidates(names, lambda name: self._candidate(name, asked))
+        candidates, request = self._route(engine, engines, vertical, request)
+        if engine not in ("auto", "multi"):
+            return await self._router.single(candidates[0], request)
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)
@@ -398,19 +416,3 @@ class Searching:
                     request, mode, result.hits, engines_used=[candidate.name], attempts=failure.attempts, stale=True
                 )
         return None
-
-
-@dataclass
-class _Orders:
-    """What one set of engines (one settings) answers the same way every time: whether each engine is usable, and
-    auto's order per (vertical, Chinese query). Searching replaces it whenever it rebuilds its engines."""
-
-    usable: dict[str, bool] = field(default_factory=dict)
-    auto: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict)
-
-
-def language_defaults(request: SearchRequest) -> SearchRequest:
-    """A Chinese query with neither language nor region asked for is searched as language zh, region cn."""
-    if request.language is None and request.region is None and is_chinese(request.query):
-        return request.model_copy(update={"language": "zh", "region": "cn"})
-    return request

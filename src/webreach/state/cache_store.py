@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from cachetools import LRUCache
 
@@ -45,6 +45,9 @@ class CacheEntry:
     fresh_until: float
     keep_until: float
     answer: str | None = None
+    # what callers derived from this answer, living and dying with the entry (routing keeps the response it built
+    # from an in-process entry here: routing/kept.py); never stored, compared or shown
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def is_fresh(self, now: float) -> bool:
         """Whether the entry may be served as a normal cache hit."""

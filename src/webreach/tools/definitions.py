@@ -28,6 +28,7 @@ from webreach.tools.arguments import (
 from webreach.tools.backend import ToolBackend, ToolResult
 from webreach.tools.backend import ToolCall as ToolCall  # its home is backend.py (no circle with the tool modules)
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
+from webreach.tools.kept_json import result_urls
 from webreach.tools.output import search_json_text, search_output
 from webreach.tools.reverse_tools import (
     ImageUploadArguments,
@@ -245,7 +246,10 @@ async def _remembered(
     """Remember every result URL in the session; a failing store means URLs instead of refs, with a note."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
     # a URL the store cannot keep (a lone surrogate from a broken answer) gets no ref and is shown as a URL
-    urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results if storable(hit.url)]))
+    if len(responses) == 1:  # worked out once per response (a cached answer's copies share it: tools/kept_json.py)
+        urls: Sequence[str] = result_urls(responses[0])
+    else:
+        urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results if storable(hit.url)]))
     refs: dict[str, int] | None = None
     notes: tuple[str, ...] = ()
     if sessions is not None:
