@@ -125,6 +125,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             deleted DOUBLE PRECISION NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS accounts_journal_archive_agent ON accounts_journal_archive_v1 (agent, deleted)",
     ),
+    # quotas count the journal's reserve rows not released (accounts/quotas.py), so a call writes no row of its own
+    # for them: the calls table goes, and every agent's counters are counted afresh from the journal once (the
+    # calls table held the same calls, but was pruned past a day)
+    (
+        "DROP TABLE IF EXISTS accounts_calls_v1",
+        "UPDATE accounts_agents_v1 SET hour_used = 0, hour_from = NULL, day_used = 0, day_from = NULL",
+    ),
 )
 
 
