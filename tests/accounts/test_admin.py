@@ -68,9 +68,11 @@ def test_a_deleted_agents_journal_stays_readable_in_the_archive(web: FakeWeb, tm
         assert admin.get("/v1/admin/agents/bot/archive").json()["archive"] == []
         assert admin.post("/v1/admin/agents/bot/delete").json()["balance"] == 8
         archive = admin.get("/v1/admin/agents/bot/archive").json()["archive"]
+    # a whole commit writes no row: the reserve row says what the call cost
     assert [(row["kind"], row["amount"], row["tool"]) for row in archive] == [
-        ("grant", 10, ""), ("reserve", -2, "web_search")
-    ]  # fmt: skip: a whole commit writes no row
+        ("grant", 10, ""),
+        ("reserve", -2, "web_search"),
+    ]
     assert sum(row["amount"] for row in archive) == 8 and len({row["deleted"] for row in archive}) == 1
 
 
