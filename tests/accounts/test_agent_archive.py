@@ -9,8 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from webreach.accounts.archive import archived_journal
-from webreach.accounts.database import MIGRATIONS, open_database
+from webreach.accounts.database import open_database
 from webreach.accounts.ledger import Ledger
+from webreach.accounts.schema import MIGRATIONS
 from webreach.errors import InvalidInputError
 
 T0 = 1_800_000_000.0

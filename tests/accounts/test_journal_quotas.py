@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from webreach.accounts.database import MIGRATIONS, open_database
+from webreach.accounts.database import open_database
 from webreach.accounts.ledger import Ledger
+from webreach.accounts.schema import MIGRATIONS
 from webreach.errors import AgentQuotaError
 
 T0 = 1_800_000_000.0
