@@ -12,6 +12,7 @@ import pytest
 
 from webreach.accounts.database import Database, Transaction
 from webreach.config import Settings
+from webreach.errors import AccountingUnavailableError
 from webreach.gateway import Gateway
 from webreach.models import SearchRequest
 from webreach.testing import FakeWeb
@@ -22,15 +23,19 @@ SEARCH = {"query": "cached charge", "engine": "mojeek", "limit": 3}
 
 
 class Counted:
-    """A real database that counts its write transactions."""
+    """A real database that counts its write transactions, and fails the next `failing` of them as an unusable
+    database does (AccountingUnavailableError, nothing written)."""
 
     def __init__(self, database: Database) -> None:
         self.database, self.lock_row, self.worker = database, database.lock_row, database.worker
-        self.writes = 0
+        self.writes = self.failing = 0
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
         self.writes += write
+        if write and self.failing:
+            self.failing -= 1
+            raise AccountingUnavailableError("the ledger is restarting")
         with self.database.transaction(write=write) as tx:
             yield tx
 
@@ -72,6 +77,22 @@ async def test_a_cached_search_is_charged_in_one_ledger_transaction(gateway: Gat
     assert answers[0]["results"] == answers[1]["results"] and web.count("mojeek") == 2
     assert ledger.agent("bot").balance == 94 == ledger.journal_sum("bot")
     assert [call["state"] for call in ledger.calls("bot")] == ["committed"] * 3
+
+
+async def test_a_cached_search_whose_charge_fails_is_withheld_uncharged_and_its_retry_served(
+    gateway: Gateway,
+) -> None:
+    gateway.accounts.add("bot", credits=100)
+    ledger = gateway.accounts.ledger
+    counted = Counted(ledger.database)
+    ledger.database = counted  # type: ignore[assignment]
+    await search(gateway, SEARCH)  # the cache warm: 98
+    counted.failing = 1
+    withheld = await search(gateway, SEARCH)
+    assert withheld["code"] == "accounting_unavailable" and withheld["retry_after"] > 0
+    assert "withheld" in withheld["message"] and ledger.agent("bot").balance == 98
+    assert (await search(gateway, SEARCH))["cost"]["balance"] == 96  # charged once, at once
+    assert ledger.agent("bot").balance == 96 == ledger.journal_sum("bot")
 
 
 async def test_a_cached_search_refused_at_its_charge_costs_nothing(gateway: Gateway, web: FakeWeb) -> None:
