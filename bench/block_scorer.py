@@ -38,8 +38,8 @@ from webreach.extract.blocks.features import NUMERIC, page_blocks
 from webreach.extract.blocks.scorer import EDITS, UNSURE, WEIGHTS, BlockScorer, add_lines, line_key, prune_lines
 from webreach.extract.cascade import ExtractOptions, extract, prepare
 
-CACHE = Path("/tmp/webreach-block-scorer6.pkl")
-FOLD_CACHE = Path("/tmp/webreach-block-scorer6-folds.pkl")
+CACHE = Path("/tmp/webreach-block-scorer3.pkl")
+FOLD_CACHE = Path("/tmp/webreach-block-scorer3-folds.pkl")
 FOLDS = 2
 WORD = re.compile(r"\w+")
 MAX_WEIGHT = 40.0

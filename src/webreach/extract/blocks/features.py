@@ -6,8 +6,8 @@ A block is the text a block-level element (html_tree.LINE_TAGS) holds itself, it
 its block children's left to them: the same segmentation as the page's visible text, so a reading's lines can be
 matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them):
 text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind,
-how much of it the page's JSON-LD says too, (context.py) the block against the rules' reading, and (wording.py) what
-its text and its section's heading say. Pure: reads the tree, changes nothing.
+how much of it the page's JSON-LD says too, and (context.py) the block against the rules' reading. Pure: reads the
+tree, changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from webreach.extract.blocks.context import CONTEXT, Context
-from webreach.extract.blocks.wording import WORDING, Wording
 from webreach.extract.extracted import WORD
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.metadata import JsonLd
@@ -41,7 +40,6 @@ NUMERIC = (
     *(f"kind_{name}" for name in KINDS),
     *("kind_confident", "article_evidence", "json_ld_product"),
     *CONTEXT,
-    *WORDING,
 )
 DIGIT = re.compile(r"\d")
 SKIPPED_TAGS = html_tree.HIDDEN_TAGS | {"select", "button", "option"}
@@ -78,20 +76,17 @@ def page_blocks(
     context = Context([raw.element for raw in raws], keys, reading, main)
     declared = _json_ld_words(json_ld)
     page = _page_numbers(kind, json_ld)
-    wording = Wording(json_ld)
     total = sum(map(len, words)) or 1
-    blocks, before, heading, section = [], 0, False, ""
+    blocks, before, heading = [], 0, False
     families: dict[Element, Counter[tuple[str, str | None]]] = {}
     for index, raw in enumerate(raws):
         if not only_reading or keys[index] in context.lines:
             numbers = _block_numbers(raw, words[index]) + raw.place + (index / len(raws), before / total)
             numbers += (*_repetition(raw.element, families), float(heading), *_echo(words[index], declared))
             numbers += (float(raw.text[:1].isupper()), *page, *context.numbers(index))
-            numbers += wording.numbers(raw.text, words[index], section)
             blocks.append(Block(raw.text, keys[index], len(words[index]), numbers))
         before += len(words[index])
         heading = TAG_GROUPS.get(raw.element.tag) == 2
-        section = raw.text if heading else section
     return blocks
 
 

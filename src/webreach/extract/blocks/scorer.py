@@ -6,13 +6,12 @@
     prune_lines(text, blocks, probabilities, threshold) -> str
     add_lines(text, blocks, probabilities, threshold) -> str
 
-Gradient-boosted shallow trees over features.py's numbers (the block itself, its place in the page, context.py:
-the block against the rules' reading, and wording.py: what its text and its section's heading say), fitted on WCXB
-dev's tune half only by bench/block_scorer.py (which also says how to retrain it) and shipped as plain node arrays
-walked in numpy. The cascade asks it where its rules are unsure what of a page is content (Edits.shipped(): the
-kinds the gate found it gains on, edits.json): a line of the reading that is a block scored under the pruning
-threshold is left out, and a block the rules left out right after one the reading holds, scored at the adding
-threshold or more, is put back.
+Gradient-boosted shallow trees over features.py's numbers (the block itself, its place in the page, and context.py:
+the block against the rules' reading), fitted on WCXB dev's tune half only by bench/block_scorer.py (which also says
+how to retrain it) and shipped as plain node arrays walked in numpy. The cascade asks it where its rules are unsure
+what of a page is content (Edits.shipped(): the kinds the gate found it gains on, edits.json): a line of the reading
+that is a block scored under the pruning threshold is left out, and a block the rules left out right after one the
+reading holds, scored at the adding threshold or more, is put back.
 """
 
 from __future__ import annotations
