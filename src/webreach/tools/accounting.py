@@ -84,9 +84,12 @@ class Metering:
         charged = _charged(call, held.reservation.price, result, read_price[0])
         answer = functools.partial(self._answer, call, result, held, charged)
         store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
-        then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
+        then = None if store is None else _stored_when_charged(store, answer)
         try:
             balance = await self._settle(held, charged, then)
+            if balance is None and charged is not None:  # the hold was released while the call ran (its lease)
+                held, balance = await self._charge_afresh(call, result, charged, read_price, store)
+                answer = functools.partial(self._answer, call, result, held, charged)
         except AccountingUnavailableError as exc:  # not recorded: not served (the lease gives the hold back)
             raise AccountingUnavailableError(
                 f"{exc.message}; this call's charge could not be recorded, so its result is withheld and the "
@@ -99,6 +102,29 @@ class Metering:
         )
         final = answer(balance)
         return final if store is None else replace(final, stored=True)
+
+    async def _charge_afresh(
+        self,
+        call: PreparedCall,
+        result: ToolResult,
+        charged: int,
+        read_price: list[int],
+        store: Callable[[Transaction, ToolResult], None] | None,
+    ) -> tuple[Held, int | None]:
+        """Charge an answered call whose hold was released before it settled (it ran past its lease, and lease
+        recovery or its key's retry gave the hold back): a new reservation committed at once, with a keyed call's
+        answer, in one transaction. A refusal there (credits, quota) is the call's answer: nothing is served
+        uncharged."""
+        caller = call.context.caller or ""
+        reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+
+        def work(tx: Transaction) -> tuple[Held, int | None]:
+            held = reserve(tx)
+            answer = functools.partial(self._answer, call, result, held, charged)
+            then = None if store is None else _stored_when_charged(store, answer)
+            return held, self.accounts.settling(held, charged=charged, then=then)(tx)
+
+        return await asyncio.shield(self.accounts.queued(caller, work))  # a charge begun is made, as a settle is
 
     @staticmethod
     def _answer(
@@ -169,6 +195,19 @@ def _noted(
         return held
 
     return noted
+
+
+def _stored_when_charged(
+    store: Callable[[Transaction, ToolResult], None], answer: Callable[[int | None], ToolResult]
+) -> Callable[[Transaction, int | None], None]:
+    """A keyed call's answer stored in its settle's transaction, unless the settle found its hold released (the
+    call is then charged afresh, and its answer stored with that charge)."""
+
+    def then(tx: Transaction, balance: int | None) -> None:
+        if balance is not None:
+            store(tx, answer(balance))
+
+    return then
 
 
 def _charged(call: PreparedCall, held: int, result: ToolResult, read_price: int) -> int | None:
