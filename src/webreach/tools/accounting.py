@@ -71,6 +71,8 @@ class Metering:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
         reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+        if call.at_once is not None and call.at_once():  # its hold is settled in its own transaction: no note
+            return await self._at_once(call, proceed, reserve, read_price)
         held = await self._reserve(_noted(reserve, self.keys.noting(call) if self.keys else None), caller)
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -95,13 +97,54 @@ class Metering:
                 f"{exc.message}; this call's charge could not be recorded, so its result is withheld and the "
                 f"credits it held come back within {self.accounts.settings.lease_seconds:g} s"
             ) from None
+        self._record(call, started, engines, result, charged)
+        final = answer(balance)
+        return final if store is None else replace(final, stored=True)
+
+    async def _at_once(
+        self, call: PreparedCall, proceed: Proceed, reserve: Callable[[Transaction], Held], read_price: list[int]
+    ) -> ToolResult:
+        """A call answered with nothing upstream to pay for (PreparedCall.at_once: a cached search) runs first and
+        is charged after it answered: its reserve and settle (and a keyed call's stored answer) are one piece of
+        work in one group commit, one ledger round trip instead of two. A refusal there (credits, quota, a disabled
+        agent, a tool not allowed) is the call's answer and its result is dropped; a ledger that fails withholds
+        it (nothing was charged, or the charge and a keyed call's answer were written together)."""
+        started = self.accounts.clock.now()
+        with self.accounts.recent.collecting() as engines:
+            try:
+                result = await proceed()
+            except WebreachError as exc:
+                result = error_result(call.context.tool, exc, output=call.context.output)
+        store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
+
+        def work(tx: Transaction) -> tuple[Held, int | None, int | None]:
+            held = reserve(tx)
+            charged = _charged(call, held.reservation.price, result, read_price[0])
+            answer = functools.partial(self._answer, call, result, held, charged)
+            then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
+            return held, charged, self.accounts.settling(held, charged=charged, then=then)(tx)
+
+        caller = call.context.caller or ""
+        try:  # shielded: a cancelled call's charge is still made once begun (as a settle is)
+            held, charged, balance = await asyncio.shield(self.accounts.queued(caller, work))
+        except AccountingUnavailableError as exc:  # not tried again: a COMMIT made unacknowledged would charge twice
+            raise AccountingUnavailableError(
+                f"{exc.message}; this call's charge could not be recorded, so its result is withheld"
+            ) from None
+        self._record(call, started, engines, result, charged)
+        final = self._answer(call, result, held, charged, balance)
+        return final if store is None else replace(final, stored=True)
+
+    def _record(
+        self, call: PreparedCall, started: float, engines: list[str], result: ToolResult, charged: int | None
+    ) -> None:
+        """The call in the console's recent calls."""
         status = "ok" if result.error is None else result.error.code
         latency = (self.accounts.clock.now() - started) * 1000
+        caller = call.context.caller or ""
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
-        final = answer(balance)
-        return final if store is None else replace(final, stored=True)
 
     async def _charge_afresh(
         self,
