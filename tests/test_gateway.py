@@ -201,7 +201,8 @@ def test_a_malformed_resolve_override_is_a_typed_error() -> None:
 def test_the_gateway_offers_tools_a_small_surface() -> None:
     """Search, read and images for the tools; the control plane on its own objects (issue 36). engine_settings is
     the tools' read of the providers' current settings (the desktop-agent profile's default provider, issue 39);
-    check_engines, the doors' start-up check of configured engine names against the registry (issue 38)."""
+    check_engines, the doors' start-up check of configured engine names against the registry (issue 38);
+    answers_at_once, whether a search is answered by the in-process cache (metering charges it in one transaction)."""
     public = {name for name in vars(Gateway) if not name.startswith("_")}
     assert public == {"from_settings", "aclose", "follow_shared_state", "search", "engine_names", "read"} | {
         "images",  # a property: the images open on first use (issue 38, start-up)
@@ -209,5 +210,6 @@ def test_the_gateway_offers_tools_a_small_surface() -> None:
         "extract_file",
         "engine_settings",
         "check_engines",
+        "answers_at_once",
     }
     assert not hasattr(Gateway, "override_reading") and not hasattr(Gateway, "engine_statuses")

@@ -304,6 +304,10 @@ class Gateway:
             span.set_attribute("webreach.search.results", len(response.results))
             return response
 
+    def answers_at_once(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> bool:
+        """Whether search() would answer now from the in-process cache, with no engine call (search/service.py)."""
+        return self._searching.answers_at_once(request, engine=engine, engines=engines)
+
     def engine_names(self) -> list[str]:
         """Every web engine name, for the tools' schema enums and their engine check."""
         return self._searching.engine_names()

@@ -22,6 +22,8 @@ from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.testing.clock import FakeClock
 from webreach.tools import Toolbox, account_policies
+from webreach.tools.backend import ToolResult
+from webreach.tools.pipeline import PreparedCall, Proceed
 
 pytestmark = pytest.mark.network
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 3}
@@ -139,3 +141,38 @@ async def test_a_call_whose_charge_failed_gives_its_quota_slot_back_to_the_retry
     assert data["cost"] == {**data["cost"], "charged": 2, "balance": 98, "calls_left": 0}
     assert gateway.accounts.ledger.agent("bot").balance == 98 == gateway.accounts.ledger.journal_sum("bot")
     assert gateway.accounts.ledger.usage("bot", now=clock.now()).hour_used == 1
+
+
+class PastItsLease:
+    """A call policy inside the metering: the call runs past its lease, and lease recovery releases its hold
+    before it settles (a call stuck behind a ledger that was down)."""
+
+    def __init__(self, accounts: Accounts, clock: FakeClock) -> None:
+        self.accounts, self.clock = accounts, clock
+
+    async def __call__(self, call: PreparedCall, proceed: Proceed) -> ToolResult:
+        self.clock.advance(self.accounts.settings.lease_seconds + 1)
+        assert self.accounts.ledger.recover("bot", now=self.clock.now()) == 2  # its hold, given back
+        return await proceed()
+
+
+@pytest.mark.parametrize("key", [None, "k-1"])
+async def test_a_call_whose_hold_was_recovered_while_it_ran_is_charged_not_served_free(
+    gateway: Gateway, database_url: str, key: str | None
+) -> None:
+    gateway.accounts.add("bot", credits=100, per_hour=1)
+    clock, settings = FakeClock(time.time()), gateway.settings.accounts
+    accounts = Accounts(settings, clock, database=open_database(database_url))
+    try:
+        tools = Toolbox.over(gateway, policies=[*account_policies(accounts), PastItsLease(accounts, clock)])
+        served = await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key=key)
+        replayed = key and await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key=key)
+    finally:
+        accounts.close()
+    data = served.data
+    assert data is not None and "code" not in data, served.text
+    assert data["cost"] == {**data["cost"], "charged": 2, "balance": 98, "calls_left": 0}
+    assert gateway.accounts.ledger.agent("bot").balance == 98 == gateway.accounts.ledger.journal_sum("bot")
+    assert gateway.accounts.ledger.usage("bot", now=clock.now()).hour_used == 1  # one call counted, not two
+    if replayed:  # the answer stored for the key is the charged one
+        assert replayed.data is not None and replayed.data["cost"]["original_charged"] == 2, replayed.text

@@ -183,7 +183,7 @@ def test_the_ledger_shows_the_balance_after_each_row_and_one_date_format(
     assert balances[-1] == 40 and [kind for _, kind, _, _ in rows][-1] == "grant"
     for newer, older, amount in zip(balances, balances[1:], amounts, strict=False):
         assert newer == older + amount  # each row's balance is the one before it plus its amount
-    assert {kind for _, kind, _, _ in rows} <= {"grant", "held for a call", "settled", "released"}
+    assert {kind for _, kind, _, _ in rows} <= {"grant", "charged for a call", "settled", "released"}
     stamps = re.findall(r"\d{4}-\d\d-\d\d[ T][0-9:]+(?: UTC|Z|\+00:00)?", shown.text)
     assert stamps and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", stamp) for stamp in stamps), stamps
     listing = client.get("/console/agents").text

@@ -78,6 +78,9 @@ class FakeBackend:
             raise answer
         return answer
 
+    def answers_at_once(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> bool:
+        return False  # canned answers: every search is "asked"
+
     def engine_names(self) -> list[str]:
         return list(self.engines)
 

@@ -1,5 +1,5 @@
 """The money history of deleted agents: an agent's journal rows are moved here, in the delete's own transaction, so
-deleting an agent never deletes what it was granted and charged (schema 6, accounts/database.py MIGRATIONS).
+deleting an agent never deletes what it was granted and charged (schema 6, accounts/schema.py MIGRATIONS).
 
 The rows keep their journal id, call id, kind, amount, time, tool and note, and gain `deleted`, the time of the
 delete; a name used again later starts a fresh journal, and its earlier lives stay told apart by `deleted`. No

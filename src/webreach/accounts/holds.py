@@ -2,9 +2,10 @@
 
 Every function runs inside the ledger's transaction (ledger.py says the rules). A hold is an open row; whoever
 settles it first claims that row (a DELETE ... RETURNING, which locks it on PostgreSQL until the transaction ends), so
-a call is settled once whether its own settle or lease recovery gets there first. On PostgreSQL a reservation's four
-writes and a whole commit are one statement each (data-modifying CTEs: one round trip); SQLite, in-process, sends
-them one by one.
+a call is settled once whether its own settle or lease recovery gets there first. A reservation writes three rows'
+worth (the agent's balance and quota counters, its journal row, its open hold); a whole commit only deletes the
+hold. On PostgreSQL a reservation's writes are one statement (data-modifying CTEs: one round trip); SQLite, in
+process, sends them one by one. A whole commit is one statement on both.
 """
 
 from __future__ import annotations
@@ -35,49 +36,38 @@ def claim(tx: Transaction, name: str, call_id: str) -> int | None:
 
 
 def settle_claimed(tx: Transaction, name: str, call_id: str, kind: str, back: int, now: float) -> int:
-    """Settle one reservation `_claim` took (the caller holds the agent's lock); the balance after."""
-    at = None
-    if kind == "release":  # a released call does not count against the quota: out of the counters it is in
-        gone = tx.one("DELETE FROM accounts_calls_v1 WHERE agent = ? AND call_id = ? RETURNING at", name, call_id)
-        at = None if gone is None else float(gone[0])
-    row = tx.one(_SETTLE_BALANCE, back, at, at, name)
+    """Settle one reservation `_claim` took (the caller holds the agent's lock); the balance after. A release takes
+    the call out of the quota counters it is in (a released call does not count: quotas.py)."""
+    row = tx.one(_SETTLE_BALANCE, back, call_id, kind == "release", call_id, kind == "release", name)
     assert row is not None  # the caller holds the agent's lock, so the agent exists
     journal(tx, name, call_id, kind, back, now)
     return int(row[0])
 
 
-_COMMIT_JOURNAL = "INSERT INTO accounts_journal_v1 (agent, call_id, kind, amount, at) VALUES (?, ?, 'commit', 0, ?)"
-# PostgreSQL: claim, journal and read the balance in one statement (one round trip)
+# claim the hold and read the balance in one statement (one round trip on PostgreSQL), on both databases
 _COMMIT_WHOLE = (
-    "WITH gone AS (DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ? AND amount <= ? RETURNING call_id),"
-    " j AS (INSERT INTO accounts_journal_v1 (agent, call_id, kind, amount, at) SELECT ?, call_id, 'commit', 0, ?"
-    " FROM gone) SELECT balance FROM accounts_agents_v1 WHERE name = ? AND EXISTS (SELECT 1 FROM gone)"
+    "DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ? AND amount <= ?"
+    " RETURNING (SELECT balance FROM accounts_agents_v1 WHERE name = ?)"
 )
 
 
-def commit_whole(tx: Transaction, name: str, call_id: str, charged: int, now: float) -> int | None:
+def commit_whole(tx: Transaction, name: str, call_id: str, charged: int) -> int | None:
     """Commit a reservation charged all it held: nothing goes back, so neither the balance nor the quota counters
-    change and the agent's row is not locked; the balance, or None when it is not open (the caller then settles
-    it the long way, under the lock). Exact all the same: the open row is claimed once (recovery claims it the
-    same way), and the journal row it adds is 0."""
-    if tx.postgres:
-        row = tx.one(_COMMIT_WHOLE, name, call_id, charged, name, now, name)
-        return None if row is None else int(row[0])
-    if tx.one(_CLAIM_WHOLE, name, call_id, charged) is None:
-        return None
-    tx.run(_COMMIT_JOURNAL, name, call_id, now)
-    row = tx.one("SELECT balance FROM accounts_agents_v1 WHERE name = ?", name)
+    change, the agent's row is not locked and no journal row is written (the reserve row already says what the
+    call cost: its hold gone without a release or commit row is a whole commit); the balance, or None when it is
+    not open (the caller then settles it the long way, under the lock). Exact all the same: the open row is
+    claimed once (recovery claims it the same way)."""
+    row = tx.one(_COMMIT_WHOLE, name, call_id, charged, name)
     return None if row is None else int(row[0])
 
 
-_CLAIM_WHOLE = "DELETE FROM accounts_open_v1 WHERE agent = ? AND call_id = ? AND amount <= ? RETURNING amount"
-
-
-# a NULL `at` (a commit) or `*_from` (counters not started) compares as NULL: nothing is taken off
+# the reserve row's time when the call is released (else NULL, as for a commit); a NULL time or `*_from` (counters
+# not started) compares as NULL: nothing is taken off
+_RESERVED_AT = "(SELECT at FROM accounts_journal_v1 WHERE agent = name AND call_id = ? AND kind = 'reserve' AND ?)"
 _SETTLE_BALANCE = (
     "UPDATE accounts_agents_v1 SET balance = balance + ?,"
-    " hour_used = hour_used - (CASE WHEN ? > hour_from THEN 1 ELSE 0 END),"
-    " day_used = day_used - (CASE WHEN ? > day_from THEN 1 ELSE 0 END)"
+    f" hour_used = hour_used - (CASE WHEN {_RESERVED_AT} > hour_from THEN 1 ELSE 0 END),"
+    f" day_used = day_used - (CASE WHEN {_RESERVED_AT} > day_from THEN 1 ELSE 0 END)"
     " WHERE name = ? RETURNING balance"
 )
 
@@ -102,23 +92,21 @@ _RESERVE_JOURNAL = (
     "INSERT INTO accounts_journal_v1 (agent, call_id, kind, amount, at, tool, note)"
     " VALUES (?, ?, 'reserve', ?, ?, ?, '')"
 )
-_RESERVE_CALL = "INSERT INTO accounts_calls_v1 (agent, call_id, at) VALUES (?, ?, ?)"
 _RESERVE_OPEN = "INSERT INTO accounts_open_v1 (agent, call_id, amount, expires) VALUES (?, ?, ?, ?)"
-# PostgreSQL: the four writes in one statement (one round trip); each CTE writes its own table
-_RESERVE_ALL = f"WITH b AS ({_RESERVE_BALANCE}), j AS ({_RESERVE_JOURNAL}), c AS ({_RESERVE_CALL}) {_RESERVE_OPEN}"
+# PostgreSQL: the three writes in one statement (one round trip); each CTE writes its own table
+_RESERVE_ALL = f"WITH b AS ({_RESERVE_BALANCE}), j AS ({_RESERVE_JOURNAL}) {_RESERVE_OPEN}"
 
 
 def reserve_rows(
     tx: Transaction, counters: tuple[Any, ...], call_id: str, tool: str, now: float, expires: float
 ) -> None:
     """A reservation's writes: the balance and counters (`counters`: price, the four counter columns, the
-    agent), its journal row, its quota call and its open hold."""
+    agent), its journal row (which the quotas count: quotas.py) and its open hold."""
     price, name = counters[0], counters[-1]
-    journal, call, held = (name, call_id, -price, now, tool), (name, call_id, now), (name, call_id, price, expires)
+    journal, held = (name, call_id, -price, now, tool), (name, call_id, price, expires)
     if tx.postgres:
-        tx.run(_RESERVE_ALL, *counters, *journal, *call, *held)
+        tx.run(_RESERVE_ALL, *counters, *journal, *held)
         return
     tx.run(_RESERVE_BALANCE, *counters)
     tx.run(_RESERVE_JOURNAL, *journal)
-    tx.run(_RESERVE_CALL, *call)
     tx.run(_RESERVE_OPEN, *held)

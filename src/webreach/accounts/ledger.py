@@ -9,9 +9,10 @@ interleaving of calls, processes and replicas:
 - release:     balance += P;      journal (release, +P)
 
 A commit of all the call held (the common case) changes neither the balance nor the quota counters, so it takes no
-lock on the agent: it claims the open hold and journals (commit, 0) (holds.py). A reservation reads the agent's row
-under its lock, then everything else it needs in one statement (quotas.probe), and refuses before it writes anything
-but a recovery.
+lock on the agent and writes no journal row: it claims the open hold (holds.py), and the reserve row already says
+what the call cost (a call's hold gone with no commit or release row is committed whole). A reservation reads the
+agent's row under its lock, then everything else it needs in one statement (quotas.probe), and refuses before it
+writes anything but a recovery.
 
 So the balance always equals the sum of the agent's journal amounts, is never negative (the check is made under the
 lock, and a CHECK constraint backs it), and a reservation is settled at most once (a unique index on the commit and
@@ -20,8 +21,8 @@ reservation of that agent, inside the same transaction and before its quota coun
 the reservation writes back include the recovery's release); a late settle of it finds it gone and changes nothing, so a
 crash can cost the operator a call but never the agent a credit, and nothing is ever settled twice.
 
-Quotas count the agent's reservations in a sliding window (last hour, last day) that were not released: a call
-that failed for a reason not the agent's neither costs credits nor uses quota.
+Quotas count the agent's reserve rows in a sliding window (last hour, last day) that were not released (quotas.py):
+a call that failed for a reason not the agent's neither costs credits nor uses quota.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from webreach.accounts import holds
 from webreach.accounts.archive import archive_journal
 from webreach.accounts.audit import Change, write
 from webreach.accounts.database import Database, Row, Transaction
-from webreach.accounts.quotas import COUNTERS, DAY, HOUR, Usage, check_quota, iso, probe, prune_calls, usage_now
+from webreach.accounts.quotas import COUNTERS, DAY, HOUR, PROBE, Usage, check_quota, iso, probe, probe_params, usage_now
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
 _AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
@@ -170,7 +171,7 @@ class Ledger:
             return _agent(tx, name, lock="")
 
     def delete_agent(self, name: str, *, now: float, audit: Change | None = None) -> int:
-        """Remove agent `name` with its quota counters and idempotency records, its journal moved to the archive
+        """Remove agent `name` with its idempotency records, its journal moved to the archive
         (accounts/archive.py: the money history stays); the balance it had (gone with it). Refused while one of its
         calls holds a reservation (InvalidInputError): disable it first, so none starts, and delete once the
         running ones have settled. `audit` is written in the same transaction (the audit log keeps the agent's
@@ -184,7 +185,7 @@ class Ledger:
                     hint="Disable it first, then delete it once its calls have finished (a minute at most).",
                 )
             archive_journal(tx, name, now=now)  # in this transaction: archived and deleted together, or neither
-            for table in ("accounts_journal_v1", "accounts_calls_v1", "accounts_idempotency_v1"):
+            for table in ("accounts_journal_v1", "accounts_idempotency_v1"):
                 tx.run(f"DELETE FROM {table} WHERE agent = ?", name)  # table names are the ones above
             tx.run("DELETE FROM accounts_agents_v1 WHERE name = ?", name)
             if audit is not None:
@@ -235,14 +236,14 @@ class Ledger:
         lease: float,
     ) -> Reservation:
         """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
-        row = _locked_with_counters(tx, name, self.database.lock_row)
+        row = _read_locked(tx, name, now, lock=True)
         agent = Agent.from_row(row[:AGENT_WIDTH])
-        found = probe(tx, agent, row[AGENT_WIDTH:], now)
+        found = probe(agent, row[AGENT_WIDTH:], now)
         if found.expired:  # before the counters are used: they are read again after recovery
             holds.recover(tx, name, now)
-            row = _locked_with_counters(tx, name, "")
+            row = _read_locked(tx, name, now, lock=False)
             agent = Agent.from_row(row[:AGENT_WIDTH])
-            found = probe(tx, agent, row[AGENT_WIDTH:], now)
+            found = probe(agent, row[AGENT_WIDTH:], now)
         if agent.disabled:
             raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
         price = price_of(agent)
@@ -254,14 +255,14 @@ class Ledger:
             )
         # nothing is written before the refusals above but a recovery (a group commit's batch still runs each
         # call in a savepoint once one refuses: group_commit.py)
-        prune_calls(tx, name, found, now)
         counters = (price, usage.hour_used + 1, found.counters[0], usage.day_used + 1, found.counters[1], name)
         holds.reserve_rows(tx, counters, call_id, tool, now, now + lease)
         used = replace(
             usage,
             hour_used=usage.hour_used + 1,
             day_used=usage.day_used + 1,
-            hour_resets_at=usage.hour_resets_at or now + HOUR,
+            # this call is the oldest of the hour unless an older one counts (the clock may have stepped back)
+            hour_resets_at=min(usage.hour_resets_at or now + HOUR, now + HOUR),
         )
         return Reservation(name, call_id, price, balance - price, used)
 
@@ -277,14 +278,14 @@ class Ledger:
     def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
         if charged is not None:  # the whole hold charged (the common case): the balance does not change
-            balance = holds.commit_whole(tx, name, call_id, charged, now)
+            balance = holds.commit_whole(tx, name, call_id, charged)
             if balance is not None:
                 return balance
         agent = _agent(tx, name, lock=self.database.lock_row)
         held = holds.claim(tx, name, call_id)
-        if held is None:
-            done = tx.one(_SETTLED, name, call_id)
-            return agent.balance if charged is not None and done is not None and done[0] == "commit" else None
+        if held is None:  # settled before: committed when reserved and not released (recovery only releases)
+            kinds = {row[0] for row in tx.rows(_SETTLED, name, call_id)}
+            return agent.balance if charged is not None and kinds == {"reserve"} else None
         back = held if charged is None else held - min(charged, held)
         return holds.settle_claimed(tx, name, call_id, "release" if charged is None else "commit", back, now)
 
@@ -343,10 +344,13 @@ class Ledger:
         return int(row[0]) if row is not None else 0
 
 
+# a call with no commit or release row is open while its hold is, else committed whole (holds.commit_whole)
 _CALLS = (
-    "SELECT r.call_id, r.tool, r.at, -r.amount, s.kind, coalesce(s.amount, 0) FROM accounts_journal_v1 r"
-    " LEFT JOIN accounts_journal_v1 s"
+    "SELECT r.call_id, r.tool, r.at, -r.amount,"
+    " coalesce(s.kind, CASE WHEN o.call_id IS NULL THEN 'commit' ELSE 'open' END), coalesce(s.amount, 0)"
+    " FROM accounts_journal_v1 r LEFT JOIN accounts_journal_v1 s"
     " ON s.agent = r.agent AND s.call_id = r.call_id AND s.kind IN ('commit', 'release')"
+    " LEFT JOIN accounts_open_v1 o ON o.agent = r.agent AND o.call_id = r.call_id"
     " WHERE r.agent = ? AND r.kind = 'reserve' ORDER BY r.id DESC LIMIT ?"
 )
 
@@ -358,8 +362,8 @@ _SPEND_BY_DAY = (
     " WHERE agent = ? AND kind IN ('reserve', 'commit', 'release') AND at >= ? GROUP BY CAST(at AS BIGINT) / 86400"
 )
 
-# how a reservation was settled (only settle commits; recovery only releases)
-_SETTLED = "SELECT kind FROM accounts_journal_v1 WHERE agent = ? AND call_id = ? AND kind IN ('commit', 'release')"
+# whether a call not open was reserved and released (only settle commits; recovery only releases)
+_SETTLED = "SELECT kind FROM accounts_journal_v1 WHERE agent = ? AND call_id = ? AND kind IN ('reserve', 'release')"
 
 
 def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
@@ -376,9 +380,20 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
     holds.journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
 
 
-def _locked_with_counters(tx: Transaction, name: str, lock: str) -> Row:
-    """The agent's columns and its quota counters (`lock`: lock its row, inside a write transaction)."""
-    row = tx.one(f"SELECT {_AGENT_COLUMNS}, {COUNTERS} FROM accounts_agents_v1 WHERE name = ?{lock}", name)
+_READ = f"SELECT {_AGENT_COLUMNS}, {COUNTERS}, {PROBE} FROM accounts_agents_v1 a WHERE a.name = ?"
+_LOCK = "SELECT 1 FROM accounts_agents_v1 WHERE name = ? FOR UPDATE"
+
+
+def _read_locked(tx: Transaction, name: str, now: float, *, lock: bool) -> Row:
+    """What a reservation reads, in one statement: the agent's columns, its quota counters and quotas.PROBE.
+
+    SQLite's write transaction already holds the lock. PostgreSQL locks the agent's row first (`lock`), then reads:
+    the read is a statement of its own, so its snapshot is taken once it holds the lock and sees what the lock's
+    last holder wrote (subqueries of the locking SELECT would not). (Both in one round trip, psycopg's pipeline
+    mode, measured no better: accounts/database.py.)"""
+    if lock and tx.postgres:
+        tx.run(_LOCK, name)
+    row = tx.one(_READ, *probe_params(now), name)
     if row is None:
         raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
     return row

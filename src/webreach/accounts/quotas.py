@@ -1,5 +1,8 @@
 """Quota counting for the ledger: calls an agent made in the last hour and day, kept as counters on its row.
 
+The calls counted are the agent's reserve rows in the journal that no release row follows (a committed call
+counts, a released one does not): one index range of the journal, no table of its own to write per call.
+
 Every function here runs inside the ledger's transaction with the agent's row locked (ledger.py), so the counts are
 exact under any interleaving. A reservation reads the counters, takes off only the calls that left a window since
 the last reservation, and writes them back: it costs the same with 10 or 1,000,000 calls an hour. What a
@@ -48,20 +51,49 @@ class Usage:
         return max(0, min(left)) if left else None
 
 
-_COUNT = "SELECT count(*), min(at) FROM accounts_calls_v1 WHERE agent = ? AND at > ?"
 _NEVER = 1e300  # a time no call has: an index range that starts there is empty at once
 
-# everything a reservation reads besides the agent's row, in one statement (one round trip): its reservations
-# whose lease passed, the calls in (a, b] (those that left the hour window since the counters, or every call of the
-# hour when counting afresh), its calls past a day (deleted once the call is allowed), the calls in (c, d] (the day
-# counted afresh, else an empty range) and its oldest call of the hour (when the hour's quota resets)
-_PROBE = (
-    "SELECT (SELECT count(*) FROM accounts_open_v1 WHERE agent = ? AND expires < ?),"
-    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?),"
-    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at <= ?),"
-    " (SELECT count(*) FROM accounts_calls_v1 WHERE agent = ? AND at > ? AND at <= ?),"
-    " (SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1)"
+
+def _kept(agent: str, low: str, high: str) -> str:
+    """The agent's calls a quota counts, reserved in (low, high]: its reserve rows (an index range of the journal)
+    less those released."""
+    return (
+        f"FROM accounts_journal_v1 r WHERE r.agent = {agent} AND r.kind = 'reserve' AND r.at > {low}"
+        f" AND r.at <= {high} AND NOT EXISTS (SELECT 1 FROM accounts_journal_v1 s"
+        " WHERE s.agent = r.agent AND s.call_id = r.call_id AND s.kind = 'release')"
+    )
+
+
+_KEPT = _kept("?", "?", "?")
+_COUNT = f"SELECT count(*), min(r.at) {_KEPT}"
+
+# a window counted afresh (counters not started, or the clock went back): every call from its edge on; else the
+# calls that left it since the counters, (the edge stored, the edge now]
+_HOUR_AFRESH, _DAY_AFRESH = "(a.hour_from IS NULL OR ? < a.hour_from)", "(a.day_from IS NULL OR ? < a.day_from)"
+_HOUR = _kept(
+    "a.name", f"CASE WHEN {_HOUR_AFRESH} THEN ? ELSE a.hour_from END", f"CASE WHEN {_HOUR_AFRESH} THEN ? ELSE ? END"
 )
+_DAY = _kept(
+    "a.name", f"CASE WHEN {_DAY_AFRESH} THEN ? ELSE a.day_from END", f"CASE WHEN {_DAY_AFRESH} THEN ? ELSE ? END"
+)
+_OLDEST = _kept("a.name", "CASE WHEN a.per_hour IS NULL THEN ? ELSE ? END", "?")
+
+# everything a reservation reads besides the agent's columns, as columns of the SELECT that reads its row `a` (one
+# statement): its reservations whose lease passed, whether the hour is counted afresh and the calls that count (the
+# hour's, or those that left it since the counters), the same for the day, and its oldest call of the hour (when
+# the hour's quota resets); PROBE_PARAMS gives their parameters, in order
+PROBE = (
+    "(SELECT count(*) FROM accounts_open_v1 o WHERE o.agent = a.name AND o.expires < ?),"
+    f" CASE WHEN {_HOUR_AFRESH} THEN 1 ELSE 0 END, (SELECT count(*) {_HOUR}),"
+    f" CASE WHEN {_DAY_AFRESH} THEN 1 ELSE 0 END, (SELECT count(*) {_DAY}),"
+    f" (SELECT r.at {_OLDEST} ORDER BY r.at LIMIT 1)"
+)
+
+
+def probe_params(now: float) -> tuple[float, ...]:
+    """PROBE's parameters at `now`."""
+    hour, day = now - HOUR, now - DAY
+    return (now, hour, hour, hour, hour, _NEVER, hour, day, day, day, day, _NEVER, day, _NEVER, hour, _NEVER)
 
 
 @dataclass(frozen=True)
@@ -71,48 +103,29 @@ class Probe:
     expired: int  # reservations whose lease passed: recover them, then probe again
     usage: Usage
     counters: tuple[float, float]  # the window edges to store with the counters
-    past_day: int  # calls that left every window: deleted when the reservation is written (prune_calls)
 
 
-def probe(tx: Transaction, agent: Agent, counters: tuple[Any, ...], now: float) -> Probe:
-    """Quota use from the agent's counters (read under its lock, written by the reservation): only the calls that
-    left a window since the last reservation are counted, so a reservation costs the same with 10 or 1,000,000
-    calls an hour; one statement reads that, the expired reservations and the oldest call of the hour.
-
-    Calls past a day leave every window and are deleted once the call is allowed (prune_calls): none older than
-    `day_from` is left, so they are exactly those that left the day window since."""
-    hour_used_before, hour_from, day_used_before, day_from = counters
-    hour_edge, day_edge, name = now - HOUR, now - DAY, agent.name
-    hour_afresh = hour_from is None or hour_edge < float(hour_from)
-    day_afresh = day_from is None or day_edge < float(day_from)
-    hour_range = (hour_edge, _NEVER) if hour_afresh else (float(hour_from), hour_edge)
-    day_range = (day_edge, _NEVER) if day_afresh else (_NEVER, _NEVER)
-    oldest_after = hour_edge if agent.per_hour is not None else _NEVER
-    row = tx.one(_PROBE, name, now, name, *hour_range, name, day_edge, name, *day_range, name, oldest_after)
-    assert row is not None  # a SELECT of scalar subqueries has one row
-    expired, hour_count, past_day, day_count, oldest = row
-    hour_used = int(hour_count) if hour_afresh else int(hour_used_before) - int(hour_count)
-    day_used = int(day_count) if day_afresh else int(day_used_before) - int(past_day)
+def probe(agent: Agent, read: tuple[Any, ...], now: float) -> Probe:
+    """Quota use from the agent's counters and what PROBE read with them (`read`: the counters, then PROBE's
+    columns, read under the agent's lock): only the calls that left a window since the last reservation are
+    counted, so a reservation costs the same with 10 or 1,000,000 calls an hour."""
+    hour_before, _, day_before, _, expired, hour_afresh, hour_count, day_afresh, day_count, oldest = read
+    hour_used = int(hour_count) if hour_afresh else int(hour_before) - int(hour_count)
+    day_used = int(day_count) if day_afresh else int(day_before) - int(day_count)
     resets = float(oldest) + HOUR if oldest is not None and hour_used else None
     usage = Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
-    return Probe(int(expired), usage, (hour_edge, day_edge), int(past_day))
-
-
-def prune_calls(tx: Transaction, name: str, found: Probe, now: float) -> None:
-    """Delete the agent's calls past a day that `found` counted (nothing to do, no statement, when none)."""
-    if found.past_day:
-        tx.run("DELETE FROM accounts_calls_v1 WHERE agent = ? AND at <= ?", name, now - DAY)
+    return Probe(int(expired), usage, (now - HOUR, now - DAY))
 
 
 def usage_now(tx: Transaction, agent: Agent, now: float) -> Usage:
     hour_used, oldest = 0, None
     if agent.per_hour is not None:
-        row = tx.one(_COUNT, agent.name, now - HOUR)
+        row = tx.one(_COUNT, agent.name, now - HOUR, _NEVER)
         assert row is not None
         hour_used, oldest = int(row[0]), row[1]
     day_used = 0
     if agent.per_day is not None:
-        row = tx.one(_COUNT, agent.name, now - DAY)
+        row = tx.one(_COUNT, agent.name, now - DAY, _NEVER)
         day_used = int(row[0]) if row is not None else 0
     resets = None if oldest is None else float(oldest) + HOUR
     return Usage(hour_used, agent.per_hour, resets, day_used, agent.per_day)
@@ -124,10 +137,7 @@ def check_quota(tx: Transaction, agent: Agent, usage: Usage, now: float) -> None
             continue
         # the call that frees a slot: the (used - limit + 1)-th oldest counted one leaves the window
         row = tx.one(
-            "SELECT at FROM accounts_calls_v1 WHERE agent = ? AND at > ? ORDER BY at LIMIT 1 OFFSET ?",
-            agent.name,
-            now - window,
-            used - limit,
+            f"SELECT r.at {_KEPT} ORDER BY r.at LIMIT 1 OFFSET ?", agent.name, now - window, _NEVER, used - limit
         )
         resets_at = (float(row[0]) if row is not None else now) + window
         per = "hour" if window == HOUR else "day"

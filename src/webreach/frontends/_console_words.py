@@ -22,7 +22,7 @@ _MESSAGE_FIELDS = ("message", "detail", "error_description", "error", "msg")
 # a field's text up to its closing quote, or to the end where the excerpt was cut inside it
 _QUOTED = re.compile(r'"(' + "|".join(_MESSAGE_FIELDS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)("|$)')
 # ledger rows in words: a call holds its price, then settles (gives back what it did not spend) or is released
-ENTRY_WORDS = {"grant": "grant", "reserve": "held for a call", "commit": "settled", "release": "released"}
+ENTRY_WORDS = {"grant": "grant", "reserve": "charged for a call", "commit": "settled", "release": "released"}
 STATUS_WORDS = {
     "ok": "Connected",
     "generic": "Connected, but only the generic parser read the page",

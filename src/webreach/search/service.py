@@ -404,6 +404,21 @@ class Searching:
                 raise
             return stale
 
+    def answers_at_once(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> bool:
+        """Whether search() would answer `request` now with no I/O: the engine routing asks first (a named one, or
+        auto's first, with hits) has a fresh in-process cache entry for it. Nothing is reported. Metering charges
+        such a call in one transaction after it answered (tools/accounting.py)."""
+        if engine == "multi" or (engine != "auto" and engines):
+            return False
+        try:  # the names search() checks; a bad one is its refusal to make, not an answer at once
+            names = [self._check_name(name) for name in engines] if engines else None
+            first = self._check_name(engine) if engine != "auto" else (names or self.auto_order(request.query))[0]
+        except (InvalidInputError, IndexError):
+            return False
+        at_once = self._candidate(first, request).at_once
+        found = None if at_once is None else at_once(language_defaults(request))
+        return found is not None and (engine != "auto" or bool(found.hits))
+
     async def _stale_response(
         self, candidates: Sequence[Candidate], request: SearchRequest, mode: str, failure: AllEnginesFailedError
     ) -> SearchResponse | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from webreach.errors import error_body
 from webreach.state.sessions import MAX_SESSION_CHARS, SESSION_PATTERN, SessionStore, check_session
-from webreach.tools.accounting import Metering, account_policies, cost_line
+from webreach.tools.accounting import Metering, account_policies
 from webreach.tools.arguments import (
     DEFAULT_TOOL_LIMIT,
     MAX_QUERIES,
@@ -24,6 +24,7 @@ from webreach.tools.arguments import (
 )
 from webreach.tools.backend import OUTPUT_FORMATS, OutputFormat, ToolBackend, ToolResult
 from webreach.tools.call_session import DEFAULT_SESSION, NAMED_SESSION_PATTERN, store_session
+from webreach.tools.costs import cost_line
 from webreach.tools.definitions import (
     TOOL_NAMES,
     TOOLS,

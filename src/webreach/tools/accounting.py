@@ -22,14 +22,13 @@ import contextlib
 import functools
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from webreach.accounts.database import Transaction
 from webreach.accounts.idempotency import Replay, Stale, check_key, keep, note_hold
-from webreach.accounts.ledger import Agent, Reservation
+from webreach.accounts.ledger import Agent
 from webreach.accounts.quotas import iso
 from webreach.accounts.recent_calls import RecentCall
 from webreach.accounts.service import Accounts, Held, Then
@@ -37,6 +36,7 @@ from webreach.errors import AccountingUnavailableError, AgentAuthError, ToolNotA
 from webreach.tools.aliases import priced_as
 from webreach.tools.backend import CHARGED_FAILURES as CHARGED_FAILURES  # its home is backend.py
 from webreach.tools.backend import ToolResult, charged_failure
+from webreach.tools.costs import cost_of, with_cost, without_cost
 from webreach.tools.pipeline import CallPolicy, PreparedCall, Proceed, error_result
 
 _NO_AGENT_HINT = "HTTP: send 'Authorization: Bearer <key>'; CLI and stdio: --agent NAME or [accounts] agent."
@@ -71,6 +71,8 @@ class Metering:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
         reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+        if call.at_once is not None and call.at_once():  # its hold is settled in its own transaction: no note
+            return await self._at_once(call, proceed, reserve, read_price)
         held = await self._reserve(_noted(reserve, self.keys.noting(call) if self.keys else None), caller)
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -84,21 +86,88 @@ class Metering:
         charged = _charged(call, held.reservation.price, result, read_price[0])
         answer = functools.partial(self._answer, call, result, held, charged)
         store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
-        then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
+        then = None if store is None else _stored_when_charged(store, answer)
         try:
             balance = await self._settle(held, charged, then)
+            if balance is None and charged is not None:  # the hold was released while the call ran (its lease)
+                held, balance = await self._charge_afresh(call, result, charged, read_price, store)
+                answer = functools.partial(self._answer, call, result, held, charged)
         except AccountingUnavailableError as exc:  # not recorded: not served (the lease gives the hold back)
             raise AccountingUnavailableError(
                 f"{exc.message}; this call's charge could not be recorded, so its result is withheld and the "
                 f"credits it held come back within {self.accounts.settings.lease_seconds:g} s"
             ) from None
+        self._record(call, started, engines, result, charged)
+        final = answer(balance)
+        return final if store is None else replace(final, stored=True)
+
+    async def _at_once(
+        self, call: PreparedCall, proceed: Proceed, reserve: Callable[[Transaction], Held], read_price: list[int]
+    ) -> ToolResult:
+        """A call answered with nothing upstream to pay for (PreparedCall.at_once: a cached search) runs first and
+        is charged after it answered: its reserve and settle (and a keyed call's stored answer) are one piece of
+        work in one group commit, one ledger round trip instead of two. A refusal there (credits, quota, a disabled
+        agent, a tool not allowed) is the call's answer and its result is dropped; a ledger that fails withholds
+        it (nothing was charged, or the charge and a keyed call's answer were written together)."""
+        started = self.accounts.clock.now()
+        with self.accounts.recent.collecting() as engines:
+            try:
+                result = await proceed()
+            except WebreachError as exc:
+                result = error_result(call.context.tool, exc, output=call.context.output)
+        store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
+
+        def work(tx: Transaction) -> tuple[Held, int | None, int | None]:
+            held = reserve(tx)
+            charged = _charged(call, held.reservation.price, result, read_price[0])
+            answer = functools.partial(self._answer, call, result, held, charged)
+            then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
+            return held, charged, self.accounts.settling(held, charged=charged, then=then)(tx)
+
+        caller = call.context.caller or ""
+        try:  # shielded: a cancelled call's charge is still made once begun (as a settle is)
+            held, charged, balance = await asyncio.shield(self.accounts.queued(caller, work))
+        except AccountingUnavailableError as exc:  # not tried again: a COMMIT made unacknowledged would charge twice
+            raise AccountingUnavailableError(
+                f"{exc.message}; this call's charge could not be recorded, so its result is withheld"
+            ) from None
+        self._record(call, started, engines, result, charged)
+        final = self._answer(call, result, held, charged, balance)
+        return final if store is None else replace(final, stored=True)
+
+    def _record(
+        self, call: PreparedCall, started: float, engines: list[str], result: ToolResult, charged: int | None
+    ) -> None:
+        """The call in the console's recent calls."""
         status = "ok" if result.error is None else result.error.code
         latency = (self.accounts.clock.now() - started) * 1000
+        caller = call.context.caller or ""
         self.accounts.recent.record(
             RecentCall(started, caller, call.tool.name, tuple(engines), status, round(latency, 1), charged)
         )
-        final = answer(balance)
-        return final if store is None else replace(final, stored=True)
+
+    async def _charge_afresh(
+        self,
+        call: PreparedCall,
+        result: ToolResult,
+        charged: int,
+        read_price: list[int],
+        store: Callable[[Transaction, ToolResult], None] | None,
+    ) -> tuple[Held, int | None]:
+        """Charge an answered call whose hold was released before it settled (it ran past its lease, and lease
+        recovery or its key's retry gave the hold back): a new reservation committed at once, with a keyed call's
+        answer, in one transaction. A refusal there (credits, quota) is the call's answer: nothing is served
+        uncharged."""
+        caller = call.context.caller or ""
+        reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+
+        def work(tx: Transaction) -> tuple[Held, int | None]:
+            held = reserve(tx)
+            answer = functools.partial(self._answer, call, result, held, charged)
+            then = None if store is None else _stored_when_charged(store, answer)
+            return held, self.accounts.settling(held, charged=charged, then=then)(tx)
+
+        return await asyncio.shield(self.accounts.queued(caller, work))  # a charge begun is made, as a settle is
 
     @staticmethod
     def _answer(
@@ -171,6 +240,19 @@ def _noted(
     return noted
 
 
+def _stored_when_charged(
+    store: Callable[[Transaction, ToolResult], None], answer: Callable[[int | None], ToolResult]
+) -> Callable[[Transaction, int | None], None]:
+    """A keyed call's answer stored in its settle's transaction, unless the settle found its hold released (the
+    call is then charged afresh, and its answer stored with that charge)."""
+
+    def then(tx: Transaction, balance: int | None) -> None:
+        if balance is not None:
+            store(tx, answer(balance))
+
+    return then
+
+
 def _charged(call: PreparedCall, held: int, result: ToolResult, read_price: int) -> int | None:
     """What the call is charged from the `held` price: its own part per query (crop) that answered (the price is
     per unit, so it divides exactly; a call with none made is released whole, like a failed one), plus web_fetch's
@@ -188,46 +270,6 @@ def _charge(price: int, error: WebreachError | None) -> int | None:
     if charged_failure(error):
         return price
     return None
-
-
-INDENTED_COST = ',\n  "cost": '  # the cost member of an answer indented 2 (with_cost)
-
-
-def cost_line(cost: dict[str, Any]) -> str:
-    """The one compact line saying what a call cost."""
-    left = "" if cost["calls_left"] is None else f"; {cost['calls_left']} calls left until {cost['resets_at']}"
-    replay = f" (a replay of a call charged {cost['original_charged']})" if cost.get("replayed") else ""
-    return f"[cost: {cost['charged']} credits{replay}; balance {cost['balance']}{left}]"
-
-
-def cost_of(held: Held, charged: int | None, balance: int | None) -> dict[str, Any]:
-    """What the agent sees: charged credits, balance, calls left and when the window frees one (`charged` None:
-    released; `balance` None: recovery released it first)."""
-    reservation: Reservation = held.reservation
-    usage = reservation.usage
-    if balance is None:
-        charged, balance = None, reservation.balance + reservation.price
-    if charged is None:  # a released call does not count against the quota either
-        usage = replace(usage, hour_used=usage.hour_used - 1, day_used=usage.day_used - 1)
-    return {
-        "charged": charged or 0,
-        "balance": balance,
-        "calls_left": usage.remaining(),
-        "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
-    }
-
-
-def with_cost(result: ToolResult, cost: dict[str, Any], *, output: str) -> ToolResult:
-    """The result with its cost: a "cost" member in JSON (spliced, not re-encoded: the body is an object), one
-    line after compact text."""
-    if result.is_json:
-        text = result.text.rstrip()
-        if text.endswith("\n}"):  # indented 2 (a drop-in contract's answer): the member indented as its siblings
-            member = json.dumps(cost, indent=2).replace("\n", "\n  ")
-            return replace(result, text=f"{text[:-2]}{INDENTED_COST}{member}\n}}", cost=cost)
-        spliced = f'{text[:-1]}, "cost": {json.dumps(cost)}}}' if text.endswith("}") else text
-        return replace(result, text=spliced, cost=cost)
-    return replace(result, text=f"{result.text}\n{cost_line(cost)}", cost=cost)
 
 
 class Idempotent:
@@ -311,30 +353,6 @@ class Idempotent:
             "original_charged": original,
         }
         return with_cost(body, cost, output=output)
-
-
-def without_cost(result: ToolResult) -> tuple[ToolResult, int | None]:
-    """A result with the cost `with_cost` added taken off again, and what it said was charged (None: none)."""
-    text = result.text.rstrip()
-    if result.is_json and text.endswith("\n}") and INDENTED_COST in text:
-        at = text.rfind(INDENTED_COST)
-        try:
-            cost = json.loads(text[at + len(INDENTED_COST) : -2])
-        except ValueError:
-            return result, None
-        return replace(result, text=text[:at] + "\n}"), int(cost.get("charged", 0))
-    if result.is_json:
-        at = text.rfind(', "cost": ')  # with_cost appends it last
-        if at < 0 or not text.endswith("}"):
-            return result, None
-        try:
-            cost = json.loads(text[at + len(', "cost": ') : -1])
-        except ValueError:
-            return result, None
-        return replace(result, text=text[:at] + "}"), int(cost.get("charged", 0))
-    head, _, last = text.rpartition("\n")
-    found = re.match(r"\[cost: (\d+) credits", last)
-    return (replace(result, text=head), int(found.group(1))) if found else (result, None)
 
 
 def fingerprint(call: PreparedCall) -> str:

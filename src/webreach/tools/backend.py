@@ -85,6 +85,10 @@ class ToolBackend(Protocol):
         """engine is 'auto', 'multi' or an engine name; engines narrows auto/multi to these."""
         ...
 
+    def answers_at_once(self, request: SearchRequest, *, engine: str, engines: Sequence[str] | None) -> bool:
+        """Whether search() would answer now with no I/O and no engine call (a fresh in-process cache entry)."""
+        ...
+
     async def read(self, request: ReadRequest) -> Page:
         """Read request.url (refs are resolved to URLs by the tools before this is called)."""
         ...

@@ -101,6 +101,9 @@ class ToolDefinition(Generic[Args, Plan]):
     # whether the tool is offered now, by the backend's current settings (None: always): a drop-in tool that needs
     # something configured is left out of tools/list until it is (tools/desktop_profile.py)
     offered: Callable[[ToolBackend], bool] | None = None
+    # whether the plan is answered now with no I/O and nothing upstream to pay for (a cached search): metering then
+    # charges it in one transaction after it answered, instead of reserving before (tools/accounting.py)
+    at_once: Callable[[ToolBackend, Plan], bool] | None = None
     # opt-in tools are not offered to models by default (the default surface is the three web tools) but served
     # like any other (REST, the CLI, by name): the image tools, listed by the "images" profile (tools/drop_in.py)
     # or where [tools] enabled names them
@@ -148,6 +151,13 @@ def price_image_search(args: ImageSearchArguments) -> Price:
 def price_crops(args: CropImagesArguments) -> Price:
     """crop_images is priced per crop asked for (metering charges the crops made: ToolResult.answered)."""
     return Price(units=len(args.crops))
+
+
+def search_at_once(backend: ToolBackend, plan: SearchPlan) -> bool:
+    """One query, no pages to read, answered by the in-process cache without an engine call."""
+    if len(plan.requests) != 1 or plan.read_top:
+        return False
+    return backend.answers_at_once(plan.requests[0], engine=plan.engine, engines=plan.engines)
 
 
 async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
@@ -306,6 +316,7 @@ _REGISTRY = (
         handler=web_search,
         prepare=plan_search,
         price=price_search,
+        at_once=search_at_once,
     ),
     ToolDefinition(
         name="web_search_multi",

@@ -19,6 +19,7 @@ Anything else escaping is a bug and propagates.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,8 @@ class PreparedCall:
     plan: Any  # what the tool's handler takes (its arguments, planned: tools/definitions.py)
     session: str  # the store session the call's refs live in (tools/call_session.py)
     arguments: Mapping[str, Any]  # as the door sent them, decoded once (the idempotency fingerprint reads them)
+    # whether the call is answered now with nothing upstream to pay for (ToolDefinition.at_once; None: never)
+    at_once: Callable[[], bool] | None = None
 
 
 SESSIONS_KEPT = 1024  # (session, caller) pairs whose store session a Toolbox remembers
@@ -295,7 +298,9 @@ class Toolbox:
             # null means the default (ToolArguments), so a null limit takes the profile's default too
             arguments = shaped(arguments, profile, [name for name, value in raw.items() if value is not None])
             plan = tool.prepare(arguments, self.engines)
-        return PreparedCall(context=context, tool=tool, plan=plan, session=session, arguments=raw)
+        # an operator door's extra fields change the requests the handler makes: those are never taken at once
+        at_once = None if tool.at_once is None or context.extra else functools.partial(tool.at_once, self.backend, plan)
+        return PreparedCall(context=context, tool=tool, plan=plan, session=session, arguments=raw, at_once=at_once)
 
     def _store_session(self, session: str | None, caller: str | None) -> str:
         """store_session(), remembered per (session, caller) for the last SESSIONS_KEPT pairs: a name is checked
