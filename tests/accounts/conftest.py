@@ -1,13 +1,16 @@
 """Ledger fixtures: a PostgreSQL cluster per test session (postgres.py) and a fresh database URL per test, for
-SQLite (a file in the test's directory) and PostgreSQL alike."""
+SQLite (a file in the test's directory) and PostgreSQL alike; the fake web, and a Gateway metering over that ledger
+(a module needing other settings defines its own `gateway`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from webreach.config import Settings
+from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 
 from .postgres import cluster, fresh_database
@@ -36,3 +39,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def web() -> Iterator[FakeWeb]:
     with FakeWeb.in_thread() as server:
         yield server
+
+
+@pytest.fixture
+async def gateway(web: FakeWeb, database_url: str) -> AsyncIterator[Gateway]:
+    settings = Settings(
+        fake_web=web.url,
+        state={"backend": "memory"},
+        read={"allow_cidrs": ["127.0.0.1/32"]},
+        accounts={"enabled": True, "database": database_url},
+    )
+    async with Gateway.from_settings(settings) as opened:
+        yield opened

@@ -8,15 +8,15 @@ The fleet fault run (tests/state) meets these windows by chance; here they are m
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 
 import pytest
 
 from webreach.accounts.database import Database, Transaction, open_database
 from webreach.accounts.service import Accounts
-from webreach.config import Settings
 from webreach.errors import AccountingUnavailableError
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
@@ -33,63 +33,29 @@ class Died(BaseException):
     """The process is gone: nothing after this point runs."""
 
 
-class DiesAfterTheCharge:
-    """A ledger database whose process dies at the first transaction after a call's charge was committed."""
+class Faulting:
+    """A ledger database that raises `fault()` at the start of each transaction once the journal holds a row of
+    kind `after` (`times`: that many transactions, then it works again; None: every one, a process that is gone)."""
 
-    def __init__(self, database: Database) -> None:
-        self.inner = database
+    def __init__(
+        self, database: Database, *, after: str, fault: Callable[[], BaseException], times: int | None = None
+    ) -> None:
+        self.inner, self.after, self.fault, self.times = database, after, fault, times
         self.lock_row = database.lock_row
         self.worker: Executor | None = database.worker
-        self.died = False
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
         with self.inner.transaction(write=False) as tx:
-            charged = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = 'commit'")
-        if charged is not None and int(charged[0]):
-            self.died = True
-            raise Died
+            found = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = ?", self.after)
+        if found is not None and int(found[0]) and self.times != 0:
+            self.times = None if self.times is None else self.times - 1
+            raise self.fault()
         with self.inner.transaction(write=write) as tx:
             yield tx
 
     def close(self) -> None:
         self.inner.close()
-
-
-class FailsTheSettle:
-    """A ledger database that fails `failures` transactions once a call has reserved (its settle, and the retry
-    of it), then works again."""
-
-    def __init__(self, database: Database, failures: int) -> None:
-        self.inner = database
-        self.lock_row = database.lock_row
-        self.worker: Executor | None = database.worker
-        self.failures = failures
-
-    @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        with self.inner.transaction(write=False) as tx:
-            reserved = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = 'reserve'")
-        if self.failures and reserved is not None and int(reserved[0]):
-            self.failures -= 1
-            raise AccountingUnavailableError("the ledger's database is restarting")
-        with self.inner.transaction(write=write) as tx:
-            yield tx
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-@pytest.fixture
-async def gateway(web: FakeWeb, database_url: str) -> AsyncIterator[Gateway]:
-    settings = Settings(
-        fake_web=web.url,
-        state={"backend": "memory"},
-        read={"allow_cidrs": ["127.0.0.1/32"]},
-        accounts={"enabled": True, "database": database_url},
-    )
-    async with Gateway.from_settings(settings) as opened:
-        yield opened
 
 
 async def test_a_call_killed_after_its_charge_is_replayed_to_the_retry_not_charged_again(
@@ -98,7 +64,9 @@ async def test_a_call_killed_after_its_charge_is_replayed_to_the_retry_not_charg
     gateway.accounts.add("bot", credits=100)
     web.clear_requests()
     clock, settings = FakeClock(time.time()), gateway.settings.accounts
-    dying = DiesAfterTheCharge(open_database(database_url))
+    dying = Faulting(
+        open_database(database_url), after="commit", fault=Died
+    )  # at its first transaction after the charge
     first = Accounts(settings, clock, database=dying)
     try:
         tools = Toolbox.over(gateway, policies=account_policies(first))
@@ -127,7 +95,9 @@ async def test_a_call_whose_charge_failed_gives_its_quota_slot_back_to_the_retry
 ) -> None:
     gateway.accounts.add("bot", credits=100, per_hour=1)
     clock, settings = FakeClock(time.time()), gateway.settings.accounts
-    accounts = Accounts(settings, clock, database=FailsTheSettle(open_database(database_url), failures=2))
+    restarting = functools.partial(AccountingUnavailableError, "the ledger's database is restarting")
+    failing_settles = Faulting(open_database(database_url), after="reserve", fault=restarting, times=2)  # and its retry
+    accounts = Accounts(settings, clock, database=failing_settles)
     try:
         tools = Toolbox.over(gateway, policies=account_policies(accounts))
         failed = await tools.call("web_search", SEARCH, output="json", caller="bot", idempotency_key="k-1")

@@ -4,30 +4,16 @@ nothing, the cost in every answer, idempotent retries charged once (SQLite and P
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from webreach.config import Settings
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox, account_policies
 
 pytestmark = pytest.mark.network
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 3}
-
-
-@pytest.fixture
-async def gateway(web: FakeWeb, database_url: str) -> AsyncIterator[Gateway]:
-    settings = Settings(
-        fake_web=web.url,
-        state={"backend": "memory"},
-        read={"allow_cidrs": ["127.0.0.1/32"]},
-        accounts={"enabled": True, "database": database_url},
-    )
-    async with Gateway.from_settings(settings) as opened:
-        yield opened
 
 
 def tools(gateway: Gateway) -> Toolbox:
