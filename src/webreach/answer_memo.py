@@ -30,7 +30,6 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -234,12 +233,14 @@ def save(argv: Sequence[str], stdout: str, *, started: float, files: tuple[list[
     body = {"version": VERSION, "stdout": stdout, "expires": expires, "files": stamps, "refs": asdict(refs)}
     with contextlib.suppress(OSError):
         directory = memo_directory()
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # search results: private, as the cache file
         _write_atomically(directory / f"{memo_key(argv)}{_SUFFIX}", json.dumps(body).encode("ascii"))
         _trim(directory)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    import tempfile  # the full run's side only
+
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".memo-")
     try:
         with os.fdopen(handle, "wb") as file:

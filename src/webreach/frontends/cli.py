@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 def main() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
-    from webreach.answer_memo import replay
+    if argv[:1] == ["search"]:  # only a search has a memo: --help and the rest import nothing more
+        from webreach.answer_memo import replay
 
-    if replay(argv):
-        sys.exit(0)
+        if replay(argv):
+            sys.exit(0)
     from webreach.frontends._cli_group import cli
 
     cli.main(argv, prog_name="webreach", obj={"argv": argv})
