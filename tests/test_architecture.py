@@ -30,9 +30,12 @@ BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser
 BOTTOM |= {"network_failure"}  # connect failures told apart, for engines (search) and the fake web (net) (issue 41)
 BOTTOM |= {"telemetry"}  # OpenTelemetry spans when the OTEL_* variables ask (issue 37)
 BOTTOM |= {"sqlite_wal"}  # WAL switched on while other processes open the same file (state/, accounts/)
+BOTTOM |= {"user_dirs"}  # the per-user directories, found before the settings load (the CLI answer memo, issue 38)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
-    "frontends": {"tools", "gateway", "testing"} | BOTTOM,
+    "frontends": {"tools", "gateway", "testing", "answer_memo"} | BOTTOM,
+    # the CLI's answer memo (issue 38): a replay remembers its refs through the state file's own SQL
+    "answer_memo": {"state"} | BOTTOM,
     "tools": {"gateway", "state", "accounts", "images"} | BOTTOM,
     "gateway": {"search", "read", "policies", "extract", "net", "state", "accounts", "images", "configdb", "control"}
     | {"providers"}
@@ -64,7 +67,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
     "defaults": set(),  # plain constants: the request limits and the canary query (issue 38)
-    "config": {"errors", "defaults"},  # defaults: plain constants (the drop-in profile names, issue 39)
+    "config": {"errors", "defaults", "user_dirs"},  # defaults: plain constants (the drop-in profile names, issue 39)
     "clock": set(),
     "retry_after": set(),  # the one Retry-After reading: engines, net and read all use it
     # hostile markup and JSON made safe to parse, for the extractor and the engine parsers alike
@@ -75,6 +78,7 @@ ALLOWED: dict[str, set[str]] = {
     "local_files": {"errors"},  # the one bounded read of a user's local file: the CLI door and read/ use it
     "telemetry": {"engine_attempt"},  # an engine attempt's span
     "sqlite_wal": set(),  # SQLite in WAL mode, retried while another process switches the same file
+    "user_dirs": set(),
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}
@@ -109,7 +113,7 @@ CONFINED = {
     "prometheus_client": ("frontends/_metrics.py",),
     "uvicorn": ("frontends/_http_run.py", "frontends/_listening.py"),  # the server, and the protocol it listens with
     "protego": ("net/robots.py",),
-    "platformdirs": ("config/paths.py",),
+    "platformdirs": ("user_dirs.py",),
     "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
     "boto3": ("images/storage.py",),
     "psycopg": ("accounts/database.py", "testing/postgres.py"),

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import os
-import posixpath
-import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
-import platformdirs
+from webreach.user_dirs import APP_NAME, user_directory
 
-APP_NAME = "webreach"
-_XDG_VARIABLES = {"data": "XDG_DATA_HOME", "cache": "XDG_CACHE_HOME"}
+__all__ = ["APP_NAME", "CONFIG_ENV", "DEFAULT_CONFIG_FILE", "config_file", "user_directory"]
 CONFIG_ENV = "WEBREACH_CONFIG"
 DEFAULT_CONFIG_FILE = "webreach.toml"
 
@@ -21,21 +17,3 @@ def config_file(environ: Mapping[str, str] | None = None) -> Path:
     """The TOML file settings are read from: $WEBREACH_CONFIG when set, else ./webreach.toml (optional)."""
     env = os.environ if environ is None else environ
     return Path(env.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
-
-
-def user_directory(kind: Literal["data", "cache"], environ: Mapping[str, str] | None = None) -> Path:
-    """webreach's per-user data or cache directory (nothing is created here).
-
-    An absolute $XDG_DATA_HOME / $XDG_CACHE_HOME in `environ` (default os.environ) wins outside Windows, as
-    platformdirs has it; relative values are ignored, as the XDG spec says. Otherwise platformdirs names the
-    system's place: ~/.local/share/webreach and ~/.cache/webreach on Linux, ~/Library/Application Support/webreach
-    and ~/Library/Caches/webreach on macOS, %LOCALAPPDATA%\\webreach (and its Cache folder) on Windows. The XDG
-    check is made here rather than left to platformdirs because platformdirs only reads os.environ, and `environ`
-    is the seam tests use.
-    """
-    env = os.environ if environ is None else environ
-    value = env.get(_XDG_VARIABLES[kind], "")
-    if sys.platform != "win32" and posixpath.isabs(value):
-        return Path(value) / APP_NAME
-    dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
-    return dirs.user_data_path if kind == "data" else dirs.user_cache_path

@@ -3,6 +3,7 @@ through the pipeline, printed as a table, compact text or JSON; a saved engine p
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,11 +13,12 @@ from webreach.defaults import DEFAULT_LIMIT, MAX_PAGE, TOOL_LIMITS
 from webreach.errors import UnknownEngineError
 from webreach.frontends._cli_hints import cli_syntax
 from webreach.frontends._cli_input import MAX_SAVED_BYTES, read_capped
-from webreach.frontends._cli_progress import verbosity_options
+from webreach.frontends._cli_progress import verbosity, verbosity_options
 from webreach.frontends._cli_run import AGENT_OPTION, TEXT, Text, call_tool, calling, run, split_names
 
 if TYPE_CHECKING:  # the Gateway loads when the command runs, not with the CLI (start-up)
     from webreach.gateway import Gateway
+    from webreach.tools import ToolResult
 
 WEB_LIMIT = TOOL_LIMITS["web_search"]  # `search -n` is web_search's limit (people's default: DEFAULT_LIMIT)
 
@@ -72,7 +74,7 @@ def search(
 
     output = "json" if as_json else output
 
-    async def work(gateway: Gateway) -> None:
+    async def work(gateway: Gateway) -> dict[str, Any] | None:
         tool, arguments, extra = _search_call(query, engine, split_names(engines), fields)
         with calling(tool):
             SearchRequest.create(query=query, **fields)  # every option checked before any engine is asked
@@ -95,10 +97,43 @@ def search(
                 from webreach.tools.search_reading import readings_text
 
                 click.echo(readings_text(*found.reading, syntax=cli_syntax))
-        else:
-            click.echo(found.compact_text(cli_syntax) if output == "compact" else found.json_text())
+            return None
+        text = found.compact_text(cli_syntax) if output == "compact" else found.json_text()
+        click.echo(text)
+        return _replayable(gateway, tool, result, text, session=session, agent=agent) if output == "compact" else None
 
-    run(output == "json", work)
+    started = time.time()
+    memo = run(output == "json", work)
+    if memo is not None:  # written once the Gateway closed, so the files it read are stamped as it left them
+        from webreach import answer_memo
+
+        answer_memo.save(memo.pop("argv"), memo.pop("stdout"), started=started, **memo)
+
+
+def _replayable(
+    gateway: Gateway, tool: str, result: ToolResult, text: str, *, session: str | None, agent: str | None
+) -> dict[str, Any] | None:
+    """What the answer memo (webreach/answer_memo.py) keeps of this answer when a replay can redo it whole: a run
+    from the entry point (its argv), one web_search answered by one fresh cache entry, nothing charged (accounts
+    off), refs in the SQLite state file, no reading, nothing on stderr but what a replay leaves out too."""
+    from webreach import answer_memo
+    from webreach.tools import store_session
+
+    found, argv = result.value, (click.get_current_context().obj or {}).get("argv")
+    if argv is None or tool != "web_search" or result.cost is not None or gateway.settings.accounts.enabled:
+        return None
+    if verbosity() == "verbose" or "\x1b" in text or found.refs is None or found.reading is not None:
+        return None  # attempt lines on stderr; click strips ANSI off a pipe; no refs to redo; pages read
+    response = found.outcomes[0].response if len(found.outcomes) == 1 else None
+    attempts = list(response.meta.attempts) if response is not None else []
+    if len(attempts) != 1 or not attempts[0].cached or attempts[0].stale or attempts[0].status != "ok":
+        return None
+    files = answer_memo.sources(gateway.settings, gateway.accounts.url())
+    caller = agent or gateway.settings.accounts.agent
+    refs = answer_memo.refs_of(gateway.sessions, store_session(session, caller), found.refs)
+    if files is None or refs is None:
+        return None
+    return {"argv": argv, "stdout": f"{text}\n", "files": files, "refs": refs}
 
 
 def _search_call(

@@ -14,6 +14,7 @@ timeout fires at the first real suspension); docs/decisions.md (2026-11-28) reco
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Mapping
@@ -221,6 +222,20 @@ def decode_payload(payload: str | bytes) -> tuple[tuple[Hit, ...], str | None] |
         return tuple(Hit.model_validate(item) for item in items), answer if isinstance(answer, str) else None
     except (ValueError, TypeError, KeyError):
         return None
+
+
+def soonest_fresh_until(path: Path, now: float) -> float | None:
+    """The soonest `fresh_until` among the entries of the SQLite cache `path` still fresh at `now` (None: none, or
+    no readable file): never later than the expiry of any entry that answered fresh at `now` or after. The CLI's
+    answer memo (webreach/answer_memo.py) expires then."""
+    if not path.exists():
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT MIN(fresh_until) FROM search_cache_v1 WHERE fresh_until > ?", (now,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if row is None or row[0] is None else float(row[0])
 
 
 def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -40,6 +40,7 @@ from typing import Literal, Protocol
 from webreach.clock import Clock, SystemClock
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
 from webreach.models import schema_pattern_matches
+from webreach.state.session_rows import remember_rows
 from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 
 DEFAULT_TTL = 24 * 3600.0
@@ -254,30 +255,14 @@ class SqliteSessionStore(SqliteStore):
         return self._write(session, urls, self._clock.now())
 
     def _write(self, session: str, urls: Sequence[str], now: float) -> list[int]:
-        """One transaction: expire, look up, allocate, restart TTLs, evict."""
+        """One transaction: expire, look up, allocate, restart TTLs, evict (state/session_rows.py)."""
         conn = self._writable()
         try:
-            with conn:
-                self._expire(conn, now)
-                known = _known_refs(conn, session, set(urls))
-                fresh = list(dict.fromkeys(url for url in urls if url not in known))
-                first = _allocate(conn, session, len(fresh), now)
-                known.update({url: first + i for i, url in enumerate(fresh)})
-                refs = [known[url] for url in urls]
-                # re-showing a known URL restarts its TTL; ordering by ref keeps eviction oldest-first on ties
-                conn.executemany(
-                    "INSERT INTO session_refs_v1 VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (session, ref) DO UPDATE SET seen_at = excluded.seen_at",
-                    [(session, ref, url, now) for url, ref in dict(zip(urls, refs, strict=True)).items()],
-                )
-                conn.execute(
-                    "DELETE FROM session_refs_v1 WHERE session = ? AND ref IN (SELECT ref FROM session_refs_v1"
-                    " WHERE session = ? ORDER BY seen_at DESC, ref DESC LIMIT -1 OFFSET ?)",
-                    (session, session, self.max_refs),
-                )
+            return remember_rows(
+                conn, session, urls, now, ttl=self.ttl, max_refs=self.max_refs, forget_after=self.forget_after
+            )
         except sqlite3.Error as exc:
             raise self._failure("write to", exc) from None
-        return refs
 
     async def resolve(self, session: str, ref: int) -> str:
         check_ref(ref)
@@ -304,38 +289,9 @@ class SqliteSessionStore(SqliteStore):
             raise SessionStoreError(f"the session store {self._file.path} cannot be opened")
         return conn
 
-    def _expire(self, conn: sqlite3.Connection, now: float) -> None:
-        conn.execute("DELETE FROM session_refs_v1 WHERE seen_at <= ?", (now - self.ttl,))
-        conn.execute("DELETE FROM session_counters_v1 WHERE touched_at <= ?", (now - self.forget_after,))
-
     def _failure(self, action: str, exc: sqlite3.Error) -> SessionStoreError:
         self._file.report(action, exc)
         return SessionStoreError(f"the session store could not {action} {self._file.path}: {exc}")
-
-
-def _known_refs(conn: sqlite3.Connection, session: str, urls: Iterable[str]) -> dict[str, int]:
-    """Live refs of `urls` in the session (expired rows are already gone), the lowest ref when there are two."""
-    known: dict[str, int] = {}
-    batch = list(urls)
-    for start in range(0, len(batch), 500):  # stay far below SQLite's bound-parameter limit
-        chunk = batch[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        for url, ref in conn.execute(
-            f"SELECT url, MIN(ref) FROM session_refs_v1 WHERE session = ? AND url IN ({marks}) GROUP BY url",
-            (session, *chunk),
-        ):
-            known[url] = int(ref)
-    return known
-
-
-def _allocate(conn: sqlite3.Connection, session: str, count: int, now: float) -> int:
-    """Reserve `count` new refs for the session and return the first (also touches the session)."""
-    row = conn.execute(
-        "INSERT INTO session_counters_v1 VALUES (?, ?, ?) ON CONFLICT (session) DO UPDATE"
-        " SET next_ref = next_ref + ?, touched_at = excluded.touched_at RETURNING next_ref",
-        (session, 1 + count, now, count),
-    ).fetchone()
-    return int(row[0]) - count
 
 
 def _check_bounds(ttl: float, max_refs: int, forget_after: float) -> None:

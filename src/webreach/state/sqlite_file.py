@@ -144,6 +144,11 @@ class SqliteStore:
         return self._file.path
 
     @property
+    def busy_timeout(self) -> float:
+        """Seconds a statement waits for another process's write lock."""
+        return self._file.busy_timeout
+
+    @property
     def usable(self) -> bool:
         """False once the file could not be opened (the store then does without it)."""
         return self._file.usable
