@@ -15,7 +15,7 @@ reused. Bounded to the `max_sessions` sessions written most recently.
 
 Kept in a plain dict in write order (a write moves its session last; the first is the oldest write), so a
 re-showing is one dict lookup in C and, for the same URLs the write had (a cached answer hands over the tuple it
-keeps: tools/kept_json.py `result_urls`), one list comparison; cachetools' LRUCache moved the session on every read
+keeps: tools/kept_json.py `result_urls`), one identity check; cachetools' LRUCache moved the session on every read
 through three Python calls, and reads need not count: only writes can push a session out.
 """
 
