@@ -16,7 +16,9 @@ reused. Bounded to the `max_sessions` sessions written most recently.
 Kept in a plain dict in write order (a write moves its session last; the first is the oldest write), so a
 re-showing is one dict lookup in C and, for the same URLs the write had (a cached answer hands over the tuple it
 keeps: tools/kept_json.py `result_urls`), one identity check; cachetools' LRUCache moved the session on every read
-through three Python calls, and reads need not count: only writes can push a session out.
+through three Python calls, and reads need not count: only writes can push a session out. With the per-call
+dataclasses unfrozen (tools/pipeline.py), bench/serve.py's REST server CPU per cached search went from 1.74x the
+bare endpoint's on main to 1.57x (medians of four pairs, alternated, on a disturbed machine: docs/decisions.md).
 """
 
 from __future__ import annotations
