@@ -52,6 +52,20 @@ async def test_a_reshowing_within_the_window_skips_the_store(
     assert await recent.resolve("s", first[1]) == URLS[1]
 
 
+async def test_the_same_tuple_again_gets_its_own_list_of_the_written_refs(
+    store: SqliteSessionStore, path: Path, clock: FakeClock
+) -> None:
+    recent = RecentRefs(store, clock, window=60.0)
+    urls = tuple(URLS[:3])  # what a cached answer hands over each time (tools/kept_json.py result_urls)
+    first = await recent.remember("s", urls)
+    again = await recent.remember("s", urls)
+    assert again == first and again is not first
+    again.append(99)  # the caller's list: the written refs are unchanged
+    assert await recent.remember("s", urls) == first
+    assert await recent.remember("s", list(urls)) == first  # an equal list is the same URLs
+    assert set(seen_at(path).values()) == {0.0}
+
+
 async def test_a_new_url_or_an_old_write_goes_to_the_store(
     store: SqliteSessionStore, path: Path, clock: FakeClock
 ) -> None:

@@ -14,6 +14,7 @@ from webreach.frontends._body_limits import BodyLimits
 from webreach.frontends._errors import http_status, retry_after_header
 from webreach.frontends._http_served import Served
 from webreach.frontends._rest_errors import error_response
+from webreach.tools import CallContext
 from webreach.tools.backend import ToolResult
 
 _SESSION_HEADER_KEY = SESSION_HEADER.lower().encode()
@@ -93,14 +94,15 @@ class ToolCalls:
         if body is None:
             message, hint = limits.refusal(images=images)
             return await send_error(send, refusal("request_too_large", message, hint=hint), tool=tool)
-        result = await self.served.ready_tools().call(
-            tool,
-            body.decode("utf-8", errors="replace"),
+        context = CallContext(
+            tool=tool,
+            arguments=body.decode("utf-8", errors="replace"),
             session=header_text(session) if session is not None else None,
             output="json",
             caller=caller,
             idempotency_key=idempotency_key,
         )
+        result = await self.served.ready_tools().run(context)
         await _send_result(send, result)
 
 

@@ -12,19 +12,27 @@ process wrote later can have evicted those refs. What that costs, exactly: a re-
 up to `window` seconds late, and if another process evicts those refs meanwhile (1,000 new URLs in the same
 session within the window) a ref shown here answers unknown_ref, never another page, because refs are never
 reused. Bounded to the `max_sessions` sessions written most recently.
+
+Kept in a plain dict in write order (a write moves its session last; the first is the oldest write), so a
+re-showing is one dict lookup in C and, for the same URLs the write had (a cached answer hands over the tuple it
+keeps: tools/kept_json.py `result_urls`), one identity check; cachetools' LRUCache moved the session on every read
+through three Python calls, and reads need not count: only writes can push a session out. With the per-call
+dataclasses unfrozen (tools/pipeline.py), bench/serve.py's REST server CPU per cached search went from 1.74x the
+bare endpoint's on main to 1.57x (medians of four pairs, alternated, on a disturbed machine: docs/decisions.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cachetools import LRUCache
-
 from webreach.clock import Clock
 from webreach.tools import SessionStore
 
 DEFAULT_WINDOW = 60.0
 DEFAULT_SESSIONS = 1024
+
+
+_Write = tuple[float, tuple[str, ...], list[int], dict[str, int]]
 
 
 class RecentRefs:
@@ -41,17 +49,25 @@ class RecentRefs:
         self.store = store
         self._clock = clock
         self._window = window
-        self._latest: LRUCache[str, tuple[float, dict[str, int]]] = LRUCache(maxsize=max_sessions)
+        self._max_sessions = max_sessions
+        # session -> (when, the URLs written, their refs, URL -> ref), in write order: the oldest write first
+        self._latest: dict[str, _Write] = {}
 
     async def remember(self, session: str, urls: Sequence[str]) -> list[int]:
         now = self._clock.now()
         latest = self._latest.get(session)
         if latest is not None and now - latest[0] < self._window:
-            written = latest[1]
+            if urls is latest[1] or urls == latest[1]:  # the same URLs again (a cached answer's): its refs
+                return list(latest[2])
+            written = latest[3]
             if all(url in written for url in urls):
                 return [written[url] for url in urls]
         refs = await self.store.remember(session, urls)
-        self._latest[session] = (now, dict(zip(urls, refs, strict=True)))
+        latest = self._latest.pop(session, None)  # moved last: the latest write
+        if latest is None and len(self._latest) >= self._max_sessions:
+            del self._latest[next(iter(self._latest))]  # the session written longest ago
+        kept = urls if isinstance(urls, tuple) else tuple(urls)
+        self._latest[session] = (now, kept, list(refs), dict(zip(urls, refs, strict=True)))
         return refs
 
     async def resolve(self, session: str, ref: int) -> str:

@@ -8,7 +8,9 @@ from typing import Any, Protocol
 from webreach.models import Hit, ParsedBy, SearchRequest
 
 
-@dataclass(frozen=True)
+# not frozen (never changed once built, by convention): built for every search, cached ones included, and a frozen
+# dataclass sets each field through object.__setattr__ (about twice the cost; tools/pipeline.py CallContext)
+@dataclass(slots=True)
 class EngineResult:
     """What one engine call produced."""
 

@@ -121,7 +121,10 @@ class ToolImage:
     data: bytes
 
 
-@dataclass(frozen=True, kw_only=True)
+# not frozen (never changed once built: a policy makes a new one with dataclasses.replace): built for every call,
+# and frozen sets each of its ten fields through object.__setattr__ (tools/pipeline.py CallContext); no slots, for
+# the cached `data`
+@dataclass(kw_only=True)
 class ToolResult:
     """One rendered tool call.
 

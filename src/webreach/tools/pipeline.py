@@ -47,7 +47,10 @@ if TYPE_CHECKING:
     from webreach.gateway import Gateway
 
 
-@dataclass(frozen=True, kw_only=True)
+# CallContext and PreparedCall are built for every call and never changed once built (the policies only read them):
+# not frozen, since a frozen dataclass sets each field through object.__setattr__ (timeit, min of 5 on a loaded
+# machine: a CallContext built in 3.0 us frozen, 1.7 us with slots)
+@dataclass(slots=True, kw_only=True)
 class CallContext:
     """One tool call as a door received it.
 
@@ -67,7 +70,7 @@ class CallContext:
     extra: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class PreparedCall:
     """A call whose tool, session and arguments were checked: what a CallPolicy sees."""
 

@@ -77,7 +77,7 @@ _TITLE_TAIL = re.compile(r"(?:\s+[-|–—·:/]\s+|_)(?=[^-|–—·:/_]{1,40}$)
 _SENTENCE_END = re.compile(r"(?:(?<=\w\w\w)|(?<=[)\]\"”’']))[.!?](?=\s|$)|[。！？]")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built per query of every search (tools/pipeline.py CallContext says why)
 class SearchOutcome:
     """One query of a web_search call: its response, or the error that ended it."""
 
