@@ -7,9 +7,10 @@ agent's row (`SELECT ... FOR UPDATE`). A transaction never awaits, so a lock is 
 a caller blocked on another process's lock waits microseconds, never on a coroutine of its own. The call policy
 runs them on the database's worker thread (`worker`), so the event loop keeps serving meanwhile, several calls'
 reserves and settles in one transaction (accounts/group_commit.py, each in a `Transaction.savepoint`); on SQLite a
-checkpointer thread makes the WAL's fsyncs. (psycopg's pipeline mode was measured and not kept: 0.90 ms a
-reserve-and-settle against 0.75 ms without, since most statements' results are read; for a reservation's lock and
-read alone, one round trip instead of two, it measured no better: 684 and 946 us a pair against 741 and 641 us.)
+checkpointer thread makes the WAL's fsyncs. On PostgreSQL a write transaction's BEGIN goes with its first
+statement, a reservation's lock with its read, and a whole commit alone in its batch commits by itself
+(_BeginWithFirst: psycopg's pipeline mode for those pairs only; every statement in it measured slower, since
+most statements' results are read before the next is sent).
 
 A database that cannot be used (PostgreSQL down or restarting, a SQLite file on a full disk or a read-only file
 system, a lock held past the busy timeout) is AccountingUnavailableError, never a driver's exception: PostgreSQL
@@ -67,9 +68,28 @@ class Transaction:
     def __init__(self, cursor: Cursor, postgres: bool) -> None:
         self.cursor = cursor
         self.postgres = postgres
+        # the transaction is its caller's alone (a group commit's batch of one): a statement that may stand alone
+        # (`one_alone`) may then commit by itself when it comes first
+        self.sole = False
 
     def _execute(self, sql: str, params: Sequence[Any]) -> Any:
-        return self.cursor.execute(sql.replace("?", "%s") if self.postgres else sql, params)
+        return self.cursor.execute(_dialect(sql) if self.postgres else sql, params)
+
+    def one_after(self, first: str, first_params: Sequence[Any], sql: str, *params: Any) -> Row | None:
+        """`first` (its result not read), then `one(sql)`: on PostgreSQL sent together (one round trip)."""
+        together = self.cursor.together() if isinstance(self.cursor, _BeginWithFirst) else contextlib.nullcontext()
+        with together:
+            self._execute(first, first_params)
+            return self.one(sql, *params)
+
+    def one_alone(self, sql: str, *params: Any) -> Row | None:
+        """`one(sql)` for a statement whose effect is whole by itself: on PostgreSQL, when the transaction is its
+        caller's alone (`sole`) and nothing was sent yet, it commits by itself (no BEGIN, no COMMIT: one round
+        trip), and a later statement begins the transaction afresh."""
+        if self.sole and isinstance(self.cursor, _BeginWithFirst):
+            with self.cursor.alone():
+                return self.one(sql, *params)
+        return self.one(sql, *params)
 
     def rows(self, sql: str, *params: Any) -> list[Row]:
         self._execute(sql, params)
@@ -100,6 +120,11 @@ class Transaction:
             self._execute("RELEASE SAVEPOINT webreach_call", ())
             raise
         self._execute("RELEASE SAVEPOINT webreach_call", ())
+
+
+def _dialect(sql: str) -> str:
+    """A statement's `?` placeholders as psycopg's `%s`."""
+    return sql.replace("?", "%s")
 
 
 class SqliteDatabase:
@@ -278,8 +303,9 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        """A write runs in BEGIN ... COMMIT; a read (write=False) is its statements in autocommit (one round trip
-        each, no BEGIN/COMMIT: the ledger's reads are single statements or need no snapshot across them)."""
+        """A write runs in BEGIN ... COMMIT, its BEGIN sent with its first statement (_BeginWithFirst); a read
+        (write=False) is its statements in autocommit (one round trip each, no BEGIN/COMMIT: the ledger's reads are
+        single statements or need no snapshot across them)."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -288,8 +314,13 @@ class PostgresDatabase:
                 if not write:
                     yield Transaction(cursor, postgres=True)
                     return
-                with conn.transaction():
-                    yield Transaction(cursor, postgres=True)
+                pipelined = _BeginWithFirst(conn, cursor)
+                try:
+                    yield Transaction(pipelined, postgres=True)
+                except BaseException:
+                    pipelined.finish(ok=False)
+                    raise
+                pipelined.finish(ok=True)
         except (PoolTimeout, psycopg.OperationalError) as exc:  # no connection in time, or it broke mid-way
             raise _unavailable(exc, "PostgreSQL") from None
 
@@ -297,6 +328,63 @@ class PostgresDatabase:
         if self.worker is not None:
             self.worker.shutdown()
         self._pool.close(timeout=self._timeout)
+
+
+class _BeginWithFirst:
+    """A PostgreSQL write transaction's cursor: BEGIN goes with the first statement, and statements sent `together`
+    with each other, in one round trip (psycopg's pipeline mode); a first statement whole by itself may commit
+    `alone` (autocommit). Atomicity is the same: every statement after BEGIN, up to COMMIT, which `finish` sends
+    when BEGIN was. Measured (docs/decisions.md, "ledger7"): a cached search's charge went from 6 round trips to
+    4, an asked call's whole commit from 3 to 1."""
+
+    def __init__(self, conn: Any, cursor: Any) -> None:
+        self._conn, self._cursor = conn, cursor
+        self.begun = False
+        self._alone = False
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if self.begun or self._alone:
+            return self._cursor.execute(sql, params)
+        with self.together():
+            return self._cursor.execute(sql, params)
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """The statements sent inside (and BEGIN first, unless sent) go in one round trip, when a result is read."""
+        with self._conn.pipeline():
+            if not self.begun:
+                self._conn.execute("BEGIN")
+                self.begun = True
+            yield
+
+    @contextlib.contextmanager
+    def alone(self) -> Iterator[None]:
+        """A statement sent inside, when nothing was sent yet, is its own implicit transaction (no BEGIN)."""
+        self._alone = not self.begun
+        try:
+            yield
+        finally:
+            self._alone = False
+
+    def fetchall(self) -> list[Any]:
+        return list(self._cursor.fetchall())
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cursor.rowcount)
+
+    def finish(self, ok: bool) -> None:
+        """COMMIT (ok) or ROLLBACK what began; a broken connection is left to the pool, which drops it."""
+        if not self.begun:
+            return
+        if ok:
+            self._cursor.execute("COMMIT")
+        elif not self._conn.closed:
+            with contextlib.suppress(Exception):
+                self._conn.execute("ROLLBACK")
 
 
 def _still_connected(conn: Any) -> None:

@@ -51,13 +51,15 @@ _COMMIT_WHOLE = (
 )
 
 
-def commit_whole(tx: Transaction, name: str, call_id: str, charged: int) -> int | None:
+def commit_whole(tx: Transaction, name: str, call_id: str, charged: int, *, alone: bool = False) -> int | None:
     """Commit a reservation charged all it held: nothing goes back, so neither the balance nor the quota counters
     change, the agent's row is not locked and no journal row is written (the reserve row already says what the
     call cost: its hold gone without a release or commit row is a whole commit); the balance, or None when it is
     not open (the caller then settles it the long way, under the lock). Exact all the same: the open row is
-    claimed once (recovery claims it the same way)."""
-    row = tx.one(_COMMIT_WHOLE, name, call_id, charged, name)
+    claimed once (recovery claims it the same way). `alone`: nothing after it must commit with it, so it may
+    commit by itself (Transaction.one_alone: on PostgreSQL one round trip, no BEGIN and COMMIT); when it finds no
+    hold it changed nothing, and the long way runs in a transaction of its own."""
+    row = (tx.one_alone if alone else tx.one)(_COMMIT_WHOLE, name, call_id, charged, name)
     return None if row is None else int(row[0])
 
 

@@ -273,12 +273,16 @@ class Ledger:
         Idempotent: a commit found already made (a retry after its COMMIT went unacknowledged) returns the balance.
         """
         with self.database.transaction() as tx:
-            return self.settle_in(tx, name, call_id, charged=charged, now=now)
+            tx.sole = True
+            return self.settle_in(tx, name, call_id, charged=charged, now=now, alone=True)
 
-    def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
-        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+    def settle_in(
+        self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float, alone: bool = False
+    ) -> int | None:
+        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py); `alone`:
+        nothing after it in `tx` must commit with it, so a whole commit may commit by itself (Transaction.one_alone)."""
         if charged is not None:  # the whole hold charged (the common case): the balance does not change
-            balance = holds.commit_whole(tx, name, call_id, charged)
+            balance = holds.commit_whole(tx, name, call_id, charged, alone=alone)
             if balance is not None:
                 return balance
         agent = _agent(tx, name, lock=self.database.lock_row)
@@ -389,11 +393,11 @@ def _read_locked(tx: Transaction, name: str, now: float, *, lock: bool) -> Row:
 
     SQLite's write transaction already holds the lock. PostgreSQL locks the agent's row first (`lock`), then reads:
     the read is a statement of its own, so its snapshot is taken once it holds the lock and sees what the lock's
-    last holder wrote (subqueries of the locking SELECT would not). (Both in one round trip, psycopg's pipeline
-    mode, measured no better: accounts/database.py.)"""
+    last holder wrote (subqueries of the locking SELECT would not). Both go in one round trip (`one_after`)."""
     if lock and tx.postgres:
-        tx.run(_LOCK, name)
-    row = tx.one(_READ, *probe_params(now), name)
+        row = tx.one_after(_LOCK, (name,), _READ, *probe_params(now), name)
+    else:
+        row = tx.one(_READ, *probe_params(now), name)
     if row is None:
         raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
     return row

@@ -383,7 +383,7 @@ class Accounts:
         agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
 
         def work(tx: Transaction) -> int | None:
-            balance = self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
+            balance = self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now, alone=then is None)
             if then is not None:
                 then(tx, balance)
             return balance
