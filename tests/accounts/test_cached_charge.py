@@ -31,12 +31,12 @@ class Counted:
         self.writes = self.failing = 0
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
         self.writes += write
         if write and self.failing:
             self.failing -= 1
             raise AccountingUnavailableError("the ledger is restarting")
-        with self.database.transaction(write=write) as tx:
+        with self.database.transaction(write=write, patient=patient) as tx:
             yield tx
 
     def close(self) -> None:
