@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from webreach.accounts.database import IMPATIENT_SECONDS, PostgresDatabase
 from webreach.accounts.idempotency import Idempotency
+from webreach.accounts.postgres import IMPATIENT_SECONDS, PostgresDatabase
 from webreach.errors import AccountingUnavailableError
 from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
 
