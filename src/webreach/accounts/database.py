@@ -7,10 +7,8 @@ agent's row (`SELECT ... FOR UPDATE`). A transaction never awaits, so a lock is 
 a caller blocked on another process's lock waits microseconds, never on a coroutine of its own. The call policy
 runs them on the database's worker thread (`worker`), so the event loop keeps serving meanwhile, several calls'
 reserves and settles in one transaction (accounts/group_commit.py, each in a `Transaction.savepoint`); on SQLite a
-checkpointer thread makes the WAL's fsyncs. On PostgreSQL a write transaction's BEGIN goes with its first
-statement, a reservation's lock with its read, and a whole commit alone in its batch commits by itself
-(BeginWithFirst: psycopg's pipeline mode for those pairs only; every statement in it measured slower, since
-most statements' results are read before the next is sent).
+checkpointer thread makes the WAL's fsyncs. On PostgreSQL a whole commit alone in its batch commits by itself (no
+BEGIN and COMMIT: transaction.LazyBegin).
 
 A database that cannot be used (PostgreSQL down or restarting, a SQLite file on a full disk or a read-only file
 system, a lock held past the busy timeout) is AccountingUnavailableError, never a driver's exception: PostgreSQL
@@ -32,9 +30,9 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
-from webreach.accounts.transaction import BeginWithFirst as BeginWithFirst
 from webreach.accounts.transaction import Cursor as Cursor
 from webreach.accounts.transaction import Database as Database
+from webreach.accounts.transaction import LazyBegin as LazyBegin
 from webreach.accounts.transaction import Row as Row
 from webreach.accounts.transaction import Transaction as Transaction
 from webreach.accounts.transaction import migrate as migrate

@@ -398,11 +398,11 @@ def _read_locked(tx: Transaction, name: str, now: float, *, lock: bool) -> Row:
 
     SQLite's write transaction already holds the lock. PostgreSQL locks the agent's row first (`lock`), then reads:
     the read is a statement of its own, so its snapshot is taken once it holds the lock and sees what the lock's
-    last holder wrote (subqueries of the locking SELECT would not). Both go in one round trip (`one_after`)."""
+    last holder wrote (subqueries of the locking SELECT would not). (Both in one round trip, psycopg's pipeline
+    mode, measured no better: accounts/transaction.py LazyBegin.)"""
     if lock and tx.postgres:
-        row = tx.one_after(_LOCK, (name,), _READ, *probe_params(now), name)
-    else:
-        row = tx.one(_READ, *probe_params(now), name)
+        tx.run(_LOCK, name)
+    row = tx.one(_READ, *probe_params(now), name)
     if row is None:
         raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
     return row

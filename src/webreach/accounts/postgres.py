@@ -1,6 +1,6 @@
 """The ledger in PostgreSQL (psycopg 3), shared by every replica: a pool of checked connections, write
-transactions whose BEGIN goes with their first statement (transaction.BeginWithFirst), and idempotency keys that fail
-fast while the pool reconnects (`patient=False`)."""
+transactions whose BEGIN is sent before their first statement, or not at all for a statement alone
+(transaction.LazyBegin), and idempotency keys that fail fast while the pool reconnects (`patient=False`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
-from webreach.accounts.transaction import BeginWithFirst, Transaction, migrate, unavailable
+from webreach.accounts.transaction import LazyBegin, Transaction, migrate, unavailable
 
 
 class PostgresDatabase:
@@ -59,7 +59,7 @@ class PostgresDatabase:
 
     @contextlib.contextmanager
     def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
-        """A write runs in BEGIN ... COMMIT, its BEGIN sent with its first statement (BeginWithFirst); a read
+        """A write runs in BEGIN ... COMMIT, its BEGIN sent before its first statement (LazyBegin); a read
         (write=False) is its statements in autocommit (one round trip each, no BEGIN/COMMIT: the ledger's reads are
         single statements or need no snapshot across them). An impatient one (patient=False: idempotency keys)
         waits at most IMPATIENT_SECONDS for a connection while the pool reconnects (the last transaction found
@@ -93,13 +93,13 @@ IMPATIENT_SECONDS = 0.05
 
 def _written(conn: Any, cursor: Any) -> Iterator[Transaction]:
     """A write transaction's body (PostgresDatabase.transaction): COMMIT when it returns, ROLLBACK when it raises."""
-    pipelined = BeginWithFirst(conn, cursor)
+    lazy = LazyBegin(conn, cursor)
     try:
-        yield Transaction(pipelined, postgres=True)
+        yield Transaction(lazy, postgres=True)
     except BaseException:
-        pipelined.finish(ok=False)
+        lazy.finish(ok=False)
         raise
-    pipelined.finish(ok=True)
+    lazy.finish(ok=True)
 
 
 def _still_connected(conn: Any) -> None:

@@ -1,6 +1,6 @@
 """A ledger transaction and what runs it, below both databases (accounts/database.py: SQLite and opening;
 accounts/postgres.py): the Database protocol, Transaction (one SQL dialect: `?` placeholders, `%s` for psycopg),
-BeginWithFirst (a PostgreSQL write transaction's BEGIN sent with its first statement), the typed error for a
+LazyBegin (a PostgreSQL write transaction's BEGIN sent before its first statement), the typed error for a
 database that cannot be used, and `migrate` (the schema versions in accounts/schema.py)."""
 
 from __future__ import annotations
@@ -54,18 +54,11 @@ class Transaction:
     def _execute(self, sql: str, params: Sequence[Any]) -> Any:
         return self.cursor.execute(_dialect(sql) if self.postgres else sql, params)
 
-    def one_after(self, first: str, first_params: Sequence[Any], sql: str, *params: Any) -> Row | None:
-        """`first` (its result not read), then `one(sql)`: on PostgreSQL sent together (one round trip)."""
-        together = self.cursor.together() if isinstance(self.cursor, BeginWithFirst) else contextlib.nullcontext()
-        with together:
-            self._execute(first, first_params)
-            return self.one(sql, *params)
-
     def one_alone(self, sql: str, *params: Any) -> Row | None:
         """`one(sql)` for a statement whose effect is whole by itself: on PostgreSQL, when the transaction is its
         caller's alone (`sole`) and nothing was sent yet, it commits by itself (no BEGIN, no COMMIT: one round
         trip), and a later statement begins the transaction afresh."""
-        if self.sole and isinstance(self.cursor, BeginWithFirst):
+        if self.sole and isinstance(self.cursor, LazyBegin):
             with self.cursor.alone():
                 return self.one(sql, *params)
         return self.one(sql, *params)
@@ -113,12 +106,13 @@ def unavailable(exc: BaseException, where: str) -> AccountingUnavailableError:
     return AccountingUnavailableError(f"the credits ledger cannot be used now ({where}: {reason})")
 
 
-class BeginWithFirst:
-    """A PostgreSQL write transaction's cursor: BEGIN goes with the first statement, and statements sent `together`
-    with each other, in one round trip (psycopg's pipeline mode); a first statement whole by itself may commit
-    `alone` (autocommit). Atomicity is the same: every statement after BEGIN, up to COMMIT, which `finish` sends
-    when BEGIN was. Measured (docs/decisions.md, "ledger7"): a cached search's charge went from 6 round trips to
-    4, an asked call's whole commit from 3 to 1."""
+class LazyBegin:
+    """A PostgreSQL write transaction's cursor that sends BEGIN just before its first statement, so a first
+    statement whole by itself may instead commit `alone` (autocommit: no BEGIN, no COMMIT, one round trip instead
+    of three). Atomicity is the same: every statement after BEGIN, up to COMMIT, which `finish` sends when BEGIN
+    was. (BEGIN sent with the first statement in psycopg's pipeline mode, and a reservation's lock with its read,
+    were tried and taken out: on loopback each pipeline cost more client CPU and wall time than the round trip it
+    saved, 221-286 against 183-213 us of CPU a BEGIN + 2 statements + COMMIT; docs/decisions.md "ledger7".)"""
 
     def __init__(self, conn: Any, cursor: Any) -> None:
         self._conn, self._cursor = conn, cursor
@@ -126,19 +120,10 @@ class BeginWithFirst:
         self._alone = False
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        if self.begun or self._alone:
-            return self._cursor.execute(sql, params)
-        with self.together():
-            return self._cursor.execute(sql, params)
-
-    @contextlib.contextmanager
-    def together(self) -> Iterator[None]:
-        """The statements sent inside (and BEGIN first, unless sent) go in one round trip, when a result is read."""
-        with self._conn.pipeline():
-            if not self.begun:
-                self._conn.execute("BEGIN")
-                self.begun = True
-            yield
+        if not self.begun and not self._alone:
+            self._cursor.execute("BEGIN")
+            self.begun = True
+        return self._cursor.execute(sql, params)
 
     @contextlib.contextmanager
     def alone(self) -> Iterator[None]:
