@@ -116,7 +116,7 @@ CONFINED = {
     "platformdirs": ("user_dirs.py",),
     "PIL": ("images/", "testing/mutations.py"),  # the image fuzz builds its seed images (image_seeds)
     "boto3": ("images/storage.py",),
-    "psycopg": ("accounts/database.py", "testing/postgres.py"),
+    "psycopg": ("accounts/postgres.py", "testing/postgres.py"),
     "cryptography": ("configdb/secret_box.py",),
     "cachetools": (
         "net/robots.py",

@@ -18,6 +18,8 @@ from webreach.models import SearchRequest
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox, account_policies
 
+from .test_ledger_statements import Recorded
+
 pytestmark = pytest.mark.network
 SEARCH = {"query": "cached charge", "engine": "mojeek", "limit": 3}
 
@@ -31,12 +33,12 @@ class Counted:
         self.writes = self.failing = 0
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
         self.writes += write
         if write and self.failing:
             self.failing -= 1
             raise AccountingUnavailableError("the ledger is restarting")
-        with self.database.transaction(write=write) as tx:
+        with self.database.transaction(write=write, patient=patient) as tx:
             yield tx
 
     def close(self) -> None:
@@ -77,6 +79,25 @@ async def test_a_cached_search_is_charged_in_one_ledger_transaction(gateway: Gat
     assert answers[0]["results"] == answers[1]["results"] and web.count("mojeek") == 2
     assert ledger.agent("bot").balance == 94 == ledger.journal_sum("bot")
     assert [call["state"] for call in ledger.calls("bot")] == ["committed"] * 3
+
+
+async def test_a_cached_search_charged_whole_opens_no_hold(gateway: Gateway) -> None:
+    """Its reservation and whole commit in one transaction leave what writing no open hold leaves (ledger7): the
+    open table is not written (before: a hold inserted, then claimed), and the call reads as committed."""
+    gateway.accounts.add("bot", credits=100)
+    ledger = gateway.accounts.ledger
+    recorded = Recorded(ledger.database)
+    ledger.database = recorded  # type: ignore[assignment]  # before the first call builds the group commit on it
+    await search(gateway, SEARCH)  # asked: its hold opened, then committed
+    assert [sql for sql in recorded.sent if "INSERT INTO accounts_open_v1" in sql]
+    recorded.sent.clear()
+    cost = (await search(gateway, SEARCH))["cost"]
+    assert (cost["charged"], cost["balance"]) == (2, 96)
+    opened = ("INSERT INTO accounts_open_v1", "DELETE FROM accounts_open_v1")
+    assert recorded.sent and not [sql for sql in recorded.sent if any(write in sql for write in opened)]
+    assert ledger.agent("bot").balance == 96 == ledger.journal_sum("bot")
+    assert [call["state"] for call in ledger.calls("bot")] == ["committed"] * 2
+    assert ledger.usage("bot", now=gateway.accounts.clock.now()).hour_used == 2
 
 
 async def test_a_cached_search_whose_charge_fails_is_withheld_uncharged_and_its_retry_served(

@@ -30,9 +30,9 @@ class Counted:
         self.failing = False
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
         self.begun += write
-        with self.database.transaction(write=write) as tx:
+        with self.database.transaction(write=write, patient=patient) as tx:
             yield tx
             if self.failing:  # as a COMMIT that fails (a full disk, PostgreSQL gone): everything rolls back
                 raise AccountingUnavailableError("the ledger database failed (test)")

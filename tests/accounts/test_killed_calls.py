@@ -45,13 +45,13 @@ class Faulting:
         self.worker: Executor | None = database.worker
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
         with self.inner.transaction(write=False) as tx:
             found = tx.one("SELECT count(*) FROM accounts_journal_v1 WHERE kind = ?", self.after)
         if found is not None and int(found[0]) and self.times != 0:
             self.times = None if self.times is None else self.times - 1
             raise self.fault()
-        with self.inner.transaction(write=write) as tx:
+        with self.inner.transaction(write=write, patient=patient) as tx:
             yield tx
 
     def close(self) -> None:

@@ -42,8 +42,8 @@ class Recorded:
         self.sent: list[str] = []
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        with self.database.transaction(write=write) as tx:
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
+        with self.database.transaction(write=write, patient=patient) as tx:
             yield Counting(tx, self.sent)
 
     def close(self) -> None:

@@ -7,14 +7,14 @@ agent's row (`SELECT ... FOR UPDATE`). A transaction never awaits, so a lock is 
 a caller blocked on another process's lock waits microseconds, never on a coroutine of its own. The call policy
 runs them on the database's worker thread (`worker`), so the event loop keeps serving meanwhile, several calls'
 reserves and settles in one transaction (accounts/group_commit.py, each in a `Transaction.savepoint`); on SQLite a
-checkpointer thread makes the WAL's fsyncs. (psycopg's pipeline mode was measured and not kept: 0.90 ms a
-reserve-and-settle against 0.75 ms without, since most statements' results are read; for a reservation's lock and
-read alone, one round trip instead of two, it measured no better: 684 and 946 us a pair against 741 and 641 us.)
+checkpointer thread makes the WAL's fsyncs. On PostgreSQL a whole commit alone in its batch commits by itself (no
+BEGIN and COMMIT: transaction.LazyBegin).
 
 A database that cannot be used (PostgreSQL down or restarting, a SQLite file on a full disk or a read-only file
 system, a lock held past the busy timeout) is AccountingUnavailableError, never a driver's exception: PostgreSQL
-connections come from a pool that checks each one before lending it (a connection a restart broke is dropped and
-replaced) and reconnects in the background, and a transaction waits at most `timeout` seconds for one.
+connections (accounts/postgres.py) come from a pool that checks each one before lending it (a connection a restart
+broke is dropped and replaced) and reconnects in the background, and a transaction waits at most `timeout` seconds
+for one.
 
 The schema is created and migrated on open (`migrate`, the versions in accounts/schema.py).
 """
@@ -23,83 +23,22 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
 
-from webreach.accounts.schema import MIGRATIONS
-from webreach.errors import AccountingUnavailableError, InvalidInputError
+from webreach.accounts.transaction import Cursor as Cursor
+from webreach.accounts.transaction import Database as Database
+from webreach.accounts.transaction import LazyBegin as LazyBegin
+from webreach.accounts.transaction import Row as Row
+from webreach.accounts.transaction import Transaction as Transaction
+from webreach.accounts.transaction import migrate as migrate
+from webreach.accounts.transaction import unavailable
+from webreach.errors import InvalidInputError
 from webreach.sqlite_wal import enable_wal
-
-Row = tuple[Any, ...]
-
-
-class Cursor(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-    def fetchone(self) -> Any: ...
-    @property
-    def rowcount(self) -> int: ...
-
-
-class Database(Protocol):
-    """A connection the ledger runs its transactions on."""
-
-    lock_row: str  # appended to the SELECT that reads an agent inside a transaction
-    # the thread the call policy runs its transactions on (they take turns on one connection anyway), so the event
-    # loop serves other calls while one waits on a round trip, a write or a lock; None: on the caller's thread.
-    # Measured (bench/accounting.py): REST with SQLite went from 0.60x of accounting off to 0.96x, PostgreSQL from
-    # 0.57x to 0.80x; the hop costs ~0.2 ms of the SQLite per-call p50
-    worker: Executor | None
-
-    def transaction(self, *, write: bool = True) -> contextlib.AbstractContextManager[Transaction]: ...
-    def close(self) -> None: ...
-
-
-class Transaction:
-    """Statements inside one transaction: `rows` and `one` read, `run` writes and returns the rows changed."""
-
-    def __init__(self, cursor: Cursor, postgres: bool) -> None:
-        self.cursor = cursor
-        self.postgres = postgres
-
-    def _execute(self, sql: str, params: Sequence[Any]) -> Any:
-        return self.cursor.execute(sql.replace("?", "%s") if self.postgres else sql, params)
-
-    def rows(self, sql: str, *params: Any) -> list[Row]:
-        self._execute(sql, params)
-        return [tuple(row) for row in self.cursor.fetchall()]
-
-    def one(self, sql: str, *params: Any) -> Row | None:
-        self._execute(sql, params)
-        row = self.cursor.fetchone()
-        return None if row is None else tuple(row)
-
-    def run(self, sql: str, *params: Any) -> None:
-        """A statement whose result is not read."""
-        self._execute(sql, params)
-
-    def changed(self, sql: str, *params: Any) -> int:
-        """A write statement; the number of rows it changed."""
-        self._execute(sql, params)
-        return int(self.cursor.rowcount)
-
-    @contextlib.contextmanager
-    def savepoint(self) -> Iterator[None]:
-        """Statements undone alone when they raise, the transaction going on (one call of a group commit)."""
-        self._execute("SAVEPOINT webreach_call", ())
-        try:
-            yield
-        except BaseException:
-            self._execute("ROLLBACK TO SAVEPOINT webreach_call", ())
-            self._execute("RELEASE SAVEPOINT webreach_call", ())
-            raise
-        self._execute("RELEASE SAVEPOINT webreach_call", ())
 
 
 class SqliteDatabase:
@@ -124,14 +63,15 @@ class SqliteDatabase:
             # COMMIT's own stays only as the bound on the WAL (a checkpoint cannot finish while calls keep writing)
             self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_BOUND_PAGES}")
         except (OSError, sqlite3.Error) as exc:
-            raise _unavailable(exc, str(path)) from None
+            raise unavailable(exc, str(path)) from None
         migrate(self, postgres=False)
         self._checkpointer = Checkpointer(path)
         self.worker: Executor | None = ThreadPoolExecutor(1, thread_name_prefix="webreach-ledger")
 
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        """A write transaction takes the write lock first; a read (write=False) sees one snapshot, locking nothing."""
+    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
+        """A write transaction takes the write lock first; a read (write=False) sees one snapshot, locking nothing.
+        (`patient` is PostgreSQL's: a SQLite file does not reconnect.)"""
         with self._lock:
             cursor = self._conn.cursor()
             try:
@@ -145,7 +85,7 @@ class SqliteDatabase:
                 with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (a full disk)
                     cursor.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error) and _storage_failure(exc):
-                    raise _unavailable(exc, "the SQLite ledger") from None
+                    raise unavailable(exc, "the SQLite ledger") from None
                 raise
 
     def _begin_immediate(self, cursor: sqlite3.Cursor) -> None:
@@ -180,13 +120,6 @@ _STORAGE_CODES = frozenset({3, 5, 6, 8, 10, 11, 13, 14, 15, 26})
 def _storage_failure(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF in _STORAGE_CODES
-
-
-def _unavailable(exc: BaseException, where: str) -> AccountingUnavailableError:
-    """The typed error for a ledger database that cannot be used; the driver's first line says why (never a
-    password: psycopg's messages name the host and port only)."""
-    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return AccountingUnavailableError(f"the credits ledger cannot be used now ({where}: {reason})")
 
 
 def _open_private(path: Path) -> None:
@@ -233,106 +166,6 @@ class Checkpointer:
         self._thread.join()
 
 
-class PostgresDatabase:
-    """The ledger in PostgreSQL (psycopg 3), shared by every replica, over a pool of connections that each pass a
-    check before they are lent (`_still_connected`): one that a server restart broke is dropped and replaced,
-    instead of failing the call it was lent to. A transaction waits at most `timeout` seconds for a connection
-    while the pool reconnects (its own bounded retries); past that it is AccountingUnavailableError."""
-
-    lock_row = " FOR UPDATE"
-
-    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
-        # the postgres extra; imported only when a postgresql:// URL is configured
-        import psycopg
-        from psycopg_pool import ConnectionPool, PoolTimeout
-
-        self._timeout = timeout
-        try:  # one connection first, for the reason when there is none (the pool would only say it timed out)
-            psycopg.connect(url, connect_timeout=max(2, round(timeout))).close()
-        except psycopg.OperationalError as exc:
-            raise _unavailable(exc, "PostgreSQL") from None
-        self._pool = ConnectionPool(
-            url,
-            kwargs={"autocommit": True, "connect_timeout": max(2, round(timeout))},
-            min_size=1,
-            max_size=4,
-            open=False,
-            check=_still_connected,
-            timeout=timeout,
-            # the pool's own retries back off (1 s, 2 s, 4 s, ...) until they give up: giving up after `timeout`
-            # makes the next transaction start a fresh attempt at once, so a server back after a long outage is
-            # used within about a second, not after the backoff grown meanwhile
-            reconnect_timeout=timeout,
-            name="webreach-ledger",
-        )
-        try:
-            self._pool.open(wait=True, timeout=timeout)
-            migrate(self, postgres=True)
-        except PoolTimeout as exc:  # no connection within the timeout: down, unreachable or refusing us
-            self._pool.close(timeout=0)
-            raise _unavailable(exc, "PostgreSQL") from None
-        except BaseException:
-            self._pool.close(timeout=0)
-            raise
-        self.worker: Executor | None = ThreadPoolExecutor(1, thread_name_prefix="webreach-ledger")
-
-    @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        """A write runs in BEGIN ... COMMIT; a read (write=False) is its statements in autocommit (one round trip
-        each, no BEGIN/COMMIT: the ledger's reads are single statements or need no snapshot across them)."""
-        import psycopg
-        from psycopg_pool import PoolTimeout
-
-        try:
-            with self._pool.connection() as conn, conn.cursor() as cursor:
-                if not write:
-                    yield Transaction(cursor, postgres=True)
-                    return
-                with conn.transaction():
-                    yield Transaction(cursor, postgres=True)
-        except (PoolTimeout, psycopg.OperationalError) as exc:  # no connection in time, or it broke mid-way
-            raise _unavailable(exc, "PostgreSQL") from None
-
-    def close(self) -> None:
-        if self.worker is not None:
-            self.worker.shutdown()
-        self._pool.close(timeout=self._timeout)
-
-
-def _still_connected(conn: Any) -> None:
-    """The pool's check before lending a connection, without a round trip in the common case: an idle
-    connection's socket has nothing to read unless the server sent something unasked, which is how a restart, a
-    shutdown or a killed backend shows (its goodbye, or the end of the stream). Only then is the connection
-    checked for real (an empty query; psycopg_pool's check_connection), which raises when it is broken. (A round
-    trip on every lending would add three to each metered call, whose transactions are a few round trips each.)"""
-    from psycopg_pool import ConnectionPool
-
-    if conn.closed:
-        ConnectionPool.check_connection(conn)  # raises
-    waiting = select.poll()  # poll, not select: a busy server's descriptors pass FD_SETSIZE
-    waiting.register(conn.fileno(), select.POLLIN)
-    if waiting.poll(0):
-        ConnectionPool.check_connection(conn)
-
-
-_MIGRATION_LOCK = 0x77656272  # "webr": the advisory lock replicas take while migrating
-
-
-def migrate(database: Database, *, postgres: bool) -> None:
-    """Create the schema or bring it up to the newest version (each step once, under a lock)."""
-    serial = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" if postgres else "INTEGER PRIMARY KEY"
-    with database.transaction() as tx:
-        if postgres:
-            tx.one("SELECT pg_advisory_xact_lock(?)", _MIGRATION_LOCK)
-        tx.run("CREATE TABLE IF NOT EXISTS accounts_schema (version INTEGER NOT NULL)")
-        row = tx.one("SELECT max(version) FROM accounts_schema")
-        current = int(row[0]) if row is not None and row[0] is not None else 0
-        for version, steps in enumerate(MIGRATIONS[current:], start=current + 1):
-            for step in steps:
-                tx.run(step.replace("{serial}", serial))
-            tx.run("INSERT INTO accounts_schema (version) VALUES (?)", version)
-
-
 def database_exists(url: str) -> bool:
     """Whether the database a URL names is there to read (a SQLite file not yet created is not; a PostgreSQL URL is
     taken as there: connecting is how to find out)."""
@@ -345,5 +178,7 @@ def open_database(url: str, *, timeout: float = 5.0) -> Database:
     """The database a URL names: postgresql://... (or postgres://), sqlite:///path, or a plain file path.
     `timeout`: the longest a transaction waits for a PostgreSQL connection or SQLite's write lock."""
     if url.startswith(("postgresql://", "postgres://")):
+        from webreach.accounts.postgres import PostgresDatabase  # its driver is the postgres extra's
+
         return PostgresDatabase(url, timeout=timeout)
     return SqliteDatabase(Path(url.removeprefix("sqlite://")), busy_timeout=timeout)

@@ -86,6 +86,7 @@ class GroupCommit:
         outcomes: list[tuple[bool, Any]] = []
         try:
             with self._database.transaction() as tx:
+                tx.sole = len(batch) == 1  # a call alone in its batch: a statement whole by itself may commit alone
                 for queued in batch:
                     try:
                         outcomes.append((True, queued.work(tx)))

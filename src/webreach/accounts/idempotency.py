@@ -56,7 +56,7 @@ class Idempotency:
     def begin(self, agent: str, key: str, fingerprint: str, *, now: float, lease: float) -> Replay | Stale | None:
         """None: this call runs (and must `finish` or `forget`); Stale: it runs, and an earlier attempt's hold is to
         be released; a Replay: answer with it; else a typed refusal."""
-        with self.database.transaction() as tx:
+        with self.database.transaction(patient=False) as tx:
             row = None
             for _ in range(2):  # a row deleted (forgotten) between the two statements: insert again
                 if tx.one(_START, agent, key, fingerprint, now + lease) is not None:
@@ -80,12 +80,12 @@ class Idempotency:
             return Replay(text=text, is_json=kind == "json")
 
     def finish(self, agent: str, key: str, fingerprint: str, text: str, *, is_json: bool, now: float) -> None:
-        with self.database.transaction() as tx:
+        with self.database.transaction(patient=False) as tx:
             keep(tx, agent, key, fingerprint, text, is_json=is_json, now=now)
 
     def forget(self, agent: str, key: str) -> str | None:
         """Drop a running call's key (it failed: the retry runs again); the hold it noted, if any (to release)."""
-        with self.database.transaction() as tx:
+        with self.database.transaction(patient=False) as tx:
             row = tx.one(
                 "DELETE FROM accounts_idempotency_v1 WHERE agent = ? AND key = ? AND state = 'running'"
                 " RETURNING result",

@@ -88,6 +88,7 @@ class Reservation:
     price: int
     balance: int
     usage: Usage
+    committed: bool = False  # committed whole with its reservation (reserve_in's `whole`): nothing to settle
 
 
 class Ledger:
@@ -234,8 +235,11 @@ class Ledger:
         tool: str,
         now: float,
         lease: float,
+        whole: Callable[[int], bool] | None = None,
     ) -> Reservation:
-        """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+        """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py). `whole(price)`
+        true: the call is committed whole here (a call already answered, charged all it holds): no open hold is
+        written, which is what a reservation and a whole commit in one transaction leave (Reservation.committed)."""
         row = _read_locked(tx, name, now, lock=True)
         agent = Agent.from_row(row[:AGENT_WIDTH])
         found = probe(agent, row[AGENT_WIDTH:], now)
@@ -256,7 +260,8 @@ class Ledger:
         # nothing is written before the refusals above but a recovery (a group commit's batch still runs each
         # call in a savepoint once one refuses: group_commit.py)
         counters = (price, usage.hour_used + 1, found.counters[0], usage.day_used + 1, found.counters[1], name)
-        holds.reserve_rows(tx, counters, call_id, tool, now, now + lease)
+        committed = whole is not None and whole(price)
+        holds.reserve_rows(tx, counters, call_id, tool, now, None if committed else now + lease)
         used = replace(
             usage,
             hour_used=usage.hour_used + 1,
@@ -264,7 +269,7 @@ class Ledger:
             # this call is the oldest of the hour unless an older one counts (the clock may have stepped back)
             hour_resets_at=min(usage.hour_resets_at or now + HOUR, now + HOUR),
         )
-        return Reservation(name, call_id, price, balance - price, used)
+        return Reservation(name, call_id, price, balance - price, used, committed=committed)
 
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
@@ -273,12 +278,16 @@ class Ledger:
         Idempotent: a commit found already made (a retry after its COMMIT went unacknowledged) returns the balance.
         """
         with self.database.transaction() as tx:
-            return self.settle_in(tx, name, call_id, charged=charged, now=now)
+            tx.sole = True
+            return self.settle_in(tx, name, call_id, charged=charged, now=now, alone=True)
 
-    def settle_in(self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
-        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py)."""
+    def settle_in(
+        self, tx: Transaction, name: str, call_id: str, *, charged: int | None, now: float, alone: bool = False
+    ) -> int | None:
+        """settle() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py); `alone`:
+        nothing after it in `tx` must commit with it, so a whole commit may commit by itself (Transaction.one_alone)."""
         if charged is not None:  # the whole hold charged (the common case): the balance does not change
-            balance = holds.commit_whole(tx, name, call_id, charged)
+            balance = holds.commit_whole(tx, name, call_id, charged, alone=alone)
             if balance is not None:
                 return balance
         agent = _agent(tx, name, lock=self.database.lock_row)
@@ -390,7 +399,7 @@ def _read_locked(tx: Transaction, name: str, now: float, *, lock: bool) -> Row:
     SQLite's write transaction already holds the lock. PostgreSQL locks the agent's row first (`lock`), then reads:
     the read is a statement of its own, so its snapshot is taken once it holds the lock and sees what the lock's
     last holder wrote (subqueries of the locking SELECT would not). (Both in one round trip, psycopg's pipeline
-    mode, measured no better: accounts/database.py.)"""
+    mode, measured no better: accounts/transaction.py LazyBegin.)"""
     if lock and tx.postgres:
         tx.run(_LOCK, name)
     row = tx.one(_READ, *probe_params(now), name)

@@ -1,6 +1,6 @@
 """The ledger's schema: MIGRATIONS, one list of statements per version (a new version appends a list).
 
-The schema is created and migrated on open (accounts/database.py `migrate`): `accounts_schema` holds the version,
+The schema is created and migrated on open (accounts/transaction.py `migrate`): `accounts_schema` holds the version,
 and each step in MIGRATIONS runs once, in order, under a lock (SQLite's write lock, a PostgreSQL advisory lock), so
 replicas starting together migrate once.
 """

@@ -365,11 +365,13 @@ class Accounts:
         with self.ledger.database.transaction() as tx:
             return self.reserving(name, tool, price_of)(tx)
 
-    def reserving(self, name: str, tool: str, price_of: Callable[[Agent], int]) -> Callable[[Transaction], Held]:
-        """reserve(), as work for a transaction (queued(): a group commit's)."""
+    def reserving(
+        self, name: str, tool: str, price_of: Callable[[Agent], int], *, whole: Callable[[int], bool] | None = None
+    ) -> Callable[[Transaction], Held]:
+        """reserve(), as work for a transaction (queued(): a group commit's); `whole`: Ledger.reserve_in's."""
         call_id, now, lease = self._call_id(), self.clock.now(), self.settings.lease_seconds
         return lambda tx: Held(
-            self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease), tool
+            self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease, whole=whole), tool
         )
 
     def _call_id(self) -> str:
@@ -383,7 +385,7 @@ class Accounts:
         agent, call_id, now = held.reservation.agent, held.reservation.call_id, self.clock.now()
 
         def work(tx: Transaction) -> int | None:
-            balance = self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now)
+            balance = self.ledger.settle_in(tx, agent, call_id, charged=charged, now=now, alone=then is None)
             if then is not None:
                 then(tx, balance)
             return balance

@@ -70,9 +70,10 @@ class Metering:
         if caller is None:
             raise AgentAuthError("accounts are enabled here, so every call needs an agent", hint=_NO_AGENT_HINT)
         read_price: list[int] = [0]  # web_fetch's price for this agent: each page a search reads for a question
-        reserve = self.accounts.reserving(caller, call.tool.name, lambda a: self._price(a, call, read_price))
+        price_of = functools.partial(self._price, call=call, read_price=read_price)
         if call.at_once is not None and call.at_once():  # its hold is settled in its own transaction: no note
-            return await self._at_once(call, proceed, reserve, read_price)
+            return await self._at_once(call, proceed, price_of, read_price)
+        reserve = self.accounts.reserving(caller, call.tool.name, price_of)
         held = await self._reserve(_noted(reserve, self.keys.noting(call) if self.keys else None), caller)
         started = self.accounts.clock.now()
         with self.accounts.recent.collecting() as engines:
@@ -102,7 +103,7 @@ class Metering:
         return final if store is None else replace(final, stored=True)
 
     async def _at_once(
-        self, call: PreparedCall, proceed: Proceed, reserve: Callable[[Transaction], Held], read_price: list[int]
+        self, call: PreparedCall, proceed: Proceed, price_of: Callable[[Agent], int], read_price: list[int]
     ) -> ToolResult:
         """A call answered with nothing upstream to pay for (PreparedCall.at_once: a cached search) runs first and
         is charged after it answered: its reserve and settle (and a keyed call's stored answer) are one piece of
@@ -116,15 +117,24 @@ class Metering:
             except WebreachError as exc:
                 result = error_result(call.context.tool, exc, output=call.context.output)
         store = self.keys.keeping(call) if self.keys is not None and result.error is None else None
+        caller = call.context.caller or ""
+
+        def whole(price: int) -> bool:  # charged all it holds: committed with its reservation, no hold opened
+            return _charged(call, price, result, read_price[0]) == price
+
+        reserve = self.accounts.reserving(caller, call.tool.name, price_of, whole=whole)
 
         def work(tx: Transaction) -> tuple[Held, int | None, int | None]:
             held = reserve(tx)
             charged = _charged(call, held.reservation.price, result, read_price[0])
             answer = functools.partial(self._answer, call, result, held, charged)
+            if held.reservation.committed:
+                if store is not None:
+                    store(tx, answer(held.reservation.balance))
+                return held, charged, held.reservation.balance
             then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
             return held, charged, self.accounts.settling(held, charged=charged, then=then)(tx)
 
-        caller = call.context.caller or ""
         try:  # shielded: a cancelled call's charge is still made once begun (as a settle is)
             held, charged, balance = await asyncio.shield(self.accounts.queued(caller, work))
         except AccountingUnavailableError as exc:  # not tried again: a COMMIT made unacknowledged would charge twice
