@@ -87,7 +87,7 @@ async def world(resolver: CountingResolver | None = None, **settings: Any) -> As
     async with FakeWeb(limits=SAFE) as web:
         recorder = ConnectRecorder(allowed={"127.0.0.1"})
         renderer, clock = FakeRenderer(), FakeClock()
-        fields: dict[str, Any] = {"allow_cidrs": ["127.0.0.1/32"], "timeout": 1.5, "jina_timeout": 2.0}
+        fields: dict[str, Any] = {"allow_cidrs": ["127.0.0.1/32"], "timeout": 10.0, "jina_timeout": 2.0}
         fields["jina_base_url"] = f"{web.url}/_pages/jina"
         reading = Reading(
             ReadSettings(**{**fields, **settings}),
