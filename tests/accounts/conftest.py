@@ -4,6 +4,7 @@ SQLite (a file in the test's directory) and PostgreSQL alike; the fake web, and 
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from webreach.config import Settings
 from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
+from webreach.testing.postgres import Cluster, PostgresUnavailable, restartable_cluster
 
 from .postgres import cluster, fresh_database
 
@@ -25,6 +27,18 @@ def postgres_cluster() -> Iterator[str]:
 @pytest.fixture
 def postgres_url(postgres_cluster: str) -> str:
     return fresh_database(postgres_cluster)
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[Cluster]:
+    """A cluster of the test's own, for a test that stops it mid-test (the session's is shared)."""
+    try:
+        with restartable_cluster(max_connections=50) as cluster:
+            yield cluster
+    except PostgresUnavailable as missing:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"{missing} (scripts/setup-tests installs it)")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

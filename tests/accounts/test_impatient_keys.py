@@ -5,30 +5,16 @@ at most IMPATIENT_SECONDS (typed AccountingUnavailableError), until a transactio
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.postgres import IMPATIENT_SECONDS, PostgresDatabase
 from webreach.errors import AccountingUnavailableError
-from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
+from webreach.testing.postgres import Cluster, fresh_database
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]  # a cluster of its own, stopped mid-test
 T0 = 1_800_000_000.0
 TIMEOUT = 2.0  # the ledger's timeout: what a patient transaction waits for a connection
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[Cluster]:
-    try:
-        with restartable_cluster(max_connections=20) as cluster:
-            yield cluster
-    except PostgresUnavailable as missing:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"{missing} (scripts/setup-tests installs it)")
 
 
 def waited(error: AccountingUnavailableError) -> str:

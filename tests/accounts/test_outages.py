@@ -28,7 +28,7 @@ from webreach.gateway import Gateway
 from webreach.testing import FakeWeb
 from webreach.testing.environment import FAST_OUTAGES as FAST
 from webreach.testing.environment import process_env
-from webreach.testing.postgres import Cluster, PostgresUnavailable, fresh_database, restartable_cluster
+from webreach.testing.postgres import Cluster, fresh_database
 from webreach.tools import Toolbox, account_policies
 
 from .servers import operator, servers
@@ -38,18 +38,6 @@ pytestmark = [pytest.mark.network, pytest.mark.slow]  # webreach processes, outa
 T = TypeVar("T")
 SEARCH = {"query": "python asyncio", "engine": "mojeek", "limit": 2}
 LIMIT = 60
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[Cluster]:
-    """A cluster of this test's own, since it is stopped mid-test (the session's is shared)."""
-    try:
-        with restartable_cluster(max_connections=50) as cluster:
-            yield cluster
-    except PostgresUnavailable as missing:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"{missing} (scripts/setup-tests installs it)")
 
 
 def search(url: str, key: str) -> httpx.Response:
