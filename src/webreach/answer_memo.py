@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webreach.ledger_url import sqlite_path
 from webreach.state.session_rows import remember_rows
 from webreach.user_dirs import user_directory
 
@@ -202,7 +203,7 @@ def sources(settings: Settings, database_url: str) -> tuple[list[str], Path] | N
     from webreach.config import config_file
     from webreach.state.cache_store import default_cache_path
 
-    database = database_file(database_url)
+    database = sqlite_path(database_url)  # the console's settings: the ledger's database; PostgreSQL, no memo
     if database is None or settings.cache.backend != "sqlite" or settings.state.backend != "sqlite":
         return None
     cache = settings.cache.path or default_cache_path()
@@ -210,14 +211,6 @@ def sources(settings: Settings, database_url: str) -> tuple[list[str], Path] | N
     for path in (database, cache):
         files += [os.path.abspath(path), os.path.abspath(f"{path}-wal")]
     return files, Path(cache)
-
-
-def database_file(url: str) -> Path | None:
-    """The SQLite file of the console's settings (the ledger's database) as accounts/database.py `open_database`
-    reads its URL; None for PostgreSQL (no memo). tests/test_answer_memo.py holds the two to one answer."""
-    if url.startswith(("postgresql://", "postgres://")):
-        return None
-    return Path(url.removeprefix("sqlite://")).expanduser()
 
 
 def save(argv: Sequence[str], stdout: str, *, started: float, files: tuple[list[str], Path], refs: Refs) -> None:

@@ -169,16 +169,3 @@ def test_json_and_table_output_are_not_memoed(cli: Cli) -> None:
             assert not cli.run(*args)[1]
     assert cli.memos() == []
 
-
-def test_the_memo_reads_the_ledger_url_as_the_ledger_does(tmp_path: Path) -> None:
-    from webreach.accounts.database import open_database
-
-    for url in (f"sqlite://{tmp_path / 'a.sqlite3'}", str(tmp_path / "b.sqlite3")):
-        database = open_database(url)
-        try:
-            path = answer_memo.database_file(url)
-            assert path is not None and path.exists()
-        finally:
-            database.close()
-    assert answer_memo.database_file("postgresql://db/x") is None
-    assert answer_memo.database_file("postgres://db/x") is None
