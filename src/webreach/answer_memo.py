@@ -87,11 +87,23 @@ def replay(argv: Sequence[str]) -> bool:
             return False
     except (OSError, ValueError, TypeError, KeyError, sqlite3.Error):
         return False
-    sys.stdout.write(memo.stdout)
-    sys.stdout.flush()
+    _print(memo.stdout)
     with contextlib.suppress(OSError):
         os.utime(path)  # least recently used goes first
     return True
+
+
+def _print(text: str) -> None:
+    """Write the answer; a reader that went away (`webreach search x | head -0`) ends the command as the full run's
+    click does: exit code 1, no traceback (stdout pointed at the null device, so the exit's flush cannot fail)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+        sys.exit(1)
 
 
 def memo_directory() -> Path:

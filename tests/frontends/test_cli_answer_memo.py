@@ -6,6 +6,7 @@ cleared cache, an expired memo, moved refs, accounts on and a damaged memo each 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -169,3 +170,21 @@ def test_json_and_table_output_are_not_memoed(cli: Cli) -> None:
             assert not cli.run(*args)[1]
     assert cli.memos() == []
 
+
+def test_a_closed_stdout_ends_a_replay_as_it_ends_the_full_run(cli: Cli) -> None:
+    """`webreach search ... | head -0`: the reader is gone before the answer is written (the pipe's read end closed
+    here, so the write fails every time): exit code 1 and no traceback, replayed or not."""
+    cli.warm(*SEARCH)
+    for env, replay in (({}, True), ({"WEBREACH_RETRIES": "3"}, False)):  # another environment: the full run
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-X", "importtime", "-m", "webreach", *SEARCH], stdout=write, stderr=subprocess.PIPE,
+                text=True, timeout=60, env=cli.env | env, cwd=cli.home,
+            )  # fmt: skip
+        finally:
+            os.close(write)
+        lines = [line for line in done.stderr.splitlines() if not line.startswith("import time:")]
+        assert (done.returncode, lines) == (1, [])
+        assert (CLICK.search(done.stderr) is None) == replay
