@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -96,6 +97,28 @@ def test_a_config_file_or_environment_change_goes_the_full_way(cli: Cli) -> None
     assert cli.run(*SEARCH, WEBREACH_CONFIG="webreach.toml") == (answer, True)  # memo written anew
     assert cli.run(*SEARCH, WEBREACH_CONFIG="webreach.toml", WEBREACH_RETRIES="3") == (answer, False)
     assert cli.run(*SEARCH, WEBREACH_CONFIG="webreach.toml", WEBREACH_RETRIES="3") == (answer, True)
+
+
+def test_an_edited_source_file_goes_the_full_way(cli: Cli) -> None:
+    """A checkout (an editable install) edited in place: the package's directory keeps its mtime, the memo still
+    misses; a module the search never loads may change without costing the replay."""
+    source = cli.home / "src"
+    shutil.copytree(
+        Path(answer_memo.__file__).parent, source / "webreach", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    cli.env["PYTHONPATH"] = str(source)
+    answer = cli.warm(*SEARCH)
+    (memo,) = cli.memos()
+    assert str(source / "webreach" / "frontends" / "_cli_search.py") in memo.read_text()
+    package = (source / "webreach").stat().st_mtime_ns
+    with (source / "webreach" / "frontends" / "_cli_search.py").open("a") as file:
+        file.write("# edited\n")
+    assert (source / "webreach").stat().st_mtime_ns == package
+    assert cli.run(*SEARCH) == (answer, False)
+    assert cli.run(*SEARCH) == (answer, True)
+    with (source / "webreach" / "frontends" / "_console_pages.py").open("a") as file:
+        file.write("# edited\n")  # the operator console: never loaded by a search
+    assert cli.run(*SEARCH) == (answer, True)
 
 
 def test_a_cleared_cache_goes_to_the_engine(cli: Cli) -> None:
