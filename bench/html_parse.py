@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.wcxb import SPLITS, load_wcxb
 from webreach.extract import charset
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, whitespace
 from webreach.extract.preparation.xml_chars import xml_safe_utf8
 from webreach.extract.sniff import sniff
 
@@ -54,7 +54,7 @@ PHASES: dict[str, tuple[Callable[[str], Any], Callable[[Any], Any]]] = {
     "parse (all of it)": (lambda page: page, html_tree.parse),
     "xml_safe_utf8": (lambda page: page, xml_safe_utf8),
     "_parse_html": (xml_safe_utf8, html_tree._parse_html),
-    "collapse_whitespace": (lambda page: html_tree._parse_html(xml_safe_utf8(page))[0], html_tree.collapse_whitespace),
+    "collapse_whitespace": (lambda page: html_tree._parse_html(xml_safe_utf8(page))[0], whitespace.collapse_whitespace),
 }
 
 

@@ -30,6 +30,8 @@ BOTTOM |= {"attribute_floods"}  # attribute floods cut before either HTML parser
 BOTTOM |= {"network_failure"}  # connect failures told apart, for engines (search) and the fake web (net) (issue 41)
 BOTTOM |= {"telemetry"}  # OpenTelemetry spans when the OTEL_* variables ask (issue 37)
 BOTTOM |= {"sqlite_wal"}  # WAL switched on while other processes open the same file (state/, accounts/)
+BOTTOM |= {"schema_patterns"}  # the schemas' text patterns as Python reads them, and the empty-query message
+BOTTOM |= {"ledger_url"}  # a ledger URL's SQLite file: accounts/ and the CLI answer memo read it alike
 BOTTOM |= {"user_dirs"}  # the per-user directories, found before the settings load (the CLI answer memo, issue 38)
 # every package -> the packages it may import
 ALLOWED: dict[str, set[str]] = {
@@ -63,7 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     "engines": BOTTOM,
     # the fake web on the net seams; the fleet of the replica tests (testing/fleet.py) makes its agent in the ledger
     "testing": {"net", "clock", "accounts", "config"},
-    "models": {"errors", "engine_attempt", "defaults"},
+    "models": {"errors", "engine_attempt", "defaults", "schema_patterns"},
     "errors": {"engine_attempt"},  # AllEnginesFailedError carries the attempts
     "engine_attempt": set(),
     "defaults": set(),  # plain constants: the request limits and the canary query (issue 38)
@@ -79,6 +81,8 @@ ALLOWED: dict[str, set[str]] = {
     "telemetry": {"engine_attempt"},  # an engine attempt's span
     "sqlite_wal": set(),  # SQLite in WAL mode, retried while another process switches the same file
     "user_dirs": set(),
+    "ledger_url": set(),
+    "schema_patterns": set(),
 }
 # the public API and the module entry point re-export from anywhere
 UNCHECKED = {"__init__", "__main__"}

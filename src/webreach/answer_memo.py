@@ -7,12 +7,13 @@ one web_search answered by one fresh cache entry, accounts off (no charge to ski
 refs remembered, no reading. The memo's name is a hash of everything that could change the command's answer or
 its bytes: the arguments, the working directory (./webreach.toml), the whole environment (every WEBREACH_*
 variable, XDG_*, the locale), whether stdout and stderr are terminals and stdout's encoding, the interpreter and
-webreach's own source files (size and mtime). It holds the bytes printed, when it expires and what a replay must
-check and redo:
-- the files the settings and the cache came from (recorded by the full run, so config discovery is not done
-  twice): the TOML file, the console's settings database and the search cache file, each with its WAL, by size,
-  mtime_ns, inode and device. Any change there, a new cache entry or a cleared cache (the file deleted or
-  rewritten) included, is a miss; a cache read does not write the file, so repeated replays keep hitting;
+where webreach is. It holds the bytes printed, when it expires and what a replay must check and redo:
+- the files the answer came from (recorded by the full run, so config discovery is not done twice): webreach's
+  own modules the full run had loaded when it wrote the memo (the ~145 source files of a cached search: a module it
+  never loaded cannot have shaped its bytes), the TOML file, the console's settings database and the search cache
+  file, each with its WAL, by size, mtime_ns, inode and device. Any change there, an edited source file (in place or
+  replaced; an editable install included), a new cache entry or a cleared cache (the file deleted or rewritten)
+  included, is a miss; a cache read does not write the file, so repeated replays keep hitting;
 - the expiry: the soonest `fresh_until` of the cache entries fresh when the full run started, never later than
   the entry that answered (the cache stays the owner of the TTL; state/cache_store.py);
 - the refs: a replay remembers the answer's URLs in its session through the store's own SQL
@@ -36,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webreach.ledger_url import sqlite_path
 from webreach.state.session_rows import remember_rows
 from webreach.user_dirs import user_directory
 
@@ -43,11 +45,11 @@ if TYPE_CHECKING:
     from webreach.config import Settings
     from webreach.state.sessions import SessionStore
 
-VERSION = 1
+VERSION = 2  # 2: the loaded modules' source files in `files`, no longer a walk of the package in the name
 KEEP = 256  # memos kept; each is a few kB
 MEMO_DIRECTORY = "cli-answers"
 _SUFFIX = ".json"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))  # where webreach is: part of a memo's name
 
 
 @dataclass(frozen=True)
@@ -86,11 +88,23 @@ def replay(argv: Sequence[str]) -> bool:
             return False
     except (OSError, ValueError, TypeError, KeyError, sqlite3.Error):
         return False
-    sys.stdout.write(memo.stdout)
-    sys.stdout.flush()
+    _print(memo.stdout)
     with contextlib.suppress(OSError):
         os.utime(path)  # least recently used goes first
     return True
+
+
+def _print(text: str) -> None:
+    """Write the answer; a reader that went away (`webreach search x | head -0`) ends the command as the full run's
+    click does: exit code 1, no traceback (stdout pointed at the null device, so the exit's flush cannot fail)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+        sys.exit(1)
 
 
 def memo_directory() -> Path:
@@ -101,7 +115,7 @@ def memo_directory() -> Path:
 def memo_key(argv: Sequence[str]) -> str:
     """The hash of everything the answer's bytes may depend on before the settings load."""
     facts = [VERSION, list(argv), os.getcwd(), sorted(os.environ.items()), sys.executable, sys.version]
-    facts += [_terminal(), _source_stamp()]
+    facts += [_terminal(), _PACKAGE]
     return hashlib.sha256(json.dumps(facts).encode("ascii")).hexdigest()
 
 
@@ -112,18 +126,6 @@ def _terminal() -> list[Any]:
     ttys = [os.isatty(1), os.isatty(2)]
     size = list(os.get_terminal_size(1)) if ttys[0] else None
     return [*ttys, size, out.encoding, out.errors]
-
-
-def _source_stamp() -> str:
-    """Size and mtime of every webreach source file: an edited or upgraded webreach answers anew."""
-    digest = hashlib.sha256()
-    for root, dirs, files in os.walk(_PACKAGE):
-        dirs[:] = sorted(name for name in dirs if name != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                stat = os.stat(os.path.join(root, name))
-                digest.update(f"{root}/{name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode(errors="surrogateescape"))
-    return digest.hexdigest()
 
 
 def fingerprint(path: str) -> list[int] | None:
@@ -202,7 +204,7 @@ def sources(settings: Settings, database_url: str) -> tuple[list[str], Path] | N
     from webreach.config import config_file
     from webreach.state.cache_store import default_cache_path
 
-    database = database_file(database_url)
+    database = sqlite_path(database_url)  # the console's settings: the ledger's database; PostgreSQL, no memo
     if database is None or settings.cache.backend != "sqlite" or settings.state.backend != "sqlite":
         return None
     cache = settings.cache.path or default_cache_path()
@@ -210,14 +212,6 @@ def sources(settings: Settings, database_url: str) -> tuple[list[str], Path] | N
     for path in (database, cache):
         files += [os.path.abspath(path), os.path.abspath(f"{path}-wal")]
     return files, Path(cache)
-
-
-def database_file(url: str) -> Path | None:
-    """The SQLite file of the console's settings (the ledger's database) as accounts/database.py `open_database`
-    reads its URL; None for PostgreSQL (no memo). tests/test_answer_memo.py holds the two to one answer."""
-    if url.startswith(("postgresql://", "postgres://")):
-        return None
-    return Path(url.removeprefix("sqlite://")).expanduser()
 
 
 def save(argv: Sequence[str], stdout: str, *, started: float, files: tuple[list[str], Path], refs: Refs) -> None:
@@ -229,13 +223,22 @@ def save(argv: Sequence[str], stdout: str, *, started: float, files: tuple[list[
     expires = soonest_fresh_until(cache, started)
     if expires is None or expires <= time.time():
         return
-    stamps = [(name, fingerprint(name)) for name in names]
+    stamps = [(name, fingerprint(name)) for name in [*_loaded_sources(), *names]]
     body = {"version": VERSION, "stdout": stdout, "expires": expires, "files": stamps, "refs": asdict(refs)}
     with contextlib.suppress(OSError):
         directory = memo_directory()
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # search results: private, as the cache file
         _write_atomically(directory / f"{memo_key(argv)}{_SUFFIX}", json.dumps(body).encode("ascii"))
         _trim(directory)
+
+
+def _loaded_sources() -> list[str]:
+    """The source files of webreach's modules loaded now: what an answer printed so far can have run. (A stamp of
+    the whole package missed less and cost more: a walk of its ~340 files on every search, replayed or not, while
+    the package's directory mtime or a stamp written at install miss a file edited in place in a checkout.)"""
+    package = __package__ or "webreach"
+    modules = [module for name, module in list(sys.modules.items()) if name.partition(".")[0] == package]
+    return sorted({file for module in modules if (file := getattr(module, "__file__", None))})
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -32,8 +32,8 @@ from webreach.control import Config, Engines, StateBackends
 from webreach.extract.extracted import Extracted
 from webreach.models import Page, ReadFormat, ReadRequest, SearchRequest, SearchResponse
 from webreach.net.fake_web import FakeWebBackend, FakeWebResolver
-from webreach.net.guard import Resolver, StaticResolver, system_resolver
 from webreach.net.offline import OfflineScope, OfflineTransport
+from webreach.net.resolvers import Resolver, StaticResolver, system_resolver
 from webreach.policies.parse_health import ParseHealth
 from webreach.providers import Registry
 from webreach.search.canary import CANARY_QUERY, CanaryResult

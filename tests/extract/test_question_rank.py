@@ -18,7 +18,8 @@ import pytest
 
 from webreach.extract.page_scores import sentences
 from webreach.extract.passages import cut
-from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, Weights, select, stem
+from webreach.extract.question_rank import Bm25, Flat, QuestionRanker, TokenIdf, Weights, select
+from webreach.extract.question_terms import known_ids, stem
 from webreach.read.window import load_tokenizer
 
 SQUAD = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa" / "squad-train"
@@ -176,7 +177,7 @@ def test_embeddings_follow_the_tokenizer_without_running_it() -> None:
     texts = [" ".join(p.text.split()) for p in cut(text)[:40]]  # punctuation included, single spaces
     tokenizer, table = ranker._tokenizer, ranker._embedding  # the model's own parts, to compute the reference
     words = list(dict.fromkeys(" ".join(texts).split()))
-    exact = [w for w in words if ranker._known_ids(w, len(table)) is not None]
+    exact = [w for w in words if known_ids(ranker._vocabulary, w, len(table)) is not None]
     assert len(exact) > len(words) / 2
     for word, ids in zip(exact, ranker._token_ids(exact), strict=True):
         assert list(ids) == tokenizer.encode(word, add_special_tokens=False).ids, word

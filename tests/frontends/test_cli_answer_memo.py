@@ -6,7 +6,9 @@ cleared cache, an expired memo, moved refs, accounts on and a damaged memo each 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -97,6 +99,28 @@ def test_a_config_file_or_environment_change_goes_the_full_way(cli: Cli) -> None
     assert cli.run(*SEARCH, WEBREACH_CONFIG="webreach.toml", WEBREACH_RETRIES="3") == (answer, True)
 
 
+def test_an_edited_source_file_goes_the_full_way(cli: Cli) -> None:
+    """A checkout (an editable install) edited in place: the package's directory keeps its mtime, the memo still
+    misses; a module the search never loads may change without costing the replay."""
+    source = cli.home / "src"
+    shutil.copytree(
+        Path(answer_memo.__file__).parent, source / "webreach", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    cli.env["PYTHONPATH"] = str(source)
+    answer = cli.warm(*SEARCH)
+    (memo,) = cli.memos()
+    assert str(source / "webreach" / "frontends" / "_cli_search.py") in memo.read_text()
+    package = (source / "webreach").stat().st_mtime_ns
+    with (source / "webreach" / "frontends" / "_cli_search.py").open("a") as file:
+        file.write("# edited\n")
+    assert (source / "webreach").stat().st_mtime_ns == package
+    assert cli.run(*SEARCH) == (answer, False)
+    assert cli.run(*SEARCH) == (answer, True)
+    with (source / "webreach" / "frontends" / "_console_pages.py").open("a") as file:
+        file.write("# edited\n")  # the operator console: never loaded by a search
+    assert cli.run(*SEARCH) == (answer, True)
+
+
 def test_a_cleared_cache_goes_to_the_engine(cli: Cli) -> None:
     answer = cli.warm(*SEARCH)
     asked = len(cli.web.requests("duckduckgo"))
@@ -170,15 +194,20 @@ def test_json_and_table_output_are_not_memoed(cli: Cli) -> None:
     assert cli.memos() == []
 
 
-def test_the_memo_reads_the_ledger_url_as_the_ledger_does(tmp_path: Path) -> None:
-    from webreach.accounts.database import open_database
-
-    for url in (f"sqlite://{tmp_path / 'a.sqlite3'}", str(tmp_path / "b.sqlite3")):
-        database = open_database(url)
+def test_a_closed_stdout_ends_a_replay_as_it_ends_the_full_run(cli: Cli) -> None:
+    """`webreach search ... | head -0`: the reader is gone before the answer is written (the pipe's read end closed
+    here, so the write fails every time): exit code 1 and no traceback, replayed or not."""
+    cli.warm(*SEARCH)
+    for env, replay in (({}, True), ({"WEBREACH_RETRIES": "3"}, False)):  # another environment: the full run
+        read, write = os.pipe()
+        os.close(read)
         try:
-            path = answer_memo.database_file(url)
-            assert path is not None and path.exists()
+            done = subprocess.run(
+                [sys.executable, "-X", "importtime", "-m", "webreach", *SEARCH], stdout=write, stderr=subprocess.PIPE,
+                text=True, timeout=60, env=cli.env | env, cwd=cli.home,
+            )  # fmt: skip
         finally:
-            database.close()
-    assert answer_memo.database_file("postgresql://db/x") is None
-    assert answer_memo.database_file("postgres://db/x") is None
+            os.close(write)
+        lines = [line for line in done.stderr.splitlines() if not line.startswith("import time:")]
+        assert (done.returncode, lines) == (1, [])
+        assert (CLICK.search(done.stderr) is None) == replay

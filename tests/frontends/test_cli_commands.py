@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from webreach.engines import engine_class
 from webreach.errors import InvalidInputError
 from webreach.frontends.cli import cli
-from webreach.models import EMPTY_QUERY
+from webreach.schema_patterns import EMPTY_QUERY
 from webreach.tools.arguments import WebSearchArguments
 
 PAGE = "<html><head><title>{title}</title></head><body><article><p>{text}</p></article></body></html>"

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from webreach.engines import names as engine_names
-from webreach.models import EMPTY_QUERY
 from webreach.providers import default_registry
+from webreach.schema_patterns import EMPTY_QUERY
 from webreach.testing import FakeWeb
 
 from .serving import STDIO_ARGS, ServerProcess, server_env

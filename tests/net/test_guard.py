@@ -21,7 +21,8 @@ from webreach.net import (
     parse_url,
 )
 from webreach.net.address_policy import ADDRESS_RULES, DENY_TABLE, RULE_HINTS, embedded_ipv4
-from webreach.net.guard import OfflineAwareResolver, OfflineResolver, mask_userinfo
+from webreach.net.guard import mask_userinfo
+from webreach.net.resolvers import OfflineAwareResolver, OfflineResolver
 
 from .ssrf_cases import CASES
 from .ssrf_core import ALLOW, FAKE_DNS, Case, render, summarize, verdict

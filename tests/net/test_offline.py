@@ -19,8 +19,9 @@ from webreach.config import ReadSettings
 from webreach.errors import HttpStatusError
 from webreach.frontends.mcp import build_server, tools_over_gateway
 from webreach.net.address_policy import AddressPolicy
-from webreach.net.guard import Guard, OfflineResolver, StaticResolver
+from webreach.net.guard import Guard
 from webreach.net.offline import OfflineScope, OfflineTransport
+from webreach.net.resolvers import OfflineResolver, StaticResolver
 from webreach.net.transport import TARGET_EXTENSION, ConnectEvent, GuardedTransport
 from webreach.read.service import Reading
 from webreach.testing import FakeWeb

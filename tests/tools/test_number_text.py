@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from webreach.models import schema_pattern_matches
+from webreach.schema_patterns import schema_pattern_matches
 from webreach.tools.number_text import NUMBER_PATTERN, whole_number, whole_number_pattern, whole_number_text
 
 RANGES = [(1, 50), (0, None), (100, 200_000), (1, 2**31 - 1), (0, 0), (7, 123), (13, None), (9, 10), (99, 100)]

@@ -38,6 +38,7 @@ from webreach.accounts.transaction import Transaction as Transaction
 from webreach.accounts.transaction import migrate as migrate
 from webreach.accounts.transaction import unavailable
 from webreach.errors import InvalidInputError
+from webreach.ledger_url import sqlite_path
 from webreach.sqlite_wal import enable_wal
 
 
@@ -47,7 +48,7 @@ class SqliteDatabase:
     lock_row = ""  # BEGIN IMMEDIATE already holds the database's write lock
 
     def __init__(self, path: Path, *, busy_timeout: float = 30.0) -> None:
-        path = Path(path).expanduser()
+        """`path`: the file as ledger_url.sqlite_path reads a URL (open_database), used as given."""
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         try:
@@ -169,16 +170,16 @@ class Checkpointer:
 def database_exists(url: str) -> bool:
     """Whether the database a URL names is there to read (a SQLite file not yet created is not; a PostgreSQL URL is
     taken as there: connecting is how to find out)."""
-    if url.startswith(("postgresql://", "postgres://")):
-        return True
-    return Path(url.removeprefix("sqlite://")).expanduser().exists()
+    path = sqlite_path(url)
+    return path is None or path.exists()
 
 
 def open_database(url: str, *, timeout: float = 5.0) -> Database:
     """The database a URL names: postgresql://... (or postgres://), sqlite:///path, or a plain file path.
     `timeout`: the longest a transaction waits for a PostgreSQL connection or SQLite's write lock."""
-    if url.startswith(("postgresql://", "postgres://")):
+    path = sqlite_path(url)
+    if path is None:
         from webreach.accounts.postgres import PostgresDatabase  # its driver is the postgres extra's
 
         return PostgresDatabase(url, timeout=timeout)
-    return SqliteDatabase(Path(url.removeprefix("sqlite://")), busy_timeout=timeout)
+    return SqliteDatabase(path, busy_timeout=timeout)

@@ -21,7 +21,7 @@ WORD_CACHE of them) and finds a new word's token ids in WordLlama's vocabulary r
 so a page costs dictionary look-ups and a few numpy operations. A second question on an index embeds only itself.
 
 Terms: Latin words lower-cased, English stop words dropped and lightly stemmed; CJK runs cut into words by jieba
-(the `question` extra) or, without it, into overlapping character pairs.
+(the `question` extra) or, without it, into overlapping character pairs (extract/question_terms.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,27 +40,10 @@ import numpy as np
 
 from webreach.extract.page_scores import Bm25, Flat, Scores, TokenIdf, scaled, sentences, spread, unit
 from webreach.extract.passages import Passage
-
-WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W_]+")
-# a word and its trailing punctuation ("bridge," "1937).")
-TRAILING_PUNCTUATION = re.compile(r"(.*?[^\W_])([^\w\s]+)")
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-STOP_WORDS_TEXT = (
-    "a about above after again against all am an and any are as at be because been before being below between "
-    "both but by can could did do does doing down during each few for from further had has have having he her "
-    "here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only "
-    "or other our ours out over own same she should so some such than that the their theirs them then there these "
-    "they this those through to too under until up very was we were what when where which while who whom whose "
-    "why will with would you your yours also many much one two name named called type kind"
-)
-# Chinese function and question words (jieba's and the pairs' terms are checked against them too)
-CJK_STOP_WORDS = "的 了 是 在 和 与 吗 呢 吧 啊 怎么 怎样 什么 哪里 哪个 哪些 为什么 多少 如何 谁 有 也 就 都 及 或"
-STOP_WORDS = frozenset(STOP_WORDS_TEXT.split() + CJK_STOP_WORDS.split())
-
+from webreach.extract.question_terms import known_ids, longest_pieces, word_terms
 
 LEAD_PASSAGES = 2
 WORD_CACHE = 100_000  # distinct words remembered by a ranker (their token ids and terms)
-LONGEST_PIECE = 16  # characters in WordLlama's longest vocabulary pieces looked for
 SEMANTIC_DIM = 256  # WordLlama's bundled dimensions (64 or 128 truncate them: faster, a little weaker)
 
 
@@ -213,24 +195,8 @@ class QuestionRanker:
         missing = [w for w in words if w not in known]
         if missing:
             for word, ids in zip(missing, self._token_ids(missing), strict=True):
-                known[word] = (self._word_terms(word), ids)
+                known[word] = (word_terms(word, self._segmenter), ids)
         return [known[w] for w in words]
-
-    def _word_terms(self, word: str) -> tuple[str, ...]:
-        found: list[str] = []
-        for run in WORD.findall(word.lower()):
-            if CJK.match(run):
-                found.extend(term for term in self._cjk_terms(run) if term not in STOP_WORDS)
-            elif run not in STOP_WORDS:
-                found.append(stem(run))
-        return tuple(found)
-
-    def _cjk_terms(self, run: str) -> list[str]:
-        if self._segmenter is not None:
-            return [w for w in self._segmenter.lcut_for_search(run) if w.strip()]
-        if len(run) == 1:
-            return [run]
-        return [run[i : i + 2] for i in range(len(run) - 1)]
 
     def _token_ids(self, words: list[str]) -> list[tuple[int, ...]]:
         """The WordLlama token ids of each word, found in the vocabulary without running the tokenizer (whose BPE
@@ -238,35 +204,8 @@ class QuestionRanker:
         if self._embedding is None:
             return [()] * len(words)
         rows = len(self._embedding)
-        return [self._known_ids(word, rows) or self._longest_pieces(word, rows) for word in words]
-
-    def _known_ids(self, word: str, rows: int) -> tuple[int, ...] | None:
-        """What the tokenizer gives a word that is one token, or one token and its trailing punctuation
-        ("bridge," is "\u2581bridge" ","; the same as the tokenizer's on 3,208 such words of 20 articles)."""
-        single = self._vocabulary.get("\u2581" + word, rows)
-        if single < rows:
-            return (single,)
-        tail = TRAILING_PUNCTUATION.fullmatch(word)
-        if tail is not None:
-            core, punctuation = self._vocabulary.get("\u2581" + tail[1], rows), self._vocabulary.get(tail[2], rows)
-            if core < rows and punctuation < rows:
-                return (core, punctuation)
-        return None
-
-    def _longest_pieces(self, word: str, rows: int) -> tuple[int, ...]:
-        """A rare word's pieces, the longest vocabulary match first from its start ("\u2581" + word); a character
-        no piece starts with is skipped. Near what WordLlama's BPE gives ("\u2581Kath" "man" "du" where BPE gives
-        "\u2581Kath" "m" "and" "u"; the same for "state-of-the-art"), at a tenth of its cost."""
-        ids: list[int] = []
-        vocabulary, start, text = self._vocabulary, 0, "\u2581" + word
-        while start < len(text):
-            end = min(len(text), start + LONGEST_PIECE)
-            while end > start and vocabulary.get(text[start:end], rows) >= rows:
-                end -= 1
-            if end > start:
-                ids.append(vocabulary[text[start:end]])
-            start = max(end, start + 1)
-        return tuple(ids)
+        vocabulary = self._vocabulary
+        return [known_ids(vocabulary, word, rows) or longest_pieces(vocabulary, word, rows) for word in words]
 
     def pooled(self, tokens: Flat, texts: int, weights: np.ndarray | None = None) -> np.ndarray | None:
         """Unit vectors of `texts` texts given as their token ids: their token vectors summed (each times its
@@ -361,19 +300,6 @@ def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
     if len(cache) >= WORD_CACHE:
         cache.clear()
     return cache
-
-
-def stem(word: str) -> str:
-    """A light English stem: plurals and -ing/-ed endings folded (enough for BM25 to meet 'built' and 'build')."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed"):
-        return word[:-2]
-    return word
 
 
 def _with_neighbours(passages: Sequence[Passage], score: np.ndarray, weights: Weights) -> list[float]:

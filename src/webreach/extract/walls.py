@@ -26,7 +26,7 @@ from lxml import etree
 
 from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, BlockKind, NeedsBrowserError, PageBlockedError, hint
 from webreach.extract.extracted import WORD, seen_text
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.readings.card_grid import in_furniture
 from webreach.extract.tree import Element
 
@@ -163,7 +163,7 @@ def find_js_shell(source: str, tree: Element, visible: str) -> str | None:
         return None
     if JS_NOTICE.search(visible):
         return "it asks for JavaScript"
-    body = html_tree.body_of(tree)
+    body = tags.body_of(tree)
     noscript = " ".join(" ".join(n.itertext()) for n in body.iter("noscript"))
     if JS_NOTICE.search(noscript):
         return "its <noscript> says JavaScript is required"
@@ -239,7 +239,7 @@ def _menu_labels(tree: Element, reading: str, words: list[re.Match[str]]) -> str
     # the label is compared first: the ancestor walk runs only for controls whose label the reading says
     labels = {
         label
-        for control in html_tree.body_of(tree).iter("a", "button")
+        for control in tags.body_of(tree).iter("a", "button")
         if (label := shown_text(control)) in said and in_furniture(control)
     }
     in_labels = sum(len(WORD.findall(line)) for line in lines if line in labels)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webreach.frontends._errors import HTTP_STATUS
-from webreach.models import EMPTY_QUERY
+from webreach.schema_patterns import EMPTY_QUERY
 from webreach.tools import DIALECTS, MAX_SESSION_CHARS, find_tool
 from webreach.tools.arguments import ToolArguments
 from webreach.tools.call_session import HEADER_SESSION_PATTERN

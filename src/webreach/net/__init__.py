@@ -3,15 +3,8 @@ proxy, net/proxy.py), fetcher with budgets, decoding, robots."""
 
 from webreach.errors import FetchError, HostResolutionError, UrlNotAllowedError
 from webreach.net.address_policy import AddressPolicy, Denial, IPAddress
-from webreach.net.guard import (
-    ApprovedTarget,
-    Guard,
-    ParsedUrl,
-    Resolver,
-    StaticResolver,
-    SystemResolver,
-    parse_url,
-)
+from webreach.net.guard import ApprovedTarget, Guard, ParsedUrl, parse_url
+from webreach.net.resolvers import Resolver, StaticResolver, SystemResolver
 
 __all__ = [
     "AddressPolicy",

@@ -30,8 +30,8 @@ import httpx
 
 from webreach.errors import HostResolutionError
 from webreach.net.address_policy import IPAddress, canonical
-from webreach.net.guard import OFFLINE_HINT
 from webreach.net.offline import CONTROL_PREFIX, OfflineScope
+from webreach.net.resolvers import OFFLINE_HINT
 
 RESOLVE_PATH = f"{CONTROL_PREFIX}/resolve"
 RESOLVE_TIMEOUT = 5.0

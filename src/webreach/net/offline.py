@@ -31,8 +31,9 @@ import httpx
 
 from webreach.errors import NotConfiguredError, UnreachableError, UrlNotAllowedError, fake_web_down
 from webreach.net.address_policy import AddressPolicy, IPAddress, canonical
-from webreach.net.guard import LOCALHOST_ADDRESSES, OFFLINE_HINT, Guard, OfflineResolver, ParsedUrl, mask_userinfo
+from webreach.net.guard import LOCALHOST_ADDRESSES, Guard, ParsedUrl, mask_userinfo
 from webreach.net.guard import parse_url as parse_checked_url
+from webreach.net.resolvers import OFFLINE_HINT, OfflineResolver
 from webreach.net.transport import GuardedTransport
 from webreach.network_failure import unreachable_cause
 

@@ -49,9 +49,10 @@ from webreach.models import Page, ReadFormat, ReadRequest
 from webreach.net.address_policy import AddressPolicy
 from webreach.net.decoding import BoundedDecoder
 from webreach.net.fetcher import DEFAULT_USER_AGENT, Budgets, Fetcher
-from webreach.net.guard import Guard, Resolver, StaticResolver, system_resolver
+from webreach.net.guard import Guard
 from webreach.net.offline import OfflineScope, OfflineTransport
 from webreach.net.proxy import ProxyUrl
+from webreach.net.resolvers import Resolver, StaticResolver, system_resolver
 from webreach.net.robots import RobotsPolicy
 from webreach.net.transport import ConnectObserver
 from webreach.read.interstitials import Interstitials

@@ -1,5 +1,5 @@
 """One engine's status as `webreach engines` and GET /v1/admin/engines show it: its kind, key, breaker and
-parse health (Searching.engine_statuses gathers them)."""
+parse health, gathered for every engine of a set (Searching.engine_statuses)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from pydantic import BaseModel, ConfigDict
 from webreach.config import EngineSettings
 from webreach.engines import EngineInfo, check_configured, pace
 from webreach.errors import NotConfiguredError
-from webreach.policies import ParseHealth
+from webreach.policies import ParseHealth, PolicyState
 from webreach.policies.breaker import BreakerView
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from webreach.engines import Provider
+    from webreach.search.engine_set import EngineSet
 
 
 class EngineStatus(BaseModel):
@@ -83,3 +86,24 @@ def engine_status(
         last_error=breaker.reason,
         parse_health=health,
     )
+
+
+def parse_health(state: PolicyState, engines: EngineSet) -> list[ParseHealth]:
+    """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
+    records = state.parse_health.load_all()
+    scraped = [name for name, info in engines.infos.items() if info.kind == "scraped"]
+    return [ParseHealth.of(name, records.get(name)) for name in scraped]
+
+
+def engine_statuses(state: PolicyState, engines: EngineSet, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
+    """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
+    configured engine: web search's, then image search's, then `reverse`, the reverse-image backends."""
+    state.sync(force=True)
+    health = {view.engine: view for view in parse_health(state, engines)}
+    rows = sorted(engines.configured.values(), key=lambda info: info.vertical != "web")  # stable: web first
+    listed: list[tuple[EngineInfo | Provider, EngineSettings, str]] = [
+        (info, engines.settings[info.name], info.vertical) for info in rows
+    ]
+    listed += [(backend, backend.settings, "reverse") for backend in reverse]
+    view = state.breaker_view
+    return [engine_status(e, each, vertical, health.get(e.name), view(e.name)) for e, each, vertical in listed]

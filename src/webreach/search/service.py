@@ -7,12 +7,11 @@ not ask for are never reported as ignored. Every response, the stale-if-error on
 routing's respond(), the one place `limit` is applied. Candidates are built per search, as routing looks at
 them (a cached auto search needs its first only); caching is the cache policy's business alone. Beside it:
 engine_settings.py (each engine's settings), engine_status.py (what `webreach engines` shows), saved_pages.py
-(`webreach parse`).
+(`webreach parse`), engine_stacks.py (each engine's policy stack, the HTTP clients).
 """
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
@@ -21,22 +20,22 @@ from typing import TYPE_CHECKING
 import httpx
 
 from webreach.clock import Clock
-from webreach.config import EngineSettings, Settings, effective_proxy
+from webreach.config import EngineSettings, Settings
 from webreach.engines import EngineInfo, Vertical, check_configured, keyless, load
 from webreach.errors import AUTO, AllEnginesFailedError, Arg, InvalidInputError, NotConfiguredError, hint
 from webreach.models import EngineAttempt, SearchRequest, SearchResponse
-from webreach.policies import ParseHealth, PolicyState, Search, apply_policies, probe_stack, without_cache
+from webreach.policies import ParseHealth, PolicyState, Search, probe_stack, without_cache
 from webreach.policies.cache import Cache
 from webreach.policies.guarded import GuardedCalls
 from webreach.providers import Registry, default_registry
 from webreach.routing import AttemptListener, Candidate, LazyCandidates, Router, respond
 from webreach.routing.order import default_multi, default_order, is_chinese
 from webreach.search.canary import CANARY_QUERY, CanaryResult, run_canary
-from webreach.search.engine_caller import EngineCaller
 from webreach.search.engine_set import EngineSet
 from webreach.search.engine_settings import config_fingerprint, engine_settings
+from webreach.search.engine_stacks import EngineClients, policy_stack
 from webreach.search.engine_status import EngineStatus as EngineStatus  # the Gateway's and the console's import
-from webreach.search.engine_status import engine_status
+from webreach.search.engine_status import engine_statuses, parse_health
 from webreach.search.log_redaction import HttpLogRedaction, log_secrets
 from webreach.search.orders import Orders, language_defaults
 from webreach.search.parsing import EngineParsing
@@ -66,8 +65,7 @@ class Searching:
         self.settings = settings
         self.providers = registry or default_registry()  # the engines it searches, the reverse backends it resets
         self._clock = clock
-        self._transport = transport
-        self._clients: dict[str | None, httpx.AsyncClient] = {}
+        self._clients = EngineClients(transport)
         self._tokens = WarmUpTokens(clock)
         self._parsing = EngineParsing()
         # one Redis client (one pool) for every store of this instance, when any store lives in Redis
@@ -105,9 +103,7 @@ class Searching:
     async def aclose(self) -> None:
         """Close the HTTP clients and the policy stores, and take this instance's keys back from the log filter."""
         await self._router.aclose()  # cancelled engine calls unwind first, while their clients are still open
-        for client in self._clients.values():
-            await client.aclose()
-        self._clients.clear()
+        await self._clients.aclose()
         self._parsing.close()
         self._state.close()
         if self._redis is not None:
@@ -142,7 +138,10 @@ class Searching:
 
     def _built_engine(self, info: EngineInfo, settings: EngineSettings) -> tuple[Engine, Search]:
         engine = load(info)(settings, user_agent=self.settings.user_agent, clock=self._clock)
-        return engine, self._policy_stack(engine)
+        stack = policy_stack(
+            engine, self.settings, self._state, self.engine_client, tokens=self._tokens, parsing=self._parsing
+        )
+        return engine, stack
 
     def _engine_settings(self, name: str) -> EngineSettings:
         return engine_settings(self.settings, self.providers, name)
@@ -150,37 +149,7 @@ class Searching:
     def engine_client(self, proxy: str | None = None) -> httpx.AsyncClient:
         """The engine HTTP client for `proxy` (None: direct), shared by every engine call of this instance (web and
         image search, reverse image search); closed with it."""
-        if proxy not in self._clients:
-            self._clients[proxy] = httpx.AsyncClient(
-                transport=self._transport,
-                proxy=None if self._transport else proxy,
-                trust_env=False,  # engine traffic never picks up environment proxies
-                follow_redirects=False,
-                timeout=httpx.Timeout(self.settings.engine_timeout, connect=self.settings.connect_timeout),
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
-            )
-        return self._clients[proxy]
-
-    def _policy_stack(self, engine: Engine) -> Search:
-        settings = engine.settings
-        proxy = effective_proxy(settings.proxy, self.settings.network.proxy)  # its own, else [network] proxy
-        caller = EngineCaller(
-            engine,
-            functools.partial(self.engine_client, proxy),  # built on the engine's first call
-            tokens=self._tokens,
-            max_body_bytes=self.settings.max_body_bytes,
-            parsing=self._parsing,
-        )
-        return apply_policies(
-            caller,
-            engine=engine.name,
-            state=self._state,
-            rate_per_minute=settings.rate_per_minute or engine.rate_per_minute,
-            timeout=settings.timeout or self.settings.engine_timeout,
-            retries=self.settings.retries,
-            cache_ttl=self.settings.cache.ttl_seconds if self.settings.cache.backend != "none" else 0.0,
-            ignores=engine.ignores,
-        )
+        return self._clients.client(proxy, self.settings)
 
     def guarded_calls(self) -> GuardedCalls:
         """Engine calls that are not text searches (reverse image search) under this instance's policies."""
@@ -217,23 +186,13 @@ class Searching:
 
     def parse_health(self) -> list[ParseHealth]:
         """Which parser read each scraped engine's recent answers (from the state file, so every process's)."""
-        records = self._state.parse_health.load_all()
-        scraped = [name for name, info in self._engines.infos.items() if info.kind == "scraped"]
-        return [ParseHealth.of(name, records.get(name)) for name in scraped]
+        return parse_health(self._state, self._engines)
 
     def engine_statuses(self, reverse: Sequence[Provider] = ()) -> list[EngineStatus]:
         """Kind, key status, breaker state (other processes' changes taken in first) and parse health of every
         engine: web search's, then image search's, then `reverse`, the reverse-image backends (their rules
         engines: the Gateway opens them beside this service, under its breakers)."""
-        self._state.sync(force=True)
-        health = {view.engine: view for view in self.parse_health()}
-        rows = sorted(self._engines.configured.values(), key=lambda info: info.vertical != "web")  # stable: web first
-        listed: list[tuple[EngineInfo | Provider, EngineSettings, str]] = [
-            (info, self._engines.settings[info.name], info.vertical) for info in rows
-        ]
-        listed += [(backend, backend.settings, "reverse") for backend in reverse]
-        view = self._state.breaker_view
-        return [engine_status(e, each, vertical, health.get(e.name), view(e.name)) for e, each, vertical in listed]
+        return engine_statuses(self._state, self._engines, reverse)
 
     async def canary(self, query: str = CANARY_QUERY, engines: Sequence[str] | None = None) -> list[CanaryResult]:
         """Ask each engine (the configured, usable ones unless named) `query`, bypassing the cache."""

@@ -39,7 +39,7 @@ from typing import Literal, Protocol
 
 from webreach.clock import Clock, SystemClock
 from webreach.errors import InvalidInputError, SessionStoreError, UnknownRefError
-from webreach.models import schema_pattern_matches
+from webreach.schema_patterns import schema_pattern_matches
 from webreach.state.session_rows import remember_rows
 from webreach.state.sqlite_file import SqliteFile, SqliteStore, default_state_path
 

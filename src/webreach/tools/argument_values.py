@@ -13,7 +13,8 @@ from typing import Any
 from webreach.bounded_json import nests_deeper_than
 from webreach.defaults import MAX_JSON_DEPTH
 from webreach.errors import Arg, InvalidInputError, hint
-from webreach.models import MAX_QUERY_CHARS, schema_pattern_matches
+from webreach.models import MAX_QUERY_CHARS
+from webreach.schema_patterns import schema_pattern_matches
 
 
 def check_exactly_one(names: tuple[str, ...], given: Mapping[str, Any]) -> None:

@@ -44,20 +44,17 @@ from pydantic.fields import FieldInfo
 from webreach.defaults import MAX_JSON_DEPTH as MAX_JSON_DEPTH
 from webreach.errors import InvalidInputError
 from webreach.models import (
-    LANGUAGE_PATTERN,
     MAX_LANGUAGE_CHARS,
     MAX_QUERY_CHARS,
     MAX_SITE_CHARS,
-    QUERY_PATTERN,
-    SITE_PATTERN,
     TOOL_LIMITS,
     Freshness,
     ReadFormat,
     ReadRequest,
     SearchRequest,
-    check_query_not_blank,
     describe_validation_error,
 )
+from webreach.schema_patterns import LANGUAGE_PATTERN, QUERY_PATTERN, SITE_PATTERN, check_query_not_blank
 from webreach.state.sessions import MAX_REF
 from webreach.tools.argument_values import as_list, as_sent, check_exactly_one, check_query_length, lowered
 from webreach.tools.argument_values import check_depth as check_depth  # the pipeline's and the tests' import

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webreach.models import schema_pattern_matches
+from webreach.schema_patterns import schema_pattern_matches
 
 # a decimal number, as text: JSON's spelling (no "+", no leading zero, no bare "." or "inf") without an exponent
 # and with at most 15 digits before the point, so every string it takes is a finite float (a coordinate never

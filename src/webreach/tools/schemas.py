@@ -26,7 +26,7 @@ import copy
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-from webreach.models import LANGUAGE_PATTERN, QUERY_PATTERN, SITE_PATTERN
+from webreach.schema_patterns import LANGUAGE_PATTERN, QUERY_PATTERN, SITE_PATTERN
 from webreach.tools.arguments import ENGINE_NAMES, UNLISTED
 from webreach.tools.definitions import ToolAnnotations, ToolDefinition, select_tools
 from webreach.tools.number_text import MARKS, with_text_form

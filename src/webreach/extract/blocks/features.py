@@ -2,7 +2,7 @@
 
     page_blocks(tree, kind, json_ld, reading=(), only_reading=False) -> list[Block]
 
-A block is the text a block-level element (html_tree.LINE_TAGS) holds itself, its inline children's included and
+A block is the text a block-level element (tags.LINE_TAGS) holds itself, its inline children's included and
 its block children's left to them: the same segmentation as the page's visible text, so a reading's lines can be
 matched to blocks by their words (Block.key). Each block gets a fixed vector (Block.numbers, NUMERIC names them):
 text and link density, tag, furniture around it, position, repetition among its siblings, headings, the page's kind,
@@ -22,7 +22,7 @@ from webreach.extract.blocks.context import CONTEXT, Context
 from webreach.extract.extracted import WORD
 from webreach.extract.kinds.page_type import PageKind
 from webreach.extract.metadata import JsonLd
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import tags
 from webreach.extract.readings.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.readings.main_region import region
 from webreach.extract.tree import Element
@@ -42,7 +42,7 @@ NUMERIC = (
     *CONTEXT,
 )
 DIGIT = re.compile(r"\d")
-SKIPPED_TAGS = html_tree.HIDDEN_TAGS | {"select", "button", "option"}
+SKIPPED_TAGS = tags.HIDDEN_TAGS | {"select", "button", "option"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def page_blocks(
     reading as line keys, context.py); with `only_reading`, just the blocks that are its lines (the features of the
     others would never be asked for)."""
     main = region(tree)
-    raws = list(_raw_blocks(html_tree.body_of(tree), main))
+    raws = list(_raw_blocks(tags.body_of(tree), main))
     words = [[word.lower() for word in WORD.findall(raw.text)] for raw in raws]
     keys = [" ".join(each) for each in words]
     context = Context([raw.element for raw in raws], keys, reading, main)
@@ -100,7 +100,7 @@ def _raw_blocks(body: Element, main: Element) -> Iterator[_Raw]:
     for element in elements:
         tag = element.tag if isinstance(element.tag, str) else ""
         if tag in SKIPPED_TAGS or element.get("hidden") is not None:
-            html_tree.skip_subtree(elements, element)
+            tags.skip_subtree(elements, element)
             continue
         parent = places.get(element.getparent(), (0.0, 0.0, 0.0, 0.0, 0.0))
         named = names_furniture(element.get("class")) or names_furniture(element.get("id"))
@@ -112,7 +112,7 @@ def _raw_blocks(body: Element, main: Element) -> Iterator[_Raw]:
             min(1.0, parent[4] + 1 / 30),
         )
         places[element] = place
-        if tag not in html_tree.LINE_TAGS or tag in ("br", "hr"):
+        if tag not in tags.LINE_TAGS or tag in ("br", "hr"):
             continue
         parts: list[str] = [element.text or ""]
         links = [0]
@@ -126,7 +126,7 @@ def _raw_blocks(body: Element, main: Element) -> Iterator[_Raw]:
 def _inline(element: Element, parts: list[str], links: list[int], *, inside_link: bool) -> None:
     """Add an inline child's text (and its tail) to its block's parts; a block child adds only its tail."""
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag and tag not in html_tree.LINE_TAGS and tag not in SKIPPED_TAGS and element.get("hidden") is None:
+    if tag and tag not in tags.LINE_TAGS and tag not in SKIPPED_TAGS and element.get("hidden") is None:
         linked = inside_link or tag == "a"
         if element.text:
             parts.append(element.text)
@@ -134,7 +134,7 @@ def _inline(element: Element, parts: list[str], links: list[int], *, inside_link
                 links[0] += len(WORD.findall(element.text))
         for child in element:
             _inline(child, parts, links, inside_link=linked)
-    elif tag in html_tree.LINE_TAGS:
+    elif tag in tags.LINE_TAGS:
         parts.append(" ")
     if element.tail:
         parts.append(element.tail)

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from webreach.extract.extracted import PARAGRAPH_BREAK, WORD, paragraph_elements, word_bag
 from webreach.extract.metadata import JsonLd, declared_text, json_ld_types
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import whitespace
 from webreach.models import ReadFormat
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Vehicle", "Book"})
@@ -58,7 +58,7 @@ def _plain(value: Any) -> str:
         return ""
     if ESCAPED_SPACE in value:  # some shops percent-encode the whole description
         value = unquote(value)
-    return html_tree.HTML_SPACE.sub(" ", declared_text(value)).strip()
+    return whitespace.HTML_SPACE.sub(" ", declared_text(value)).strip()
 
 
 def _price(offers: Any) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from itertools import islice
 
 from webreach.extract import markdown_fences
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.tree import Element
 from webreach.models import ReadFormat
 
@@ -291,7 +291,7 @@ def _inside(element: Element) -> Iterator[str | int]:
             yield item
             continue
         tag = item.tag
-        if not isinstance(tag, str) or tag in html_tree.HIDDEN_TAGS:
+        if not isinstance(tag, str) or tag in tags.HIDDEN_TAGS:
             continue
         if tag in HEADING_TAGS:
             yield int(tag[1])

@@ -7,15 +7,15 @@ it prunes, and the helpers below only read it.
 Six changes are made right after parsing. React's streamed parts are moved where its scripts would put them
 (streamed.py). Cookie-consent dialogs are removed (consent_dialogs.py). Accordion and tab panels closed with
 `hidden` are opened (disclosures.py). phpBB's author details beside each post go (post_profiles.py). The scripts go,
-all but JSON-LD (drop_scripts). And whitespace in running text is laid out as a browser does (CSS `white-space:
-normal`): runs collapse to one space, and spaces at the edges of a block or a <br> go. Pretty-printed sources
-(Prettier, template indentation) break lines and indent inside paragraphs and inline elements, and trafilatura's
+all but JSON-LD (drop_scripts). And whitespace in running text is laid out as a browser does (whitespace.py, CSS
+`white-space: normal`): runs collapse to one space, and spaces at the edges of a block or a <br> go. Pretty-printed
+sources (Prettier, template indentation) break lines and indent inside paragraphs and inline elements, and trafilatura's
 markdown keeps such text verbatim: an agent would read "**JavaScript", a line break, eighteen spaces,
 "Tutorial**". The tree, before extraction, is the place to fix it: there a source line break and a real one (<br>,
 a new block) still differ, while in trafilatura's output both are newlines. Text whose whitespace is content stays
 as written: <pre>, <code> (trafilatura fences one that spans lines), <textarea>, <listing>, <xmp>, anything under
 an inline `white-space: pre*` style, and JSON-LD and styles. Non-breaking spaces are content too. Inside <pre> one
-thing is added: the line break that syntax highlighters leave to CSS (break_code_lines).
+thing is added: the line break that syntax highlighters leave to CSS (whitespace.break_code_lines).
 """
 
 from __future__ import annotations
@@ -34,28 +34,15 @@ from webreach.errors import READ_WITH_BROWSER, READ_WITH_JINA, ExtractionError, 
 from webreach.extract.preparation.consent_dialogs import has_consent_dialog, remove_consent_dialogs
 from webreach.extract.preparation.disclosures import has_disclosures, open_disclosures
 from webreach.extract.preparation.post_profiles import has_post_profiles, remove_post_profile_details
+from webreach.extract.preparation.tags import BLOCK_TAGS, HIDDEN_TAGS, ancestor_ended, body_of, skip_subtree
+from webreach.extract.preparation.whitespace import collapse_whitespace
 from webreach.extract.preparation.xml_chars import xml_safe, xml_safe_utf8
 from webreach.extract.streamed import place_streamed, streamed
 from webreach.extract.tree import Element
 
-# elements whose text a reader never sees
-HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"})
-BLOCK_TAGS = frozenset(
-    {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li", "ul", "ol", "dl", "dt",
-     "dd", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "blockquote", "pre", "br", "hr", "form", "figure",
-     "figcaption", "details", "summary", "address"}
-)  # fmt: skip
 XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 BLANK_RUN = re.compile(r"[ \t\r\f\v\u00a0]+")
 BLANK_LINES = re.compile(r"\n\s*\n+")
-HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML's ASCII whitespace; NBSP is content and stays
-# elements whose whitespace is content (trafilatura fences a <code> that spans lines), and scripts and styles,
-# whose text no reader sees: the collapsing pass leaves their subtrees alone
-HTML_BLANKS = " \t\n\r\f"
-# elements that start and end a line: the spaces next to their edges are never seen
-LINE_TAGS = BLOCK_TAGS | {"body", "td", "th", "caption", "thead", "tbody", "tfoot", "fieldset", "legend", "center"}
-CODE_LINES = etree.XPath(".//span[contains(concat(' ', normalize-space(@class), ' '), ' line ')]")
-SPACED_TAGS = frozenset({"pre", "code", "textarea", "listing", "xmp", "plaintext", "script", "style"})
 FATAL = etree.ErrorLevels.FATAL
 ELEMENT_CLASSES = etree.ElementDefaultClassLookup(
     element=html.HtmlElement, comment=html.HtmlComment, pi=html.HtmlProcessingInstruction, entity=html.HtmlEntity
@@ -134,136 +121,6 @@ def drop_scripts(tree: Element) -> None:
             script.drop_tree()  # its tail stays in the text
 
 
-def collapse_whitespace(tree: Element) -> None:
-    """Collapse runs of whitespace in the body's running text to one space, in place (see the module docstring).
-
-    One pass over the elements in document order, by lxml's C iterator, the subtrees that keep their whitespace
-    skipped. A text node (an element's text, after its start; its tail, after its end) is settled when the next
-    element starts or ends, which says whether a line edge follows it: every text node is read once and written at
-    most once. The ends are worked out from the number of children left in each open element, which costs less
-    than iterwalk's end events. Over the 716 pages of the WCXB tune half this takes 0.97 ms a median page, against
-    1.21 ms for the walk it replaced (start events only, then a second look at each block's neighbours); both lay
-    out every one of the 1,678 AEB and WCXB dev pages identically (bench/html_parse.py times the phases)."""
-    root = body_of(tree)
-    if root.tag in LINE_TAGS:
-        _trim_before(root)
-    elements = root.iter()
-    opened: list[list[Any]] = []  # per open element: [the element, whether it is a line element, children left]
-    owner, is_tail, text, lead = root, False, None, False  # the text node waiting to be settled
-    for element in elements:
-        tag = element.tag
-        line = tag in LINE_TAGS
-        if text:
-            _settle(owner, is_tail, text, lead, line)
-        text = None
-        children = len(element)
-        if not isinstance(tag, str) or tag in SPACED_TAGS or ((style := element.get("style")) and _pre_style(style)):
-            if tag == "pre":
-                break_code_lines(element)
-            children = skip_subtree(elements, element)
-        elif text := element.text:
-            owner, is_tail, lead = element, False, line
-        if children:
-            opened.append([element, line, children])
-            continue
-        while True:  # the element ends here, and so does each ancestor it was the last child of
-            if text:
-                _settle(owner, is_tail, text, lead, line)
-            text = element.tail
-            owner, is_tail, lead = element, True, line
-            if (ended := _ancestor_ended(opened)) is None:
-                break
-            element, line, _ = ended
-    if text:  # the root's tail
-        _settle(owner, is_tail, text, lead, False)
-
-
-def _ancestor_ended(opened: list[list[Any]]) -> list[Any] | None:
-    """After an element ends, in a walk that keeps a stack of its open elements (each entry's last item the
-    children it has left): the parent's entry, popped, when that element was its last child, else None."""
-    if not opened:
-        return None
-    opened[-1][-1] -= 1
-    return None if opened[-1][-1] else opened.pop()
-
-
-def break_code_lines(pre: Element) -> None:
-    """End each line of highlighted code in `pre` with a line break where the source has none. Shiki (VitePress,
-    Astro, Tailwind's and HashiCorp's docs) puts every line in a <span class="line"> that CSS shows as a block,
-    often with nothing between them: read as text, "npm create vite@latest my-project" and "cd my-project" ran
-    together into "my-projectcd my-project"."""
-    lines = CODE_LINES(pre)
-    for line in lines[:-1]:
-        # Chroma (Hugo) ends each line inside its span: "code\n" is already a line
-        if "\n" not in _text_after(line, pre) and not _last_text(line).endswith("\n"):
-            line.tail = "\n" + (line.tail or "")
-
-
-def _last_text(element: Element) -> str:
-    """The last text node inside `element` ("" when it holds none)."""
-    last = ""
-    for text in element.itertext():
-        if text:
-            last = text
-    return last
-
-
-def _text_after(element: Element, container: Element) -> str:
-    """The text that follows `element` inside `container`, up to the next element ("" when none does)."""
-    while not element.tail and element.getnext() is None and element.getparent() is not container:
-        element = element.getparent()
-    return element.tail or ""
-
-
-def skip_subtree(elements: Iterator[Element], element: Element) -> int:
-    """Move `elements` (an iteration of the tree in document order) past the descendants of `element`; 0."""
-    for _ in itertools.islice(elements, sum(1 for _ in element.iterdescendants())):
-        pass
-    return 0
-
-
-def _settle(owner: Element, is_tail: bool, text: str, lead: bool, trail: bool) -> None:
-    """Write `owner`'s text or tail, `text`, laid out: its runs of blanks collapsed, and the blank at a line
-    edge (`lead` at its start, `trail` at its end) dropped. The write is skipped when nothing changed: setting text
-    is not free."""
-    if text.isspace() and not text.strip(HTML_BLANKS):  # formatting between tags, most text nodes of a page
-        new = "" if lead or trail else " "
-    else:
-        new = HTML_SPACE.sub(" ", text) if _loose(text) else text  # now every blank run is one space
-        if lead and new[0] == " ":
-            new = new[1:]
-        if trail and new[-1] == " ":
-            new = new[:-1]
-    if new == text:
-        return
-    try:
-        if is_tail:
-            owner.tail = new
-        else:
-            owner.text = new
-    except ValueError:  # a reference to a control character (&#1;): lxml stores it, then refuses it
-        setattr(owner, "tail" if is_tail else "text", xml_safe(new))
-
-
-def _trim_before(element: Element) -> None:
-    """Drop the blanks that end the text just before `element`, which starts a line."""
-    previous = element.getprevious()
-    if previous is not None:
-        if (tail := previous.tail) and tail[-1] in HTML_BLANKS:
-            previous.tail = tail.rstrip(HTML_BLANKS)
-    elif (parent := element.getparent()) is not None and (text := parent.text) and text[-1] in HTML_BLANKS:
-        parent.text = text.rstrip(HTML_BLANKS)
-
-
-def _pre_style(style: str) -> bool:
-    return "white-space" in style and "pre" in style
-
-
-def _loose(text: str) -> bool:
-    """Whether `text` has whitespace to collapse (cheaper than running the substitution on every node)."""
-    return "\n" in text or "  " in text or "\t" in text or "\r" in text or "\f" in text
-
-
 def absolute_url(base: str, href: str) -> str | None:
     """`href` resolved against `base`; None for a link no URL parser takes (a malformed IPv6 host, `http://[::1`),
     which a hostile page must not turn into a failed read."""
@@ -276,12 +133,6 @@ def absolute_url(base: str, href: str) -> str | None:
 def page_name(url: str | None) -> str:
     """How an error message names the page at `url`."""
     return f"the page at {url}" if url else "the page"
-
-
-def body_of(tree: Element) -> Element:
-    """The <body> element, or the root when the document has none (a bare fragment)."""
-    body = tree.find("body")
-    return body if body is not None else tree
 
 
 def visible_text(tree: Element, skip: Callable[[Element], bool] | None = None, max_chars: int | None = None) -> str:
@@ -323,7 +174,7 @@ def visible_text(tree: Element, skip: Callable[[Element], bool] | None = None, m
             if tail := element.tail:
                 parts.append(tail)
                 size += len(tail)
-            if (ended := _ancestor_ended(opened)) is None:
+            if (ended := ancestor_ended(opened)) is None:
                 break
             element, tag, _ = ended
     return tidy("".join(parts))

@@ -29,7 +29,7 @@ import re
 
 from lxml import etree
 
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import tags
 from webreach.extract.tree import Element
 
 # a class or id token "review" or "reviews", alone or between dashes and underscores ("cm_cr-review_list")
@@ -48,7 +48,7 @@ def remove_reviews(tree: Element) -> int:
     named = [element for element in CANDIDATES(tree) if element.tag not in KEPT and names_reviews(element)]
     if not named:
         return 0
-    page_text = len(html_tree.body_of(tree).text_content())
+    page_text = len(tags.body_of(tree).text_content())
     removed = 0
     for element in named:
         if in_document(element) and REVIEW_TEXT <= len(element.text_content()) < MAX_SHARE * page_text:

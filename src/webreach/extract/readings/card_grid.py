@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from webreach.extract.extracted import PARAGRAPH_BREAK
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.readings.element_markdown import to_markdown
 from webreach.extract.tree import Element
 from webreach.models import ReadFormat
@@ -55,9 +55,9 @@ def grid_items(tree: Element) -> list[Element]:
         if not (size := len(parent)):  # first: most elements are leaves
             continue
         if parent.tag in FURNITURE_TAGS:  # nothing inside may be the grid (in_furniture): walked past
-            html_tree.skip_subtree(elements, parent)
+            tags.skip_subtree(elements, parent)
             continue
-        if size < MIN_ITEMS or not isinstance(parent.tag, str) or parent.tag in html_tree.HIDDEN_TAGS:
+        if size < MIN_ITEMS or not isinstance(parent.tag, str) or parent.tag in tags.HIDDEN_TAGS:
             continue
         cards = _largest_group(parent)
         if not cards:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.tree import Element
 
 HEADINGS = {f"h{level}": "#" * level for level in range(1, 7)}
@@ -36,7 +36,7 @@ def _tidy_prose(text: str) -> str:
 
 def _render(element: Element, base_url: str, skip: Skip = None) -> str:
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in html_tree.HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element)):
+    if tag in tags.HIDDEN_TAGS or element.get("hidden") is not None or (skip is not None and skip(element)):
         return ""
     if tag == "pre":
         return f"\n\n{FENCE}\n{''.join(element.itertext()).strip(chr(10))}\n{FENCE}\n\n"
@@ -64,7 +64,7 @@ def _wrap(tag: str, element: Element, inner: str, base_url: str) -> str:
     if tag == "a" and (href := element.get("href")) and not href.startswith(("javascript:", "#")):
         target = html_tree.absolute_url(base_url, href)
         return f"[{' '.join(text.split())}]({target})" if target else text
-    return f"\n\n{inner}\n\n" if tag in html_tree.BLOCK_TAGS else inner
+    return f"\n\n{inner}\n\n" if tag in tags.BLOCK_TAGS else inner
 
 
 def _table(table: Element, base_url: str) -> str:

@@ -25,7 +25,7 @@ import math
 from lxml import etree
 
 from webreach.extract.extracted import WORD, content_words, paragraphs_html
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.readings.card_grid import FURNITURE_TAGS, names_furniture
 from webreach.extract.readings.element_markdown import to_markdown
 from webreach.extract.readings.screen_reader_text import screen_reader_class, states_a_number
@@ -47,7 +47,7 @@ GAINS: Bands = ((MIN_GAIN, MAX_GAIN),)
 def region(tree: Element) -> Element:
     """The element holding the page's main content: the first <main> or role="main", else <body>."""
     found = MAIN(tree)
-    return found[0] if found else html_tree.body_of(tree)
+    return found[0] if found else tags.body_of(tree)
 
 
 def region_text(tree: Element, format: ReadFormat, base_url: str = "", max_chars: int | None = None) -> str:

@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from webreach.extract.extracted import content_words, word_bag
-from webreach.extract.preparation import html_tree
+from webreach.extract.preparation import html_tree, tags
 from webreach.extract.readings.card_grid import FURNITURE_TAGS, in_furniture, render_cards, word_count
 from webreach.extract.tree import Element
 from webreach.models import ReadFormat
@@ -65,14 +65,14 @@ FORUM_RESCUE = Rescue(FORUM_GAIN, max_words=None, bound_by_visible_size=False)
 def repeated_blocks(tree: Element) -> list[Element]:
     """The outermost members of the tag-and-class family with the most words ([] when no family qualifies)."""
     families: dict[tuple[str, str], list[Element]] = defaultdict(list)
-    for element in html_tree.body_of(tree).iter():
+    for element in tags.body_of(tree).iter():
         tag = element.tag
         if isinstance(tag, str) and (name := element.get("class")):
             families[(tag, name)].append(element)
     best: list[Element] = []
     best_words = 0
     for (tag, _), members in families.items():
-        if len(members) < MIN_BLOCKS or tag in html_tree.HIDDEN_TAGS or tag in FURNITURE_TAGS:
+        if len(members) < MIN_BLOCKS or tag in tags.HIDDEN_TAGS or tag in FURNITURE_TAGS:
             continue
         family = set(members)
         outer = [member for member in members if not any(up in family for up in member.iterancestors())]
