@@ -29,14 +29,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from webreach.accounts import holds
 from webreach.accounts.archive import archive_journal
 from webreach.accounts.audit import Change, write
 from webreach.accounts.database import Database, Row, Transaction
-from webreach.accounts.quotas import COUNTERS, DAY, HOUR, PROBE, Usage, check_quota, iso, probe, probe_params, usage_now
+from webreach.accounts.quotas import (
+    COUNTERS,
+    DAY,
+    PROBE,
+    Probe,
+    Usage,
+    check_quota,
+    iso,
+    probe,
+    probe_params,
+    usage_now,
+)
 from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
 
 _AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
@@ -240,36 +251,15 @@ class Ledger:
         """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py). `whole(price)`
         true: the call is committed whole here (a call already answered, charged all it holds): no open hold is
         written, which is what a reservation and a whole commit in one transaction leave (Reservation.committed)."""
-        row = _read_locked(tx, name, now, lock=True)
-        agent = Agent.from_row(row[:AGENT_WIDTH])
-        found = probe(agent, row[AGENT_WIDTH:], now)
-        if found.expired:  # before the counters are used: they are read again after recovery
-            holds.recover(tx, name, now)
-            row = _read_locked(tx, name, now, lock=False)
-            agent = Agent.from_row(row[:AGENT_WIDTH])
-            found = probe(agent, row[AGENT_WIDTH:], now)
-        if agent.disabled:
-            raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
-        price = price_of(agent)
+        agent, found = read_agent(tx, name, now)
         balance, usage = agent.balance, found.usage
-        check_quota(tx, agent, usage, now)
-        if balance < price:
-            raise InsufficientCreditsError(
-                f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
-            )
+        price = admit(tx, agent, usage, balance, price_of, now)
         # nothing is written before the refusals above but a recovery (a group commit's batch still runs each
         # call in a savepoint once one refuses: group_commit.py)
         counters = (price, usage.hour_used + 1, found.counters[0], usage.day_used + 1, found.counters[1], name)
         committed = whole is not None and whole(price)
         holds.reserve_rows(tx, counters, call_id, tool, now, None if committed else now + lease)
-        used = replace(
-            usage,
-            hour_used=usage.hour_used + 1,
-            day_used=usage.day_used + 1,
-            # this call is the oldest of the hour unless an older one counts (the clock may have stepped back)
-            hour_resets_at=min(usage.hour_resets_at or now + HOUR, now + HOUR),
-        )
-        return Reservation(name, call_id, price, balance - price, used, committed=committed)
+        return Reservation(name, call_id, price, balance - price, usage.with_call(now), committed=committed)
 
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
@@ -387,6 +377,38 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
     number = int(row[0]) + 1 if row is not None else 1
     tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", credits, name)
     holds.journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
+
+
+def read_agent(tx: Transaction, name: str, now: float) -> tuple[Agent, Probe]:
+    """What a reservation reads under the agent's lock: its row and quotas.probe, its expired holds recovered first
+    (before the counters are used: they are read again after recovery)."""
+    row = _read_locked(tx, name, now, lock=True)
+    agent, found = Agent.from_row(row[:AGENT_WIDTH]), probe_row(row, now)
+    if found.expired:
+        holds.recover(tx, name, now)
+        row = _read_locked(tx, name, now, lock=False)
+        agent, found = Agent.from_row(row[:AGENT_WIDTH]), probe_row(row, now)
+    return agent, found
+
+
+def probe_row(row: Row, now: float) -> Probe:
+    return probe(Agent.from_row(row[:AGENT_WIDTH]), row[AGENT_WIDTH:], now)
+
+
+def admit(
+    tx: Transaction, agent: Agent, usage: Usage, balance: int, price_of: Callable[[Agent], int], now: float
+) -> int:
+    """A reservation's refusals, in their order (a disabled agent, `price_of`'s own, such as a tool not allowed,
+    the quotas, the credits), at `balance` and `usage`; the call's price when none refuses."""
+    if agent.disabled:
+        raise AgentAuthError(f"agent {agent.name!r} is disabled", hint="Ask an operator to enable it.")
+    price = price_of(agent)
+    check_quota(tx, agent, usage, now)
+    if balance < price:
+        raise InsufficientCreditsError(
+            f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
+        )
+    return price
 
 
 _READ = f"SELECT {_AGENT_COLUMNS}, {COUNTERS}, {PROBE} FROM accounts_agents_v1 a WHERE a.name = ?"

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.archive import archived_journal
 from webreach.accounts.audit import Change, entries
+from webreach.accounts.charges import Charge
 from webreach.accounts.database import Database, Transaction, open_database
 from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.idempotency import Idempotency
@@ -132,14 +133,16 @@ class Accounts:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
-    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T]:
-        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop; a
-        database without a worker thread runs it now, in a transaction of its own."""
-        worker = self.worker
-        if worker is not None:
+    def queued(
+        self, agent: str, work: Callable[[Transaction], T], *, charge: Charge | None = None
+    ) -> asyncio.Future[T]:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop (or
+        `charge`, charging(), with the agent's others queued with it); a database without a worker thread runs it
+        now, in a transaction of its own."""
+        if self.worker is not None:
             if self._group is None:
-                self._group = GroupCommit(self.ledger.database, worker)
-            return self._group.submit(agent, work)
+                self._group = GroupCommit(self.ledger.database)
+            return self._group.submit(agent, work, charge=charge)
         done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         try:
             with self.ledger.database.transaction() as tx:
@@ -149,6 +152,9 @@ class Accounts:
         return done
 
     def close(self) -> None:
+        if self._group is not None:
+            self._group.close()
+            self._group = None
         if self._ledger is not None:
             self._ledger.close()
             self._ledger = None
@@ -373,6 +379,23 @@ class Accounts:
         return lambda tx: Held(
             self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease, whole=whole), tool
         )
+
+    def charging(
+        self,
+        name: str,
+        tool: str,
+        price_of: Callable[[Agent], int],
+        *,
+        whole: Callable[[int], bool],
+        then: Callable[[Transaction, Held], T],
+        alone: Callable[[Transaction], T],
+    ) -> Charge:
+        """An answered call's charge, for queued() (accounts/charges.py): reserved and committed whole, then
+        `then(tx, held)`; `alone` is the same call as work of its own (reserving(..., whole=whole), then its settle)."""
+        return Charge(
+            name, self._call_id(), tool, self.clock.now(), price_of, whole,
+            lambda tx, reservation: then(tx, Held(reservation, tool)), alone,
+        )  # fmt: skip
 
     def _call_id(self) -> str:
         return f"{self._call_prefix}{next(self._calls):016x}"
