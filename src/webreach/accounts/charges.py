@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from webreach.accounts import holds
+from webreach.accounts.admission import admit, read_agent
+from webreach.accounts.agent_row import Agent, Reservation
 from webreach.accounts.database import Transaction
-from webreach.accounts.ledger import Agent, Reservation, admit, read_agent
 from webreach.errors import WebreachError
 
 
