@@ -22,7 +22,9 @@ from webreach.accounts.service import Accounts, Held, Then
 from webreach.accounts.transaction import Transaction
 from webreach.config import Settings
 from webreach.frontends._http_app import build_app
-from webreach.frontends._listening import listen, protocol_class
+from webreach.frontends._http_run import _uvicorn_config, ready_hook
+from webreach.frontends._listening import listen
+from webreach.frontends._serve_logs import LogOptions
 from webreach.gateway import Gateway
 
 T = TypeVar("T")
@@ -106,6 +108,7 @@ class NullAccounts(Accounts):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inline", action="store_true")
+    parser.add_argument("--off", action="store_true", help="no accounts: the entry itself against `webreach serve`")
     args = parser.parse_args()
     settings = Settings()
 
@@ -113,6 +116,9 @@ def main() -> None:
     async def opened() -> AsyncIterator[Gateway]:
         async with Gateway.from_settings(settings) as gateway:
             real = gateway.accounts
+            if args.off:
+                yield gateway
+                return
             gateway.accounts = NullAccounts(real, hand_off=not args.inline)
             try:
                 yield gateway
@@ -123,13 +129,10 @@ def main() -> None:
     sock = listen("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     server = settings.server.model_copy(update={"host": "127.0.0.1", "port": sock.getsockname()[1]})
-    app = build_app(opened, server=server, on_ready=lambda: print(f"serving {url}", file=sys.stderr))
-    http = protocol_class(settings.server.http_parser)
-    loop = settings.server.event_loop
-    config = uvicorn.Config(
-        app, loop=loop, http=http, log_level="warning", access_log=False, lifespan="on", server_header=False
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    # as `webreach serve` runs (frontends/_http_run.py): its uvicorn settings, its start-up heap frozen when ready
+    ready = ready_hook(0, lambda: print(f"webreach: serving {url}", file=sys.stderr, flush=True))
+    app = build_app(opened, server=server, on_ready=ready)
+    uvicorn.Server(_uvicorn_config(app, server, settings, LogOptions(), ())).run(sockets=[sock])
 
 
 if __name__ == "__main__":

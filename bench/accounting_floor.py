@@ -1,15 +1,18 @@
 """Benchmark: the floor under metering's cost per REST call, and a branch against a base, in one interleaved run.
 
-Run: python -m bench.accounting_floor [--rounds 3] [--seconds 3] [--clients 8] [--base /path/to/base/src] [--postgres]
+Run: python -m bench.accounting_floor [--rounds 3] [--seconds 3] [--clients 8] [--tree base=/path/to/base/src ...]
+[--postgres]
 
 Servers (each a process of its own, cached searches under wrk as bench/accounting.py drives them, modes taking turns
 each round, reversed every other round), each reported as server CPU per request and its ratio to accounting off
 in the same round (median, min-max):
-- off: no accounting;
+- off: no accounting; null-off: the same through bench/_null_ledger.py's entry (that the entry costs what
+  `webreach serve` does);
 - null-inline: the metering policy over a null ledger, its no-op work run on the event loop (bench/_null_ledger.py);
 - null-thread: the same no-op through the group commit's thread and back (the hand-off under the GIL);
 - sqlite (and postgresql with --postgres): the real ledger; with --base, the same modes from the base's source tree
-  (`sqlite@base`), so a change is measured against its base on the same machine at the same moments.
+  (`sqlite@base`) and likewise for each `--tree LABEL=SRC`, so a change is measured against its base on the same
+  machine at the same moments.
 So null-inline - off is the policy, null-thread - null-inline the hand-off, sqlite - null-thread the SQL.
 Writes bench/results/accounting-floor.json.
 """
@@ -45,7 +48,8 @@ def started(mode: str, web: FakeWeb, home: Path, database: str | None, src: Path
         env |= {"WEBREACH_ACCOUNTS__ENABLED": "true", "WEBREACH_ACCOUNTS__DATABASE": database}
     home.mkdir(parents=True, exist_ok=True)
     if mode.startswith("null"):
-        command = [sys.executable, "-m", "bench._null_ledger", *(["--inline"] if mode == "null-inline" else [])]
+        flag = {"null-inline": ["--inline"], "null-off": ["--off"]}.get(mode, [])
+        command = [sys.executable, "-m", "bench._null_ledger", *flag]
         with serving(command, env, cwd=SRC.parent) as running:
             yield running
         return
@@ -53,21 +57,21 @@ def started(mode: str, web: FakeWeb, home: Path, database: str | None, src: Path
         yield server.url, server.process.pid
 
 
-def run(args: argparse.Namespace, web: FakeWeb, databases: dict[str, str], tmp: Path) -> dict[str, list[Rate]]:
-    modes = ["off", "null-inline", "null-thread", "sqlite"] + (["postgresql"] if args.postgres else [])
+def run(args: argparse.Namespace, web: FakeWeb, cluster: str | None, tmp: Path) -> dict[str, list[Rate]]:
+    modes = ["off", "null-off", "null-inline", "null-thread", "sqlite"] + (["postgresql"] if args.postgres else [])
     sources = {mode: SRC for mode in modes}
-    if args.base:
+    for label, src in (tree.split("=", 1) for tree in args.tree):
         for mode in [m for m in modes if m in ("sqlite", "postgresql")]:
-            modes.append(f"{mode}@base")
-            sources[f"{mode}@base"] = Path(args.base)
+            modes.append(f"{mode}@{label}")
+            sources[f"{mode}@{label}"] = Path(src)
     rates: dict[str, list[Rate]] = {mode: [] for mode in modes}
     with contextlib.ExitStack() as stack:
         servers, keys = {}, {}
         for mode in modes:
             kind = mode.split("@")[0]
-            database = None if kind == "off" else databases.get(kind) or str(tmp / f"{mode}.sqlite3")
+            database = None if kind in ("off", "null-off") else str(tmp / f"{mode.replace('@', '-')}.sqlite3")
             if kind == "postgresql":
-                database = databases[mode]
+                database = fresh_database(cluster) if cluster else None
             keys[mode] = asyncio.run(_add_agent(database, mode.replace("@", "-"))) if database else None
             servers[mode] = stack.enter_context(started(mode, web, tmp / mode, database, sources[mode]))
             headers = {"Authorization": f"Bearer {keys[mode]}"} if keys[mode] else {}
@@ -97,15 +101,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--base", help="the base's src directory: its sqlite (and postgresql) servers beside ours")
+    parser.add_argument("--tree", action="append", default=[], help="LABEL=SRC: that tree's ledger servers too")
     parser.add_argument("--postgres", action="store_true")
     args = parser.parse_args()
     with FakeWeb.in_thread() as web, tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        databases: dict[str, str] = {}
-        if args.postgres:
-            cluster = stack.enter_context(throwaway_cluster())
-            databases = {"postgresql": fresh_database(cluster), "postgresql@base": fresh_database(cluster)}
-        rates = run(args, web, databases, Path(tmp))
+        cluster = stack.enter_context(throwaway_cluster()) if args.postgres else None
+        rates = run(args, web, cluster, Path(tmp))
     text, summary = table(rates)
     print(text)
     RESULTS.mkdir(exist_ok=True)
