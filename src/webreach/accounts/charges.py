@@ -5,13 +5,15 @@ A call answered with nothing upstream to pay for is reserved and committed whole
 (tools/accounting.py, Metering's at-once path). When several of one agent's such calls share a batch
 (group_commit.py), the agent's row is read and locked once, each call is decided in queue order against the
 balance and quota use the calls before it left (the same refusals, in the same order, as one reservation:
-ledger.admit), and what the served ones wrote is written once: the balance and quota counters by their sum, their
+admission.admit), and what the served ones wrote is written once: the balance and quota counters by their sum, their
 journal rows with one executemany. So credits that cover the first k calls serve those k, and a quota likewise.
 Nothing is written before every call is decided (but a lease recovery), so a refusal undoes nothing; a quota
 refusal reads the calls counted, so the rows decided before it are written first.
 
-Measured (bench/accounting_floor.py, docs/decisions.md "meter8"): SQLite statements per cached call in a batch of
-k: 3 -> 3/k + (the executemany's rows).
+Measured (docs/decisions.md "meter8"; 8 callers, batches of 5.6 calls on average under wrk): CPU per cached
+call in process, 8 concurrent callers, medians of 12 runs against main: SQLite 413 -> 356 us, PostgreSQL 806 ->
+409 us. Statements: 3 a call alone (PostgreSQL 3 round trips); k calls of one agent together, 3 in all
+(PostgreSQL 4: its lock, the read, the write, the executemany).
 """
 
 from __future__ import annotations

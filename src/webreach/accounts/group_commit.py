@@ -18,7 +18,8 @@ transaction per call against 260-359 us grouped on SQLite, 2,815-3,316 us agains
   call: a reservation not committed never existed, one committed is recovered after its lease.
 - The batches run on the group commit's own thread, woken only when it waits idle (no executor's future and queue
   per turn); the ledger's other work (idempotency keys, the console's reads) keeps the database's worker, and
-  SQLite's connection lock or PostgreSQL's pool serialises the two.
+  SQLite's connection lock or PostgreSQL's pool serialises the two. (No gain measured from the thread alone:
+  384 against main's 413 us a cached call in process, within the runs' spread; docs/decisions.md "meter8".)
 - One agent's answered calls queued together (accounts/charges.py: cached searches) are charged together: the
   agent read once, its balance and counters written once, the journal rows in one executemany.
 - A batch takes its calls in agent-name order, so two PostgreSQL replicas' batches lock agents' rows in one order
