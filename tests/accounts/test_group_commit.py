@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -46,7 +45,9 @@ def counted(database_url: str) -> Iterator[tuple[Ledger, Counted, GroupCommit]]:
     database = Counted(open_database(database_url))
     ledger = Ledger(database)
     assert database.worker is not None
-    yield ledger, database, GroupCommit(database, database.worker)  # the ledger's own thread, as Accounts does
+    group = GroupCommit(database)
+    yield ledger, database, group
+    group.close()
     ledger.close()
 
 
@@ -60,13 +61,9 @@ def reserve(ledger: Ledger, agent: str, call_id: str, price: int) -> Callable[[T
 async def queued_together(
     database: Counted, group: GroupCommit, works: list[tuple[str, Callable[[Transaction], Any]]]
 ) -> list[Any]:
-    """Submit every work while the worker is busy, so they form one batch; each outcome or the error it raised."""
-    gate = threading.Event()
-    assert database.worker is not None
-    blocker = database.worker.submit(gate.wait)  # the worker busy: every submission below queues behind it
-    futures = [group.submit(agent, work) for agent, work in works]
-    gate.set()
-    blocker.result()
+    """Submit every work while no batch is taken, so they form one batch; each outcome or the error it raised."""
+    with group.held():
+        futures = [group.submit(agent, work) for agent, work in works]
     return list(await asyncio.gather(*futures, return_exceptions=True))
 
 

@@ -91,18 +91,14 @@ async def test_a_batch_without_a_refusal_sends_no_savepoint_and_one_with_a_refus
     ledger, database = recorded
     ledger.update_agent("bot", per_hour=3)
     assert database.worker is not None
-    group = GroupCommit(database, database.worker)
+    group = GroupCommit(database)
 
     def reserve(call_id: str, at: float) -> Any:
         return lambda tx: ledger.reserve_in(tx, "bot", call_id, one_credit, tool="web_search", now=at, lease=LEASE)
 
     async def together(*works: Any) -> list[Any]:
-        gate = threading.Event()
-        assert database.worker is not None
-        blocker = database.worker.submit(gate.wait)
-        futures = [group.submit("bot", work) for work in works]
-        gate.set()
-        blocker.result()
+        with group.held():
+            futures = [group.submit("bot", work) for work in works]
         return list(await asyncio.gather(*futures, return_exceptions=True))
 
     database.sent.clear()

@@ -100,6 +100,16 @@ _RESERVE_ALL = f"WITH b AS ({_RESERVE_BALANCE}), j AS ({_RESERVE_JOURNAL}) {_RES
 _RESERVE_COMMITTED = f"WITH b AS ({_RESERVE_BALANCE}) {_RESERVE_JOURNAL}"
 
 
+def charge_agent(tx: Transaction, counters: tuple[Any, ...]) -> None:
+    """Reservations' balance and counters at once (`counters` as reserve_rows's, the price their sum)."""
+    tx.run(_RESERVE_BALANCE, *counters)
+
+
+def journal_reserves(tx: Transaction, rows: list[tuple[Any, ...]]) -> None:
+    """Reservations' journal rows (agent, call id, -price, time, tool), one executemany."""
+    tx.many(_RESERVE_JOURNAL, rows)
+
+
 def reserve_rows(
     tx: Transaction, counters: tuple[Any, ...], call_id: str, tool: str, now: float, expires: float | None
 ) -> None:

@@ -29,66 +29,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webreach.accounts import holds
+from webreach.accounts.admission import admit, read_agent
+from webreach.accounts.agent_row import AGENT_COLUMNS
+from webreach.accounts.agent_row import Agent as Agent  # its home is agent_row.py; imported from here
+from webreach.accounts.agent_row import Reservation as Reservation
 from webreach.accounts.archive import archive_journal
 from webreach.accounts.audit import Change, write
-from webreach.accounts.database import Database, Row, Transaction
-from webreach.accounts.quotas import COUNTERS, DAY, HOUR, PROBE, Usage, check_quota, iso, probe, probe_params, usage_now
-from webreach.errors import AgentAuthError, InsufficientCreditsError, InvalidInputError
-
-_AGENT_COLUMNS = "name, balance, disabled, per_hour, per_day, options, created, key_expires"
-AGENT_WIDTH = 8  # the columns above: a row read with the quota counters has them after these
-
-
-@dataclass(frozen=True)
-class Agent:
-    """One agent as stored (its key only as a hash, never here)."""
-
-    name: str
-    balance: int
-    disabled: bool
-    per_hour: int | None
-    per_day: int | None
-    options: dict[str, Any] = field(default_factory=dict)  # prices and tool profile overrides
-    created: float = 0.0
-    key_expires: float | None = None  # epoch seconds after which its key is refused (None: never)
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> Agent:
-        name, balance, disabled, per_hour, per_day, options, created, expires = row
-        options = json.loads(options)
-        expires = None if expires is None else float(expires)
-        return cls(name, int(balance), bool(disabled), per_hour, per_day, options, float(created), expires)
-
-    def key_expired(self, now: float) -> bool:
-        return self.key_expires is not None and now >= self.key_expires
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "balance": self.balance,
-            "disabled": self.disabled,
-            "per_hour": self.per_hour,
-            "per_day": self.per_day,
-            "options": self.options,
-            "created": iso(self.created),
-            "key_expires": None if self.key_expires is None else iso(self.key_expires),
-        }
-
-
-@dataclass(frozen=True)
-class Reservation:
-    """A reserved call: its id, the credits held, the balance and quota use once they were held."""
-
-    agent: str
-    call_id: str
-    price: int
-    balance: int
-    usage: Usage
-    committed: bool = False  # committed whole with its reservation (reserve_in's `whole`): nothing to settle
+from webreach.accounts.database import Database, Transaction
+from webreach.accounts.quotas import (
+    DAY,
+    Usage,
+    iso,
+    usage_now,
+)
+from webreach.errors import InvalidInputError
 
 
 class Ledger:
@@ -140,12 +97,12 @@ class Ledger:
 
     def agents(self) -> list[Agent]:
         with self.database.transaction(write=False) as tx:
-            rows = tx.rows(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 ORDER BY name")
+            rows = tx.rows(f"SELECT {AGENT_COLUMNS} FROM accounts_agents_v1 ORDER BY name")
         return [Agent.from_row(row) for row in rows]
 
     def agent_for_key(self, key_hash: str) -> Agent | None:
         with self.database.transaction(write=False) as tx:
-            row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE key_hash = ?", key_hash)
+            row = tx.one(f"SELECT {AGENT_COLUMNS} FROM accounts_agents_v1 WHERE key_hash = ?", key_hash)
         return None if row is None else Agent.from_row(row)
 
     def update_agent(self, name: str, *, audit: Change | None = None, **columns: Any) -> Agent:
@@ -240,36 +197,15 @@ class Ledger:
         """reserve() inside the caller's transaction `tx` (a group commit's: accounts/group_commit.py). `whole(price)`
         true: the call is committed whole here (a call already answered, charged all it holds): no open hold is
         written, which is what a reservation and a whole commit in one transaction leave (Reservation.committed)."""
-        row = _read_locked(tx, name, now, lock=True)
-        agent = Agent.from_row(row[:AGENT_WIDTH])
-        found = probe(agent, row[AGENT_WIDTH:], now)
-        if found.expired:  # before the counters are used: they are read again after recovery
-            holds.recover(tx, name, now)
-            row = _read_locked(tx, name, now, lock=False)
-            agent = Agent.from_row(row[:AGENT_WIDTH])
-            found = probe(agent, row[AGENT_WIDTH:], now)
-        if agent.disabled:
-            raise AgentAuthError(f"agent {name!r} is disabled", hint="Ask an operator to enable it.")
-        price = price_of(agent)
+        agent, found = read_agent(tx, name, now)
         balance, usage = agent.balance, found.usage
-        check_quota(tx, agent, usage, now)
-        if balance < price:
-            raise InsufficientCreditsError(
-                f"this call costs {price} credits and the balance is {balance}", balance=balance, price=price
-            )
+        price = admit(tx, agent, usage, balance, price_of, now)
         # nothing is written before the refusals above but a recovery (a group commit's batch still runs each
         # call in a savepoint once one refuses: group_commit.py)
         counters = (price, usage.hour_used + 1, found.counters[0], usage.day_used + 1, found.counters[1], name)
         committed = whole is not None and whole(price)
         holds.reserve_rows(tx, counters, call_id, tool, now, None if committed else now + lease)
-        used = replace(
-            usage,
-            hour_used=usage.hour_used + 1,
-            day_used=usage.day_used + 1,
-            # this call is the oldest of the hour unless an older one counts (the clock may have stepped back)
-            hour_resets_at=min(usage.hour_resets_at or now + HOUR, now + HOUR),
-        )
-        return Reservation(name, call_id, price, balance - price, used, committed=committed)
+        return Reservation(name, call_id, price, balance - price, usage.with_call(now), committed=committed)
 
     def settle(self, name: str, call_id: str, *, charged: int | None, now: float) -> int | None:
         """Commit `charged` credits of the reservation (the rest goes back), or release it all (charged None).
@@ -376,7 +312,7 @@ _SETTLED = "SELECT kind FROM accounts_journal_v1 WHERE agent = ? AND call_id = ?
 
 
 def _agent(tx: Transaction, name: str, *, lock: str) -> Agent:
-    row = tx.one(f"SELECT {_AGENT_COLUMNS} FROM accounts_agents_v1 WHERE name = ?{lock}", name)
+    row = tx.one(f"SELECT {AGENT_COLUMNS} FROM accounts_agents_v1 WHERE name = ?{lock}", name)
     if row is None:
         raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
     return Agent.from_row(row)
@@ -387,22 +323,3 @@ def _grant(tx: Transaction, name: str, credits: int, now: float, *, note: str) -
     number = int(row[0]) + 1 if row is not None else 1
     tx.run("UPDATE accounts_agents_v1 SET balance = balance + ? WHERE name = ?", credits, name)
     holds.journal(tx, name, f"grant-{number}", "grant", credits, now, note=note)
-
-
-_READ = f"SELECT {_AGENT_COLUMNS}, {COUNTERS}, {PROBE} FROM accounts_agents_v1 a WHERE a.name = ?"
-_LOCK = "SELECT 1 FROM accounts_agents_v1 WHERE name = ? FOR UPDATE"
-
-
-def _read_locked(tx: Transaction, name: str, now: float, *, lock: bool) -> Row:
-    """What a reservation reads, in one statement: the agent's columns, its quota counters and quotas.PROBE.
-
-    SQLite's write transaction already holds the lock. PostgreSQL locks the agent's row first (`lock`), then reads:
-    the read is a statement of its own, so its snapshot is taken once it holds the lock and sees what the lock's
-    last holder wrote (subqueries of the locking SELECT would not). (Both in one round trip, psycopg's pipeline
-    mode, measured no better: accounts/transaction.py LazyBegin.)"""
-    if lock and tx.postgres:
-        tx.run(_LOCK, name)
-    row = tx.one(_READ, *probe_params(now), name)
-    if row is None:
-        raise InvalidInputError(f"no agent {name!r}", hint="List agents with `webreach agents list`.")
-    return row

@@ -50,6 +50,17 @@ class Usage:
         left = [limit - used for limit, used in pairs if limit is not None]
         return max(0, min(left)) if left else None
 
+    def with_call(self, now: float) -> Usage:
+        """This use and one call more, made at `now`."""
+        # the call is the oldest of the hour unless an older one counts (the clock may have stepped back)
+        resets = min(self.hour_resets_at or now + HOUR, now + HOUR)
+        return Usage(self.hour_used + 1, self.hour_limit, resets, self.day_used + 1, self.day_limit)
+
+    def full(self) -> bool:
+        """No call left before a limit."""
+        hour, day = self.hour_limit, self.day_limit
+        return (hour is not None and self.hour_used >= hour) or (day is not None and self.day_used >= day)
+
 
 _NEVER = 1e300  # a time no call has: an index range that starts there is empty at once
 

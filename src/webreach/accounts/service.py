@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import itertools
-import re
 import secrets
 import threading
 from collections.abc import Callable, Mapping
@@ -28,47 +26,32 @@ from typing import Any, TypeVar
 from webreach.accounts.agent_cache import AgentCache
 from webreach.accounts.archive import archived_journal
 from webreach.accounts.audit import Change, entries
+from webreach.accounts.charges import Charge
 from webreach.accounts.database import Database, Transaction, open_database
 from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.idempotency import Idempotency
 from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.accounts.quotas import Usage, iso
 from webreach.accounts.recent_calls import RecentCalls
+from webreach.accounts.rules import (
+    MAX_CREDITS,
+    MAX_KEY_DAYS,
+    check_amount,
+    check_name,
+    check_options,
+    checked_limits,
+    hash_key,
+    merged,
+    new_key,
+    usage_json,
+)
 from webreach.clock import Clock
 from webreach.config import AccountsSettings, user_directory
-from webreach.defaults import TOOL_PROFILES
 from webreach.errors import AccountingUnavailableError, AgentAuthError, InvalidInputError
 
 T = TypeVar("T")
 # more work in a settle's transaction, given the balance the settle returned (Accounts.settling)
 Then = Callable[[Transaction, int | None], None]
-KEY_PREFIX = "wr_"
-# the largest credit amount (a grant, a balance, a price): 2**53 - 1, exact in every JSON client's numbers
-MAX_CREDITS = 2**53 - 1
-MAX_CALLS = 2**31 - 1  # a quota (the column is a 32-bit INTEGER in PostgreSQL)
-MAX_KEY_DAYS = 3650  # a key valid for ten years at most: for longer, give none
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-def hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8", errors="surrogateescape")).hexdigest()
-
-
-def check_name(name: str) -> str:
-    if not _NAME.fullmatch(name):
-        raise InvalidInputError(
-            f"invalid agent name {name[:80]!r}", hint="Use 1-64 letters, digits, '_', '.' or '-', starting alnum."
-        )
-    return name
-
-
-def check_amount(value: int, what: str, *, most: int, least: int = 0) -> int:
-    """`value` when within [least, most], else InvalidInputError saying the range (never a database overflow)."""
-    if not least <= value <= most:
-        digits = str(value)
-        shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits.lstrip('-'))} digits)"
-        raise InvalidInputError(f"{what} {shown} is out of range", hint=f"Give a whole number from {least} to {most}.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -132,14 +115,16 @@ class Accounts:
             await loop.run_in_executor(None, lambda: self.ledger)
         return await loop.run_in_executor(self.ledger.database.worker, functools.partial(work, *args))
 
-    def queued(self, agent: str, work: Callable[[Transaction], T]) -> asyncio.Future[T]:
-        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop; a
-        database without a worker thread runs it now, in a transaction of its own."""
-        worker = self.worker
-        if worker is not None:
+    def queued(
+        self, agent: str, work: Callable[[Transaction], T], *, charge: Charge | None = None
+    ) -> asyncio.Future[T]:
+        """`work(tx)` in the ledger's next group commit (accounts/group_commit.py), for calls on the event loop (or
+        `charge`, charging(), with the agent's others queued with it); a database without a worker thread runs it
+        now, in a transaction of its own."""
+        if self.worker is not None:
             if self._group is None:
-                self._group = GroupCommit(self.ledger.database, worker)
-            return self._group.submit(agent, work)
+                self._group = GroupCommit(self.ledger.database)
+            return self._group.submit(agent, work, charge=charge)
         done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         try:
             with self.ledger.database.transaction() as tx:
@@ -149,6 +134,9 @@ class Accounts:
         return done
 
     def close(self) -> None:
+        if self._group is not None:
+            self._group.close()
+            self._group = None
         if self._ledger is not None:
             self._ledger.close()
             self._ledger = None
@@ -170,7 +158,7 @@ class Accounts:
         it, for the audit log (accounts/audit.py)."""
         key = new_key()
         credits = check_amount(self.settings.credits if credits is None else credits, "credits", most=MAX_CREDITS)
-        limits = _checked_limits(
+        limits = checked_limits(
             per_hour=self.settings.per_hour if per_hour is None else per_hour,
             per_day=self.settings.per_day if per_day is None else per_day,
         )
@@ -212,7 +200,7 @@ class Accounts:
 
     def set_limits(self, name: str, *, actor: str = "operator", **limits: int | None) -> Agent:
         """per_hour / per_day (None: unlimited)."""
-        checked = _checked_limits(**limits)
+        checked = checked_limits(**limits)
         return self.ledger.update_agent(name, audit=self._change(actor, "update", limits=checked), **checked)
 
     def set_options(self, name: str, options: dict[str, Any], *, actor: str = "operator") -> Agent:
@@ -249,16 +237,16 @@ class Accounts:
         for key, change in changes.items():
             if change is not None and not isinstance(change, Mapping):
                 raise InvalidInputError(f"{key} must be an object", hint=f"Send {key} as a JSON object.")
-        checked_limits = _checked_limits(**(limits or {}))
+        limits_checked = checked_limits(**(limits or {}))
 
         def columns(agent: Agent) -> dict[str, Any]:  # merged with the row as it is, under its lock
             options = dict(agent.options)
             for key, change in changes.items():
                 if change is not None:
-                    options[key] = _merged(options.get(key, {}), change)
+                    options[key] = merged(options.get(key, {}), change)
                     if not options[key]:
                         del options[key]
-            found: dict[str, Any] = dict(checked_limits)
+            found: dict[str, Any] = dict(limits_checked)
             if options != agent.options:
                 found["options"] = check_options(options)
             return found
@@ -374,6 +362,23 @@ class Accounts:
             self.ledger.reserve_in(tx, name, call_id, price_of, tool=tool, now=now, lease=lease, whole=whole), tool
         )
 
+    def charging(
+        self,
+        name: str,
+        tool: str,
+        price_of: Callable[[Agent], int],
+        *,
+        whole: Callable[[int], bool],
+        then: Callable[[Transaction, Held], T],
+        alone: Callable[[Transaction], T],
+    ) -> Charge:
+        """An answered call's charge, for queued() (accounts/charges.py): reserved and committed whole, then
+        `then(tx, held)`; `alone` is the same call as work of its own (reserving(..., whole=whole), then its settle)."""
+        return Charge(
+            name, self._call_id(), tool, self.clock.now(), price_of, whole,
+            lambda tx, reservation: then(tx, Held(reservation, tool)), alone,
+        )  # fmt: skip
+
     def _call_id(self) -> str:
         return f"{self._call_prefix}{next(self._calls):016x}"
 
@@ -408,54 +413,3 @@ class Accounts:
             # once more, on another connection (the pool drops a broken one): a settle is idempotent, so one whose
             # COMMIT went through unacknowledged is found done rather than made twice
             return self.ledger.settle(reservation.agent, reservation.call_id, charged=charged, now=self.clock.now())
-
-
-def new_key() -> str:
-    return KEY_PREFIX + secrets.token_urlsafe(32)
-
-
-def usage_json(usage: Usage) -> dict[str, Any]:
-    return {
-        "hour_used": usage.hour_used,
-        "per_hour": usage.hour_limit,
-        "day_used": usage.day_used,
-        "per_day": usage.day_limit,
-        "remaining": usage.remaining(),
-        "resets_at": None if usage.hour_resets_at is None else iso(usage.hour_resets_at),
-    }
-
-
-def _merged(current: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
-    """`current` with `change` applied per key: a value replaces, None removes."""
-    merged = {**current, **change}
-    return {key: value for key, value in merged.items() if value is not None}
-
-
-def _checked_limits(**limits: int | None) -> dict[str, int | None]:
-    return {key: None if value is None else check_amount(value, key, most=MAX_CALLS) for key, value in limits.items()}
-
-
-def check_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Prices map tools to whole credits; a profile lists tools (InvalidInputError otherwise)."""
-    prices = options.get("prices", {})
-    if not isinstance(prices, dict) or not all(type(v) is int and 0 <= v <= MAX_CREDITS for v in prices.values()):
-        raise InvalidInputError(
-            f"prices must map tool names to whole credits from 0 to {MAX_CREDITS}", hint='e.g. {"web_search": 3}.'
-        )
-    profile = options.get("profile", {})
-    if not isinstance(profile, dict):
-        raise InvalidInputError("profile must be an object", hint='e.g. {"tools": ["web_search"]}.')
-    tools = profile.get("tools")
-    if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
-        raise InvalidInputError("profile.tools must be a list of tool names", hint='e.g. ["web_search"].')
-    surface = profile.get("surface")
-    if surface is not None and surface not in TOOL_PROFILES:
-        raise InvalidInputError(
-            f"profile.surface must name a drop-in tool profile, not {surface!r}",
-            hint=f"Valid profiles: {', '.join(TOOL_PROFILES)} (or null for webreach's own tools).",
-        )
-    for key in ("default_results", "max_results", "default_chars", "max_chars"):
-        value = profile.get(key)
-        if value is not None and not (type(value) is int and 1 <= value <= MAX_CALLS):
-            raise InvalidInputError(f"profile.{key} must be a whole number >= 1", hint=f'e.g. {{"{key}": 5}}.')
-    return options

@@ -18,6 +18,7 @@ Row = tuple[Any, ...]
 
 class Cursor(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+    def executemany(self, sql: str, params: Sequence[Sequence[Any]]) -> Any: ...
     def fetchall(self) -> list[Any]: ...
     def fetchone(self) -> Any: ...
     @property
@@ -76,6 +77,13 @@ class Transaction:
         """A statement whose result is not read."""
         self._execute(sql, params)
 
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write statement for each of `rows` (its parameters), sent as one executemany."""
+        self._execute_many(_dialect(sql) if self.postgres else sql, rows)
+
+    def _execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.cursor.executemany(sql, rows)
+
     def changed(self, sql: str, *params: Any) -> int:
         """A write statement; the number of rows it changed."""
         self._execute(sql, params)
@@ -120,10 +128,17 @@ class LazyBegin:
         self._alone = False
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        self._begin()
+        return self._cursor.execute(sql, params)
+
+    def executemany(self, sql: str, params: Sequence[Sequence[Any]]) -> Any:
+        self._begin()
+        return self._cursor.executemany(sql, params)
+
+    def _begin(self) -> None:
         if not self.begun and not self._alone:
             self._cursor.execute("BEGIN")
             self.begun = True
-        return self._cursor.execute(sql, params)
 
     @contextlib.contextmanager
     def alone(self) -> Iterator[None]:

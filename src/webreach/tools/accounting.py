@@ -124,19 +124,24 @@ class Metering:
 
         reserve = self.accounts.reserving(caller, call.tool.name, price_of, whole=whole)
 
+        def committed(tx: Transaction, held: Held) -> tuple[Held, int | None, int | None]:  # charged all it holds
+            balance = held.reservation.balance
+            if store is not None:
+                store(tx, self._answer(call, result, held, held.reservation.price, balance))
+            return held, held.reservation.price, balance
+
         def work(tx: Transaction) -> tuple[Held, int | None, int | None]:
             held = reserve(tx)
+            if held.reservation.committed:
+                return committed(tx, held)
             charged = _charged(call, held.reservation.price, result, read_price[0])
             answer = functools.partial(self._answer, call, result, held, charged)
-            if held.reservation.committed:
-                if store is not None:
-                    store(tx, answer(held.reservation.balance))
-                return held, charged, held.reservation.balance
             then = None if store is None else (lambda tx, balance: store(tx, answer(balance)))
             return held, charged, self.accounts.settling(held, charged=charged, then=then)(tx)
 
+        charge = self.accounts.charging(caller, call.tool.name, price_of, whole=whole, then=committed, alone=work)
         try:  # shielded: a cancelled call's charge is still made once begun (as a settle is)
-            held, charged, balance = await asyncio.shield(self.accounts.queued(caller, work))
+            held, charged, balance = await asyncio.shield(self.accounts.queued(caller, work, charge=charge))
         except AccountingUnavailableError as exc:  # not tried again: a COMMIT made unacknowledged would charge twice
             raise AccountingUnavailableError(
                 f"{exc.message}; this call's charge could not be recorded, so its result is withheld"
