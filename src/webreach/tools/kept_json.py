@@ -36,6 +36,7 @@ _LATENCY = '"latency_ms":'
 # so at most ~20 KB per cached answer (40 MB only if each of [cache] max_entries' 2,000 answers met 4 numberings)
 REFS_KEPT = 4
 _ELAPSED = '"elapsed_ms":'
+NUMBERS_KEPT = 32  # attempts found to fit and meta texts written, per kept meta (first in, first out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,19 +86,43 @@ class Meta:
     engines_used: tuple[str, ...]
     stale: bool
     attempt: dict[str, Any]  # the attempt's fields, its latency as 0.0
+    # attempts found to fit, by id (each held here, so its id is not reused while kept), and the texts written, by
+    # their two numbers: routing gives a cached answer's calls the same few attempt and response objects (those
+    # whose numbers came out alike: routing/kept.py), so most calls compare and write nothing
+    fitted: dict[int, EngineAttempt] = field(default_factory=dict)
+    written: dict[tuple[float, float], str] = field(default_factory=dict)
 
     def fits(self, meta: SearchMeta) -> bool:
         if meta.mode is not self.mode or meta.engines_used is not self.engines_used or meta.stale is not self.stale:
             return False
         if len(meta.attempts) != 1:
             return False
-        fields = meta.attempts[0].__dict__.copy()
+        attempt = meta.attempts[0]
+        if self.fitted.get(id(attempt)) is attempt:
+            return True
+        fields = attempt.__dict__.copy()
         fields["latency_ms"] = 0.0
-        return fields == self.attempt
+        if fields != self.attempt:
+            return False
+        _put(self.fitted, id(attempt), attempt)
+        return True
 
     def text(self, meta: SearchMeta) -> str:
-        latency, elapsed = _number(meta.attempts[0].latency_ms), _number(meta.elapsed_ms)
-        return f"{self.before_latency}{latency}{self.before_elapsed}{elapsed}{self.tail}"
+        numbers = (meta.attempts[0].latency_ms, meta.elapsed_ms)
+        text = self.written.get(numbers)
+        if text is None:
+            latency, elapsed = _number(numbers[0]), _number(numbers[1])
+            text = f"{self.before_latency}{latency}{self.before_elapsed}{elapsed}{self.tail}"
+            if numbers[0] and numbers[1]:  # not a zero: -0.0 equals 0.0 but is written otherwise
+                _put(self.written, numbers, text)
+        return text
+
+
+def _put(kept: dict[Any, Any], key: Any, value: Any) -> None:
+    """`kept[key] = value`, the oldest entry out past NUMBERS_KEPT."""
+    if len(kept) >= NUMBERS_KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = value
 
 
 def kept_json(response: SearchResponse) -> KeptJson:

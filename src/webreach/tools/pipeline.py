@@ -254,8 +254,9 @@ class Toolbox:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         offered: Mapping[str, ToolDefinition] = self.tools
         try:
-            profile = await self._profile_of(context.caller)
-            offered = self._tools_for(profile)
+            # no caller or no profiles: no coroutine to await (the common case of a server without keys)
+            profile = {} if context.caller is None or self._profile is None else await self._profile_of(context.caller)
+            offered = self._tools_for(profile) if profile else self.tools
             prepared = self._prepare(context, profile, offered)
             call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output, context.extra)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
