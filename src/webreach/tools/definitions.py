@@ -173,7 +173,9 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    result = await _answered(call, plan, await _remembered(call.sessions, call.session, outcomes))
+    results = await _remembered(call.sessions, call.session, outcomes)
+    # without a question there is nothing to read: rendered here, with no coroutine for _answered
+    result = await _answered(call, plan, results) if plan.read_top else _rendered(call, results)
     return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
