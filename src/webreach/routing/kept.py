@@ -62,7 +62,8 @@ def attempt_again(
     """The attempt kept under `key` with this call's latency; built by `build(latency_ms)` (and kept) the first time."""
     shape: _Shape[EngineAttempt] | None = kept.get(key)
     if shape is None:
-        return _keep(kept, key, build(latency_ms))
+        built = build(latency_ms)
+        return _keep(kept, key, built, built.latency_ms)
     known = shape.copies.get(latency_ms)
     return known if known is not None else shape.add(latency_ms, copied(shape.proto, latency_ms=latency_ms))
 
@@ -78,7 +79,8 @@ def response_again(
     first time. `build` must report `attempt` as its only attempt (the kept response is copied with the next one)."""
     shape: _Shape[SearchResponse] | None = kept.get(key)
     if shape is None:
-        return _keep(kept, key, build())
+        built = build()
+        return _keep(kept, key, built, (id(built.meta.attempts[0]), built.meta.elapsed_ms))
     numbers = (id(attempt), elapsed_ms)  # the copy holds the attempt, so its id is not reused while it is kept
     known = shape.copies.get(numbers)
     if known is not None and known.meta.attempts[0] is attempt:
@@ -99,10 +101,11 @@ def copied(model: Model, **changes: Any) -> Model:
     return copy
 
 
-def _keep(kept: dict[Any, Any], key: Hashable, model: Model) -> Model:
+def _keep(kept: dict[Any, Any], key: Hashable, model: Model, numbers: Hashable) -> Model:
+    """`model` kept as its shape's first, and as the copy for its own numbers."""
     if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
         return model  # `copied` would lose them: never kept
     if len(kept) >= KEPT_PER_ENTRY:
         kept.clear()
-    kept[key] = _Shape(model)
+    kept[key] = _Shape(model, {numbers: model})
     return model
