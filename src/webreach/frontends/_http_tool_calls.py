@@ -37,8 +37,10 @@ class ToolCallShortcut:
         self.tool_calls = tool_calls
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in self.served.tools:
-            return await self.tool_calls(scope, receive, send)
+        if scope["type"] == "http" and scope["method"] == "POST":
+            tool = self.served.tools.get(scope["path"])
+            if tool is not None:  # a tool, with the method it takes: called at once (no 404 or 405 to answer)
+                return await self.tool_calls.call(tool, scope, receive, send)
         await self.app(scope, receive, send)
 
 
