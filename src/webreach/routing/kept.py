@@ -20,52 +20,40 @@ pydantic class): 2.8 -> 1.7 us per copy (timeit, min of 5).
 A copy is kept by its numbers, too: the models are frozen values, so two calls whose latency (and elapsed time)
 came out the same are given the same object. The numbers are rounded to the microsecond and a cached answer takes
 a few: in process, 3,000 cached REST calls gave 29 latencies (the top 8 were 97% of the calls) and 218 (latency,
-elapsed) pairs (the top 16 78%, the top 64 94%). So most calls copy nothing; each shape keeps its last
-COPIES_PER_SHAPE copies (first in, first out), about 0.6 KB each beside what they share (the hits).
+elapsed) pairs (the top 16 78%, the top 64 94%). So most calls copy nothing. An entry keeps its last
+COPIES_PER_ENTRY copies, all shapes together (first in, first out): an attempt and a response copy are about
+1.2 KB beside what they share (tracemalloc), so at most ~60 KB an entry, and only for entries answered often.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from webreach.models import EngineAttempt, SearchResponse
 
 KEPT_PER_ENTRY = 16  # shapes kept per cache entry (query spellings, limits, modes); past it the scratch starts over
-COPIES_PER_SHAPE = 32  # copies kept per shape by their numbers; past it the oldest goes
+COPIES_PER_ENTRY = 48  # copies kept per cache entry by shape and numbers; past it the oldest goes
+_COPIES = "copies"  # where in the entry's scratch: (shape, numbers) -> copy, the oldest first
 
 Model = TypeVar("Model", bound=BaseModel)
 _new = object.__new__
 _set = object.__setattr__
 
 
-@dataclass(slots=True)
-class _Shape(Generic[Model]):
-    """One shape's model as first built, and its copies by the numbers they carry (oldest first)."""
-
-    proto: Model
-    copies: dict[Hashable, Model] = field(default_factory=dict)
-
-    def add(self, numbers: Hashable, copy: Model) -> Model:
-        if len(self.copies) >= COPIES_PER_SHAPE:
-            del self.copies[next(iter(self.copies))]
-        self.copies[numbers] = copy
-        return copy
-
-
 def attempt_again(
     kept: dict[Any, Any], key: Hashable, latency_ms: float, build: Callable[[float], EngineAttempt]
 ) -> EngineAttempt:
     """The attempt kept under `key` with this call's latency; built by `build(latency_ms)` (and kept) the first time."""
-    shape: _Shape[EngineAttempt] | None = kept.get(key)
-    if shape is None:
+    proto: EngineAttempt | None = kept.get(key)
+    if proto is None:
         built = build(latency_ms)
-        return _keep(kept, key, built, built.latency_ms)
-    known = shape.copies.get(latency_ms)
-    return known if known is not None else shape.add(latency_ms, copied(shape.proto, latency_ms=latency_ms))
+        return _keep(kept, key, built, (key, built.latency_ms))
+    copies: dict[Hashable, Any] = kept[_COPIES]
+    known: EngineAttempt | None = copies.get((key, latency_ms))
+    return known if known is not None else _add(copies, (key, latency_ms), copied(proto, latency_ms=latency_ms))
 
 
 def response_again(
@@ -77,16 +65,16 @@ def response_again(
 ) -> SearchResponse:
     """The response kept under `key` with this call's attempt and elapsed time; built by `build()` (and kept) the
     first time. `build` must report `attempt` as its only attempt (the kept response is copied with the next one)."""
-    shape: _Shape[SearchResponse] | None = kept.get(key)
-    if shape is None:
+    proto: SearchResponse | None = kept.get(key)
+    if proto is None:
         built = build()
-        return _keep(kept, key, built, (id(built.meta.attempts[0]), built.meta.elapsed_ms))
-    numbers = (id(attempt), elapsed_ms)  # the copy holds the attempt, so its id is not reused while it is kept
-    known = shape.copies.get(numbers)
+        return _keep(kept, key, built, (key, id(built.meta.attempts[0]), built.meta.elapsed_ms))
+    copies: dict[Hashable, Any] = kept[_COPIES]
+    numbers = (key, id(attempt), elapsed_ms)  # the copy holds the attempt, so its id is not reused while it is kept
+    known: SearchResponse | None = copies.get(numbers)
     if known is not None and known.meta.attempts[0] is attempt:
         return known
-    proto = shape.proto
-    return shape.add(numbers, copied(proto, meta=copied(proto.meta, attempts=(attempt,), elapsed_ms=elapsed_ms)))
+    return _add(copies, numbers, copied(proto, meta=copied(proto.meta, attempts=(attempt,), elapsed_ms=elapsed_ms)))
 
 
 def copied(model: Model, **changes: Any) -> Model:
@@ -102,10 +90,19 @@ def copied(model: Model, **changes: Any) -> Model:
 
 
 def _keep(kept: dict[Any, Any], key: Hashable, model: Model, numbers: Hashable) -> Model:
-    """`model` kept as its shape's first, and as the copy for its own numbers."""
+    """`model` kept as its shape's first, and as the copy for its own numbers (`numbers`: its key among the
+    copies)."""
     if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
         return model  # `copied` would lose them: never kept
     if len(kept) >= KEPT_PER_ENTRY:
         kept.clear()
-    kept[key] = _Shape(model, {numbers: model})
+    kept[key] = model
+    _add(kept.setdefault(_COPIES, {}), numbers, model)
     return model
+
+
+def _add(copies: dict[Hashable, Any], numbers: Hashable, copy: Model) -> Model:
+    if len(copies) >= COPIES_PER_ENTRY:
+        del copies[next(iter(copies))]
+    copies[numbers] = copy
+    return copy
