@@ -24,7 +24,8 @@ elapsed) pairs (the top 16 78%, the top 64 94%). So most calls copy nothing. An 
 COPIES_PER_ENTRY copies, all shapes together (first in, first out): an attempt and a response copy are about
 1.2 KB beside what they share (tracemalloc), so at most ~60 KB an entry, and only for entries answered often.
 With the eighth pass's other cuts (docs/decisions.md), bench/serve.py's REST server CPU per cached search went from
-1.50x the bare endpoint's on main to 1.39x (medians of three runs each, alternated in one run, a shared machine).
+1.50x the bare endpoint's on main to 1.39x (medians of three runs each, alternated in one run, a shared machine;
+1.64x -> 1.56x in a later pair on the quiet machine).
 """
 
 from __future__ import annotations
