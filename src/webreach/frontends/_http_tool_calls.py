@@ -50,7 +50,7 @@ class ToolCalls:
     The REST API's hot path, so it reads the body and writes the answer itself instead of building Starlette's
     Request and Response objects around every call. Its coroutines are few: the shortcut calls `call` directly, and
     the answer's messages are built by a plain function (with the eighth pass's other cuts, REST server CPU per
-    cached search 1.50x -> 1.39x the bare endpoint's on a shared machine, 1.64x -> 1.56x on a quiet one,
+    cached search 1.50x -> 1.39x the bare endpoint's on a shared machine, 1.64x -> 1.50x on a quiet one,
     bench/serve.py: docs/decisions.md).
     """
 

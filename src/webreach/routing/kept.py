@@ -25,7 +25,7 @@ COPIES_PER_ENTRY copies, all shapes together (first in, first out): an attempt a
 1.2 KB beside what they share (tracemalloc), so at most ~60 KB an entry, and only for entries answered often.
 With the eighth pass's other cuts (docs/decisions.md), bench/serve.py's REST server CPU per cached search went from
 1.50x the bare endpoint's on main to 1.39x (medians of three runs each, alternated in one run, a shared machine;
-1.64x -> 1.56x in a later pair on the quiet machine).
+1.64x -> 1.50x, medians of three later pairs on the quiet machine).
 """
 
 from __future__ import annotations
