@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client import generate_latest
 from prometheus_client.core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
@@ -24,11 +25,13 @@ from secret_keys import GATEWAY_KEY, JINA_KEY, find_secrets
 from webreach.accounts.service import Accounts
 from webreach.clock import SystemClock
 from webreach.config import AccountsSettings, ServerSettings, Settings
+from webreach.errors import RateLimitedError
 from webreach.frontends._metrics import Metrics
 from webreach.frontends.http import build_app
 from webreach.gateway import EngineStatus, Gateway
 from webreach.testing import FakeWeb
 from webreach.tools import Toolbox
+from webreach.tools.backend import ToolResult
 
 from .serving import ServerProcess
 
@@ -259,3 +262,22 @@ def test_a_cached_answer_kept_whole_numbers_refs_in_each_session_and_counts_each
     assert value(text, "webreach_engine_cache_total", engine="mojeek", result="hit") == 3
     assert value(text, "webreach_engine_cache_total", engine="mojeek", result="miss") == 1
     assert value(text, "webreach_engine_attempts_total", engine="mojeek", status="ok", code="") == 4
+
+
+def test_a_served_tools_plain_answer_is_counted_in_one_lookup_and_every_other_kind_as_before() -> None:
+    """Metrics.tool_result counts a served tool's answer without error, charge or page read through the child it
+    remembered; a charge, an error, a made-up tool name still reach their own counters."""
+    metrics = Metrics(lambda: ("web_search", "web_fetch"), dict)
+    for _ in range(3):
+        metrics.tool_result(ToolResult(tool="web_search", text="{}", is_json=True))
+    metrics.tool_result(ToolResult(tool="web_search", text="{}", is_json=True, cost={"charged": 2}))
+    metrics.tool_result(ToolResult(tool="web_search", text="{}", error=RateLimitedError("slow down", engine="x")))
+    metrics.tool_result(ToolResult(tool="made_up", text="{}"))
+    metrics.tool_result(ToolResult(tool="made_up", text="{}"))
+    text = generate_latest(metrics.registry).decode()
+    assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="ok") == 4
+    assert value(text, "webreach_tool_calls_total", tool="web_search", outcome="error") == 1
+    assert value(text, "webreach_tool_errors_total", tool="web_search", code="rate_limited") == 1
+    assert value(text, "webreach_tool_credits_charged_total", tool="web_search") == 2
+    assert value(text, "webreach_tool_calls_total", tool="unknown", outcome="ok") == 2
+    assert "made_up" not in text

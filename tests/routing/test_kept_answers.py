@@ -6,7 +6,7 @@ from __future__ import annotations
 from webreach.models import EngineAttempt, Hit, SearchMeta, SearchRequest, SearchResponse
 from webreach.policies.cache import Cache, freshness_ttl
 from webreach.routing import Candidate, Router
-from webreach.routing.kept import KEPT_PER_ENTRY, copied
+from webreach.routing.kept import COPIES_PER_ENTRY, KEPT_PER_ENTRY, copied
 from webreach.state.cache_store import MemoryCacheStore
 from webreach.testing.clock import FakeClock
 
@@ -125,3 +125,26 @@ def test_copied_is_model_copy_field_for_field() -> None:
         assert mine.__pydantic_private__ == theirs.__pydantic_private__
     assert copied(response).derived is response.derived  # shared, as model_copy shares it
     assert response.model_copy().derived is response.derived
+
+
+async def test_calls_whose_numbers_come_out_alike_get_the_same_frozen_copies_and_each_entry_keeps_a_few() -> None:
+    clock, store = FakeClock(), MemoryCacheStore()
+    heard = Slow(clock)
+    candidate, _, cache = engine(clock, heard, store)
+    router = Router(clock=clock, hedge_delay=1.0, deadline=30.0)
+    request = SearchRequest(query="python asyncio", limit=5)
+    await router.single(candidate, request)
+    heard.ms = 2.0
+    first, second = await router.single(candidate, request), await router.single(candidate, request)
+    assert first is second and heard.attempts[-1] is heard.attempts[-2]  # frozen values: shared, not copied again
+    heard.ms = 3.0
+    third = await router.single(candidate, request)
+    assert third is not first and third.meta.elapsed_ms == 3.0 and first.meta.elapsed_ms == 2.0
+    for n in range(COPIES_PER_ENTRY + 5):  # more numbers than an entry keeps: the oldest go, answers stay right
+        heard.ms = 10.0 + n
+        assert (await router.single(candidate, request)).meta.elapsed_ms == 10.0 + n
+    heard.ms = 2.0
+    again = await router.single(candidate, request)
+    assert again is not first and again == first  # its copy had gone: made anew, equal
+    entry = store.peek(cache.key(request), now=clock.now())
+    assert entry is not None and len(entry.derived["copies"]) <= COPIES_PER_ENTRY

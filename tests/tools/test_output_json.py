@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from webreach.models import EngineAttempt, Hit, ImageFields, SearchMeta, SearchResponse
 from webreach.routing.kept import copied
 from webreach.tools import SearchOutcome, search_json, search_text
+from webreach.tools.kept_json import REFS_KEPT, refs_of, result_urls
 from webreach.tools.output import json_text, query_results_text, search_json_text, search_output
 
 META = SearchMeta(
@@ -113,3 +116,45 @@ def test_a_copy_that_differs_otherwise_gets_pieces_of_its_own() -> None:
         found = [SearchOutcome(query=copy.query, response=copy)]
         for refs in (None, {HITS[2].url: 5}):
             assert query_results_text(found[0], refs) == model_text(found, refs)
+
+
+def test_the_same_attempt_and_numbers_again_are_written_from_what_was_checked_and_written() -> None:
+    """A cached answer's calls meet the same few attempt objects and numbers (routing/kept.py keeps its copies by
+    them): the attempt's fit is remembered by identity, the meta's text by its two numbers; a zero is never kept
+    (-0.0 equals 0.0 but is written otherwise), and every text is still pydantic's own."""
+    (outcome,) = outcomes()
+    response = outcome.response
+    assert response is not None
+    query_results_text(outcome, None)
+    pieces = response.derived["json"].meta
+    attempt = copied(META.attempts[0], latency_ms=0.004)
+    for elapsed in (0.021, 0.021, -0.0, 0.0, 0.021):
+        copy = copied(response, meta=copied(META, attempts=(attempt,), elapsed_ms=elapsed))
+        found = [SearchOutcome(query=copy.query, response=copy)]
+        assert query_results_text(found[0], None) == model_text(found, None)
+    assert pieces.fitted == {id(attempt): attempt}
+    assert [numbers for numbers in pieces.written if numbers != (0.25, 1.5)] == [(0.004, 0.021)]  # 1.5: META's
+    other = copied(META.attempts[0], latency_ms=0.004, count=9)  # the same numbers, another attempt: no fit
+    copy = copied(response, meta=copied(META, attempts=(other,), elapsed_ms=0.021))
+    assert copy.derived["json"].meta is pieces and not pieces.fits(copy.meta)
+    found = [SearchOutcome(query=copy.query, response=copy)]
+    assert query_results_text(found[0], None) == model_text(found, None)
+
+
+def test_a_cached_answers_refs_are_kept_per_numbering_read_only() -> None:
+    (outcome,) = outcomes()
+    response = outcome.response
+    assert response is not None
+    urls = result_urls(response)
+    first = refs_of(response, urls, [1, 2, 3])
+    assert dict(first) == {HITS[0].url: 1, HITS[1].url: 2, HITS[2].url: 3}
+    assert refs_of(response, urls, [1, 2, 3]) is first  # the same numbering again: the same mapping
+    other = refs_of(response, urls, [4, 5, 6])
+    assert other is not first and list(other.values()) == [4, 5, 6]
+    with pytest.raises(TypeError):
+        first[HITS[0].url] = 9  # type: ignore[index]
+    with pytest.raises(ValueError):  # a store answering with another count of refs is refused, as zip(strict)
+        refs_of(response, urls, [1, 2])
+    for n in range(REFS_KEPT + 2):  # a few numberings kept; past them the memo starts over, answers stay right
+        assert list(refs_of(response, urls, [n, n + 1, n + 2]).values()) == [n, n + 1, n + 2]
+    assert len(response.derived["refs"][1]) <= REFS_KEPT

@@ -353,7 +353,8 @@ class Searching:
             )
         candidates, request = self._route(engine, engines, vertical, request)
         if engine not in ("auto", "multi"):
-            return await self._router.single(candidates[0], request)
+            answered = self._router.single_at_once(candidates[0], request)
+            return answered if answered is not None else await self._router.single_asked(candidates[0], request)
         run = self._router.multi if engine == "multi" else self._router.auto
         try:
             return await run(candidates, request)

@@ -8,7 +8,7 @@ in one place, resolve_ref, before the Gateway is asked to read.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic
 
@@ -28,7 +28,7 @@ from webreach.tools.arguments import (
 from webreach.tools.backend import ToolBackend, ToolResult
 from webreach.tools.backend import ToolCall as ToolCall  # its home is backend.py (no circle with the tool modules)
 from webreach.tools.image_tools import CropImagesArguments, ImageSearchArguments, crop_images, image_search
-from webreach.tools.kept_json import result_urls
+from webreach.tools.kept_json import refs_of, result_urls
 from webreach.tools.output import search_json_text, search_output
 from webreach.tools.reverse_tools import (
     ImageUploadArguments,
@@ -173,7 +173,8 @@ async def web_search(call: ToolCall, plan: SearchPlan) -> ToolResult:
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     if len(failures) == len(outcomes):
         raise failures[0]
-    result = await _answered(call, plan, await _remembered(call.sessions, call.session, outcomes))
+    results = await _remembered(call.sessions, call.session, outcomes)  # no reads: no coroutine for _answered
+    result = await _answered(call, plan, results) if plan.read_top else _rendered(call, results)
     return replace(result, answered=len(outcomes) - len(failures)) if failures else result
 
 
@@ -209,7 +210,7 @@ class SearchResults:
     """What a search tool found: each query's outcome, the refs its results got (None: no refs) and notes."""
 
     outcomes: tuple[render.SearchOutcome, ...]
-    refs: dict[str, int] | None
+    refs: Mapping[str, int] | None
     notes: tuple[str, ...] = ()
     # the question and the top results read for it (web_search with a question: tools/search_reading.py)
     reading: tuple[str, tuple[search_reading.Reading, ...]] | None = None
@@ -256,15 +257,17 @@ async def _remembered(
     """Remember every result URL in the session; a failing store means URLs instead of refs, with a note."""
     responses: list[SearchResponse] = [outcome.response for outcome in outcomes if outcome.response is not None]
     # a URL the store cannot keep (a lone surrogate from a broken answer) gets no ref and is shown as a URL
-    if len(responses) == 1:  # worked out once per response (a cached answer's copies share it: tools/kept_json.py)
-        urls: Sequence[str] = result_urls(responses[0])
+    kept = responses[0] if len(responses) == 1 else None
+    if kept is not None:  # worked out once per response (a cached answer's copies share it: tools/kept_json.py)
+        urls: Sequence[str] = result_urls(kept)
     else:
         urls = list(dict.fromkeys([hit.url for response in responses for hit in response.results if storable(hit.url)]))
-    refs: dict[str, int] | None = None
+    refs: Mapping[str, int] | None = None
     notes: tuple[str, ...] = ()
     if sessions is not None:
         try:
-            refs = dict(zip(urls, await sessions.remember(session, urls), strict=True))
+            numbers = await sessions.remember(session, urls)
+            refs = dict(zip(urls, numbers, strict=True)) if kept is None else refs_of(kept, urls, numbers)
         except SessionStoreError:
             notes = ("numbered refs are unavailable (session store error), so results show their URLs",)
     return SearchResults(tuple(outcomes), refs, notes)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -229,12 +229,10 @@ class Toolbox:
         )
         return await self.run(context)
 
-    async def run(self, context: CallContext) -> ToolResult:
-        """The pipeline: check, then policies around the handler; errors come back rendered."""
-        result = await (self._run(context) if self._tracing is None else self._traced(context, self._tracing))
-        if self._on_result is not None:
-            self._on_result(result)
-        return result
+    def run(self, context: CallContext) -> Coroutine[Any, Any, ToolResult]:
+        """The pipeline: check, then policies around the handler; errors come back rendered. Untraced, this is the
+        pipeline's own coroutine (one coroutine layer fewer per call: about a microsecond of a cached REST search)."""
+        return self._run(context) if self._tracing is None else self._traced(context, self._tracing)
 
     async def _traced(self, context: CallContext, tracing: Tracing) -> ToolResult:
         """`_run` in an `execute_tool` span (OpenTelemetry GenAI conventions); a made-up tool name is "unknown"."""
@@ -254,19 +252,24 @@ class Toolbox:
             raise ValueError(f"output must be one of {', '.join(OUTPUT_FORMATS)}, not {context.output!r}")
         offered: Mapping[str, ToolDefinition] = self.tools
         try:
-            profile = await self._profile_of(context.caller)
-            offered = self._tools_for(profile)
+            # no caller or no profiles: no coroutine to await (the common case of a server without keys)
+            profile = {} if context.caller is None or self._profile is None else await self._profile_of(context.caller)
+            offered = self._tools_for(profile) if profile else self.tools
             prepared = self._prepare(context, profile, offered)
             call = ToolCall(context.tool, self.backend, self.sessions, prepared.session, context.output, context.extra)
             proceed: Proceed = lambda: prepared.tool.handler(call, prepared.plan)  # noqa: E731
             for policy in reversed(self._policies):
                 proceed = _wrapped(policy, prepared, proceed)
-            return await proceed()
+            result = await proceed()
         except WebreachError as exc:
             tool = offered.get(context.tool)
             if tool is not None and tool.error_text is not None:  # a contract's own error shape (tools/drop_in.py)
-                return ToolResult(tool=context.tool, text=tool.error_text(context.tool, exc), is_json=True, error=exc)
-            return error_result(context.tool, exc, output="json" if tool and tool.alias_of else context.output)
+                result = ToolResult(tool=context.tool, text=tool.error_text(context.tool, exc), is_json=True, error=exc)
+            else:
+                result = error_result(context.tool, exc, output="json" if tool and tool.alias_of else context.output)
+        if self._on_result is not None:  # every call's result, as it is answered (the server's metrics)
+            self._on_result(result)
+        return result
 
     def _find(self, name: str, offered: Mapping[str, ToolDefinition]) -> ToolDefinition:
         tool = offered.get(name)
