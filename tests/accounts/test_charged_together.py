@@ -6,50 +6,21 @@ SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from webreach.accounts.charges import Charge, charge_together
-from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.database import Transaction, open_database
 from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.ledger import Agent, Ledger, Reservation
 from webreach.errors import AgentQuotaError, InsufficientCreditsError, InvalidInputError
 
+from .recording import Recorded
+
 T0 = 1_800_000_000.0
 LEASE = 120.0
-
-
-class Counting(Transaction):
-    """A real transaction that keeps what it sent: each statement, and each executemany as ("many", rows)."""
-
-    def __init__(self, tx: Transaction, sent: list[Any]) -> None:
-        super().__init__(tx.cursor, tx.postgres)
-        self.sent = sent
-
-    def _execute(self, sql: str, params: Any) -> Any:
-        self.sent.append(sql)
-        return super()._execute(sql, params)
-
-    def _execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self.sent.append(("many", len(rows)))
-        super()._execute_many(sql, rows)
-
-
-class Recorded:
-    def __init__(self, database: Database) -> None:
-        self.database, self.lock_row, self.worker = database, database.lock_row, database.worker
-        self.sent: list[Any] = []
-
-    @contextlib.contextmanager
-    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
-        with self.database.transaction(write=write, patient=patient) as tx:
-            yield Counting(tx, self.sent)
-
-    def close(self) -> None:
-        self.database.close()
 
 
 @pytest.fixture

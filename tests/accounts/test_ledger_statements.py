@@ -6,48 +6,21 @@ races it, on SQLite and PostgreSQL alike."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from webreach.accounts.database import Database, Transaction, open_database
+from webreach.accounts.database import open_database
 from webreach.accounts.group_commit import GroupCommit
 from webreach.accounts.ledger import Ledger
 from webreach.errors import AgentQuotaError
 
+from .recording import Recorded
+
 T0 = 1_800_000_000.0
 LEASE = 120.0
-
-
-class Counting(Transaction):
-    """A real transaction that keeps the statements it sent."""
-
-    def __init__(self, tx: Transaction, sent: list[str]) -> None:
-        super().__init__(tx.cursor, tx.postgres)
-        self.sent = sent
-
-    def _execute(self, sql: str, params: Any) -> Any:
-        self.sent.append(sql)
-        return super()._execute(sql, params)
-
-
-class Recorded:
-    """A real database whose write transactions record their statements."""
-
-    def __init__(self, database: Database) -> None:
-        self.database, self.lock_row, self.worker = database, database.lock_row, database.worker
-        self.sent: list[str] = []
-
-    @contextlib.contextmanager
-    def transaction(self, *, write: bool = True, patient: bool = True) -> Iterator[Transaction]:
-        with self.database.transaction(write=write, patient=patient) as tx:
-            yield Counting(tx, self.sent)
-
-    def close(self) -> None:
-        self.database.close()
 
 
 @pytest.fixture
